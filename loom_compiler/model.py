@@ -1,0 +1,85 @@
+"""Values the fingerprint layer hands to everything built on it (bundler, diff, CLI).
+
+This module is the contract between ``loom_compiler.fingerprint`` (which produces these) and
+``loom_compiler.bundle``/``diff`` (which consume them). Fields may be added; none are renamed.
+
+The closure is a Merkle structure: every member has its own ``hash`` (over its own canonical form
+and the hashes of the members it references), and a flow's ``code_hash`` is the hash over its root
+member. A tool that compares two ``FlowFingerprint`` values can therefore name the member that
+changed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from loom_runtime.definition import FlowDefinition
+
+__all__ = ["MemberKind", "ClosureMember", "FlowFingerprint", "SourceError", "ModuleResult"]
+
+#: ``flow``: the flow function itself; ``function``/``class``/``constant``: module-level
+#: definitions reached by name; ``method``: a sibling member reached through ``self.``/``cls.``;
+#: ``import``: a third-party (or stdlib) import target, hashed by target only; ``step``: a
+#: function marked as a step, hashed by qualified name only.
+MemberKind = Literal["flow", "function", "class", "constant", "method", "import", "step"]
+
+
+@dataclass(frozen=True, slots=True)
+class ClosureMember:
+    qualname: str  # "shop.pricing.discount", "math.floor" for an import target
+    kind: MemberKind
+    module: str  # module the definition lives in ("shop.pricing"); for imports, the importing module
+    hash: str  # "sha256:<hex>", Merkle: covers the members in ``bindings`` too
+    path: str | None = None  # POSIX path of the defining file, relative to the project root
+    line: int = 0
+    #: The original source text of the definition (decorators, comments and formatting kept),
+    #: exactly as it appears in its module: what a chunk bundles. Empty for imports and steps.
+    source: str = ""
+    #: Global names this member's code uses, each mapped to what it resolves to: the qualname of
+    #: another closure member, or an import target ("math.floor", "shop.steps.charge").
+    bindings: tuple[tuple[str, str], ...] = ()
+    #: For ``import`` and ``step`` members: the dotted import target the chunk must import.
+    target: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FlowFingerprint:
+    flow_id: str
+    function: str  # qualname within its module ("checkout", "Shop.run")
+    module: str
+    path: str  # POSIX, relative to the project root
+    line: int
+    column: int
+    code_hash: str
+    definition: FlowDefinition  # the decorator's literal arguments (fn is None)
+    flow_hash: str
+    legacy_flow_hash: str
+    closure: tuple[ClosureMember, ...] = field(default=())  # root member first
+    decorator: str = "loom_runtime.flow"  # qualified name of the decorator that declared it
+
+    @property
+    def root(self) -> ClosureMember:
+        return self.closure[0]
+
+
+@dataclass(frozen=True, slots=True)
+class SourceError:
+    """A per-file problem, reported as a value so a build can go on with the other files."""
+
+    path: str
+    line: int
+    column: int
+    message: str
+    code: str = "error"  # "syntax", "encoding", "flow-id", "duplicate-id", ...
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.column}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleResult:
+    path: str
+    module: str
+    flows: tuple[FlowFingerprint, ...] = ()
+    errors: tuple[SourceError, ...] = ()

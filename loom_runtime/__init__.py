@@ -1,0 +1,58 @@
+"""loom_runtime: the slim, standard-library-only half of loom-toolchain.
+
+Decorators, the structural hashes (D1), the manifest schema, the registry that pins executions to
+the code they started with (D2), and the durable execution core with divergence detection (D3) and
+step-family replay-check (D4).
+"""
+
+from .definition import RESERVED_GATE, FlowDefinition, StepDefinition, flow, step
+from .errors import (
+    ChunkIntegrityError,
+    ConfigError,
+    ExecutionNotFoundError,
+    FencingError,
+    FlowCodeMismatchError,
+    FlowDefinitionError,
+    FlowDivergenceError,
+    FlowNotFoundError,
+    FlowReplayDivergenceError,
+    JournalError,
+    JournalSchemaError,
+    LoomError,
+    ManifestError,
+    NonDeterminismError,
+    StaleManifestError,
+)
+from .hashing import flow_content_hash, flow_hash_matches, legacy_flow_content_hash
+from .manifest import FlowEntry, Manifest, SourceRef, VersionEntry, load_manifest
+
+__all__ = [
+    "RESERVED_GATE",
+    "FlowDefinition",
+    "StepDefinition",
+    "flow",
+    "step",
+    "LoomError",
+    "ConfigError",
+    "FlowDefinitionError",
+    "ManifestError",
+    "ChunkIntegrityError",
+    "StaleManifestError",
+    "FlowNotFoundError",
+    "FlowCodeMismatchError",
+    "FlowDivergenceError",
+    "FlowReplayDivergenceError",
+    "NonDeterminismError",
+    "JournalError",
+    "FencingError",
+    "JournalSchemaError",
+    "ExecutionNotFoundError",
+    "flow_content_hash",
+    "legacy_flow_content_hash",
+    "flow_hash_matches",
+    "Manifest",
+    "FlowEntry",
+    "VersionEntry",
+    "SourceRef",
+    "load_manifest",
+]

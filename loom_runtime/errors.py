@@ -1,0 +1,151 @@
+"""One rooted error hierarchy for the whole toolchain.
+
+Every error carries structured fields (so tools can act on them) and a message that says what
+happened, where, and what to do about it. ``loom_compiler`` raises these too; it never defines a
+second root.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = [
+    "LoomError",
+    "FlowDefinitionError",
+    "ConfigError",
+    "ManifestError",
+    "ChunkIntegrityError",
+    "StaleManifestError",
+    "FlowNotFoundError",
+    "FlowCodeMismatchError",
+    "FlowDivergenceError",
+    "FlowReplayDivergenceError",
+    "JournalError",
+    "FencingError",
+    "JournalSchemaError",
+    "ExecutionNotFoundError",
+    "NonDeterminismError",
+]
+
+
+class LoomError(Exception):
+    """Root of every error loom raises."""
+
+
+class FlowDefinitionError(LoomError, ValueError):
+    """A ``@flow``/``@step`` declaration is malformed (bad id, steps, families...)."""
+
+
+class ConfigError(LoomError):
+    """A ``[tool.loom]`` key or a command-line option is wrong. ``key`` names it."""
+
+    def __init__(self, message: str, *, key: str | None = None, path: str | None = None) -> None:
+        super().__init__(message)
+        self.key = key
+        self.path = path
+
+
+class ManifestError(LoomError):
+    """A manifest cannot be trusted: unknown schema, missing field, bad chunk path."""
+
+    def __init__(
+        self, message: str, *, path: str | None = None, flow_id: str | None = None, key: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.path = path
+        self.flow_id = flow_id
+        self.key = key
+
+
+class ChunkIntegrityError(ManifestError):
+    """A chunk's bytes do not match the manifest's ``chunkDigest``; it is never executed."""
+
+
+class StaleManifestError(ManifestError):
+    """The live source differs from the ``sourceDigest`` the manifest was built from."""
+
+
+class FlowNotFoundError(LoomError, LookupError):
+    def __init__(self, flow_id: str, *, known: Sequence[str] = ()) -> None:
+        hint = f" Known flows: {', '.join(sorted(known))}." if known else " No flows are registered."
+        super().__init__(f"flow `{flow_id}` is not registered.{hint} Register it or ship its manifest.")
+        self.flow_id = flow_id
+        self.known = tuple(known)
+
+
+class FlowCodeMismatchError(LoomError):
+    """The recorded hashes of an execution match no version this process can serve.
+
+    ``kind`` is ``"structure"`` (the structural flow hash matches no version) or ``"code"``
+    (the structure matches but the recorded codeHash is neither shipped nor listed in
+    ``compatible_with``).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: str,
+        flow_id: str,
+        recorded: str | None,
+        available: Sequence[str] = (),
+        execution_id: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.flow_id = flow_id
+        self.recorded = recorded
+        self.available = tuple(available)
+        self.execution_id = execution_id
+
+
+class FlowDivergenceError(LoomError):
+    """A re-run asked for a different shape of work than its journal records."""
+
+    def __init__(self, message: str, *, execution_id: str | None = None, flow_id: str | None = None) -> None:
+        super().__init__(message)
+        self.execution_id = execution_id
+        self.flow_id = flow_id
+
+
+class FlowReplayDivergenceError(FlowDivergenceError):
+    """D3: completed steps recorded before the resume point were never asked for by this re-run.
+
+    ``skipped`` lists them. The execution is parked on ``__loom_diverged__`` (``parked`` says
+    whether the park landed); no step effect ran.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        skipped: Sequence[str],
+        execution_id: str | None = None,
+        flow_id: str | None = None,
+        parked: bool = False,
+    ) -> None:
+        super().__init__(message, execution_id=execution_id, flow_id=flow_id)
+        self.skipped = tuple(skipped)
+        self.parked = parked
+
+
+class NonDeterminismError(FlowDivergenceError):
+    """A re-run asked for a recorded id with a different kind of work (a step where a decision was)."""
+
+
+class JournalError(LoomError):
+    """A journal store refused an operation."""
+
+
+class FencingError(JournalError):
+    """An append came from a stale writer (wrong expected sequence or lost lease); nothing was written."""
+
+
+class JournalSchemaError(JournalError):
+    """The journal was written by a newer (or unknown) event schema than this runtime reads."""
+
+
+class ExecutionNotFoundError(JournalError, LookupError):
+    def __init__(self, execution_id: str) -> None:
+        super().__init__(f"execution `{execution_id}` is not in the journal; check the id and the store URL.")
+        self.execution_id = execution_id

@@ -1,0 +1,286 @@
+"""The ``loom-manifest/1`` schema: frozen dataclasses, a strict reader and a deterministic writer.
+
+The runtime owns the schema; the compiler writes through these same types, so the two can never
+drift. JSON layout (keys sorted on write, no timestamps, no absolute paths)::
+
+    {"schema": "loom-manifest/1", "fingerprintScheme": "loom-fp/1",
+     "flows": {"checkout": {"current": "sha256:…", "removed": false,
+                            "versions": {"sha256:…": {<VersionEntry>}}}}}
+
+A ``VersionEntry`` holds ``flowHash``, ``legacyFlowHash``, ``version``, ``steps``,
+``stepFamilies``, ``compatibleWith``, ``chunk`` (relative to the manifest), ``chunkDigest``,
+``entry`` (the flow function's name inside its chunk), ``source`` (``path``, ``line``,
+``sourceDigest``) and ``closure`` (member → hash). A regex step family is stored as
+``{"pattern": …, "flags": …}``; a plain family as a string.
+
+The reader validates shape and names the offending key; chunk path containment and digest checks
+belong to the code that opens chunks (``loom_runtime.registry``), because only it knows the
+manifest's directory on disk.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .definition import StepFamily
+from .errors import ManifestError
+
+__all__ = [
+    "MANIFEST_SCHEMA",
+    "FINGERPRINT_SCHEME",
+    "SourceRef",
+    "VersionEntry",
+    "FlowEntry",
+    "Manifest",
+    "load_manifest",
+    "dump_manifest",
+    "write_manifest",
+    "atomic_write_bytes",
+]
+
+MANIFEST_SCHEMA = "loom-manifest/1"
+FINGERPRINT_SCHEME = "loom-fp/1"
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRef:
+    path: str  # POSIX path relative to the project root
+    line: int
+    source_digest: str  # sha256:<hex> of the source file(s) the version was built from
+
+    def to_json(self) -> dict[str, Any]:
+        return {"line": self.line, "path": self.path, "sourceDigest": self.source_digest}
+
+
+@dataclass(frozen=True, slots=True)
+class VersionEntry:
+    code_hash: str
+    flow_hash: str
+    legacy_flow_hash: str
+    version: int
+    steps: tuple[str, ...]
+    step_families: tuple[StepFamily, ...]
+    compatible_with: tuple[str, ...]
+    chunk: str  # POSIX path relative to the manifest's directory
+    chunk_digest: str
+    entry: str
+    source: SourceRef
+    closure: Mapping[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "chunk": self.chunk,
+            "chunkDigest": self.chunk_digest,
+            "closure": dict(sorted(self.closure.items())),
+            "compatibleWith": list(self.compatible_with),
+            "entry": self.entry,
+            "flowHash": self.flow_hash,
+            "legacyFlowHash": self.legacy_flow_hash,
+            "source": self.source.to_json(),
+            "stepFamilies": [_family_to_json(f) for f in self.step_families],
+            "steps": list(self.steps),
+            "version": self.version,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class FlowEntry:
+    flow_id: str
+    current: str | None  # codeHash of the current version; None when the flow was removed
+    versions: Mapping[str, VersionEntry]
+    removed: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "current": self.current,
+            "removed": self.removed,
+            "versions": {h: self.versions[h].to_json() for h in sorted(self.versions)},
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Manifest:
+    flows: Mapping[str, FlowEntry]
+    schema: str = MANIFEST_SCHEMA
+    fingerprint_scheme: str = FINGERPRINT_SCHEME
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "fingerprintScheme": self.fingerprint_scheme,
+            "flows": {fid: self.flows[fid].to_json() for fid in sorted(self.flows)},
+            "schema": self.schema,
+        }
+
+    @classmethod
+    def from_json(cls, doc: Any, *, path: str = "<manifest>") -> Manifest:
+        r = _Reader(path)
+        obj = r.obj(doc, "")
+        schema = r.str(obj, "schema", "")
+        if schema != MANIFEST_SCHEMA:
+            raise ManifestError(
+                f"{path}: unknown manifest schema {schema!r} (this runtime reads {MANIFEST_SCHEMA!r}); "
+                "rebuild with a matching `loom build` or upgrade loom_runtime",
+                path=path,
+                key="schema",
+            )
+        scheme = r.str(obj, "fingerprintScheme", "")
+        flows_doc = r.obj(r.get(obj, "flows", ""), "flows")
+        flows: dict[str, FlowEntry] = {}
+        for flow_id, fdoc in flows_doc.items():
+            flows[flow_id] = r.flow(flow_id, fdoc)
+        return cls(flows=flows, schema=schema, fingerprint_scheme=scheme)
+
+
+def dump_manifest(manifest: Manifest) -> bytes:
+    """Deterministic bytes: sorted keys, two-space indent, trailing newline."""
+    text = json.dumps(manifest.to_json(), sort_keys=True, indent=2, ensure_ascii=False)
+    return (text + "\n").encode("utf-8")
+
+
+def load_manifest(path: str | os.PathLike[str]) -> Manifest:
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise ManifestError(f"{p}: cannot read manifest ({exc.strerror}); run `loom build`", path=str(p)) from None
+    try:
+        doc = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        where = f" at line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
+        raise ManifestError(f"{p}: not valid UTF-8 JSON{where}; rebuild it with `loom build`", path=str(p)) from None
+    return Manifest.from_json(doc, path=str(p))
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write through a temporary file in the same directory and ``os.replace``: all or nothing."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, p)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def write_manifest(path: str | os.PathLike[str], manifest: Manifest) -> None:
+    atomic_write_bytes(path, dump_manifest(manifest))
+
+
+def _family_to_json(fam: StepFamily) -> Any:
+    if isinstance(fam, re.Pattern):
+        return {"flags": int(fam.flags & ~re.UNICODE), "pattern": fam.pattern}
+    return fam
+
+
+class _Reader:
+    """Shape checks that name the manifest file, the flow and the key."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def fail(self, key: str, what: str, flow_id: str | None = None) -> ManifestError:
+        where = f" flow `{flow_id}`" if flow_id else ""
+        return ManifestError(
+            f"{self.path}:{where} key `{key or '<root>'}` {what}; rebuild the manifest with `loom build`",
+            path=self.path,
+            flow_id=flow_id,
+            key=key,
+        )
+
+    def get(self, obj: Mapping[str, Any], key: str, at: str, flow_id: str | None = None) -> Any:
+        if key not in obj:
+            raise self.fail(f"{at}.{key}" if at else key, "is missing", flow_id)
+        return obj[key]
+
+    def obj(self, value: Any, at: str, flow_id: str | None = None) -> Mapping[str, Any]:
+        if not isinstance(value, dict):
+            raise self.fail(at, f"must be an object, got {type(value).__name__}", flow_id)
+        return value
+
+    def text(self, obj: Mapping[str, Any], key: str, at: str, flow_id: str | None = None, *, optional: bool = False) -> Any:
+        value = self.get(obj, key, at, flow_id)
+        if value is None and optional:
+            return None
+        if not isinstance(value, str):
+            raise self.fail(f"{at}.{key}" if at else key, f"must be a string, got {value!r}", flow_id)
+        return value
+
+    def integer(self, obj: Mapping[str, Any], key: str, at: str, flow_id: str) -> int:
+        value = self.get(obj, key, at, flow_id)
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise self.fail(f"{at}.{key}", f"must be an integer, got {value!r}", flow_id)
+        return value
+
+    def strs(self, obj: Mapping[str, Any], key: str, at: str, flow_id: str) -> tuple[str, ...]:
+        value = self.get(obj, key, at, flow_id)
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise self.fail(f"{at}.{key}", "must be a list of strings", flow_id)
+        return tuple(value)
+
+    def flow(self, flow_id: str, doc: Any) -> FlowEntry:
+        at = f"flows.{flow_id}"
+        fdoc = self.obj(doc, at, flow_id)
+        current = self.text(fdoc, "current", at, flow_id, optional=True)
+        removed = self.get(fdoc, "removed", at, flow_id)
+        if not isinstance(removed, bool):
+            raise self.fail(f"{at}.removed", "must be true or false", flow_id)
+        vdocs = self.obj(self.get(fdoc, "versions", at, flow_id), f"{at}.versions", flow_id)
+        versions = {h: self.version(flow_id, h, v) for h, v in vdocs.items()}
+        if current is not None and current not in versions:
+            raise self.fail(f"{at}.current", f"names {current!r}, which is not among its versions", flow_id)
+        return FlowEntry(flow_id=flow_id, current=current, versions=versions, removed=removed)
+
+    def version(self, flow_id: str, code_hash: str, doc: Any) -> VersionEntry:
+        at = f"flows.{flow_id}.versions.{code_hash}"
+        v = self.obj(doc, at, flow_id)
+        src = self.obj(self.get(v, "source", at, flow_id), f"{at}.source", flow_id)
+        closure = self.obj(self.get(v, "closure", at, flow_id), f"{at}.closure", flow_id)
+        if not all(isinstance(h, str) for h in closure.values()):
+            raise self.fail(f"{at}.closure", "must map member names to hash strings", flow_id)
+        families_doc = self.get(v, "stepFamilies", at, flow_id)
+        if not isinstance(families_doc, list):
+            raise self.fail(f"{at}.stepFamilies", "must be a list", flow_id)
+        families: list[StepFamily] = []
+        for fam in families_doc:
+            if isinstance(fam, str):
+                families.append(fam)
+            elif isinstance(fam, dict) and isinstance(fam.get("pattern"), str) and isinstance(fam.get("flags", 0), int):
+                try:
+                    families.append(re.compile(fam["pattern"], fam.get("flags", 0)))
+                except re.error as exc:
+                    raise self.fail(f"{at}.stepFamilies", f"holds an invalid regex ({exc})", flow_id) from None
+            else:
+                raise self.fail(f"{at}.stepFamilies", f"entries must be strings or {{pattern, flags}}, got {fam!r}", flow_id)
+        return VersionEntry(
+            code_hash=code_hash,
+            flow_hash=self.text(v, "flowHash", at, flow_id),
+            legacy_flow_hash=self.text(v, "legacyFlowHash", at, flow_id),
+            version=self.integer(v, "version", at, flow_id),
+            steps=self.strs(v, "steps", at, flow_id),
+            step_families=tuple(families),
+            compatible_with=self.strs(v, "compatibleWith", at, flow_id),
+            chunk=self.text(v, "chunk", at, flow_id),
+            chunk_digest=self.text(v, "chunkDigest", at, flow_id),
+            entry=self.text(v, "entry", at, flow_id),
+            source=SourceRef(
+                path=self.text(src, "path", f"{at}.source", flow_id),
+                line=self.integer(src, "line", f"{at}.source", flow_id),
+                source_digest=self.text(src, "sourceDigest", f"{at}.source", flow_id),
+            ),
+            closure=dict(closure),
+        )
