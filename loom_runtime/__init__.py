@@ -25,6 +25,7 @@ from .errors import (
 )
 from .hashing import flow_content_hash, flow_hash_matches, legacy_flow_content_hash
 from .manifest import FlowEntry, Manifest, SourceRef, VersionEntry, load_manifest
+from .registry import PACKAGE_MANIFEST_DIR, FlowVersion, Registry, StaleManifestWarning
 
 __all__ = [
     "RESERVED_GATE",
@@ -55,4 +56,8 @@ __all__ = [
     "VersionEntry",
     "SourceRef",
     "load_manifest",
+    "Registry",
+    "FlowVersion",
+    "StaleManifestWarning",
+    "PACKAGE_MANIFEST_DIR",
 ]

@@ -1,0 +1,210 @@
+"""Open a per-version chunk safely and execute it under a private module name.
+
+A chunk is one UTF-8 Python file written by ``loom build`` beside the manifest (``chunks/…``). It
+holds one version of a flow and its bundled first-party closure, so two versions of one flow can
+live in one interpreter. Loading is three steps, in this order, and nothing of the chunk runs before
+the first two passed:
+
+1. **Containment.** ``VersionEntry.chunk`` must be a relative POSIX path whose real location
+   (symlinks resolved) stays under the real manifest directory. ``..``, absolute paths, drive
+   letters, backslashes and symlinks pointing out are refused with ``ManifestError``.
+2. **Integrity.** ``sha256(bytes) == chunkDigest``, over the exact bytes that are then compiled
+   (read once; no second read an attacker could swap a file between), else ``ChunkIntegrityError``.
+3. **Execution** as a fresh module ``_loom_chunks.<slug>_<first 16 hex of codeHash>`` registered in
+   ``sys.modules`` (dataclasses, pickling and ``inspect`` need their module to be findable), compiled
+   with the chunk's path as filename so tracebacks point at the chunk.
+
+Rejected alternatives: a ``sys.meta_path`` finder that makes chunks importable by name (it would
+let *any* code import an unverified chunk, and its module names would collide with the live
+package); ``importlib.util.spec_from_file_location`` (it re-reads the file after we verified it);
+loading the chunk under its original module name (it would shadow the live module of the current
+version).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import sys
+import threading
+import types
+from collections.abc import Callable
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from .definition import FlowDefinition
+from .errors import ChunkIntegrityError, ManifestError
+from .manifest import VersionEntry
+
+__all__ = ["CHUNK_NAMESPACE", "chunk_module_name", "resolve_chunk_path", "read_verified_chunk", "load_chunk"]
+
+#: The namespace package every chunk module lives under; never a real package on disk.
+CHUNK_NAMESPACE = "_loom_chunks"
+
+_SLUG_RE = re.compile(r"[^0-9A-Za-z_]+")
+# Executing a module is not reentrant-safe per name; one lock keeps two threads from racing the
+# first load of the same version (the loser would otherwise execute the chunk a second time).
+_LOAD_LOCK = threading.RLock()
+
+
+def chunk_module_name(flow_id: str, code_hash: str) -> str:
+    """``_loom_chunks.<slug>_<16 hex>``: readable in tracebacks, distinct per flow and version."""
+    slug = _SLUG_RE.sub("_", flow_id).strip("_") or "flow"
+    if slug[0].isdigit():
+        slug = "f" + slug
+    hex_part = code_hash.partition(":")[2][:16] or "nofp"
+    return f"{CHUNK_NAMESPACE}.{slug}_{hex_part}"
+
+
+def resolve_chunk_path(manifest_dir: Path, entry: VersionEntry, *, flow_id: str, manifest_path: str) -> Path:
+    """The chunk's real path, or ``ManifestError`` if it is not contained in ``manifest_dir``."""
+    rel = entry.chunk
+
+    def refuse(why: str) -> ManifestError:
+        return ManifestError(
+            f"{manifest_path}: flow `{flow_id}` version {entry.code_hash}: chunk path {rel!r} {why}; "
+            "a chunk must be a relative path inside the manifest's directory. Rebuild with `loom build` "
+            "and do not edit the manifest by hand",
+            path=manifest_path,
+            flow_id=flow_id,
+            key=f"flows.{flow_id}.versions.{entry.code_hash}.chunk",
+        )
+
+    if not rel or "\\" in rel or "\x00" in rel:
+        raise refuse("is empty or holds a backslash or NUL")
+    pure = PurePosixPath(rel)
+    if pure.is_absolute() or re.match(r"^[A-Za-z]:", rel):
+        raise refuse("is absolute")
+    if ".." in pure.parts:
+        raise refuse("climbs out with `..`")
+    root = Path(os.path.realpath(manifest_dir))
+    real = Path(os.path.realpath(root.joinpath(*pure.parts)))
+    # realpath follows every symlink on the way, so a link inside chunks/ that points elsewhere
+    # shows up here as a path outside the root.
+    if real != root and root not in real.parents:
+        raise refuse(f"resolves outside the manifest directory (to {real})")
+    return real
+
+
+def read_verified_chunk(manifest_dir: Path, entry: VersionEntry, *, flow_id: str, manifest_path: str) -> tuple[Path, bytes]:
+    """Contained path and bytes whose sha256 equals ``chunkDigest``; nothing is executed."""
+    path = resolve_chunk_path(manifest_dir, entry, flow_id=flow_id, manifest_path=manifest_path)
+    key = f"flows.{flow_id}.versions.{entry.code_hash}.chunk"
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ManifestError(
+            f"{path}: cannot read the chunk of flow `{flow_id}` version {entry.code_hash} ({exc.strerror}); "
+            f"ship the chunks/ directory next to {manifest_path} (rebuild with `loom build`)",
+            path=str(path),
+            flow_id=flow_id,
+            key=key,
+        ) from None
+    actual = "sha256:" + hashlib.sha256(data).hexdigest()
+    if actual != entry.chunk_digest:
+        raise ChunkIntegrityError(
+            f"{path}: chunk of flow `{flow_id}` version {entry.code_hash} does not match the manifest "
+            f"(chunkDigest {entry.chunk_digest}, file is {actual}); it was not executed. "
+            "The chunk was edited or corrupted: rebuild with `loom build` and ship manifest and chunks together",
+            path=str(path),
+            flow_id=flow_id,
+            key=key,
+        )
+    return path, data
+
+
+def load_chunk(manifest_dir: Path, entry: VersionEntry, *, flow_id: str, manifest_path: str) -> FlowDefinition:
+    """Verify, execute and return the chunk's flow definition (``code_fingerprint`` = its codeHash)."""
+    path, data = read_verified_chunk(manifest_dir, entry, flow_id=flow_id, manifest_path=manifest_path)
+    with _LOAD_LOCK:
+        module = _execute(path, data, entry, flow_id=flow_id)
+    fn = _entry_attr(module, entry.entry, path=path, flow_id=flow_id, code_hash=entry.code_hash)
+    defn = getattr(fn, "__loom_flow__", None)
+    if not isinstance(defn, FlowDefinition):
+        raise ManifestError(
+            f"{path}: entry `{entry.entry}` of the chunk for flow `{flow_id}` is not decorated with @flow; "
+            "rebuild with `loom build`",
+            path=str(path),
+            flow_id=flow_id,
+            key=f"flows.{flow_id}.versions.{entry.code_hash}.entry",
+        )
+    if defn.id != flow_id:
+        raise ManifestError(
+            f"{path}: the chunk listed for flow `{flow_id}` declares flow `{defn.id}`; "
+            "the manifest and its chunks are out of step, rebuild with `loom build`",
+            path=str(path),
+            flow_id=flow_id,
+            key=f"flows.{flow_id}.versions.{entry.code_hash}.entry",
+        )
+    return defn.with_fingerprint(entry.code_hash)
+
+
+def _namespace() -> types.ModuleType:
+    ns = sys.modules.get(CHUNK_NAMESPACE)
+    if ns is None:
+        ns = types.ModuleType(CHUNK_NAMESPACE, "Chunks loaded by loom_runtime.registry (one module per flow version).")
+        ns.__path__ = []  # a package, so `_loom_chunks.x` names are legal; empty: nothing is importable from disk
+        ns.__package__ = CHUNK_NAMESPACE
+        sys.modules[CHUNK_NAMESPACE] = ns
+    return ns
+
+
+def _execute(path: Path, data: bytes, entry: VersionEntry, *, flow_id: str) -> types.ModuleType:
+    name = chunk_module_name(flow_id, entry.code_hash)
+    existing = sys.modules.get(name)
+    if existing is not None:
+        if getattr(existing, "__loom_chunk_digest__", None) == entry.chunk_digest:
+            # The same bytes were already executed (another Registry over the same bundle).
+            return existing
+        # Same flow and codeHash, different bytes (two bundles built differently): keep both apart.
+        name = f"{name}_{entry.chunk_digest.partition(':')[2][:8]}"
+        existing = sys.modules.get(name)
+        if existing is not None and getattr(existing, "__loom_chunk_digest__", None) == entry.chunk_digest:
+            return existing
+    try:
+        code = compile(data, str(path), "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        raise ManifestError(
+            f"{path}:{exc.lineno}:{exc.offset}: the chunk of flow `{flow_id}` is not valid Python ({exc.msg}); "
+            "rebuild with `loom build` using a Python this runtime supports",
+            path=str(path),
+            flow_id=flow_id,
+        ) from None
+    ns = _namespace()
+    module = types.ModuleType(name, None)
+    module.__file__ = str(path)
+    module.__package__ = CHUNK_NAMESPACE
+    module.__loom_chunk_digest__ = entry.chunk_digest  # type: ignore[attr-defined]
+    module.__loom_code_hash__ = entry.code_hash  # type: ignore[attr-defined]
+    sys.modules[name] = module
+    try:
+        exec(code, module.__dict__)
+    except BaseException as exc:
+        # A half-executed module must not be found by the next attempt.
+        sys.modules.pop(name, None)
+        if not isinstance(exc, Exception):
+            raise
+        raise ManifestError(
+            f"{path}: executing the chunk of flow `{flow_id}` version {entry.code_hash} failed "
+            f"({type(exc).__name__}: {exc}); install what it imports, or rebuild with `loom build`",
+            path=str(path),
+            flow_id=flow_id,
+        ) from exc
+    setattr(ns, name.rpartition(".")[2], module)
+    return module
+
+
+def _entry_attr(module: types.ModuleType, dotted: str, *, path: Path, flow_id: str, code_hash: str) -> Callable[..., Any]:
+    obj: Any = module
+    for part in dotted.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise ManifestError(
+                f"{path}: the chunk of flow `{flow_id}` has no entry `{dotted}`; rebuild with `loom build`",
+                path=str(path),
+                flow_id=flow_id,
+                key=f"flows.{flow_id}.versions.{code_hash}.entry",
+            ) from None
+    return obj

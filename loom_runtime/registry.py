@@ -1,0 +1,527 @@
+"""D2: the code-by-hash registry. Several versions per flow id, resolved by the recorded hashes.
+
+A ``Registry`` holds, per flow id, the versions this process can serve: the *live* definitions
+registered with ``register(fn)`` and the *chunk* versions a ``loom build`` manifest lists. One of
+them is current (what new starts use). ``resolve`` picks the version an execution resumes on from
+the hashes it recorded at start (DESIGN §5, ADR-0113 D2 and implementation note 7):
+
+1. **Structure first.** A recorded ``flowHash`` (``sha256:`` or legacy ``fnv1a:``) keeps only the
+   versions with that structure; none left is ``FlowCodeMismatchError(kind="structure")``. No
+   recording keeps all.
+2. **Then code**, among those: the version whose codeHash *is* the recorded one (the execution is
+   pinned to it); else the current version if it has no fingerprint or lists the recorded codeHash
+   in ``compatible_with``; else another version without a fingerprint (absent compares as equal);
+   else ``FlowCodeMismatchError(kind="code")`` with the three ways out. A recording without a
+   codeHash takes the current version (or, if the structure excludes it, the most recent match).
+   ``allow_code_mismatch=True`` skips step 2's refusal and takes the current version (or the most
+   recent structural match).
+
+Everything ``resolve`` needs (hashes, ``compatibleWith``) is in the manifest, so resolving never
+loads a chunk; a chunk is verified and executed on the first access to ``FlowVersion.definition``
+or ``runner()`` (see ``loom_runtime.chunks``). Indexes are rebuilt on ``register`` (rare) so that
+``resolve`` (every start and resume) is a few dictionary lookups.
+
+**Live code and the manifest.** ``register(fn)`` binds a live flow without ``code_fingerprint=``
+to the codeHash of the manifest's current version of that id, so the process knows its own
+fingerprint without libcst. The binding is checked: the live file is ``inspect.getsourcefile(fn)``
+(the file Python actually loaded; ``source.path`` in the manifest is relative to a project root that
+an installed service does not have, so it is only quoted in messages) and its bytes must hash to
+``sourceDigest``; the live structural hash must equal the version's ``flowHash``. If not, the
+manifest is stale: a warning (``on_warn``, default ``warnings.warn``) naming the flow and
+"run `loom build`", and the flow runs *without* a fingerprint rather than under a codeHash that
+describes other code; ``strict=True`` raises ``StaleManifestError`` instead. Limitation:
+``sourceDigest`` covers the defining file only, so a stale manifest after an edit to a helper in
+another first-party module is not detected here (``loom check`` in CI is the guard for that).
+
+Re-registering a flow id replaces the version with the same codeHash and makes the newest
+registration current; live versions with other codeHashes stay resolvable, which is how a test
+simulates a deploy (register v1, start, register v2, resume) in one process. Live versions without
+a fingerprint are keyed by their structural hash instead.
+
+Rejected alternatives: computing the live fingerprint at import (it needs libcst, which the runtime
+must not import); loading every chunk eagerly at ``from_manifest`` (a bundle carries many versions
+and most are never resumed); a per-call cache of ``resolve`` results (the indexes already make a call
+a handful of dict lookups, and a cache would need invalidation on ``register``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.resources
+import inspect
+import os
+import threading
+import warnings
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Union
+
+from .chunks import load_chunk
+from .definition import FlowDefinition, StepFamily
+from .errors import FlowCodeMismatchError, FlowDefinitionError, FlowNotFoundError, ManifestError, StaleManifestError
+from .hashing import flow_content_hash, legacy_flow_content_hash
+from .manifest import FlowEntry, Manifest, VersionEntry, load_manifest
+
+__all__ = ["PACKAGE_MANIFEST_DIR", "PACKAGE_MANIFEST_NAME", "FlowVersion", "Registry", "StaleManifestWarning"]
+
+#: Where a wheel carries its bundle: ``<pkg>/_loom/manifest.json`` and ``<pkg>/_loom/chunks/…``.
+#: The packaging hook writes there; ``Registry.from_package`` reads there.
+PACKAGE_MANIFEST_DIR = "_loom"
+PACKAGE_MANIFEST_NAME = "manifest.json"
+
+LIVE = "live"
+CHUNK = "chunk"
+
+
+class StaleManifestWarning(UserWarning):
+    """The live source of a flow differs from what the manifest was built from."""
+
+
+class _DefinitionSource:
+    """The (possibly not yet loaded) definition behind one version; shared by its FlowVersion copies."""
+
+    __slots__ = ("_definition", "_loader", "_lock")
+
+    def __init__(self, definition: FlowDefinition | None, loader: Callable[[], FlowDefinition] | None = None) -> None:
+        self._definition = definition
+        self._loader = loader
+        self._lock = threading.Lock()
+
+    @property
+    def loaded(self) -> bool:
+        return self._definition is not None
+
+    def get(self) -> FlowDefinition:
+        defn = self._definition
+        if defn is not None:
+            return defn
+        with self._lock:
+            if self._definition is None:
+                assert self._loader is not None
+                self._definition = self._loader()
+                self._loader = None
+            return self._definition
+
+
+@dataclass(frozen=True, slots=True)
+class FlowVersion:
+    """One servable version of a flow. Hashes and declared metadata are known without loading code."""
+
+    flow_id: str
+    code_hash: str | None  # None: no fingerprint known
+    flow_hash: str  # sha256: form
+    legacy_flow_hash: str  # fnv1a: form
+    origin: str  # "live" | "chunk"
+    is_current: bool
+    version: int = 1
+    steps: tuple[str, ...] = ()
+    step_families: tuple[StepFamily, ...] = ()
+    compatible_with: tuple[str, ...] = ()
+    _code: _DefinitionSource = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
+
+    @property
+    def definition(self) -> FlowDefinition:
+        """The definition, ``code_fingerprint`` = ``code_hash``. A chunk version loads on first access."""
+        return self._code.get()
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the code of this version is in the process (always true for live versions)."""
+        return self._code.loaded
+
+    def runner(self) -> Callable[..., Any]:
+        """The flow function of this version (loads its chunk lazily)."""
+        fn = self.definition.fn
+        if fn is None:
+            raise FlowDefinitionError(
+                f"flow `{self.flow_id}` version {self.code_hash or self.flow_hash} was registered as a bare "
+                "definition without a function; register the decorated function instead"
+            )
+        return fn
+
+    def matches_flow_hash(self, recorded: str | None) -> bool:
+        """``flow_hash_matches`` without the definition: either recorded form, absent matches."""
+        return not recorded or recorded == self.flow_hash or recorded == self.legacy_flow_hash
+
+
+_Key = Union[str, tuple[str, str]]
+
+
+def _key(code_hash: str | None, flow_hash: str) -> _Key:
+    return code_hash if code_hash is not None else ("no-fingerprint", flow_hash)
+
+
+class _FlowSlot:
+    """The versions of one flow id and the indexes ``resolve`` reads. Rebuilt whole on change."""
+
+    __slots__ = ("flow_id", "versions", "current_key", "ordered", "current", "by_code", "by_flow_hash")
+
+    def __init__(self, flow_id: str) -> None:
+        self.flow_id = flow_id
+        self.versions: dict[_Key, FlowVersion] = {}  # insertion order: oldest first
+        self.current_key: _Key | None = None
+        self.ordered: tuple[FlowVersion, ...] = ()
+        self.current: FlowVersion | None = None
+        self.by_code: dict[str, FlowVersion] = {}
+        self.by_flow_hash: dict[str, tuple[FlowVersion, ...]] = {}
+
+    def put(self, key: _Key, version: FlowVersion, *, make_current: bool) -> None:
+        self.versions.pop(key, None)  # re-insert at the end: the newest registration
+        self.versions[key] = version
+        if make_current or self.current_key is None:
+            self.current_key = key
+        self.reindex()
+
+    def reindex(self) -> None:
+        cur = self.current_key
+        fixed = {k: (v if v.is_current == (k == cur) else replace(v, is_current=(k == cur))) for k, v in self.versions.items()}
+        self.versions = fixed
+        current = fixed.get(cur) if cur is not None else None
+        rest = [v for k, v in reversed(fixed.items()) if k != cur]
+        ordered = ([current] if current is not None else []) + rest
+        self.ordered = tuple(ordered)
+        self.current = current
+        self.by_code = {v.code_hash: v for v in ordered if v.code_hash is not None}
+        by_fh: dict[str, list[FlowVersion]] = {}
+        for v in ordered:
+            by_fh.setdefault(v.flow_hash, []).append(v)
+            if v.legacy_flow_hash != v.flow_hash:
+                by_fh.setdefault(v.legacy_flow_hash, []).append(v)
+        self.by_flow_hash = {h: tuple(vs) for h, vs in by_fh.items()}
+
+
+class Registry:
+    """Versions of flows this process can serve, pinned by hash (D2)."""
+
+    def __init__(self, *, strict: bool = False, on_warn: Callable[[str], None] | None = None) -> None:
+        self.strict = strict
+        self._on_warn = on_warn
+        self._flows: dict[str, _FlowSlot] = {}
+        self._manifest: Manifest | None = None
+        self._manifest_path: str | None = None
+        self._manifest_dir: Path | None = None
+        self._lock = threading.RLock()
+        self._file_digests: dict[str, str] = {}
+        self._resources = contextlib.ExitStack()  # keeps an extracted zip bundle alive (from_package)
+
+    # -- construction -------------------------------------------------------------------------
+
+    @classmethod
+    def from_manifest(
+        cls, path: str | os.PathLike[str], *, strict: bool = False, on_warn: Callable[[str], None] | None = None
+    ) -> Registry:
+        """A registry serving every version ``path`` (a ``loom build`` manifest) lists."""
+        reg = cls(strict=strict, on_warn=on_warn)
+        reg.add_manifest(path)
+        return reg
+
+    @classmethod
+    def from_package(
+        cls, package: str, *, strict: bool = False, on_warn: Callable[[str], None] | None = None
+    ) -> Registry:
+        """The bundle shipped inside an installed package: ``<package>/_loom/manifest.json``.
+
+        Located through ``importlib.resources`` so it works wherever the package is installed. A
+        package imported from a zip is extracted to a temporary directory for the registry's life
+        (Python 3.12+; earlier versions need the package installed unzipped).
+        """
+        try:
+            root = importlib.resources.files(package)
+        except ModuleNotFoundError:
+            raise ManifestError(
+                f"package `{package}` is not importable, so its loom manifest cannot be found; install it",
+                path=None,
+            ) from None
+        bundle = root.joinpath(PACKAGE_MANIFEST_DIR)
+        where = f"{package}/{PACKAGE_MANIFEST_DIR}/{PACKAGE_MANIFEST_NAME}"
+        if not bundle.joinpath(PACKAGE_MANIFEST_NAME).is_file():
+            raise ManifestError(
+                f"{where}: package `{package}` ships no loom manifest; build the wheel with the loom build hook "
+                "(or run `loom build` and copy build/loom/ there)",
+                path=where,
+            )
+        reg = cls(strict=strict, on_warn=on_warn)
+        if isinstance(bundle, Path):
+            directory = bundle
+        else:
+            try:
+                directory = reg._resources.enter_context(importlib.resources.as_file(bundle))
+            except (TypeError, AttributeError, NotImplementedError, OSError) as exc:
+                raise ManifestError(
+                    f"{where}: cannot open the bundle of `{package}` from its archive ({exc}); "
+                    "install the package unzipped or use Python 3.12+",
+                    path=where,
+                ) from None
+        reg.add_manifest(Path(directory) / PACKAGE_MANIFEST_NAME)
+        return reg
+
+    def add_manifest(self, path: str | os.PathLike[str]) -> None:
+        """Add every version of a manifest (its ``current`` becomes current unless a live one is)."""
+        manifest = load_manifest(path)
+        with self._lock:
+            if self._manifest is not None:
+                raise ManifestError(
+                    f"{path}: this registry already serves {self._manifest_path}; one registry reads one manifest "
+                    "(a cumulative `loom build` keeps every version in one file)",
+                    path=str(path),
+                )
+            self._manifest = manifest
+            self._manifest_path = str(path)
+            self._manifest_dir = Path(path).parent
+            for flow_id, entry in manifest.flows.items():
+                self._add_flow_entry(flow_id, entry)
+
+    def _add_flow_entry(self, flow_id: str, entry: FlowEntry) -> None:
+        slot = self._flows.get(flow_id)
+        fresh = slot is None
+        if slot is None:
+            slot = _FlowSlot(flow_id)
+        has_live = any(v.origin == LIVE for v in slot.versions.values())
+        for code_hash, ve in entry.versions.items():
+            v = self._chunk_version(flow_id, ve)
+            key = _key(code_hash, v.flow_hash)
+            if slot.versions.get(key, v).origin == LIVE:
+                continue  # the live code of that version is already here; never shadow it with a chunk
+            slot.versions[key] = v
+        if not has_live and entry.current is not None and not entry.removed:
+            slot.current_key = entry.current
+        if slot.versions:
+            slot.reindex()
+            if fresh:
+                self._flows[flow_id] = slot
+
+    def _chunk_version(self, flow_id: str, ve: VersionEntry) -> FlowVersion:
+        manifest_dir = self._manifest_dir
+        manifest_path = self._manifest_path or "<manifest>"
+        assert manifest_dir is not None
+
+        def load() -> FlowDefinition:
+            defn = load_chunk(manifest_dir, ve, flow_id=flow_id, manifest_path=manifest_path)
+            actual = flow_content_hash(defn)
+            if actual != ve.flow_hash:
+                raise ManifestError(
+                    f"{manifest_path}: flow `{flow_id}` version {ve.code_hash}: its chunk declares structure "
+                    f"{actual} but the manifest records flowHash {ve.flow_hash}; rebuild with `loom build`",
+                    path=manifest_path,
+                    flow_id=flow_id,
+                    key=f"flows.{flow_id}.versions.{ve.code_hash}.flowHash",
+                )
+            return defn
+
+        return FlowVersion(
+            flow_id=flow_id,
+            code_hash=ve.code_hash,
+            flow_hash=ve.flow_hash,
+            legacy_flow_hash=ve.legacy_flow_hash,
+            origin=CHUNK,
+            is_current=False,
+            version=ve.version,
+            steps=ve.steps,
+            step_families=ve.step_families,
+            compatible_with=ve.compatible_with,
+            _code=_DefinitionSource(None, load),
+        )
+
+    # -- live code ----------------------------------------------------------------------------
+
+    def register(self, fn_or_definition: Callable[..., Any] | FlowDefinition) -> FlowVersion:
+        """Register live code; it becomes the current version of its flow id."""
+        if isinstance(fn_or_definition, FlowDefinition):
+            defn = fn_or_definition
+            fn = defn.fn
+        else:
+            fn = fn_or_definition
+            defn = FlowDefinition.from_function(fn)
+        with self._lock:
+            code_hash = defn.code_fingerprint
+            if code_hash is None and fn is not None:
+                code_hash = self._bind_to_manifest(defn, fn)
+            defn = defn.with_fingerprint(code_hash) if code_hash != defn.code_fingerprint else defn
+            fh = flow_content_hash(defn)
+            version = FlowVersion(
+                flow_id=defn.id,
+                code_hash=code_hash,
+                flow_hash=fh,
+                legacy_flow_hash=legacy_flow_content_hash(defn),
+                origin=LIVE,
+                is_current=True,
+                version=defn.version,
+                steps=defn.steps,
+                step_families=defn.step_families,
+                compatible_with=defn.compatible_with,
+                _code=_DefinitionSource(defn),
+            )
+            slot = self._flows.get(defn.id)
+            if slot is None:
+                slot = self._flows[defn.id] = _FlowSlot(defn.id)
+            key = _key(code_hash, fh)
+            slot.put(key, version, make_current=True)
+            return slot.versions[key]
+
+    def _bind_to_manifest(self, defn: FlowDefinition, fn: Callable[..., Any]) -> str | None:
+        manifest = self._manifest
+        if manifest is None:
+            return None
+        entry = manifest.flows.get(defn.id)
+        if entry is None or entry.current is None or entry.removed:
+            state = "does not list it" if entry is None else "marks it removed"
+            self._stale(defn.id, f"the manifest {self._manifest_path} {state}")
+            return None
+        ve = entry.versions[entry.current]
+        live_file = _source_file(fn)
+        if live_file is None:
+            self._stale(defn.id, f"its live source file cannot be located to compare with {ve.source.path}")
+            return None
+        digest = self._file_digest(live_file)
+        if digest is None:
+            self._stale(defn.id, f"{live_file} cannot be read to compare with {ve.source.path}")
+            return None
+        if digest != ve.source.source_digest:
+            self._stale(
+                defn.id,
+                f"{live_file} differs from the {ve.source.path} the manifest {self._manifest_path} was built from "
+                f"(sourceDigest {ve.source.source_digest}, live file {digest})",
+            )
+            return None
+        structure = flow_content_hash(defn)
+        if structure != ve.flow_hash:
+            self._stale(
+                defn.id,
+                f"its live declaration has flowHash {structure} but the manifest's current version has {ve.flow_hash}",
+            )
+            return None
+        return ve.code_hash
+
+    def _stale(self, flow_id: str, why: str) -> None:
+        message = (
+            f"flow `{flow_id}`: the loom manifest is stale: {why}. Run `loom build` and ship the new manifest; "
+            f"until then `{flow_id}` runs without a code fingerprint"
+        )
+        if self.strict:
+            raise StaleManifestError(message, path=self._manifest_path, flow_id=flow_id)
+        self._warn(message)
+
+    def _warn(self, message: str) -> None:
+        if self._on_warn is not None:
+            self._on_warn(message)
+        else:
+            warnings.warn(message, StaleManifestWarning, stacklevel=4)
+
+    def _file_digest(self, path: str) -> str | None:
+        digest = self._file_digests.get(path)
+        if digest is None:
+            try:
+                with open(path, "rb") as fh:
+                    digest = "sha256:" + hashlib.sha256(fh.read()).hexdigest()
+            except OSError:
+                return None
+            self._file_digests[path] = digest
+        return digest
+
+    # -- lookup -------------------------------------------------------------------------------
+
+    def flow_ids(self) -> tuple[str, ...]:
+        return tuple(sorted(self._flows))
+
+    def versions(self, flow_id: str) -> tuple[FlowVersion, ...]:
+        """Every servable version: the current one first, then the others, most recently added first."""
+        return self._slot(flow_id).ordered
+
+    def current(self, flow_id: str) -> FlowVersion:
+        """The version new executions of ``flow_id`` start on."""
+        slot = self._slot(flow_id)
+        if slot.current is None:
+            raise FlowNotFoundError(flow_id, known=self.flow_ids())
+        return slot.current
+
+    def __contains__(self, flow_id: object) -> bool:
+        return flow_id in self._flows
+
+    def _slot(self, flow_id: str) -> _FlowSlot:
+        slot = self._flows.get(flow_id)
+        if slot is None:
+            raise FlowNotFoundError(flow_id, known=tuple(self._flows))
+        return slot
+
+    def resolve(
+        self,
+        flow_id: str,
+        *,
+        flow_hash: str | None = None,
+        code_hash: str | None = None,
+        allow_code_mismatch: bool = False,
+        execution_id: str | None = None,
+    ) -> FlowVersion:
+        """The version an execution that recorded ``flow_hash``/``code_hash`` resumes on.
+
+        Raises ``FlowNotFoundError`` for an unknown id and ``FlowCodeMismatchError`` (``kind``
+        ``"structure"`` or ``"code"``) when no version may serve it. Never loads a chunk.
+        """
+        slot = self._flows.get(flow_id)
+        if slot is None:
+            raise FlowNotFoundError(flow_id, known=tuple(self._flows))
+        if flow_hash:
+            candidates = slot.by_flow_hash.get(flow_hash)
+            if candidates is None:
+                raise self._structure_error(slot, flow_hash, execution_id)
+        else:
+            candidates = slot.ordered
+        # Candidates are ordered current-first, so candidates[0] is the current version whenever its
+        # structure fits, else the most recently added match.
+        current = slot.current
+        if not code_hash:
+            return candidates[0]
+        pinned = slot.by_code.get(code_hash)
+        if pinned is not None and (not flow_hash or pinned.matches_flow_hash(flow_hash)):
+            return pinned
+        for v in candidates:
+            if v.code_hash is None or (v is current and code_hash in v.compatible_with):
+                return v
+        if allow_code_mismatch:
+            return candidates[0]
+        raise self._code_error(slot, code_hash, execution_id)
+
+    def _structure_error(self, slot: _FlowSlot, recorded: str, execution_id: str | None) -> FlowCodeMismatchError:
+        available = tuple(dict.fromkeys(v.flow_hash for v in slot.ordered))
+        who = f"execution `{execution_id}` of flow" if execution_id else "flow"
+        return FlowCodeMismatchError(
+            f"{who} `{slot.flow_id}` recorded structural flowHash {recorded}, which no registered version has "
+            f"(available: {', '.join(available) or 'none'}). The declared id, version, deadline or steps changed. "
+            "Ways out: ship the version that started it (add its release to [tool.loom] history and run "
+            "`loom build`), or migrate it with runtime.resume_as(...)",
+            kind="structure",
+            flow_id=slot.flow_id,
+            recorded=recorded,
+            available=available,
+            execution_id=execution_id,
+        )
+
+    def _code_error(self, slot: _FlowSlot, recorded: str, execution_id: str | None) -> FlowCodeMismatchError:
+        available = tuple(v.code_hash for v in slot.ordered if v.code_hash is not None)
+        shown = ", ".join(
+            f"{v.code_hash}{' (current)' if v.is_current else ''}" for v in slot.ordered if v.code_hash is not None
+        )
+        who = f"execution `{execution_id}` of flow" if execution_id else "flow"
+        return FlowCodeMismatchError(
+            f"{who} `{slot.flow_id}` started on codeHash {recorded}, which this process does not serve "
+            f"(available: {shown or 'none'}). Ways out: (1) ship the old chunk: add the release that started it to "
+            "[tool.loom] history and run `loom build`; (2) if the edit is replay-safe, list it on the current flow: "
+            f"@flow(..., compatible_with=[\"{recorded}\"]); (3) migrate it with "
+            "runtime.resume_as(execution_id, target, strategy=\"replay-check\")",
+            kind="code",
+            flow_id=slot.flow_id,
+            recorded=recorded,
+            available=available,
+            execution_id=execution_id,
+        )
+
+
+def _source_file(fn: Callable[..., Any]) -> str | None:
+    target = inspect.unwrap(fn)
+    try:
+        path = inspect.getsourcefile(target)
+    except TypeError:
+        return None
+    return os.path.realpath(path) if path else None
