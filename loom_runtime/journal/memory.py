@@ -1,0 +1,136 @@
+"""In-memory journal store: the reference implementation of the protocol, for tests and scratch use.
+
+Events are kept as their encoded JSON text (not the caller's dicts), so a caller mutating a payload
+after appending cannot rewrite history, and a non-JSON payload fails here exactly as it would in a
+durable store. One lock makes every operation atomic. Nothing survives the process.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from ..errors import ExecutionNotFoundError, FencingError, JournalError
+from .events import (
+    EVENT_SCHEMA,
+    EXECUTION_STARTED,
+    TIMER_GATE_PREFIX,
+    Event,
+    ExecutionSummary,
+    NewEvent,
+    apply_to_summary,
+    check_schema,
+    decode_payload,
+    encode_payload,
+)
+from .protocol import Lease, check_lease, grant_lease
+
+__all__ = ["MemoryJournal"]
+
+
+@dataclass(slots=True)
+class _Execution:
+    summary: ExecutionSummary
+    rows: list[tuple[int, str, str, float, int]] = field(default_factory=list)  # seq, type, payload, at, schema
+    lease_owner: str | None = None
+    lease_epoch: int = 0
+    lease_expires: float = 0.0
+
+
+class MemoryJournal:
+    def __init__(self, *, clock=time.time) -> None:
+        self._lock = threading.RLock()
+        self._executions: dict[str, _Execution] = {}
+        self._clock = clock
+
+    def create(self, execution_id: str, started: NewEvent) -> int:
+        if started.type != EXECUTION_STARTED:
+            raise JournalError(f"execution `{execution_id}`: create() needs EXECUTION_STARTED, got {started.type}")
+        text = encode_payload(started)
+        with self._lock:
+            if execution_id in self._executions:
+                raise JournalError(f"execution `{execution_id}` already exists; pick another execution id")
+            summary = apply_to_summary(None, execution_id, 1, started)
+            ex = _Execution(summary=summary)
+            ex.rows.append((1, started.type, text, self._clock(), EVENT_SCHEMA))
+            self._executions[execution_id] = ex
+            return 1
+
+    def append(
+        self, execution_id: str, events: Sequence[NewEvent], *, expected_seq: int, lease: Lease | None = None
+    ) -> int:
+        texts = [encode_payload(e) for e in events]
+        with self._lock:
+            ex = self._get(execution_id)
+            if ex.summary.last_seq != expected_seq:
+                raise FencingError(
+                    f"execution `{execution_id}`: stale append (expected last seq {expected_seq}, "
+                    f"journal is at {ex.summary.last_seq}); another writer advanced it, re-read and re-drive"
+                )
+            now = self._clock()
+            check_lease(execution_id, lease, owner=ex.lease_owner, epoch=ex.lease_epoch, expires_at=ex.lease_expires, now=now)
+            summary = ex.summary
+            rows = []
+            for i, (event, text) in enumerate(zip(events, texts), start=expected_seq + 1):
+                summary = apply_to_summary(summary, execution_id, i, event)
+                rows.append((i, event.type, text, now, EVENT_SCHEMA))
+            ex.rows.extend(rows)  # only after every event validated: all or nothing
+            ex.summary = summary
+            return summary.last_seq
+
+    def read(self, execution_id: str, after_seq: int = 0) -> tuple[Event, ...]:
+        with self._lock:
+            rows = list(self._get(execution_id).rows[max(after_seq, 0) :])
+        out = []
+        for seq, etype, text, at, schema in rows:
+            check_schema(schema, where=f"execution `{execution_id}` event {seq}")
+            out.append(Event(seq, etype, decode_payload(text, execution_id=execution_id, seq=seq), at, schema))
+        return tuple(out)
+
+    def summary(self, execution_id: str) -> ExecutionSummary:
+        with self._lock:
+            return self._get(execution_id).summary
+
+    def list_executions(
+        self, *, statuses: Iterable[str] | None = None, flow_id: str | None = None
+    ) -> tuple[ExecutionSummary, ...]:
+        wanted = None if statuses is None else frozenset(statuses)
+        with self._lock:
+            rows = [ex.summary for _, ex in sorted(self._executions.items())]
+        return tuple(
+            s for s in rows if (wanted is None or s.status in wanted) and (flow_id is None or s.flow_id == flow_id)
+        )
+
+    def due_timers(self, now: float) -> tuple[ExecutionSummary, ...]:
+        return tuple(
+            s
+            for s in self.list_executions(statuses=("suspended",))
+            if s.gate and s.gate.startswith(TIMER_GATE_PREFIX) and s.wake_at is not None and s.wake_at <= now
+        )
+
+    def acquire_lease(self, execution_id: str, owner: str, *, ttl: float, now: float | None = None) -> Lease:
+        with self._lock:
+            ex = self._get(execution_id)
+            now = self._clock() if now is None else now
+            lease = grant_lease(
+                execution_id, owner, owner=ex.lease_owner, epoch=ex.lease_epoch, expires_at=ex.lease_expires, ttl=ttl, now=now
+            )
+            ex.lease_owner, ex.lease_epoch, ex.lease_expires = lease.owner, lease.epoch, lease.expires_at
+            return lease
+
+    def release_lease(self, lease: Lease) -> None:
+        with self._lock:
+            ex = self._get(lease.execution_id)
+            if ex.lease_owner == lease.owner and ex.lease_epoch == lease.epoch:
+                ex.lease_owner, ex.lease_expires = None, 0.0
+
+    def close(self) -> None:
+        pass
+
+    def _get(self, execution_id: str) -> _Execution:
+        try:
+            return self._executions[execution_id]
+        except KeyError:
+            raise ExecutionNotFoundError(execution_id) from None

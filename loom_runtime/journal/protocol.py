@@ -1,0 +1,118 @@
+"""The journal store protocol: the only thing the runtime needs from storage.
+
+A store keeps, per execution, an append-only list of events numbered ``1..n`` and a summary row
+(:class:`~loom_runtime.journal.events.ExecutionSummary`) maintained inside the same transaction as
+every append (with :func:`~loom_runtime.journal.events.apply_to_summary`). Contract, which the
+parametrised conformance test (``tests/runtime/test_journal_conformance.py``) checks for every store:
+
+``create(execution_id, started) -> int``
+    Write the execution's first event (must be ``EXECUTION_STARTED``) as seq 1 and its summary.
+    ``JournalError`` if the id exists.
+``append(execution_id, events, *, expected_seq, lease=None) -> int``
+    Atomic and fenced. ``expected_seq`` must equal the execution's current last seq; the batch is
+    numbered ``expected_seq+1 …`` and written in ONE transaction together with the summary, or not
+    at all. A stale writer (wrong ``expected_seq``, or a ``lease`` whose epoch is no longer the
+    execution's current one) gets :class:`~loom_runtime.errors.FencingError` and nothing is written:
+    two writers can never interleave or both write one sequence number. A ``UNIQUE(execution_id,
+    seq)`` constraint (or equivalent) is the last line of that fence. Returns the new last seq.
+    Appending to an unknown execution is :class:`~loom_runtime.errors.ExecutionNotFoundError`.
+``read(execution_id, after_seq=0) -> tuple[Event, ...]``
+    Events with ``seq > after_seq`` in order. Refuses events written by a newer schema.
+``summary(execution_id) -> ExecutionSummary``
+``list_executions(*, statuses=None, flow_id=None) -> tuple[ExecutionSummary, ...]``
+    Ordered by execution id. The ops census groups these by flow id, codeHash and status.
+``due_timers(now) -> tuple[ExecutionSummary, ...]``
+    Suspended executions parked on a timer gate whose ``wake_at <= now`` (an indexed query).
+``acquire_lease(execution_id, owner, *, ttl, now=None) -> Lease`` / ``release_lease(lease)``
+    Worker ownership for multi-worker stores. A lease is granted when nobody holds an unexpired
+    one, or renewed for the same owner; a new owner gets a bumped ``epoch`` (a fencing token), so
+    an ``append`` carrying an older holder's lease is refused even if that holder wakes up late.
+``close()``
+
+Design notes. The protocol is deliberately small and synchronous (the runtime is a synchronous
+driver); a PostgreSQL store implements it with ``SELECT … FOR UPDATE`` on the summary row. Rejected:
+an ORM-style repository with per-event-type methods (every new event type would widen the protocol)
+and optimistic "append and detect duplicates later" (a stale worker's effects would already be
+recorded interleaved with the live worker's).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from .events import Event, ExecutionSummary, NewEvent
+
+__all__ = ["JournalStore", "Lease"]
+
+
+@dataclass(frozen=True, slots=True)
+class Lease:
+    """Ownership of one execution by one worker; ``epoch`` is the fencing token."""
+
+    execution_id: str
+    owner: str
+    epoch: int
+    expires_at: float
+
+
+@runtime_checkable
+class JournalStore(Protocol):
+    def create(self, execution_id: str, started: NewEvent) -> int: ...
+
+    def append(
+        self, execution_id: str, events: Sequence[NewEvent], *, expected_seq: int, lease: Lease | None = None
+    ) -> int: ...
+
+    def read(self, execution_id: str, after_seq: int = 0) -> tuple[Event, ...]: ...
+
+    def summary(self, execution_id: str) -> ExecutionSummary: ...
+
+    def list_executions(
+        self, *, statuses: Iterable[str] | None = None, flow_id: str | None = None
+    ) -> tuple[ExecutionSummary, ...]: ...
+
+    def due_timers(self, now: float) -> tuple[ExecutionSummary, ...]: ...
+
+    def acquire_lease(self, execution_id: str, owner: str, *, ttl: float, now: float | None = None) -> Lease: ...
+
+    def release_lease(self, lease: Lease) -> None: ...
+
+    def close(self) -> None: ...
+
+
+def check_lease(
+    execution_id: str, lease: Lease | None, *, owner: str | None, epoch: int, expires_at: float, now: float
+) -> None:
+    """Raise ``FencingError`` unless ``lease`` (when given) is the execution's live lease."""
+    from ..errors import FencingError
+
+    if lease is None:
+        return
+    if lease.owner != owner or lease.epoch != epoch:
+        raise FencingError(
+            f"execution `{execution_id}`: lease epoch {lease.epoch} of `{lease.owner}` is stale "
+            f"(current: epoch {epoch} held by `{owner}`); this worker must stop driving it"
+        )
+    if expires_at <= now:
+        raise FencingError(
+            f"execution `{execution_id}`: the lease of `{lease.owner}` expired; re-acquire it before appending"
+        )
+
+
+def grant_lease(
+    execution_id: str, requester: str, *, owner: str | None, epoch: int, expires_at: float, ttl: float, now: float
+) -> Lease:
+    """The lease ``requester`` gets, or ``FencingError`` when another owner holds a live one."""
+    from ..errors import FencingError
+
+    if ttl <= 0:
+        raise ValueError(f"lease ttl must be positive, got {ttl!r}")
+    if owner is not None and owner != requester and expires_at > now:
+        raise FencingError(
+            f"execution `{execution_id}` is leased to `{owner}` for another {expires_at - now:.1f}s; "
+            "another worker is driving it"
+        )
+    new_epoch = epoch if owner == requester and expires_at > now else epoch + 1
+    return Lease(execution_id=execution_id, owner=requester, epoch=new_epoch, expires_at=now + ttl)

@@ -1,0 +1,281 @@
+"""SQLite journal store: the embedded default (a real file, WAL, one transaction per append).
+
+Layout (journal schema :data:`JOURNAL_SCHEMA`, recorded in ``meta``)::
+
+    meta(key PRIMARY KEY, value)                      -- journalSchema, eventSchema
+    executions(execution_id PRIMARY KEY, flow_id, status, gate, wake_at, flow_hash, code_hash,
+               last_seq, lease_owner, lease_epoch, lease_expires)
+    events(execution_id, seq, type, payload JSON, schema, recorded_at, UNIQUE(execution_id, seq))
+
+An append runs ``BEGIN IMMEDIATE`` (the write lock is taken up front, so two processes serialise
+instead of deadlocking on a lock upgrade), compares ``expected_seq`` with ``executions.last_seq``,
+inserts the batch and updates the summary row, then commits: all or nothing. The ``UNIQUE``
+constraint is the last line of the fence should two writers ever get past the check. WAL lets
+readers (the ops CLI, a census) run beside a writer. ``synchronous=FULL`` because a journal that
+loses an acknowledged append after a power cut would re-run an effect.
+
+One connection per store object, guarded by a lock, ``check_same_thread=False``: the runtime is a
+synchronous driver, so contention inside one process is low; several processes each open their own
+store on the same file. Rejected: a connection per thread (connections leak with short-lived
+threads, and nothing here needs parallel reads inside one process).
+
+A file written by a newer journal or event schema is refused at open with
+:class:`~loom_runtime.errors.JournalSchemaError`; it is never "upgraded" by an older runtime.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Sequence
+
+from ..errors import ExecutionNotFoundError, FencingError, JournalError, JournalSchemaError
+from .events import (
+    EVENT_SCHEMA,
+    EXECUTION_STARTED,
+    TIMER_GATE_PREFIX,
+    Event,
+    ExecutionSummary,
+    NewEvent,
+    apply_to_summary,
+    check_schema,
+    decode_payload,
+    encode_payload,
+)
+from .protocol import Lease, check_lease, grant_lease
+
+__all__ = ["SqliteJournal", "JOURNAL_SCHEMA"]
+
+#: Table layout version of this store.
+JOURNAL_SCHEMA = 1
+
+_DDL = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS executions (
+    execution_id TEXT PRIMARY KEY,
+    flow_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    gate TEXT,
+    wake_at REAL,
+    flow_hash TEXT,
+    code_hash TEXT,
+    last_seq INTEGER NOT NULL,
+    lease_owner TEXT,
+    lease_epoch INTEGER NOT NULL DEFAULT 0,
+    lease_expires REAL NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS executions_by_status ON executions (status, flow_id, code_hash);
+CREATE INDEX IF NOT EXISTS executions_by_wake ON executions (wake_at) WHERE wake_at IS NOT NULL;
+CREATE TABLE IF NOT EXISTS events (
+    execution_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    schema INTEGER NOT NULL,
+    recorded_at REAL NOT NULL,
+    UNIQUE (execution_id, seq)
+);
+"""
+
+_SUMMARY_COLS = "execution_id, flow_id, status, last_seq, flow_hash, code_hash, gate, wake_at"
+
+
+class SqliteJournal:
+    def __init__(self, path: str | os.PathLike[str], *, timeout: float = 30.0, clock=time.time) -> None:
+        self.path = os.fspath(path)
+        self._clock = clock
+        self._lock = threading.RLock()
+        try:
+            self._conn = sqlite3.connect(self.path, timeout=timeout, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise JournalError(f"{self.path}: cannot open the SQLite journal ({exc})") from None
+        try:
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=FULL")
+            self._conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
+            self._init_schema()
+        except BaseException:
+            self._conn.close()
+            raise
+
+    def _init_schema(self) -> None:
+        with self._tx():
+            # executescript() would COMMIT our transaction; run the DDL statement by statement.
+            for stmt in _DDL.split(";"):
+                if stmt.strip():
+                    self._conn.execute(stmt)
+            rows = dict(self._conn.execute("SELECT key, value FROM meta").fetchall())
+            if not rows:
+                self._conn.executemany(
+                    "INSERT INTO meta (key, value) VALUES (?, ?)",
+                    [("journalSchema", str(JOURNAL_SCHEMA)), ("eventSchema", str(EVENT_SCHEMA))],
+                )
+                return
+        for key, ours in (("journalSchema", JOURNAL_SCHEMA), ("eventSchema", EVENT_SCHEMA)):
+            try:
+                theirs = int(rows.get(key, "0"))
+            except ValueError:
+                theirs = -1
+            if theirs > ours or theirs < 1:
+                raise JournalSchemaError(
+                    f"{self.path}: journal written with {key} {rows.get(key)!r}; this runtime reads up to {ours}. "
+                    "Upgrade loom-toolchain on this worker (never point an older runtime at a newer journal)."
+                )
+
+    class _Tx:
+        def __init__(self, store: SqliteJournal) -> None:
+            self.store = store
+
+        def __enter__(self) -> sqlite3.Connection:
+            self.store._lock.acquire()
+            try:
+                self.store._conn.execute("BEGIN IMMEDIATE")
+            except BaseException:
+                self.store._lock.release()
+                raise
+            return self.store._conn
+
+        def __exit__(self, exc_type, exc, tb) -> None:
+            try:
+                self.store._conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
+            finally:
+                self.store._lock.release()
+
+    def _tx(self) -> SqliteJournal._Tx:
+        return SqliteJournal._Tx(self)
+
+    def create(self, execution_id: str, started: NewEvent) -> int:
+        if started.type != EXECUTION_STARTED:
+            raise JournalError(f"execution `{execution_id}`: create() needs EXECUTION_STARTED, got {started.type}")
+        text = encode_payload(started)
+        summary = apply_to_summary(None, execution_id, 1, started)
+        try:
+            with self._tx() as conn:
+                conn.execute(
+                    "INSERT INTO executions (execution_id, flow_id, status, last_seq, flow_hash, code_hash)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    (execution_id, summary.flow_id, summary.status, 1, summary.flow_hash, summary.code_hash),
+                )
+                conn.execute(
+                    "INSERT INTO events (execution_id, seq, type, payload, schema, recorded_at) VALUES (?, 1, ?, ?, ?, ?)",
+                    (execution_id, started.type, text, EVENT_SCHEMA, self._clock()),
+                )
+        except sqlite3.IntegrityError:
+            raise JournalError(f"execution `{execution_id}` already exists; pick another execution id") from None
+        return 1
+
+    def append(
+        self, execution_id: str, events: Sequence[NewEvent], *, expected_seq: int, lease: Lease | None = None
+    ) -> int:
+        texts = [encode_payload(e) for e in events]
+        try:
+            with self._tx() as conn:
+                summary, owner, epoch, expires = self._row(conn, execution_id)
+                if summary.last_seq != expected_seq:
+                    raise FencingError(
+                        f"execution `{execution_id}`: stale append (expected last seq {expected_seq}, "
+                        f"journal is at {summary.last_seq}); another writer advanced it, re-read and re-drive"
+                    )
+                now = self._clock()
+                check_lease(execution_id, lease, owner=owner, epoch=epoch, expires_at=expires, now=now)
+                rows = []
+                for seq, (event, text) in enumerate(zip(events, texts), start=expected_seq + 1):
+                    summary = apply_to_summary(summary, execution_id, seq, event)
+                    rows.append((execution_id, seq, event.type, text, EVENT_SCHEMA, now))
+                conn.executemany(
+                    "INSERT INTO events (execution_id, seq, type, payload, schema, recorded_at) VALUES (?, ?, ?, ?, ?, ?)",
+                    rows,
+                )
+                conn.execute(
+                    "UPDATE executions SET status=?, gate=?, wake_at=?, flow_hash=?, code_hash=?, last_seq=?"
+                    " WHERE execution_id=?",
+                    (summary.status, summary.gate, summary.wake_at, summary.flow_hash, summary.code_hash,
+                     summary.last_seq, execution_id),
+                )
+        except sqlite3.IntegrityError as exc:
+            raise FencingError(
+                f"execution `{execution_id}`: sequence {expected_seq + 1} was already written by another writer ({exc})"
+            ) from None
+        return summary.last_seq
+
+    def read(self, execution_id: str, after_seq: int = 0) -> tuple[Event, ...]:
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT seq, type, payload, recorded_at, schema FROM events WHERE execution_id=? AND seq>? ORDER BY seq",
+                (execution_id, after_seq),
+            ).fetchall()
+            if not rows and after_seq == 0:
+                self._row(self._conn, execution_id)  # raises ExecutionNotFoundError
+        out = []
+        for seq, etype, text, at, schema in rows:
+            check_schema(schema, where=f"{self.path}: execution `{execution_id}` event {seq}")
+            out.append(Event(seq, etype, decode_payload(text, execution_id=execution_id, seq=seq), at, schema))
+        return tuple(out)
+
+    def summary(self, execution_id: str) -> ExecutionSummary:
+        with self._lock:
+            return self._row(self._conn, execution_id)[0]
+
+    def list_executions(
+        self, *, statuses: Iterable[str] | None = None, flow_id: str | None = None
+    ) -> tuple[ExecutionSummary, ...]:
+        sql, args = f"SELECT {_SUMMARY_COLS} FROM executions WHERE 1=1", []
+        if statuses is not None:
+            wanted = sorted(set(statuses))
+            sql += f" AND status IN ({', '.join('?' * len(wanted))})" if wanted else " AND 0"
+            args.extend(wanted)
+        if flow_id is not None:
+            sql += " AND flow_id=?"
+            args.append(flow_id)
+        with self._lock:
+            rows = self._conn.execute(sql + " ORDER BY execution_id", args).fetchall()
+        return tuple(ExecutionSummary(*r) for r in rows)
+
+    def due_timers(self, now: float) -> tuple[ExecutionSummary, ...]:
+        with self._lock:
+            rows = self._conn.execute(
+                f"SELECT {_SUMMARY_COLS} FROM executions WHERE wake_at IS NOT NULL AND wake_at<=?"
+                " AND status='suspended' AND gate LIKE ? ESCAPE '\\' ORDER BY wake_at, execution_id",
+                (now, TIMER_GATE_PREFIX.replace("_", "\\_") + "%"),
+            ).fetchall()
+        return tuple(ExecutionSummary(*r) for r in rows)
+
+    def acquire_lease(self, execution_id: str, owner: str, *, ttl: float, now: float | None = None) -> Lease:
+        with self._tx() as conn:
+            _, cur_owner, epoch, expires = self._row(conn, execution_id)
+            now = self._clock() if now is None else now
+            lease = grant_lease(execution_id, owner, owner=cur_owner, epoch=epoch, expires_at=expires, ttl=ttl, now=now)
+            conn.execute(
+                "UPDATE executions SET lease_owner=?, lease_epoch=?, lease_expires=? WHERE execution_id=?",
+                (lease.owner, lease.epoch, lease.expires_at, execution_id),
+            )
+            return lease
+
+    def release_lease(self, lease: Lease) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                "UPDATE executions SET lease_owner=NULL, lease_expires=0"
+                " WHERE execution_id=? AND lease_owner=? AND lease_epoch=?",
+                (lease.execution_id, lease.owner, lease.epoch),
+            )
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> SqliteJournal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _row(self, conn: sqlite3.Connection, execution_id: str) -> tuple[ExecutionSummary, str | None, int, float]:
+        row = conn.execute(
+            f"SELECT {_SUMMARY_COLS}, lease_owner, lease_epoch, lease_expires FROM executions WHERE execution_id=?",
+            (execution_id,),
+        ).fetchone()
+        if row is None:
+            raise ExecutionNotFoundError(execution_id)
+        return ExecutionSummary(*row[:8]), row[8], row[9], row[10]

@@ -1,0 +1,245 @@
+"""Store conformance: every JournalStore passes the same contract.
+
+To add a store (e.g. PostgreSQL), add a factory to ``STORE_FACTORIES``: a callable taking pytest's
+``tmp_path`` and ``request`` and returning a fresh, empty store (skip inside it when the server is
+not configured). ``make_peer`` must return a *second* handle on the same storage (another process's
+view) for the fencing race tests.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from loom_runtime.errors import ExecutionNotFoundError, FencingError, JournalError
+from loom_runtime.journal import MemoryJournal, NewEvent, SqliteJournal
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _memory(tmp_path, request, clock):
+    store = MemoryJournal(clock=clock)
+    return store, lambda: store
+
+
+def _sqlite(tmp_path, request, clock):
+    path = tmp_path / "journal.sqlite3"
+    store = SqliteJournal(path, clock=clock)
+    peers = []
+
+    def peer():
+        p = SqliteJournal(path, clock=clock)
+        peers.append(p)
+        return p
+
+    request.addfinalizer(lambda: [p.close() for p in peers])
+    return store, peer
+
+
+STORE_FACTORIES = {"memory": _memory, "sqlite": _sqlite}
+
+
+@pytest.fixture(params=sorted(STORE_FACTORIES))
+def env(request, tmp_path):
+    clock = _Clock()
+    store, make_peer = STORE_FACTORIES[request.param](tmp_path, request, clock)
+    yield store, make_peer, clock
+    store.close()
+
+
+def started(flow_id="checkout", **extra):
+    payload = {"flowId": flow_id, "flowHash": "sha256:" + "a" * 64, "codeHash": "sha256:" + "b" * 64, "input": {"n": 1}}
+    payload.update(extra)
+    return NewEvent("EXECUTION_STARTED", payload)
+
+
+def step_started(step_id):
+    return NewEvent("STEP_STARTED", {"stepId": step_id})
+
+
+def step_completed(step_id, result=None):
+    return NewEvent("STEP_COMPLETED", {"stepId": step_id, "result": result})
+
+
+def test_create_writes_seq_1_and_a_running_summary(env):
+    store, _, _ = env
+    assert store.create("e1", started()) == 1
+    s = store.summary("e1")
+    assert (s.execution_id, s.flow_id, s.status, s.last_seq) == ("e1", "checkout", "running", 1)
+    assert s.code_hash == "sha256:" + "b" * 64
+    [ev] = store.read("e1")
+    assert (ev.seq, ev.type, ev.payload["input"]) == (1, "EXECUTION_STARTED", {"n": 1})
+
+
+def test_create_refuses_duplicates_and_non_start_events(env):
+    store, _, _ = env
+    store.create("e1", started())
+    with pytest.raises(JournalError, match="`e1` already exists"):
+        store.create("e1", started())
+    with pytest.raises(JournalError, match="needs EXECUTION_STARTED"):
+        store.create("e2", step_started("a"))
+
+
+def test_append_numbers_a_batch_contiguously_and_read_after(env):
+    store, _, _ = env
+    store.create("e1", started())
+    assert store.append("e1", [step_started("a"), step_completed("a", {"ok": True})], expected_seq=1) == 3
+    assert store.append("e1", [step_started("b")], expected_seq=3) == 4
+    assert [e.seq for e in store.read("e1")] == [1, 2, 3, 4]
+    assert [(e.seq, e.type) for e in store.read("e1", after_seq=2)] == [(3, "STEP_COMPLETED"), (4, "STEP_STARTED")]
+    assert store.read("e1", after_seq=2)[0].payload == {"stepId": "a", "result": {"ok": True}}
+
+
+def test_stale_expected_seq_is_fenced_and_writes_nothing(env):
+    store, _, _ = env
+    store.create("e1", started())
+    store.append("e1", [step_started("a")], expected_seq=1)
+    with pytest.raises(FencingError, match=r"expected last seq 1, journal is at 2"):
+        store.append("e1", [step_started("b")], expected_seq=1)
+    assert [e.seq for e in store.read("e1")] == [1, 2]
+    assert store.summary("e1").last_seq == 2
+
+
+def test_a_batch_that_breaks_midway_is_not_half_written(env):
+    store, _, _ = env
+    store.create("e1", started())
+    park = NewEvent("EXECUTION_SUSPENDED", {"condition": {"on": "approval"}})
+    with pytest.raises(JournalError, match="parked on `approval`"):
+        store.append("e1", [step_started("a"), park, step_started("b")], expected_seq=1)
+    with pytest.raises(JournalError, match="not a JSON value"):
+        store.append("e1", [step_started("a"), step_completed("a", {1, 2})], expected_seq=1)
+    assert [e.seq for e in store.read("e1")] == [1]
+    assert store.summary("e1").status == "running"
+
+
+def test_unknown_execution(env):
+    store, _, _ = env
+    for call in (lambda: store.read("nope"), lambda: store.summary("nope"),
+                 lambda: store.append("nope", [step_started("a")], expected_seq=1)):
+        with pytest.raises(ExecutionNotFoundError, match="execution `nope` is not in the journal"):
+            call()
+
+
+def test_status_gate_and_effective_hashes_are_maintained_on_append(env):
+    store, _, _ = env
+    store.create("e1", started())
+    store.append("e1", [NewEvent("EXECUTION_SUSPENDED", {"condition": {"on": "approval", "correlationKey": "k"}})],
+                 expected_seq=1)
+    s = store.summary("e1")
+    assert (s.status, s.gate) == ("suspended", "approval")
+    store.append("e1", [NewEvent("EXECUTION_MIGRATED", {"toFlowHash": "sha256:" + "c" * 64, "toCodeHash": "sha256:" + "d" * 64})],
+                 expected_seq=2)
+    assert store.summary("e1").code_hash == "sha256:" + "d" * 64
+    assert store.summary("e1").status == "suspended"
+    store.append("e1", [NewEvent("EXECUTION_RESUMED", {"gate": "approval", "payload": {"ok": 1}})], expected_seq=3)
+    assert (store.summary("e1").status, store.summary("e1").gate) == ("running", None)
+    store.append("e1", [NewEvent("EXECUTION_COMPLETED", {"result": 7})], expected_seq=4)
+    assert store.summary("e1").status == "completed"
+    with pytest.raises(JournalError, match="`e1` is completed; nothing may be appended"):
+        store.append("e1", [step_started("late")], expected_seq=5)
+
+
+def test_list_executions_filters_by_status_and_flow(env):
+    store, _, _ = env
+    store.create("b", started("checkout"))
+    store.create("a", started("refund"))
+    store.create("c", started("checkout"))
+    store.append("c", [NewEvent("EXECUTION_FAILED", {"error": {"type": "X", "message": "m"}})], expected_seq=1)
+    assert [s.execution_id for s in store.list_executions()] == ["a", "b", "c"]
+    assert [s.execution_id for s in store.list_executions(statuses=["running"])] == ["a", "b"]
+    assert [s.execution_id for s in store.list_executions(flow_id="checkout")] == ["b", "c"]
+    assert [s.execution_id for s in store.list_executions(statuses=["failed"], flow_id="checkout")] == ["c"]
+    assert store.list_executions(statuses=[]) == ()
+
+
+def test_due_timers_returns_parked_timer_executions_whose_time_has_come(env):
+    store, _, _ = env
+    for eid, fire_at in (("t1", 50.0), ("t2", 150.0)):
+        store.create(eid, started())
+        store.append(eid, [NewEvent("TIMER_SET", {"timerId": "nap", "fireAt": fire_at}),
+                           NewEvent("EXECUTION_SUSPENDED", {"condition": {"on": "__loom_timer__:nap"}})], expected_seq=1)
+    store.create("gate", started())
+    store.append("gate", [NewEvent("EXECUTION_SUSPENDED", {"condition": {"on": "approval"}})], expected_seq=1)
+    assert [s.execution_id for s in store.due_timers(100.0)] == ["t1"]
+    assert [s.execution_id for s in store.due_timers(200.0)] == ["t1", "t2"]
+    store.append("t1", [NewEvent("EXECUTION_RESUMED", {"gate": "__loom_timer__:nap", "payload": None})], expected_seq=3)
+    assert [s.execution_id for s in store.due_timers(200.0)] == ["t2"]
+    assert store.summary("t1").wake_at is None
+
+
+def test_payloads_are_copied_not_aliased(env):
+    store, _, _ = env
+    payload = {"flowId": "f", "flowHash": None, "codeHash": None, "input": {"items": [1]}}
+    store.create("e1", NewEvent("EXECUTION_STARTED", payload))
+    payload["input"]["items"].append(2)
+    first = store.read("e1")[0]
+    first.payload["input"]["items"].append(3)
+    assert store.read("e1")[0].payload["input"] == {"items": [1]}
+
+
+def test_leases_fence_a_stale_owner(env):
+    store, _, clock = env
+    store.create("e1", started())
+    a = store.acquire_lease("e1", "worker-a", ttl=10)
+    assert store.append("e1", [step_started("x")], expected_seq=1, lease=a) == 2
+    with pytest.raises(FencingError, match="leased to `worker-a`"):
+        store.acquire_lease("e1", "worker-b", ttl=10)
+    renewed = store.acquire_lease("e1", "worker-a", ttl=10)
+    assert renewed.epoch == a.epoch
+    clock.now += 60  # worker-a stalls past its lease; worker-b takes over
+    b = store.acquire_lease("e1", "worker-b", ttl=10)
+    assert b.epoch == a.epoch + 1
+    with pytest.raises(FencingError, match="lease epoch .* of `worker-a` is stale"):
+        store.append("e1", [step_completed("x")], expected_seq=2, lease=a)
+    assert store.append("e1", [step_completed("x")], expected_seq=2, lease=b) == 3
+    store.release_lease(b)
+    c = store.acquire_lease("e1", "worker-c", ttl=10)
+    assert c.epoch == b.epoch + 1
+
+
+def test_expired_lease_cannot_append(env):
+    store, _, clock = env
+    store.create("e1", started())
+    a = store.acquire_lease("e1", "worker-a", ttl=5)
+    clock.now += 6
+    with pytest.raises(FencingError, match="expired"):
+        store.append("e1", [step_started("x")], expected_seq=1, lease=a)
+
+
+def test_racing_writers_never_share_a_sequence_number(env):
+    store, make_peer, _ = env
+    store.create("e1", started())
+    peers = [make_peer() for _ in range(4)]
+    results: list[str] = []
+    barrier = threading.Barrier(len(peers))
+
+    def writer(i, s):
+        barrier.wait()
+        for _ in range(25):
+            for _attempt in range(1000):
+                last = s.summary("e1").last_seq
+                try:
+                    s.append("e1", [step_started(f"w{i}"), step_completed(f"w{i}")], expected_seq=last)
+                    results.append(f"w{i}")
+                    break
+                except FencingError:
+                    continue
+
+    threads = [threading.Thread(target=writer, args=(i, p)) for i, p in enumerate(peers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    events = store.read("e1")
+    assert [e.seq for e in events] == list(range(1, 2 + 2 * len(results)))
+    assert len(results) == 100
+    # each batch landed whole: a STEP_STARTED is always followed by its own STEP_COMPLETED
+    for started_ev, completed_ev in zip(events[1::2], events[2::2]):
+        assert started_ev.payload["stepId"] == completed_ev.payload["stepId"]
