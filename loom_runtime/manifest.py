@@ -13,9 +13,12 @@ A ``VersionEntry`` holds ``flowHash``, ``legacyFlowHash``, ``version``, ``steps`
 ``sourceDigest``) and ``closure`` (member → hash). A regex step family is stored as
 ``{"pattern": …, "flags": …}``; a plain family as a string.
 
-The reader validates shape and names the offending key; chunk path containment and digest checks
-belong to the code that opens chunks (``loom_runtime.registry``), because only it knows the
-manifest's directory on disk.
+The reader validates shape and formats and names the file, the flow and the offending key: hashes
+must be well formed (a codeHash key must be usable as ``code_fingerprint``; ``chunkDigest`` and
+``sourceDigest`` are ``sha256:<64 hex>``), and ``chunk`` must be a relative POSIX path without
+``..``, a drive or a backslash. What needs the disk (symlinks that lead out of the manifest's
+directory, the chunk bytes against ``chunkDigest``) is checked by ``loom_runtime.chunks`` when a
+chunk is opened, because only then is reading the file worth its cost.
 """
 
 from __future__ import annotations
@@ -47,6 +50,13 @@ __all__ = [
 
 MANIFEST_SCHEMA = "loom-manifest/1"
 FINGERPRINT_SCHEME = "loom-fp/1"
+
+# Formats the reader insists on. A codeHash may be a legacy ``fnv1a:`` value because an author's
+# explicit ``code_fingerprint=`` may be one (``FlowDefinition`` accepts both).
+_CODE_HASH_RE = re.compile(r"sha256:[0-9a-f]{64}|fnv1a:[0-9a-f]{8}")
+_SHA256_RE = re.compile(r"sha256:[0-9a-f]{64}")
+_FNV1A_RE = re.compile(r"fnv1a:[0-9a-f]{8}")
+_DRIVE_RE = re.compile(r"[A-Za-z]:")
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +132,7 @@ class Manifest:
     def from_json(cls, doc: Any, *, path: str = "<manifest>") -> Manifest:
         r = _Reader(path)
         obj = r.obj(doc, "")
-        schema = r.str(obj, "schema", "")
+        schema = r.text(obj, "schema", "")
         if schema != MANIFEST_SCHEMA:
             raise ManifestError(
                 f"{path}: unknown manifest schema {schema!r} (this runtime reads {MANIFEST_SCHEMA!r}); "
@@ -130,10 +140,12 @@ class Manifest:
                 path=path,
                 key="schema",
             )
-        scheme = r.str(obj, "fingerprintScheme", "")
+        scheme = r.text(obj, "fingerprintScheme", "")
         flows_doc = r.obj(r.get(obj, "flows", ""), "flows")
         flows: dict[str, FlowEntry] = {}
         for flow_id, fdoc in flows_doc.items():
+            if not flow_id:
+                raise r.fail("flows", "holds an empty flow id")
             flows[flow_id] = r.flow(flow_id, fdoc)
         return cls(flows=flows, schema=schema, fingerprint_scheme=scheme)
 
@@ -245,8 +257,35 @@ class _Reader:
             raise self.fail(f"{at}.current", f"names {current!r}, which is not among its versions", flow_id)
         return FlowEntry(flow_id=flow_id, current=current, versions=versions, removed=removed)
 
+    def hashed(self, obj: Mapping[str, Any], key: str, at: str, flow_id: str, pattern: re.Pattern[str], form: str) -> str:
+        value = self.text(obj, key, at, flow_id)
+        if not pattern.fullmatch(value):
+            raise self.fail(f"{at}.{key}", f"must look like {form}, got {value!r}", flow_id)
+        return value
+
+    def chunk_path(self, v: Mapping[str, Any], at: str, flow_id: str) -> str:
+        rel = self.text(v, "chunk", at, flow_id)
+        # Syntactic containment only; symlinks are resolved when the chunk is opened (chunks.py).
+        parts = rel.split("/")
+        if (
+            not rel
+            or rel.startswith("/")
+            or "\\" in rel
+            or "\x00" in rel
+            or _DRIVE_RE.match(rel)
+            or ".." in parts
+        ):
+            raise self.fail(
+                f"{at}.chunk",
+                f"must be a relative POSIX path inside the manifest's directory (no `..`, no absolute path), got {rel!r}",
+                flow_id,
+            )
+        return rel
+
     def version(self, flow_id: str, code_hash: str, doc: Any) -> VersionEntry:
         at = f"flows.{flow_id}.versions.{code_hash}"
+        if not _CODE_HASH_RE.fullmatch(code_hash):
+            raise self.fail(f"flows.{flow_id}.versions", f"is keyed by {code_hash!r}, which is not a codeHash like 'sha256:<64 hex>'", flow_id)
         v = self.obj(doc, at, flow_id)
         src = self.obj(self.get(v, "source", at, flow_id), f"{at}.source", flow_id)
         closure = self.obj(self.get(v, "closure", at, flow_id), f"{at}.closure", flow_id)
@@ -266,21 +305,31 @@ class _Reader:
                     raise self.fail(f"{at}.stepFamilies", f"holds an invalid regex ({exc})", flow_id) from None
             else:
                 raise self.fail(f"{at}.stepFamilies", f"entries must be strings or {{pattern, flags}}, got {fam!r}", flow_id)
+        version = self.integer(v, "version", at, flow_id)
+        if version < 1:
+            raise self.fail(f"{at}.version", f"must be a positive integer, got {version}", flow_id)
+        compatible_with = self.strs(v, "compatibleWith", at, flow_id)
+        for h in compatible_with:
+            if not _CODE_HASH_RE.fullmatch(h):
+                raise self.fail(f"{at}.compatibleWith", f"holds {h!r}, which is not a codeHash like 'sha256:<64 hex>'", flow_id)
+        entry = self.text(v, "entry", at, flow_id)
+        if not entry or not all(part.isidentifier() for part in entry.split(".")):
+            raise self.fail(f"{at}.entry", f"must be a dotted Python name inside the chunk, got {entry!r}", flow_id)
         return VersionEntry(
             code_hash=code_hash,
-            flow_hash=self.text(v, "flowHash", at, flow_id),
-            legacy_flow_hash=self.text(v, "legacyFlowHash", at, flow_id),
-            version=self.integer(v, "version", at, flow_id),
+            flow_hash=self.hashed(v, "flowHash", at, flow_id, _SHA256_RE, "'sha256:<64 hex>'"),
+            legacy_flow_hash=self.hashed(v, "legacyFlowHash", at, flow_id, _FNV1A_RE, "'fnv1a:<8 hex>'"),
+            version=version,
             steps=self.strs(v, "steps", at, flow_id),
             step_families=tuple(families),
-            compatible_with=self.strs(v, "compatibleWith", at, flow_id),
-            chunk=self.text(v, "chunk", at, flow_id),
-            chunk_digest=self.text(v, "chunkDigest", at, flow_id),
-            entry=self.text(v, "entry", at, flow_id),
+            compatible_with=compatible_with,
+            chunk=self.chunk_path(v, at, flow_id),
+            chunk_digest=self.hashed(v, "chunkDigest", at, flow_id, _SHA256_RE, "'sha256:<64 hex>'"),
+            entry=entry,
             source=SourceRef(
                 path=self.text(src, "path", f"{at}.source", flow_id),
                 line=self.integer(src, "line", f"{at}.source", flow_id),
-                source_digest=self.text(src, "sourceDigest", f"{at}.source", flow_id),
+                source_digest=self.hashed(src, "sourceDigest", f"{at}.source", flow_id, _SHA256_RE, "'sha256:<64 hex>'"),
             ),
             closure=dict(closure),
         )
