@@ -26,7 +26,7 @@ def digest(data: bytes) -> str:
 def flow_chunk(flow_id: str, *, result: str, steps: Sequence[str] = (), version: int = 1,
                compatible_with: Iterable[str] = (), extra: str = "") -> str:
     """A self-contained chunk: a helper returning ``result`` and a flow that calls it."""
-    return textwrap.dedent(
+    head = textwrap.dedent(
         f'''\
         # loom chunk (hand-written test fixture) for flow {flow_id!r}
         from loom_runtime import flow
@@ -37,12 +37,16 @@ def flow_chunk(flow_id: str, *, result: str, steps: Sequence[str] = (), version:
         def helper():
             return HELPER_RESULT
 
-        {extra}
+        '''
+    )
+    tail = textwrap.dedent(
+        f'''
         @flow({flow_id!r}, version={version}, steps={list(steps)!r}, compatible_with={list(compatible_with)!r})
         def run(ctx=None):
             return helper()
         '''
     )
+    return head + extra + tail
 
 
 @dataclass
