@@ -25,6 +25,10 @@ __all__ = [
     "JournalSchemaError",
     "ExecutionNotFoundError",
     "NonDeterminismError",
+    "StepFailedError",
+    "FlowUsageError",
+    "ExecutionStateError",
+    "ReplayCheckError",
 ]
 
 
@@ -149,3 +153,44 @@ class ExecutionNotFoundError(JournalError, LookupError):
     def __init__(self, execution_id: str) -> None:
         super().__init__(f"execution `{execution_id}` is not in the journal; check the id and the store URL.")
         self.execution_id = execution_id
+
+
+class StepFailedError(LoomError):
+    """A step raised. The flow sees this on the run where it raised and on every replay.
+
+    ``error_type`` is the qualified name of the original exception class and ``message`` its text
+    (both recorded in ``STEP_FAILED``); on the live run ``__cause__`` is the original exception.
+    """
+
+    def __init__(
+        self, message: str, *, step_id: str, error_type: str, error_message: str, execution_id: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.step_id = step_id
+        self.error_type = error_type
+        self.error_message = error_message
+        self.execution_id = execution_id
+
+
+class FlowUsageError(LoomError, ValueError):
+    """A flow body used its Context wrongly: a step id asked for twice, a reserved gate, a non-JSON value."""
+
+
+class ExecutionStateError(LoomError):
+    """The execution is not in a state that allows the operation (resume of a running one, …)."""
+
+    def __init__(self, message: str, *, execution_id: str, status: str | None = None) -> None:
+        super().__init__(message)
+        self.execution_id = execution_id
+        self.status = status
+
+
+class ReplayCheckError(FlowDivergenceError):
+    """D4: ``resume_as(strategy="replay-check")`` found recorded frames the target does not know.
+
+    ``orphans`` holds one entry per family (``pack#* (2 frames)``); nothing was appended.
+    """
+
+    def __init__(self, message: str, *, orphans: Sequence[object], execution_id: str | None = None, flow_id: str | None = None) -> None:
+        super().__init__(message, execution_id=execution_id, flow_id=flow_id)
+        self.orphans = tuple(orphans)
