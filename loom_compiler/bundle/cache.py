@@ -1,0 +1,106 @@
+"""Content-addressed cache of per-module analysis results (``.loom-cache/`` under the project root).
+
+Key: sha256 over the cache format, the fingerprint scheme, a token of the compiler's own code, the
+configuration digest (``LoomConfig.digest``: decorators, step decorators, packages), the module's
+dotted name and path, and the sha256 of the file's bytes. Whatever changes the analysis of a file
+changes the key, so an entry is never invalidated: it is simply not asked for again (stale entries
+cost disk only; ``rm -rf .loom-cache`` is always safe). An edit to ``pricing.py`` therefore re-parses
+``pricing.py`` alone; which *flows* it affects follows from the first-party import graph at
+fingerprint time.
+
+Values are pickles of the picklable ``ModuleSummary`` (or ``SourceError``) written through a temp
+file and ``os.replace``: a concurrent or interrupted build sees a whole entry or none. Entries are
+not fsynced (unlike the manifest): a lost entry after a power cut is only a cache miss, and an
+fsync per module would cost more than the parse it saves. A corrupt or unreadable entry is a miss.
+
+Rejected: mtime-based invalidation (git checkouts and CI caches rewrite mtimes; content hashing is
+what Black learned to do), one big pickle for the whole project (every build would rewrite it, and
+two parallel builds would race on it), and sqlite (a dependency on locking semantics for no gain).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from loom_runtime.manifest import FINGERPRINT_SCHEME
+
+__all__ = ["CACHE_DIRNAME", "SummaryCache", "cache_key", "compiler_token"]
+
+CACHE_DIRNAME = ".loom-cache"
+_FORMAT = "loom-cache/1"
+
+
+@lru_cache(maxsize=1)
+def compiler_token() -> str:
+    """sha256 over the compiler's own source files: a fixed bug in the analysis must not be served
+    from a cache filled by the buggy version, even when the scheme name stayed the same."""
+    pkg = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256()
+    for path in sorted(pkg.rglob("*.py")):
+        rel = path.relative_to(pkg).as_posix()
+        if rel.startswith(("bundle/", "commands/")):
+            continue  # bundling and the CLI do not shape a ModuleSummary
+        h.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def cache_key(*, config_digest: str, module: str, path: str, content_sha256: str) -> str:
+    parts = (_FORMAT, FINGERPRINT_SCHEME, compiler_token(), config_digest, module, path, content_sha256)
+    return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
+
+
+class SummaryCache:
+    """``get``/``put`` by key; ``hits``/``misses`` count this build's lookups for the summary."""
+
+    def __init__(self, directory: Path | str, *, enabled: bool = True) -> None:
+        self.directory = Path(directory)
+        self.enabled = enabled
+        self.hits = 0
+        self.misses = 0
+
+    def _path(self, key: str) -> Path:
+        return self.directory / "summaries" / key[:2] / f"{key}.pickle"
+
+    def get(self, key: str) -> Any | None:
+        if not self.enabled:
+            self.misses += 1
+            return None
+        try:
+            with open(self._path(key), "rb") as fh:
+                value = pickle.load(fh)
+        except FileNotFoundError:
+            self.misses += 1
+            return None
+        except Exception:  # a truncated or foreign file is a miss, never a failed build
+            self.misses += 1
+            return None
+        self.hits += 1
+        return value
+
+    def put(self, key: str, value: Any) -> None:
+        if not self.enabled:
+            return
+        path = self._path(key)
+        try:
+            data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=path.parent)
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(data)
+                os.replace(tmp, path)
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except FileNotFoundError:
+                    pass
+                raise
+        except OSError:
+            # A read-only checkout or a full disk must not fail the build; it only loses speed.
+            return

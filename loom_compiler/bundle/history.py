@@ -1,0 +1,169 @@
+"""A ``SourceTree`` over a git revision: versions of flows as they were at ``--from-git REF``.
+
+The tree is read with ``git ls-tree`` and ``git cat-file --batch`` (one process for every blob),
+never by checking the ref out: the work tree, the index and ``HEAD`` are left exactly as they were,
+so building history is safe in a dirty checkout and in parallel with an editor. Module names follow
+the same rules as ``DirectorySourceTree`` (package roots at the project root or under ``src/``,
+``exclude`` globs, hidden and virtualenv directories skipped), applied to the paths of the ref.
+
+The project root may sit below the repository's top directory (a monorepo); paths are relative
+to the project root in both trees, so a flow's ``source.path`` means the same file at every ref.
+
+Rejected: ``git worktree add`` into a temporary directory (writes into ``.git``, leaves debris on a
+crash, slow for large trees), ``git archive | tar`` (a full extraction to read a few modules),
+and GitPython/dulwich (a dependency for three plumbing commands).
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterable
+from pathlib import Path, PurePosixPath
+
+from loom_runtime.errors import ConfigError
+
+from ..config import LoomConfig
+from ..sources import is_excluded
+
+__all__ = ["GitSourceTree", "GitError", "resolve_ref"]
+
+_SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", ".git", ".hg", ".venv", "venv", ".tox", ".nox"})
+
+
+class GitError(ConfigError):
+    """A ref cannot be read (not a repository, unknown ref, git missing). ``key`` names the option."""
+
+
+def _git(cwd: Path, *args: str, data: bytes | None = None, key: str) -> bytes:
+    try:
+        proc = subprocess.run(
+            ["git", *args], cwd=cwd, input=data, capture_output=True, check=False
+        )
+    except FileNotFoundError:
+        raise GitError("`git` is not installed or not on PATH; it is needed to build history refs", key=key) from None
+    if proc.returncode != 0:
+        msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(f"git {' '.join(args[:2])} failed in {cwd}: {msg[-1] if msg else 'exit ' + str(proc.returncode)}", key=key)
+    return proc.stdout
+
+
+def resolve_ref(root: Path, ref: str, *, key: str = "--from-git") -> str:
+    """The commit id a ref names, or ``GitError`` saying which ref is wrong."""
+    if not ref or ref.startswith("-"):
+        raise GitError(f"{key}: {ref!r} is not a git ref", key=key)
+    try:
+        out = _git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", key=key)
+    except GitError as exc:
+        raise GitError(
+            f"{key}: cannot resolve git ref {ref!r} in {root} ({exc}); check the name with `git rev-parse {ref}`",
+            key=key,
+        ) from None
+    return out.decode().strip()
+
+
+class GitSourceTree:
+    """The Python modules of ``ref`` under ``config.root``, read from git objects."""
+
+    def __init__(self, config: LoomConfig, ref: str, *, key: str = "--from-git") -> None:
+        self.config = config
+        self.ref = ref
+        self.key = key
+        self.root = config.root
+        self.commit = resolve_ref(self.root, ref, key=key)
+        top = Path(_git(self.root, "rev-parse", "--show-toplevel", key=key).decode().strip())
+        self._prefix = _git(self.root, "rev-parse", "--show-prefix", key=key).decode().strip()
+        self._top = top
+        self._blobs: dict[str, str] = {}  # relative path -> blob id
+        self._index: dict[str, str] = {}  # module -> relative path
+        self._data: dict[str, bytes] | None = None
+        self._list()
+
+    def _list(self) -> None:
+        spec = self._prefix or "."
+        out = _git(self._top, "ls-tree", "-r", "-z", "--full-tree", self.commit, "--", spec, key=self.key)
+        paths: dict[str, str] = {}
+        for record in out.split(b"\0"):
+            if not record:
+                continue
+            meta, _, raw_path = record.partition(b"\t")
+            mode, kind, oid = meta.decode().split(" ")
+            if kind != "blob" or mode == "120000":
+                continue  # submodules and symlinks are not module source
+            full = raw_path.decode("utf-8", "surrogateescape")
+            if not full.endswith(".py") or not full.startswith(self._prefix):
+                continue
+            rel = full[len(self._prefix) :]
+            parts = PurePosixPath(rel).parts
+            if any(p in _SKIP_DIRS or p.startswith(".") for p in parts[:-1]):
+                continue
+            if self.config.exclude and is_excluded(rel, self.config.exclude):
+                continue
+            paths[rel] = oid
+        self._blobs = paths
+        bases = self._package_bases(paths)
+        for rel in sorted(paths):
+            name = self._module_name(rel, bases)
+            if name and name not in self._index:
+                self._index[name] = rel
+
+    def _package_bases(self, paths: Iterable[str]) -> tuple[str, ...]:
+        listing = set(paths)
+        dirs = {str(p) for rel in listing for p in PurePosixPath(rel).parents if str(p) != "."}
+        bases: list[str] = []
+        for pkg in self.config.packages:
+            rel = "/".join(pkg.split("."))
+            for base in ("", "src/"):
+                if f"{base}{rel}" in dirs or f"{base}{rel}.py" in listing:
+                    top = PurePosixPath(f"{base}{rel}")
+                    for _ in pkg.split("."):
+                        top = top.parent
+                    b = "" if str(top) == "." else str(top) + "/"
+                    if b not in bases:
+                        bases.append(b)
+                    break
+        return tuple(bases)
+
+    @staticmethod
+    def _module_name(rel: str, bases: tuple[str, ...]) -> str:
+        for base in (*bases, ""):
+            if rel.startswith(base):
+                parts = list(PurePosixPath(rel[len(base) :]).with_suffix("").parts)
+                if parts and parts[-1] == "__init__":
+                    parts.pop()
+                return ".".join(parts)
+        return PurePosixPath(rel).stem
+
+    # -- SourceTree -----------------------------------------------------------------------------
+    def module_names(self) -> Iterable[str]:
+        return sorted(self._index)
+
+    def path_of(self, module: str) -> str | None:
+        return self._index.get(module)
+
+    def read(self, module: str) -> bytes | None:
+        rel = self._index.get(module)
+        if rel is None:
+            return None
+        if self._data is None:
+            self._data = self._read_all()
+        return self._data.get(rel)
+
+    def _read_all(self) -> dict[str, bytes]:
+        """Every blob in one ``git cat-file --batch`` round trip."""
+        order = sorted(self._blobs)
+        request = "".join(f"{self._blobs[rel]}\n" for rel in order).encode()
+        out = _git(self._top, "cat-file", "--batch", data=request, key=self.key)
+        data: dict[str, bytes] = {}
+        pos = 0
+        for rel in order:
+            nl = out.index(b"\n", pos)
+            header = out[pos:nl].split(b" ")
+            if len(header) != 3:  # "<oid> missing"
+                raise GitError(f"{self.key}: git object for {rel} at {self.ref} is missing", key=self.key)
+            size = int(header[2])
+            data[rel] = out[nl + 1 : nl + 1 + size]
+            pos = nl + 1 + size + 1  # content is followed by a newline
+        return data
+
+    def __repr__(self) -> str:
+        return f"GitSourceTree(ref={self.ref!r}, commit={self.commit[:12]})"

@@ -1,0 +1,210 @@
+"""Chunk emission from closure members (hand-made, so these tests do not depend on the analyser)."""
+
+from __future__ import annotations
+
+import hashlib
+import textwrap
+
+import pytest
+
+from loom_compiler.bundle.chunk import ChunkError, chunk_path_for, emit_chunk, flow_slug, source_digest
+from loom_compiler.model import ClosureMember, FlowFingerprint
+from loom_runtime.definition import FlowDefinition
+
+H = "sha256:" + "ab" * 32
+
+
+def member(qualname, kind, source="", bindings=(), *, module=None, line=1, path=None, target=None):
+    module = module or qualname.rpartition(".")[0]
+    if kind in ("import", "step"):
+        target = target or qualname
+    else:
+        path = path or module.replace(".", "/") + ".py"
+    return ClosureMember(qualname, kind, module, H, path, line, textwrap.dedent(source), tuple(bindings), target)
+
+
+def fingerprint(*members, flow_id="checkout", function="checkout", module="shop.flows"):
+    return FlowFingerprint(
+        flow_id, function, module, module.replace(".", "/") + ".py", 10, 0, H,
+        FlowDefinition(flow_id), H, "fnv1a:00000000", tuple(members),
+    )
+
+
+class Ctx:
+    def execute(self, step_id, fn, *args):
+        return fn(*args)
+
+
+def run_chunk(text, entry="checkout", *args):
+    namespace = {"__name__": "_loom_chunks.test"}
+    exec(compile(text, "<chunk>", "exec"), namespace)
+    fn = namespace
+    obj = None
+    for part in entry.split("."):
+        obj = fn[part] if obj is None else getattr(obj, part)
+    return obj
+
+
+FLOW = member(
+    "shop.flows.checkout", "flow",
+    '''\
+    @flow("checkout", steps=["charge"])
+    def checkout(ctx, order):
+        # a comment that must survive
+        total = p.discount(order) + discount(1)
+        return ctx.execute("charge", dumps, total)
+    ''',
+    [("flow", "loom_runtime.flow"), ("p.discount", "shop.pricing.discount"),
+     ("discount", "shop.flows.discount"), ("dumps", "json.dumps")],
+    line=10,
+)
+LOCAL_DISCOUNT = member("shop.flows.discount", "function", "def discount(x):\n    return x * RATE\n",
+                        [("RATE", "shop.flows.RATE")], line=3)
+LOCAL_RATE = member("shop.flows.RATE", "constant", "RATE = 2  # two\n")
+PRICING_DISCOUNT = member(
+    "shop.pricing.discount", "function",
+    "def discount(total):\n    discount = 3  # a local of the same name stays\n    return floor(total * RATE) - discount\n",
+    [("RATE", "shop.pricing.RATE"), ("floor", "math.floor")], line=5,
+)
+PRICING_RATE = member("shop.pricing.RATE", "constant", "RATE = 10\n")
+IMPORTS = [member("math.floor", "import", module="shop.pricing"), member("json.dumps", "step", module="shop.flows"),
+           member("loom_runtime.flow", "import", module="shop.flows")]
+
+
+def test_colliding_members_of_two_modules_are_renamed_and_each_keeps_its_meaning():
+    fp = fingerprint(FLOW, LOCAL_DISCOUNT, LOCAL_RATE, PRICING_DISCOUNT, PRICING_RATE, *IMPORTS)
+    chunk = emit_chunk(fp)
+    assert chunk.entry == "checkout"
+    assert chunk.renamed == {"shop.pricing.RATE": "RATE__shop_pricing", "shop.pricing.discount": "discount__shop_pricing"}
+    assert "    discount = 3  # a local of the same name stays\n" in chunk.text
+    assert "return floor(total * RATE__shop_pricing) - discount\n" in chunk.text
+    assert "total = discount__shop_pricing(order) + discount(1)" in chunk.text
+    assert "# a comment that must survive" in chunk.text
+    fn = run_chunk(chunk.text)
+    # pricing.discount(5) = floor(5 * 10) - 3 = 47; flows.discount(1) = 2
+    assert fn(Ctx(), 5) == "49"
+    assert fn.__loom_flow__.id == "checkout"
+
+
+def test_header_names_flow_hash_entry_and_sources():
+    chunk = emit_chunk(fingerprint(FLOW, LOCAL_DISCOUNT, LOCAL_RATE, PRICING_DISCOUNT, PRICING_RATE, *IMPORTS))
+    head = chunk.text.split("from __future__")[0]
+    assert f"# flow: checkout\n# codeHash: {H}\n" in head
+    assert "# entry: checkout\n" in head
+    assert "#   shop/flows.py\n#   shop/pricing.py\n" in head
+    assert chunk.sources == ("shop/flows.py", "shop/pricing.py")
+
+
+def test_members_without_renames_are_copied_byte_for_byte():
+    odd = member("shop.flows.helper", "function", "def helper( x ):   # odd spacing\n    return (x)  ;\n", line=2)
+    flow = member("shop.flows.checkout", "flow", "@flow('checkout')\ndef checkout(ctx):\n    return helper(1)\n",
+                  [("flow", "loom_runtime.flow"), ("helper", "shop.flows.helper")], line=5)
+    chunk = emit_chunk(fingerprint(flow, odd, IMPORTS[2]))
+    assert "def helper( x ):   # odd spacing\n    return (x)  ;\n" in chunk.text
+    assert chunk.renamed == {}
+
+
+def test_module_alias_binding_becomes_a_namespace_of_bundled_members():
+    flow = member(
+        "shop.flows.checkout", "flow",
+        "@flow('checkout')\ndef checkout(ctx, total):\n    pricing = p\n    return pricing.discount(total) + p.RATE\n",
+        [("flow", "loom_runtime.flow"), ("p", "shop.pricing")],
+    )
+    rate = member("shop.pricing.RATE", "constant", "RATE = 10\n")
+    disc = member("shop.pricing.discount", "function", "def discount(total):\n    return total - RATE\n",
+                  [("RATE", "shop.pricing.RATE")])
+    chunk = emit_chunk(fingerprint(flow, disc, rate, IMPORTS[2]))
+    assert "p = _loom_namespace(RATE=RATE, discount=discount)" in chunk.text
+    assert run_chunk(chunk.text)(Ctx(), 15) == 15
+
+
+def test_nested_package_alias_gets_nested_namespaces():
+    flow = member(
+        "shop.flows.checkout", "flow",
+        "@flow('checkout')\ndef checkout(ctx):\n    return shop.pricing.discount(3)\n",
+        [("flow", "loom_runtime.flow"), ("shop", "shop")],
+    )
+    disc = member("shop.pricing.discount", "function", "def discount(total):\n    return total * 2\n")
+    chunk = emit_chunk(fingerprint(flow, disc, IMPORTS[2]))
+    assert "shop = _loom_namespace(pricing=_loom_namespace(discount=discount))" in chunk.text
+    assert run_chunk(chunk.text)(Ctx()) == 6
+
+
+def test_an_import_that_collides_with_a_bundled_member_is_imported_under_another_name():
+    flow = member("shop.flows.checkout", "flow",
+                  "@flow('checkout')\ndef checkout(ctx):\n    return floor(2.5) + helper()\n",
+                  [("flow", "loom_runtime.flow"), ("floor", "shop.flows.floor"), ("helper", "shop.util.helper")])
+    own_floor = member("shop.flows.floor", "function", "def floor(x):\n    return -1\n")
+    helper = member("shop.util.helper", "function", "def helper():\n    return floor(2.5)\n", [("floor", "math.floor")])
+    chunk = emit_chunk(fingerprint(flow, own_floor, helper, member("math.floor", "import", module="shop.util"), IMPORTS[2]))
+    assert "from math import floor as floor__math" in chunk.text
+    assert run_chunk(chunk.text)(Ctx()) == -1 + 2
+
+
+def test_dependencies_come_before_their_users_and_the_flow_last():
+    base = member("shop.models.Base", "class", "class Base:\n    kind = KIND\n", [("KIND", "shop.models.KIND")], line=4)
+    kind = member("shop.models.KIND", "constant", "KIND = 'base'\n", line=9)  # defined later in its file
+    cart = member("shop.models.Cart", "class", "class Cart(Base):\n    pass\n", [("Base", "shop.models.Base")], line=1)
+    flow = member("shop.flows.checkout", "flow", "@flow('checkout')\ndef checkout(ctx):\n    return Cart.kind\n",
+                  [("flow", "loom_runtime.flow"), ("Cart", "shop.models.Cart")])
+    chunk = emit_chunk(fingerprint(flow, cart, base, kind, IMPORTS[2]))
+    text = chunk.text
+    assert text.index("KIND = 'base'") < text.index("class Base") < text.index("class Cart") < text.index("def checkout")
+    assert run_chunk(text)(Ctx()) == "base"
+
+
+def test_method_flow_bundles_its_class_from_the_source_file():
+    source = textwrap.dedent(
+        """\
+        from loom_runtime import flow
+
+        class Shop:
+            # the class comment
+            fee = 1
+
+            @flow("shop-run")
+            def run(self, ctx, x):
+                return self.total(x)
+
+            def total(self, x):
+                return x + self.fee
+        """
+    )
+    run = member("shop.flows.Shop.run", "flow", module="shop.flows", source='@flow("shop-run")\ndef run(self, ctx, x):\n    return self.total(x)\n',
+                 bindings=
+                 [("flow", "loom_runtime.flow")], line=7)
+    total = member("shop.flows.Shop.total", "method", module="shop.flows", source="def total(self, x):\n    return x + self.fee\n", line=11)
+    fp = fingerprint(run, total, IMPORTS[2], flow_id="shop-run", function="Shop.run")
+    chunk = emit_chunk(fp, read_source=lambda path: source if path == "shop/flows.py" else None)
+    assert chunk.entry == "Shop.run"
+    assert "    # the class comment\n" in chunk.text
+    assert chunk.text.count("def total") == 1
+    shop_run = run_chunk(chunk.text, "Shop.run")
+    assert shop_run.__loom_flow__.id == "shop-run"
+    assert shop_run(run_chunk(chunk.text, "Shop")(), Ctx(), 2) == 3
+
+
+def test_a_global_name_nothing_binds_is_refused_before_anything_is_written():
+    flow = member("shop.flows.checkout", "flow", "@flow('checkout')\ndef checkout(ctx):\n    return helper()\n",
+                  [("flow", "loom_runtime.flow")], line=12)
+    with pytest.raises(ChunkError, match=r"flow `checkout`: the closure uses `helper` but nothing in it defines") as info:
+        emit_chunk(fingerprint(flow, IMPORTS[2]))
+    assert info.value.path == "shop/flows.py" and info.value.line == 10
+
+
+def test_chunk_paths_are_content_addressed_by_code_hash():
+    assert flow_slug("orders/checkout v2") == "orders_checkout_v2"
+    assert flow_slug("..") == "flow"
+    assert chunk_path_for("orders/checkout", H) == "chunks/orders_checkout/abababababababab.py"
+    assert chunk_path_for("a", H, variant="0123abcd") == "chunks/a/abababababababab-0123abcd.py"
+    with pytest.raises(ValueError, match="is not a 'sha256:<hex>' value"):
+        chunk_path_for("a", "fnv1a:1234")
+
+
+def test_source_digest_is_the_file_hash_or_a_sorted_listing():
+    one = {"a.py": b"x = 1\n"}
+    assert source_digest(one, ["a.py"]) == "sha256:" + hashlib.sha256(b"x = 1\n").hexdigest()
+    two = {"b.py": b"y\n", "a.py": b"x\n"}
+    hx, hy = hashlib.sha256(b"x\n").hexdigest(), hashlib.sha256(b"y\n").hexdigest()
+    listing = f"{hx}  a.py\n{hy}  b.py\n"
+    assert source_digest(two, ["b.py", "a.py"]) == "sha256:" + hashlib.sha256(listing.encode()).hexdigest()

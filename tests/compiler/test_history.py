@@ -1,0 +1,94 @@
+"""``GitSourceTree`` reads a ref with git plumbing and never touches the work tree."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from loom_compiler.bundle.history import GitError, GitSourceTree
+from loom_compiler.config import LoomConfig
+from loom_compiler.sources import DirectorySourceTree
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+def make_repo(top: Path) -> None:
+    git(top, "init", "-q", "-b", "main")
+    git(top, "config", "user.name", "Loom Test")
+    git(top, "config", "user.email", "loom@example.invalid")
+    git(top, "config", "commit.gpgsign", "false")
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+
+
+def commit_all(top: Path, message: str, tag: str | None = None) -> None:
+    git(top, "add", "-A")
+    git(top, "commit", "-q", "-m", message)
+    if tag:
+        git(top, "tag", tag)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    top = tmp_path / "mono"
+    project = top / "services" / "shop"
+    top.mkdir()
+    make_repo(top)
+    write(project, {
+        "src/shop/__init__.py": "",
+        "src/shop/pricing.py": "RATE = 1\n",
+        "src/shop/flows.py": "from shop.pricing import RATE\n",
+        "scripts/tool.py": "x = 1\n",
+        "src/shop/generated/skip.py": "y = 1\n",
+        ".hidden/x.py": "z = 1\n",
+    })
+    write(top, {"other/elsewhere.py": "no = 1\n"})
+    commit_all(top, "v1", tag="v1")
+    write(project, {"src/shop/pricing.py": "RATE = 2\n", "src/shop/new.py": "n = 1\n"})
+    commit_all(top, "v2")
+    write(project, {"src/shop/pricing.py": "RATE = 3  # uncommitted\n"})
+    return project
+
+
+def test_reads_module_bytes_as_they_were_at_the_ref(repo: Path):
+    config = LoomConfig(root=repo, packages=("shop",), exclude=("src/shop/generated",))
+    status_before = git(repo, "status", "--porcelain")
+    tree = GitSourceTree(config, "v1")
+    assert list(tree.module_names()) == ["scripts.tool", "shop", "shop.flows", "shop.pricing"]
+    assert tree.path_of("shop.pricing") == "src/shop/pricing.py"
+    assert tree.read("shop.pricing") == b"RATE = 1\n"
+    assert tree.read("shop.new") is None and tree.path_of("shop.new") is None
+    assert GitSourceTree(config, "HEAD").read("shop.pricing") == b"RATE = 2\n"
+    # the work tree and index are untouched
+    assert (repo / "src/shop/pricing.py").read_text() == "RATE = 3  # uncommitted\n"
+    assert git(repo, "status", "--porcelain") == status_before
+
+
+def test_module_names_agree_with_the_directory_tree(repo: Path):
+    config = LoomConfig(root=repo, packages=("shop",))
+    git_names = set(GitSourceTree(config, "HEAD").module_names())
+    dir_names = set(DirectorySourceTree(config=config).module_names())
+    assert git_names == dir_names
+
+
+def test_an_unknown_ref_names_the_option_and_the_ref(repo: Path):
+    config = LoomConfig(root=repo, packages=("shop",))
+    with pytest.raises(GitError, match=r"--from-git: cannot resolve git ref 'no-such-tag'") as info:
+        GitSourceTree(config, "no-such-tag")
+    assert info.value.key == "--from-git"
+    with pytest.raises(GitError, match=r"is not a git ref"):
+        GitSourceTree(config, "--upload-pack=evil")
+
+
+def test_outside_a_repository_is_a_clear_error(tmp_path: Path):
+    with pytest.raises(GitError, match="cannot resolve git ref 'v1'"):
+        GitSourceTree(LoomConfig(root=tmp_path), "v1", key="tool.loom.history")
