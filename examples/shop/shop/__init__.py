@@ -1,0 +1,1 @@
+"""A small shop service: one durable checkout flow (see flows.py)."""

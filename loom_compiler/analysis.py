@@ -1,0 +1,393 @@
+"""Per-module analysis: source bytes in, a frozen ``ModuleSummary`` out. Pure and cacheable.
+
+``analyse_module`` parses one module with libcst exactly once and records everything the later
+stages need without parsing again: every module-level statement as a ``Unit`` (the names it
+binds, its ``loom-fp/1`` canonical form, the global names it uses, its original source text and
+line), the module's import bindings (relative imports resolved), and the flows it declares with
+their decorator arguments, their own canonical form and references. The result depends only on
+``(source bytes, module, path, config.digest, SCHEME)``: the bundler caches it under that key.
+
+A module-level name maps to *all* the units that bind it (``X = 1`` ... ``X += 1``; a function
+defined in both branches of an ``if``), in file order: an edit to any of them is an edit to what
+the name means. Statements that bind nothing (``main()``) are kept as units without a canonical
+form so the bundler sees the whole file.
+
+Rejected: storing libcst trees in the summary (not picklable across libcst versions, large) and
+per-definition re-parsing later (doubles the parse cost that dominates the build).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from loom_compiler.model import SourceError
+
+from .canonical import SCHEME, CanonicalisationError, canonical, canonical_statements, flatten_block, nfkc
+from .discovery import LOOM_FLOW, FlowArgError, FlowArgs, extract_flow_args, resolve_decorator
+from .scopes import bound_names, dotted_chain, references
+from .sources import SourceDecodeError, decode_source
+
+if TYPE_CHECKING:
+    from .config import LoomConfig
+
+__all__ = [
+    "Unit",
+    "MemberUnit",
+    "FlowSite",
+    "ModuleSummary",
+    "analyse_module",
+    "might_define_flows",
+    "decorator_markers",
+]
+
+UnitKind = str  # "function" | "class" | "constant" | "step" | "statement"
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """One module-level statement."""
+
+    index: int
+    kind: UnitKind
+    names: tuple[str, ...]  # module-level names it binds
+    canonical: str  # loom-fp/1 form ("" for statements that bind nothing)
+    references: tuple[str, ...]  # dotted chains rooted at global names, sorted
+    source: str  # original text: leading comments, decorators, formatting
+    line: int  # first line of the statement proper (decorator or keyword)
+    step_name: str | None = None  # for kind "step": the step's qualified name
+
+
+@dataclass(frozen=True, slots=True)
+class MemberUnit:
+    """A member of a class that declares a method flow (reached through ``self.``/``cls.``)."""
+
+    qualname: str  # "Checkout.total"
+    canonical: str
+    references: tuple[str, ...]
+    members: tuple[str, ...]  # self./cls. names it uses in turn
+    source: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class FlowSite:
+    qualname: str  # "checkout" or "Checkout.run"
+    args: FlowArgs
+    decorator: str  # qualified name of the flow decorator
+    line: int
+    column: int
+    unit: int  # index of the module-level unit holding it
+    canonical: str  # flow decorator removed, own name left out
+    references: tuple[str, ...]
+    members: tuple[str, ...]  # self./cls. names (method flows)
+    class_qualname: str | None
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleSummary:
+    module: str
+    path: str
+    is_package: bool
+    units: tuple[Unit, ...]
+    imports: tuple[tuple[str, str], ...]  # local name -> dotted target, sorted
+    star_imports: tuple[str, ...]
+    flows: tuple[FlowSite, ...]
+    members: tuple[MemberUnit, ...]  # of classes holding method flows
+    errors: tuple[SourceError, ...]
+    scheme: str = SCHEME
+
+    def import_map(self) -> dict[str, str]:
+        return dict(self.imports)
+
+    def units_binding(self, name: str) -> tuple[Unit, ...]:
+        return tuple(u for u in self.units if name in u.names)
+
+    def member(self, qualname: str) -> MemberUnit | None:
+        for m in self.members:
+            if m.qualname == qualname:
+                return m
+        return None
+
+
+def decorator_markers(config: LoomConfig | None) -> tuple[bytes, ...]:
+    names = config.decorators if config is not None else (LOOM_FLOW,)
+    return tuple(sorted({d.rsplit(".", 1)[-1].encode() for d in names}))
+
+
+def might_define_flows(data: bytes, config: LoomConfig | None) -> bool:
+    """Cheap byte check: a file without ``@`` and a decorator's last name cannot declare a flow."""
+    return b"@" in data and any(marker in data for marker in decorator_markers(config))
+
+
+def analyse_module(
+    source: bytes | str,
+    *,
+    module: str,
+    path: str,
+    config: LoomConfig | None = None,
+    all_functions: bool = False,
+) -> ModuleSummary | SourceError:
+    """Parse and summarise one module. Whole-file failures come back as a ``SourceError``.
+
+    ``all_functions`` (tests, benchmarks) treats every function and method as a flow.
+    """
+    if isinstance(source, bytes):
+        try:
+            text = decode_source(source)
+        except SourceDecodeError as exc:
+            return SourceError(path, exc.line, exc.column, str(exc), code="encoding")
+    else:
+        text = source[1:] if source.startswith("\ufeff") else source
+    try:
+        tree = cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:
+        return SourceError(path, exc.raw_line, exc.raw_column, f"syntax error: {exc.message}", code="syntax")
+    except RecursionError:
+        return SourceError(path, 1, 0, "too deeply nested for the parser", code="syntax")
+    try:
+        return _Analyser(tree, module=module, path=path, config=config, all_functions=all_functions).run()
+    except RecursionError:
+        return SourceError(path, 1, 0, "expression nesting too deep to fingerprint", code="syntax")
+    except CanonicalisationError as exc:
+        return SourceError(path, 1, 0, str(exc), code="syntax")
+
+
+class _Analyser:
+    def __init__(self, tree: cst.Module, *, module: str, path: str, config: LoomConfig | None, all_functions: bool) -> None:
+        self.tree = tree
+        self.module = module
+        self.path = path
+        self.is_package = path.replace("\\", "/").endswith("__init__.py")
+        self.flow_decorators = set(config.decorators) if config is not None else {LOOM_FLOW}
+        self.step_decorators = set(config.step_decorators) if config is not None else {"loom_runtime.step"}
+        self.all_functions = all_functions
+        self.errors: list[SourceError] = []
+        self._positions: Mapping[cst.CSTNode, object] | None = None
+
+    # -- positions (computed only when a flow or an error needs one) -----------------------------
+    def position(self, node: cst.CSTNode) -> tuple[int, int]:
+        if self._positions is None:
+            self._positions = MetadataWrapper(self.tree, unsafe_skip_copy=True).resolve(PositionProvider)
+        rng = self._positions[node]
+        return rng.start.line, rng.start.column  # type: ignore[attr-defined]
+
+    def error(self, node: cst.CSTNode, message: str, code: str) -> None:
+        line, column = self.position(node)
+        self.errors.append(SourceError(self.path, line, column, message, code=code))
+
+    # -- main -----------------------------------------------------------------------------------
+    def run(self) -> ModuleSummary:
+        tree = self.tree
+        self.imports, self.star_imports = self.collect_imports(tree.body)
+        stmts = list(tree.body)
+        self.local_names: set[str] = set()
+        unit_names: list[tuple[str, ...]] = []
+        for stmt in stmts:
+            names = tuple(sorted(self.binds(stmt)))
+            unit_names.append(names)
+            self.local_names.update(names)
+        # a name bound by a module-level definition is not the import of the same name
+        decorator_imports = {k: v for k, v in self.imports.items() if k not in self.local_names}
+        self.decorator_imports = decorator_imports
+
+        units: list[Unit] = []
+        self.flows: list[FlowSite] = []
+        self.members: list[MemberUnit] = []
+        line = 1 + len(tree.header)
+        for index, stmt in enumerate(stmts):
+            code = tree.code_for_node(stmt)
+            leading = getattr(stmt, "leading_lines", ())
+            start = line + len(leading)
+            units.append(self.unit(index, stmt, unit_names[index], code, start))
+            line += code.count("\n")
+        return ModuleSummary(
+            module=self.module,
+            path=self.path,
+            is_package=self.is_package,
+            units=tuple(units),
+            imports=tuple(sorted(self.imports.items())),
+            star_imports=tuple(self.star_imports),
+            flows=tuple(self.flows),
+            members=tuple(self.members),
+            errors=tuple(self.errors),
+        )
+
+    def binds(self, stmt: cst.CSTNode) -> set[str]:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            return {nfkc(stmt.name.value)}
+        if isinstance(stmt, cst.SimpleStatementLine):
+            return bound_names([s for s in stmt.body if not isinstance(s, (cst.Import, cst.ImportFrom))])
+        return bound_names([stmt])
+
+    def unit(self, index: int, stmt: cst.CSTNode, names: tuple[str, ...], code: str, line: int) -> Unit:
+        source = _strip_blank_head(code)
+        if isinstance(stmt, cst.FunctionDef):
+            kind = "function"
+            step_name = None
+            for dec in stmt.decorators:
+                qn = resolve_decorator(dec.decorator, self.decorator_imports, self.module, self.local_names)
+                if qn in self.step_decorators:
+                    kind = "step"
+                    step_name = f"{self.module}.{nfkc(stmt.name.value)}"
+                    break
+            self.discover(stmt, prefix="", unit=index, cls=None)
+            if kind == "step":
+                return Unit(index, kind, names, "", (), source, line, step_name)
+            return Unit(index, kind, names, canonical(stmt), _sorted(references(stmt).globals), source, line)
+        if isinstance(stmt, cst.ClassDef):
+            self.discover_class(stmt, prefix="", unit=index)
+            return Unit(index, "class", names, canonical(stmt), _sorted(references(stmt).globals), source, line)
+        if not names:
+            return Unit(index, "statement", (), "", (), source, line)
+        body = [stmt] if not isinstance(stmt, cst.SimpleStatementLine) else [
+            s for s in stmt.body if not isinstance(s, (cst.Import, cst.ImportFrom))
+        ]
+        refs: set[str] = set()
+        for s in body:
+            refs |= references(s).globals
+        return Unit(index, "constant", names, canonical_statements(body), _sorted(refs), source, line)
+
+    # -- flows ----------------------------------------------------------------------------------
+    def flow_decorator(self, node: cst.FunctionDef) -> tuple[cst.Decorator, str] | None:
+        for dec in node.decorators:
+            qn = resolve_decorator(dec.decorator, self.decorator_imports, self.module, self.local_names)
+            if qn in self.flow_decorators:
+                return dec, qn
+        return None
+
+    def discover_class(self, node: cst.ClassDef, *, prefix: str, unit: int) -> None:
+        qual = prefix + nfkc(node.name.value)
+        flows_before = len(self.flows)
+        for stmt in node.body.body:
+            if isinstance(stmt, cst.FunctionDef):
+                self.discover(stmt, prefix=qual + ".", unit=unit, cls=node)
+            elif isinstance(stmt, cst.ClassDef):
+                self.discover_class(stmt, prefix=qual + ".", unit=unit)
+        if len(self.flows) > flows_before:
+            self.collect_members(node, qual)
+
+    def discover(self, node: cst.FunctionDef, *, prefix: str, unit: int, cls: cst.ClassDef | None) -> None:
+        found = self.flow_decorator(node)
+        if found is None and not self.all_functions:
+            return
+        qualname = prefix + nfkc(node.name.value)
+        if found is not None:
+            dec, decorator = found
+            try:
+                args = extract_flow_args(dec.decorator, loom=decorator == LOOM_FLOW, imports=self.decorator_imports)
+            except FlowArgError as exc:
+                self.error(exc.node, f"flow `{qualname}`: {exc}", exc.code)
+                return
+            stripped = node.with_changes(decorators=[d for d in node.decorators if d is not dec])
+        else:
+            decorator, args, stripped = "", FlowArgs(id=None), node
+        refs = references(stripped, method_of_class=cls is not None)
+        globals_ = set(refs.globals)
+        if cls is not None:
+            header = cls.with_changes(body=cst.IndentedBlock(body=[cst.SimpleStatementLine([cst.Pass()])]))
+            globals_ |= references(header).globals
+        line, column = self.position(node)
+        self.flows.append(
+            FlowSite(
+                qualname=qualname,
+                args=args,
+                decorator=decorator,
+                line=line,
+                column=column,
+                unit=unit,
+                canonical=canonical(stripped, anonymous=stripped),
+                references=_sorted(globals_),
+                members=_sorted(refs.members),
+                class_qualname=prefix[:-1] if cls is not None else None,
+                source=_strip_blank_head(self.tree.code_for_node(node)),
+            )
+        )
+
+    def collect_members(self, cls: cst.ClassDef, qual: str) -> None:
+        for stmt in cls.body.body:
+            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                names = {nfkc(stmt.name.value)}
+                refs = references(stmt, method_of_class=isinstance(stmt, cst.FunctionDef))
+                text = canonical(stmt)
+            else:
+                small = flatten_block([stmt])
+                names = bound_names(small)
+                if not names:
+                    continue
+                refs = references(stmt)
+                text = canonical_statements(small)
+            code = _strip_blank_head(self.tree.code_for_node(stmt))
+            line, _ = self.position(stmt)
+            for name in sorted(names):
+                self.members.append(
+                    MemberUnit(f"{qual}.{name}", text, _sorted(refs.globals), _sorted(refs.members), code, line)
+                )
+
+    # -- imports --------------------------------------------------------------------------------
+    def collect_imports(self, stmts: Sequence[cst.CSTNode]) -> tuple[dict[str, str], list[str]]:
+        imports: dict[str, str] = {}
+        stars: list[str] = []
+        for node in _module_level_imports(stmts):
+            if isinstance(node, cst.Import):
+                for alias in node.names:
+                    target = dotted_chain(alias.name) or ""
+                    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                        imports[nfkc(alias.asname.name.value)] = target
+                    else:
+                        root = target.split(".")[0]
+                        imports[root] = root
+                continue
+            base = self.resolve_from(node)
+            if base is None:
+                continue
+            if isinstance(node.names, cst.ImportStar):
+                stars.append(base)
+                continue
+            for alias in node.names:
+                name = nfkc(alias.name.value)  # type: ignore[union-attr]
+                local = nfkc(alias.asname.name.value) if alias.asname is not None else name  # type: ignore[union-attr]
+                imports[local] = f"{base}.{name}" if base else name
+        return imports, stars
+
+    def resolve_from(self, node: cst.ImportFrom) -> str | None:
+        module = dotted_chain(node.module) if node.module is not None else ""
+        level = len(node.relative)
+        if level == 0:
+            return module
+        package = self.module.split(".") if self.is_package else self.module.split(".")[:-1]
+        if level - 1 > len(package):
+            self.error(node, "relative import goes beyond the top-level package", "import")
+            return None
+        base = package[: len(package) - (level - 1)]
+        return ".".join([*base, *([module] if module else [])])
+
+
+def _module_level_imports(stmts: Iterable[cst.CSTNode]) -> Iterable[cst.Import | cst.ImportFrom]:
+    for stmt in stmts:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, (cst.Import, cst.ImportFrom)):
+                    yield small
+        elif isinstance(stmt, (cst.If, cst.Try, cst.With, cst.For, cst.While, cst.Else, cst.ExceptHandler, cst.Finally)):
+            for child in stmt.children:
+                if isinstance(child, cst.BaseSuite):
+                    yield from _module_level_imports(child.body)
+                elif isinstance(child, (cst.If, cst.Else, cst.ExceptHandler, cst.Finally)):
+                    yield from _module_level_imports([child])
+
+
+def _strip_blank_head(code: str) -> str:
+    lines = code.splitlines(keepends=True)
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    return "".join(lines)
+
+
+def _sorted(items: Iterable[str]) -> tuple[str, ...]:
+    return tuple(sorted(set(items)))

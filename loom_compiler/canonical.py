@@ -1,0 +1,460 @@
+"""The ``loom-fp/1`` canonical serialisation of a libcst tree.
+
+The canonical form is a small S-expression text that this module defines and owns:
+
+* a node is ``(Tag key=value ...)`` where ``Tag`` is the syntactic construct and only fields
+  that carry meaning are written, in a fixed order, and absent/empty fields are omitted;
+* a sequence is ``[item item ...]``;
+* a string atom is JSON-encoded (``ensure_ascii``), so every token is unambiguous without a
+  length prefix and the text is pure ASCII;
+* literals are written by VALUE and TYPE: ``(str "A")``, ``(bytes "41")`` (hex),
+  ``(int "1000")``, ``(float "0x1.0000000000000p+0")`` (``float.hex``, exact),
+  ``(complex "...")`` — so ``'x'``/``"x"``/``'''x'''``, ``"\\x41"``/``"A"``, implicit
+  concatenation and ``1_000``/``0x3E8`` are equal while ``1``/``1.0``/``True`` are not.
+
+Everything that is formatting is never written: whitespace, comments, blank lines, parentheses,
+commas, semicolons (``a; b`` is two statements of one block, exactly like two lines), the form of a
+block (``if x: y`` vs an indented block). Docstrings (the first statement of a function or class
+body when it is a plain string expression) are dropped; inside a function body ``x: T = v`` is
+written exactly as ``x = v`` and a bare ``x: T`` is dropped (local annotations never run).
+Class-level annotations are kept: ``dataclass`` fields depend on them. Identifiers are NFKC
+normalised, as the Python tokenizer does.
+
+Independence: the text depends only on the libcst tree, never on ``repr`` of libcst nodes, Python
+``ast`` node layout, bytecode or set/dict iteration order; libcst parses with its own grammar, so
+the Python version running the compiler does not matter. Tags and keys are libcst's class and
+field names: stable, readable, and pinned by golden digests in the tests (a libcst release that
+renames a field shows up as a failing golden test, never as a silent change).
+
+Rejected alternatives: ``ast.dump`` (node layout changes between Python versions, e.g. 3.8's
+``Constant``), bytecode (changes every minor version), hashing ``Module.code`` after a
+reformatter (ties the scheme to the formatter's version).
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import json
+import unicodedata
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import libcst as cst
+
+__all__ = [
+    "SCHEME",
+    "canonical",
+    "canonical_statements",
+    "flatten_block",
+    "literal_string_value",
+    "nfkc",
+    "CanonicalisationError",
+]
+
+SCHEME = "loom-fp/1"
+
+# Fields that only carry layout. Anything named ``whitespace*`` is layout too.
+_LAYOUT_FIELDS = frozenset(
+    {
+        "lpar",
+        "rpar",
+        "leading_lines",
+        "lines_after_decorators",
+        "header",
+        "footer",
+        "indent",
+        "comma",
+        "semicolon",
+        "lbracket",
+        "rbracket",
+        "lbrace",
+        "rbrace",
+        "colon",
+        "first_colon",
+        "second_colon",
+        "equal",
+        "trailing_comma",
+        "trailing_whitespace",
+        "leading_whitespace",
+        "newline",
+        "dot",
+        "encoding",
+        "default_indent",
+        "default_newline",
+        "has_trailing_newline",
+        "separator",
+    }
+)
+
+_FIELD_CACHE: dict[type, tuple[str, ...]] = {}
+
+
+class CanonicalisationError(ValueError):
+    """A literal that cannot be evaluated (should not happen for code libcst accepted)."""
+
+    def __init__(self, message: str, node: cst.CSTNode) -> None:
+        super().__init__(message)
+        self.node = node
+
+
+def nfkc(name: str) -> str:
+    return unicodedata.normalize("NFKC", name)
+
+
+def _fields(cls: type) -> tuple[str, ...]:
+    names = _FIELD_CACHE.get(cls)
+    if names is None:
+        names = tuple(
+            f.name
+            for f in dataclasses.fields(cls)
+            if f.name not in _LAYOUT_FIELDS and not f.name.startswith("whitespace")
+        )
+        _FIELD_CACHE[cls] = names
+    return names
+
+
+def flatten_block(body: Sequence[cst.CSTNode]) -> list[cst.CSTNode]:
+    """Statements of a block with ``a; b`` lines split into their small statements."""
+    out: list[cst.CSTNode] = []
+    for stmt in body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            out.extend(stmt.body)
+        else:
+            out.append(stmt)
+    return out
+
+
+def _suite_statements(suite: cst.BaseSuite) -> list[cst.CSTNode]:
+    return flatten_block(suite.body)
+
+
+def is_docstring(stmt: cst.CSTNode) -> bool:
+    return isinstance(stmt, cst.Expr) and isinstance(stmt.value, (cst.SimpleString, cst.ConcatenatedString)) and not _has_fstring(stmt.value)
+
+
+def _has_fstring(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.ConcatenatedString):
+        return _has_fstring(node.left) or _has_fstring(node.right)
+    return not isinstance(node, cst.SimpleString)
+
+
+def literal_string_value(node: cst.BaseExpression) -> str | bytes | None:
+    """The value of a plain (non-f) string literal, implicit concatenation included."""
+    if isinstance(node, cst.SimpleString):
+        return ast.literal_eval(node.value)
+    if isinstance(node, cst.ConcatenatedString):
+        left = literal_string_value(node.left)
+        right = literal_string_value(node.right)
+        if left is None or right is None or type(left) is not type(right):
+            return None
+        return left + right  # type: ignore[operator]
+    return None
+
+
+class _Writer:
+    """Appends canonical tokens to ``out``. ``in_function`` controls local-annotation stripping."""
+
+    __slots__ = ("out", "anonymous")
+
+    def __init__(self, anonymous: cst.CSTNode | None = None) -> None:
+        self.out: list[str] = []
+        # the flow's own FunctionDef: its name is not part of the code hash
+        self.anonymous = anonymous
+
+    # -- entry points ---------------------------------------------------------------------------
+    def node(self, node: Any, in_function: bool) -> None:
+        out = self.out
+        if isinstance(node, cst.Name):
+            out.append('(Name ' + _q(nfkc(node.value)) + ')')
+            return
+        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            self.string(node, in_function)
+            return
+        if isinstance(node, cst.Integer):
+            out.append('(int ' + _q(str(_eval(node))) + ')')
+            return
+        if isinstance(node, cst.Float):
+            out.append('(float ' + _q(float(_eval(node)).hex()) + ')')
+            return
+        if isinstance(node, cst.Imaginary):
+            value = complex(_eval(node))
+            out.append('(complex ' + _q(value.imag.hex()) + ')')
+            return
+        if isinstance(node, cst.BaseSuite):
+            self.block(_suite_statements(node), in_function, drop_docstring=False)
+            return
+        if isinstance(node, cst.SimpleStatementLine):
+            # only reached for a bare statement line handed in directly
+            self.seq(node.body, in_function)
+            return
+        if isinstance(node, cst.FunctionDef):
+            self.function(node)
+            return
+        if isinstance(node, cst.ClassDef):
+            self.class_(node)
+            return
+        if isinstance(node, cst.AnnAssign) and in_function:
+            if node.value is None:
+                return  # bare local annotation: never executed
+            self.node(cst.Assign(targets=[cst.AssignTarget(target=node.target)], value=node.value), in_function)
+            return
+        self.generic(node, in_function)
+
+    def generic(self, node: cst.CSTNode, in_function: bool, skip: frozenset[str] = frozenset()) -> None:
+        out = self.out
+        out.append('(' + type(node).__name__)
+        for name in _fields(type(node)):
+            if name in skip:
+                continue
+            value = getattr(node, name)
+            if value is None or isinstance(value, cst.MaybeSentinel) or value == "" or (
+                isinstance(value, (tuple, list)) and not value
+            ):
+                continue
+            out.append(' ' + name + '=')
+            self.value(value, in_function)
+        out.append(')')
+
+    def value(self, value: Any, in_function: bool) -> None:
+        if isinstance(value, cst.CSTNode):
+            self.node(value, in_function)
+        elif isinstance(value, (tuple, list)):
+            self.seq(value, in_function)
+        elif isinstance(value, str):
+            self.out.append(_q(value))
+        elif isinstance(value, bool):
+            self.out.append("true" if value else "false")
+        else:  # pragma: no cover - libcst fields are nodes, sequences, strings or None
+            raise TypeError(f"unexpected field value {type(value).__name__}")
+
+    def seq(self, items: Sequence[Any], in_function: bool) -> None:
+        self.out.append('[')
+        first = True
+        for item in items:
+            if not first:
+                self.out.append(' ')
+            first = False
+            self.value(item, in_function)
+        self.out.append(']')
+
+    def block(self, stmts: list[cst.CSTNode], in_function: bool, *, drop_docstring: bool) -> None:
+        if drop_docstring and stmts and is_docstring(stmts[0]):
+            stmts = stmts[1:]
+        if in_function:
+            stmts = [s for s in stmts if not (isinstance(s, cst.AnnAssign) and s.value is None)]
+        self.out.append('(Block ')
+        self.seq(stmts, in_function)
+        self.out.append(')')
+
+    # -- definitions ----------------------------------------------------------------------------
+    def function(self, node: cst.FunctionDef) -> None:
+        out = self.out
+        out.append('(FunctionDef')
+        if node.asynchronous is not None:
+            out.append(' async=true')
+        if node is self.anonymous:
+            out.append(' name=<flow>')
+        else:
+            out.append(' name=')
+            self.node(node.name, False)
+        if node.decorators:
+            out.append(' decorators=')
+            self.seq(node.decorators, False)
+        if node.type_parameters is not None:
+            out.append(' type_parameters=')
+            self.node(node.type_parameters, False)
+        out.append(' params=')
+        self.node(node.params, False)
+        if node.returns is not None:
+            out.append(' returns=')
+            self.node(node.returns, False)
+        out.append(' body=')
+        self.block(_suite_statements(node.body), True, drop_docstring=True)
+        out.append(')')
+
+    def class_(self, node: cst.ClassDef) -> None:
+        out = self.out
+        out.append('(ClassDef name=')
+        self.node(node.name, False)
+        for name in ("decorators", "type_parameters", "bases", "keywords"):
+            value = getattr(node, name, None)
+            if value:
+                out.append(' ' + name + '=')
+                self.value(value, False)
+        out.append(' body=')
+        self.block(_suite_statements(node.body), False, drop_docstring=True)
+        out.append(')')
+
+    # -- literals -------------------------------------------------------------------------------
+    def string(self, node: cst.BaseExpression, in_function: bool) -> None:
+        value = literal_string_value(node)
+        if value is not None:
+            self.out.append(_literal(value))
+            return
+        # an f-string, possibly concatenated with plain strings: one part list, adjacent
+        # literal text merged so that the spelling of the literal parts never matters
+        parts: list[Any] = []
+        kind = self._collect_fparts(node, parts)
+        self.out.append('(fstr' + (' bytes' if kind is bytes else '') + ' [')
+        first = True
+        for part in parts:
+            if not first:
+                self.out.append(' ')
+            first = False
+            if isinstance(part, str):
+                self.out.append(_q(part))
+            else:
+                self.fexpr(part, in_function)
+        self.out.append('])')
+
+    def _collect_fparts(self, node: cst.BaseExpression, parts: list[Any]) -> type:
+        if isinstance(node, cst.ConcatenatedString):
+            self._collect_fparts(node.left, parts)
+            return self._collect_fparts(node.right, parts)
+        if isinstance(node, cst.SimpleString):
+            _append_text(parts, ast.literal_eval(node.value))
+            return str
+        assert isinstance(node, cst.FormattedString)
+        prefix = node.start.lower().replace("f", "")
+        quote = node.end
+        for part in node.parts:
+            if isinstance(part, cst.FormattedStringText):
+                _append_text(parts, _fstring_text(prefix, quote, part.value, node))
+            else:
+                parts.append(part)
+        return str
+
+    def fexpr(self, part: cst.FormattedStringExpression, in_function: bool) -> None:
+        out = self.out
+        out.append('(fexpr value=')
+        self.node(part.expression, in_function)
+        if part.equal is not None:
+            # f"{x = }" prints the expression's source text verbatim, whitespace included
+            out.append(' debug=' + _q(cst.Module([]).code_for_node(part.expression) + _equal_text(part)))
+        if part.conversion:
+            out.append(' conversion=' + _q(part.conversion))
+        if part.format_spec:
+            spec: list[Any] = []
+            for sub in part.format_spec:
+                if isinstance(sub, cst.FormattedStringText):
+                    _append_text(spec, _fstring_text("", '"', sub.value, part))
+                else:
+                    spec.append(sub)
+            out.append(' spec=[')
+            for i, sub in enumerate(spec):
+                if i:
+                    out.append(' ')
+                if isinstance(sub, str):
+                    out.append(_q(sub))
+                else:
+                    self.fexpr(sub, in_function)
+            out.append(']')
+        out.append(')')
+
+
+def _equal_text(part: cst.FormattedStringExpression) -> str:
+    module = cst.Module([])
+    before = module.code_for_node(part.whitespace_before_expression)
+    after = module.code_for_node(part.whitespace_after_expression)
+    equal = module.code_for_node(part.equal) if part.equal is not None else ""
+    return "|" + before + "|" + after + "|" + equal
+
+
+def _append_text(parts: list[Any], text: str | bytes) -> None:
+    if isinstance(text, bytes):
+        text = text.hex()
+    if parts and isinstance(parts[-1], str):
+        parts[-1] += text
+    elif text:
+        parts.append(text)
+
+
+def _fstring_text(prefix: str, quote: str, raw: str, node: cst.CSTNode) -> str:
+    # literal text inside an f-string: same escapes as a plain string with the same prefix,
+    # and "{{"/"}}" stand for single braces
+    q = quote if len(quote) == 3 else quote
+    try:
+        value = ast.literal_eval(prefix + q + raw.replace("{{", "{").replace("}}", "}") + q)
+    except (SyntaxError, ValueError):
+        # a backslash before the closing quote cannot occur in valid source; fall back to text
+        value = raw
+    if isinstance(value, bytes):
+        return value.decode("latin-1")
+    return value
+
+
+def _eval(node: cst.BaseNumber) -> Any:
+    try:
+        return ast.literal_eval(node.value)
+    except (SyntaxError, ValueError) as exc:  # pragma: no cover - libcst validated the token
+        raise CanonicalisationError(f"cannot evaluate number literal {node.value!r}: {exc}", node) from None
+
+
+def _literal(value: str | bytes) -> str:
+    if isinstance(value, bytes):
+        return '(bytes ' + _q(value.hex()) + ')'
+    return '(str ' + _q(value) + ')'
+
+
+def _q(text: str) -> str:
+    return json.dumps(text, ensure_ascii=True)
+
+
+def canonical(node: cst.CSTNode, *, in_function: bool = False, anonymous: cst.CSTNode | None = None) -> str:
+    """The canonical text of one node (a statement, expression or definition).
+
+    ``anonymous`` names a ``FunctionDef`` inside ``node`` whose own name is left out (the flow).
+    """
+    writer = _Writer(anonymous)
+    writer.node(node, in_function)
+    return "".join(writer.out)
+
+
+def canonical_statements(stmts: Sequence[cst.CSTNode], *, in_function: bool = False) -> str:
+    """Canonical text of a sequence of statements (a module-level unit, flattened)."""
+    writer = _Writer()
+    writer.block(flatten_block(stmts), in_function, drop_docstring=False)
+    return "".join(writer.out)
+
+
+def iter_tokens(text: str) -> Iterator[str]:
+    """Split canonical text into its tokens (used by ``recanonicalise`` and tests)."""
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in " \t\r\n":
+            i += 1
+        elif c in "()[]":
+            yield c
+            i += 1
+        elif c == '"':
+            j = i + 1
+            while text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            yield text[i : j + 1]
+            i = j + 1
+        else:
+            j = i
+            while j < n and text[j] not in ' \t\r\n()[]"':
+                j += 1
+            yield text[i:j]
+            i = j
+
+
+def recanonicalise(text: str) -> str:
+    """Re-emit canonical text token by token: the canonical form is a fixpoint of this.
+
+    Spacing is normalised and every string atom is decoded and re-encoded, so any text that is
+    not already canonical (stray spaces, a non-ASCII or differently escaped atom) changes.
+    """
+    out: list[str] = []
+    prev = ""
+    for tok in iter_tokens(text):
+        if tok.startswith('"'):
+            tok = _q(json.loads(tok))
+        if out and prev not in ("(", "[") and tok not in (")", "]") and not prev.endswith("="):
+            out.append(" ")
+        out.append(tok)
+        prev = tok
+    return "".join(out)

@@ -1,0 +1,191 @@
+"""``[tool.loom]``: one loader, one frozen config object.
+
+Precedence is flags > ``[tool.loom]`` > defaults. ``load_config`` walks up from ``start`` to the
+nearest ``pyproject.toml`` that has a ``[tool.loom]`` table (else the nearest ``pyproject.toml``,
+else ``start`` itself with defaults); ``LoomConfig.root`` is the directory holding it, and every
+relative path the toolchain prints is relative to that root.
+
+Every wrong key or type raises ``ConfigError`` naming the key (``tool.loom.<key>``) and the file,
+like Hatchling does: a typo in a config key must never be silently ignored, because a missing
+decorator name silently drops flows from the manifest.
+
+``LoomConfig.digest`` covers exactly the settings that influence ``analyse_module`` (decorators,
+step decorators, package roots), so a cache keyed by it stays valid when ``out`` or ``history``
+change.
+
+Rejected: a mutable settings object patched by each command (precedence then depends on call
+order), and reading ``setup.cfg``/``loom.toml`` too (one place to look is easier to explain).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from loom_runtime.errors import ConfigError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+__all__ = ["LoomConfig", "load_config", "find_pyproject", "DEFAULT_DECORATORS", "DEFAULT_STEP_DECORATORS"]
+
+DEFAULT_DECORATORS = ("loom_runtime.flow",)
+DEFAULT_STEP_DECORATORS = ("loom_runtime.step",)
+DEFAULT_OUT = "build/loom"
+
+# key in pyproject -> (attribute name, kind); kind "list" means a list of non-empty strings
+_KEYS: dict[str, tuple[str, str]] = {
+    "packages": ("packages", "list"),
+    "out": ("out", "str"),
+    "decorators": ("decorators", "list"),
+    "step-decorators": ("step_decorators", "list"),
+    "history": ("history", "list"),
+    "exclude": ("exclude", "list"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class LoomConfig:
+    root: Path
+    packages: tuple[str, ...] = ()
+    out: str = DEFAULT_OUT
+    decorators: tuple[str, ...] = DEFAULT_DECORATORS
+    step_decorators: tuple[str, ...] = DEFAULT_STEP_DECORATORS
+    history: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    #: the pyproject.toml the values came from (None: defaults only)
+    pyproject: Path | None = field(default=None, compare=False)
+
+    @property
+    def out_dir(self) -> Path:
+        return self.root / self.out
+
+    @property
+    def digest(self) -> str:
+        """sha256 over the settings that change what ``analyse_module`` returns."""
+        doc = {
+            "decorators": list(self.decorators),
+            "packages": list(self.packages),
+            "step-decorators": list(self.step_decorators),
+        }
+        data = json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
+        return "sha256:" + hashlib.sha256(data).hexdigest()
+
+    def is_first_party(self, module: str) -> bool:
+        """Whether ``module`` lies under a configured package root (by dotted prefix)."""
+        return any(module == p or module.startswith(p + ".") for p in self.packages)
+
+
+def find_pyproject(start: Path) -> Path | None:
+    """The nearest pyproject.toml with a ``[tool.loom]`` table, else the nearest one at all."""
+    start = start.resolve()
+    if start.is_file():
+        start = start.parent
+    nearest: Path | None = None
+    for directory in (start, *start.parents):
+        candidate = directory / "pyproject.toml"
+        if candidate.is_file():
+            if nearest is None:
+                nearest = candidate
+            if _has_loom_table(candidate):
+                return candidate
+    return nearest
+
+
+def _has_loom_table(path: Path) -> bool:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        # a broken pyproject is reported when it is actually loaded, not while searching
+        return b"[tool.loom]" in path.read_bytes() if path.exists() else False
+    return isinstance(data.get("tool"), dict) and "loom" in data["tool"]
+
+
+def load_config(start: Path | str = ".", **overrides: Any) -> LoomConfig:
+    """Load ``[tool.loom]`` found from ``start`` upwards and apply ``overrides`` (flags).
+
+    Override keys are the attribute names (``packages``, ``out``, ``decorators``,
+    ``step_decorators``, ``history``, ``exclude``, ``root``); ``None`` means "flag not given".
+    """
+    start = Path(start)
+    pyproject = find_pyproject(start)
+    values: dict[str, Any] = {}
+    root = (start if start.is_dir() else start.parent).resolve()
+    if pyproject is not None:
+        root = pyproject.parent
+        values = _read_table(pyproject)
+    for name, value in overrides.items():
+        if value is None:
+            continue
+        if name == "root":
+            root = Path(value).resolve()
+            continue
+        key = _key_for_attribute(name)
+        attr, kind = _KEYS[key]
+        values[attr] = _check(key, value, kind, path="command line")
+    return LoomConfig(root=root, pyproject=pyproject, **values)
+
+
+def _key_for_attribute(name: str) -> str:
+    for key, (attr, _kind) in _KEYS.items():
+        if attr == name:
+            return key
+    raise ConfigError(f"unknown option `{name}`; expected one of {', '.join(a for a, _ in _KEYS.values())}", key=name)
+
+
+def _read_table(pyproject: Path) -> dict[str, Any]:
+    where = str(pyproject)
+    try:
+        data = tomllib.loads(pyproject.read_text(encoding="utf-8-sig"))
+    except OSError as exc:
+        raise ConfigError(f"{where}: cannot read: {exc.strerror}", path=where) from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{where}: not UTF-8 ({exc.reason} at byte {exc.start})", path=where) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{where}: invalid TOML: {exc}", path=where) from None
+    tool = data.get("tool", {})
+    if not isinstance(tool, Mapping):
+        raise ConfigError(f"{where}: `tool` must be a table", key="tool", path=where)
+    table = tool.get("loom", {})
+    if not isinstance(table, Mapping):
+        raise ConfigError(f"{where}: `tool.loom` must be a table, got {type(table).__name__}", key="tool.loom", path=where)
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        if key not in _KEYS:
+            known = ", ".join(sorted(_KEYS))
+            raise ConfigError(
+                f"{where}: unknown key `tool.loom.{key}`; known keys: {known}", key=f"tool.loom.{key}", path=where
+            )
+        attr, kind = _KEYS[key]
+        values[attr] = _check(f"tool.loom.{key}", value, kind, path=where)
+    return values
+
+
+def _check(key: str, value: Any, kind: str, *, path: str) -> Any:
+    if kind == "str":
+        if not isinstance(value, str) or not value:
+            raise ConfigError(f"{path}: `{key}` must be a non-empty string, got {value!r}", key=key, path=path)
+        return value
+    if isinstance(value, str) or not isinstance(value, (list, tuple)):
+        raise ConfigError(f"{path}: `{key}` must be a list of strings, got {value!r}", key=key, path=path)
+    for item in value:
+        if not isinstance(item, str) or not item.strip():
+            raise ConfigError(
+                f"{path}: every entry of `{key}` must be a non-empty string, got {item!r}", key=key, path=path
+            )
+    if key.endswith(("decorators", "packages")):
+        for item in value:
+            if not all(part.isidentifier() for part in item.split(".")):
+                raise ConfigError(
+                    f"{path}: `{key}` entry {item!r} is not a dotted Python name (e.g. 'loom_runtime.flow')",
+                    key=key,
+                    path=path,
+                )
+    return tuple(value)

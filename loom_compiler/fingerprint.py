@@ -1,0 +1,251 @@
+"""Public entry points: fingerprint flows from summaries, a project, or one module's source.
+
+Layers (each usable on its own):
+
+* ``analyse_module`` (``analysis``) — bytes -> ``ModuleSummary``; the only stage that parses;
+* ``fingerprint_flows(summaries, config, loader=...)`` — closure + Merkle hashes over summaries,
+  plus the cross-module checks (two flows with one id); no parsing unless ``loader`` parses
+  a first-party module the closure reaches;
+* ``fingerprint_project(tree_or_paths, config)`` — walks files, skips every file that cannot
+  declare a flow without parsing it (a byte check for the decorators' last names), analyses the
+  rest, and loads the modules the closures reach on demand through a ``SourceTree``;
+* ``fingerprint_module(source)`` — one module, for tests and the REPL.
+
+Rejected: one monolithic "fingerprint the project" call (the bundler caches summaries per file
+and needs the closure stage without re-parsing), and raising on the first bad file (a build must
+report every broken file at once).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from loom_runtime.definition import FlowDefinition
+from loom_runtime.errors import FlowDefinitionError
+from loom_runtime.hashing import flow_content_hash, legacy_flow_content_hash
+
+from .analysis import FlowSite, ModuleSummary, analyse_module, might_define_flows
+from .closure import Loader, _Resolver, build_closure
+from .config import LoomConfig
+from .model import FlowFingerprint, ModuleResult, SourceError
+from .sources import DirectorySourceTree, SourceTree, iter_python_files
+
+__all__ = [
+    "FlowsResult",
+    "ProjectResult",
+    "fingerprint_flows",
+    "fingerprint_project",
+    "fingerprint_module",
+    "flow_definition",
+    "tree_loader",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class FlowsResult:
+    flows: tuple[FlowFingerprint, ...]
+    errors: tuple[SourceError, ...]
+
+    def __iter__(self) -> Iterator[tuple]:  # ``flows, errors = fingerprint_flows(...)``
+        return iter((self.flows, self.errors))
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectResult:
+    flows: tuple[FlowFingerprint, ...]
+    errors: tuple[SourceError, ...]
+    #: every summary produced (flow modules and the first-party modules their closures reach)
+    summaries: Mapping[str, ModuleSummary] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+
+def flow_definition(site: FlowSite, module: str) -> FlowDefinition:
+    """The ``FlowDefinition`` (fn=None) a flow's decorator declares."""
+    args = site.args
+    families = tuple(re.compile(p, flags) if kind == "re" else p for kind, p, flags in args.step_families)
+    return FlowDefinition(
+        id=args.id or f"{module}:{site.qualname}",
+        version=args.version,
+        steps=args.steps,
+        deadline=args.deadline,
+        compatible_with=args.compatible_with,
+        step_families=families,
+        code_fingerprint=args.code_fingerprint,
+    )
+
+
+def fingerprint_flows(
+    summaries: Mapping[str, ModuleSummary],
+    config: LoomConfig | None = None,
+    *,
+    loader: Loader | None = None,
+) -> FlowsResult:
+    """Fingerprint every flow declared in ``summaries``.
+
+    ``summaries`` should hold every first-party module the flows reach; ``loader`` supplies any
+    that are missing (``tree_loader(tree, config)`` reads and analyses them from a
+    ``SourceTree``). Errors: those recorded in the summaries, invalid flow declarations,
+    first-party modules that could not be analysed, and flow ids declared more than once.
+    """
+    resolver = _Resolver(summaries, config, loader)
+    flows: list[FlowFingerprint] = []
+    errors: list[SourceError] = []
+    for name in sorted(summaries):
+        summary = summaries[name]
+        errors.extend(summary.errors)
+        for site in summary.flows:
+            try:
+                definition = flow_definition(site, summary.module)
+            except FlowDefinitionError as exc:
+                errors.append(SourceError(summary.path, site.line, site.column, str(exc), code="flow-args"))
+                continue
+            closure = build_closure(site, summary, resolver)
+            flows.append(
+                FlowFingerprint(
+                    flow_id=definition.id,
+                    function=site.qualname,
+                    module=summary.module,
+                    path=summary.path,
+                    line=site.line,
+                    column=site.column,
+                    code_hash=closure[0].hash,
+                    definition=definition,
+                    flow_hash=flow_content_hash(definition),
+                    legacy_flow_hash=legacy_flow_content_hash(definition),
+                    closure=closure,
+                    decorator=site.decorator or "loom_runtime.flow",
+                )
+            )
+    errors.extend(resolver.errors)
+    errors.extend(_duplicate_ids(flows))
+    flows.sort(key=lambda f: (f.flow_id, f.path, f.line))
+    return FlowsResult(tuple(flows), tuple(_sorted_errors(errors)))
+
+
+def _duplicate_ids(flows: Sequence[FlowFingerprint]) -> list[SourceError]:
+    by_id: dict[str, list[FlowFingerprint]] = {}
+    for f in flows:
+        by_id.setdefault(f.flow_id, []).append(f)
+    errors = []
+    for flow_id, group in by_id.items():
+        if len(group) < 2:
+            continue
+        places = ", ".join(f"{f.path}:{f.line}:{f.column} ({f.function})" for f in sorted(group, key=lambda f: (f.path, f.line)))
+        for f in group:
+            errors.append(
+                SourceError(
+                    f.path,
+                    f.line,
+                    f.column,
+                    f"flow id `{flow_id}` is declared {len(group)} times: {places}; give each flow its own id",
+                    code="duplicate-id",
+                )
+            )
+    return errors
+
+
+def _sorted_errors(errors: Iterable[SourceError]) -> list[SourceError]:
+    unique = dict.fromkeys(errors)
+    return sorted(unique, key=lambda e: (e.path, e.line, e.column, e.message))
+
+
+def tree_loader(tree: SourceTree, config: LoomConfig | None, cache: dict[str, ModuleSummary | SourceError | None] | None = None) -> Loader:
+    """A loader that reads and analyses modules from ``tree`` (memoised in ``cache``)."""
+    memo: dict[str, ModuleSummary | SourceError | None] = cache if cache is not None else {}
+
+    def load(module: str) -> ModuleSummary | SourceError | None:
+        if module in memo:
+            return memo[module]
+        data = tree.read(module)
+        path = tree.path_of(module)
+        result: ModuleSummary | SourceError | None = None
+        if data is not None and path is not None:
+            result = analyse_module(data, module=module, path=path, config=config)
+        memo[module] = result
+        return result
+
+    return load
+
+
+def fingerprint_project(
+    tree_or_paths: SourceTree | Iterable[Path | str],
+    config: LoomConfig,
+    *,
+    all_functions: bool = False,
+) -> ProjectResult:
+    """Fingerprint every flow in a source tree, or in the given files/directories.
+
+    Paths are walked for ``*.py`` (``exclude`` honoured); module names come from the config's
+    package roots. Files that cannot hold a flow decorator are not parsed unless a closure
+    reaches them.
+    """
+    errors: list[SourceError] = []
+    flow_summaries: dict[str, ModuleSummary] = {}
+    loaded: dict[str, ModuleSummary | SourceError | None] = {}
+    if isinstance(tree_or_paths, SourceTree):
+        tree = tree_or_paths
+        candidates = [(m, tree.path_of(m) or m, lambda m=m: tree.read(m)) for m in tree.module_names()]
+    else:
+        tree = DirectorySourceTree(config.root, config)
+        candidates = []
+        seen: set[Path] = set()
+        for given in tree_or_paths:
+            top = Path(given)
+            if not top.exists():
+                errors.append(SourceError(str(given), 0, 0, "no such file or directory", code="io"))
+                continue
+            for path in iter_python_files(top, config.root, config.exclude):
+                resolved = path.resolve()
+                if resolved in seen:
+                    continue
+                seen.add(resolved)
+                candidates.append((tree.module_name_for(resolved), tree.relpath(resolved), _reader(resolved)))
+    for module, path, read in candidates:
+        try:
+            data = read()
+        except OSError as exc:
+            errors.append(SourceError(path, 0, 0, f"cannot read: {exc.strerror or exc}", code="io"))
+            continue
+        if data is None:
+            errors.append(SourceError(path, 0, 0, "cannot read file", code="io"))
+            continue
+        if not all_functions and not might_define_flows(data, config):
+            continue
+        result = analyse_module(data, module=module, path=path, config=config, all_functions=all_functions)
+        if isinstance(result, SourceError):
+            errors.append(result)
+            loaded[module] = result
+            continue
+        loaded[module] = result
+        if result.flows or result.errors:
+            flow_summaries[module] = result
+    loader = tree_loader(tree, config, loaded)
+    flows, flow_errors = fingerprint_flows(flow_summaries, config, loader=loader)
+    summaries = {m: s for m, s in loaded.items() if isinstance(s, ModuleSummary)}
+    return ProjectResult(flows, tuple(_sorted_errors([*errors, *flow_errors])), summaries)
+
+
+def _reader(path: Path):  # noqa: ANN202 - a tiny closure
+    return lambda: path.read_bytes()
+
+
+def fingerprint_module(
+    source: bytes | str,
+    *,
+    module: str = "m",
+    path: str = "m.py",
+    config: LoomConfig | None = None,
+    all_functions: bool = False,
+) -> ModuleResult:
+    """Fingerprint the flows of one module in isolation (its imports are import targets)."""
+    summary = analyse_module(source, module=module, path=path, config=config, all_functions=all_functions)
+    if isinstance(summary, SourceError):
+        return ModuleResult(path=path, module=module, errors=(summary,))
+    flows, errors = fingerprint_flows({module: summary}, config)
+    return ModuleResult(path=path, module=module, flows=flows, errors=errors)
