@@ -10,3 +10,8 @@ import click
 @click.version_option(package_name="loom-toolchain")
 def main() -> None:
     """Body-aware fingerprints and per-version chunks for durable flows."""
+
+
+from .commands.fingerprint import fingerprint_command  # noqa: E402
+
+main.add_command(fingerprint_command)

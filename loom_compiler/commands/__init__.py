@@ -1,0 +1,1 @@
+"""One module per ``loom`` sub-command; each is a thin click shell over a library call."""

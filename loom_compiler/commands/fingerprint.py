@@ -1,0 +1,141 @@
+"""``loom fingerprint PATH... [--json] [--explain FLOW]``: print every flow's code fingerprint.
+
+A thin shell over ``loom_compiler.fingerprint_project``. The configuration is found by walking up
+from the first PATH (so ``loom fingerprint examples/shop`` uses that project's ``[tool.loom]``
+whatever the working directory), falling back to the working directory; flags override it.
+Exit status: 0 when every file was fingerprinted, 1 when any error was reported (the flows that
+could be fingerprinted are still printed), 2 for a usage or configuration error.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from loom_runtime.errors import ConfigError
+
+from ..config import load_config
+from ..fingerprint import ProjectResult, fingerprint_project
+from ..model import FlowFingerprint, SourceError
+
+__all__ = ["fingerprint_command", "render_json", "render_table", "render_explain"]
+
+JSON_SCHEMA = "loom-fingerprint/1"
+
+
+def _short(digest: str, n: int = 12) -> str:
+    algo, _, hexpart = digest.partition(":")
+    return f"{algo}:{hexpart[:n]}"
+
+
+def render_json(result: ProjectResult) -> str:
+    doc = {
+        "schema": JSON_SCHEMA,
+        "flows": [
+            {
+                "id": f.flow_id,
+                "function": f.function,
+                "path": f.path,
+                "line": f.line,
+                "codeHash": f.code_hash,
+                "flowHash": f.flow_hash,
+                "closure": [{"name": m.qualname, "kind": m.kind, "module": m.module, "hash": m.hash} for m in f.closure],
+            }
+            for f in result.flows
+        ],
+        "errors": [_error_json(e) for e in result.errors],
+    }
+    return json.dumps(doc, indent=2, ensure_ascii=False)
+
+
+def _error_json(error: SourceError) -> dict:
+    return {"path": error.path, "line": error.line, "column": error.column, "message": error.message}
+
+
+def render_table(flows: tuple[FlowFingerprint, ...]) -> str:
+    headers = ("FLOW", "FUNCTION", "LOCATION", "CODEHASH", "CLOSURE")
+    rows = [
+        (f.flow_id, f"{f.module}.{f.function}", f"{f.path}:{f.line}", _short(f.code_hash), str(len(f.closure)))
+        for f in flows
+    ]
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip()]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+    return "\n".join(lines)
+
+
+def render_explain(flow: FlowFingerprint) -> str:
+    out = [
+        f"flow {flow.flow_id} ({flow.module}.{flow.function}, {flow.path}:{flow.line})",
+        f"  codeHash {flow.code_hash}",
+        f"  flowHash {flow.flow_hash} (structure: id, version, deadline, steps)",
+        f"  closure: {len(flow.closure)} members; a member's hash covers its canonical form and the hashes of its bindings",
+        "",
+    ]
+    for member in flow.closure:
+        where = f" {member.path}:{member.line}" if member.path else ""
+        out.append(f"[{member.kind}] {member.qualname}{where}")
+        out.append(f"  hash {member.hash}")
+        if member.target:
+            out.append(f"  target {member.target}")
+        for name, target in member.bindings:
+            out.append(f"  uses {name} -> {target}")
+        if member.canonical:
+            out.append("  canonical (loom-fp/1):")
+            out.extend("    " + line for line in member.canonical.splitlines())
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+@click.command("fingerprint")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print loom-fingerprint/1 JSON instead of a table.")
+@click.option("--explain", "explain", metavar="FLOW", help="List FLOW's closure members, hashes and canonical forms.")
+@click.option("--package", "packages", multiple=True, help="First-party package root (repeatable; overrides tool.loom.packages).")
+@click.option("--decorator", "decorators", multiple=True, help="Qualified name of a flow decorator (repeatable).")
+@click.option("--step-decorator", "step_decorators", multiple=True, help="Qualified name of a step decorator (repeatable).")
+@click.option("--exclude", "exclude", multiple=True, help="Glob of paths to skip, relative to the project root (repeatable).")
+@click.option("--root", type=click.Path(path_type=Path, file_okay=False), help="Project root (default: where pyproject.toml is).")
+def fingerprint_command(
+    paths: tuple[Path, ...],
+    as_json: bool,
+    explain: str | None,
+    packages: tuple[str, ...],
+    decorators: tuple[str, ...],
+    step_decorators: tuple[str, ...],
+    exclude: tuple[str, ...],
+    root: Path | None,
+) -> None:
+    """Fingerprint the flows under PATH... (files or directories; default: the project root)."""
+    start = root or (paths[0] if paths else Path.cwd())
+    try:
+        config = load_config(
+            start,
+            root=root,
+            packages=packages or None,
+            decorators=decorators or None,
+            step_decorators=step_decorators or None,
+            exclude=exclude or None,
+        )
+    except ConfigError as exc:
+        raise click.UsageError(str(exc)) from None
+    result = fingerprint_project(list(paths) or [config.root], config)
+    if explain is not None:
+        matches = [f for f in result.flows if explain in (f.flow_id, f.function, f"{f.module}.{f.function}")]
+        if not matches:
+            known = ", ".join(sorted(f.flow_id for f in result.flows)) or "none"
+            raise click.ClickException(f"no flow `{explain}` under {', '.join(map(str, paths or [config.root]))}; known flows: {known}")
+        click.echo("\n".join(render_explain(f) for f in matches), nl=False)
+    elif as_json:
+        click.echo(render_json(result))
+    else:
+        click.echo(render_table(result.flows))
+    if result.errors and not as_json:
+        for error in result.errors:
+            click.echo(f"error: {error}", err=True)
+    if result.errors:
+        if not as_json:
+            click.echo(f"{len(result.errors)} error(s)", err=True)
+        raise SystemExit(1)
