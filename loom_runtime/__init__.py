@@ -26,6 +26,12 @@ from .errors import (
 from .hashing import flow_content_hash, flow_hash_matches, legacy_flow_content_hash
 from .manifest import FlowEntry, Manifest, SourceRef, VersionEntry, load_manifest
 from .registry import PACKAGE_MANIFEST_DIR, FlowVersion, Registry, StaleManifestWarning
+from .context import Context
+from .divergence import DivergenceWarning
+from .errors import ExecutionStateError, FlowUsageError, ReplayCheckError, StepFailedError
+from .families import Orphan, orphaned_frames, step_family
+from .journal import Event, ExecutionSummary, JournalStore, Lease, MemoryJournal, NewEvent, SqliteJournal
+from .runtime import ExecutionView, Handle, Runtime
 
 __all__ = [
     "RESERVED_GATE",
@@ -60,4 +66,23 @@ __all__ = [
     "FlowVersion",
     "StaleManifestWarning",
     "PACKAGE_MANIFEST_DIR",
+    "Context",
+    "Runtime",
+    "Handle",
+    "ExecutionView",
+    "DivergenceWarning",
+    "StepFailedError",
+    "FlowUsageError",
+    "ExecutionStateError",
+    "ReplayCheckError",
+    "Orphan",
+    "orphaned_frames",
+    "step_family",
+    "JournalStore",
+    "MemoryJournal",
+    "SqliteJournal",
+    "Event",
+    "NewEvent",
+    "ExecutionSummary",
+    "Lease",
 ]

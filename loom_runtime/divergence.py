@@ -1,0 +1,205 @@
+"""D3: replay-divergence detection (ADR-0113 D3, implementation notes 3-5, 9 and fix rounds 1-3).
+
+A re-run knows what the journal says it did. Before the first live append of *new work* (a live
+``STEP_STARTED``, a park, a timer registration, a continuation, completion), every completed frame
+recorded before the resume point must have been asked for by this re-run. A recorded step the body
+never asked for means the code changed shape, and letting the run continue would run effects under
+a diverged body.
+
+Rules, as corrected by the ADR's fix rounds:
+
+* **Membership, not order.** A pure reorder of served steps passes.
+* **Baseline.** The terminal (completed or failed) frames folded at run start, minus those whose
+  terminal event precedes the last ``EXECUTION_MIGRATED`` (a migration re-baselines on purpose).
+* **Not judged:** an ``EVENT_EMITTED`` and a live decision's ``DECISION_RECORDED`` (both appear on
+  unchanged bodies), and the appends that follow a decision already taken (``STEP_COMPLETED``,
+  ``STEP_FAILED``, ``PARALLEL_*``, ``EXECUTION_FAILED``). The claim is "no step's effect runs under a
+  diverged body", not "nothing is appended".
+* **A served decision exempts its ``innerSteps``** (always written, possibly ``[]``); a legacy
+  record without the field falls back to the naming convention ``<decisionId>:…``/``<decisionId>#…``.
+* **A re-start of a recorded, unfinished step** (a crash between its start and completion) is part
+  of the recorded shape: it is judged only against the frames first started before it.
+* **Parallel scopes compare as a set.** Frames that started inside a scope still open in this re-run
+  are judged when it closes; a live step inside an open scope judges only the frames outside open
+  scopes that were first started before the scope's recorded start (all of them when the scope was
+  never recorded).
+* **Modes.** ``off``; ``warn`` (one report through ``on_report``, then the detector stops judging:
+  O(1) per append afterwards); ``fail`` (raise :class:`FlowReplayDivergenceError` and *latch*: a body
+  that swallows the refusal is refused again at its next append and at completion).
+
+Cost: one set and one first-start-ordered list built once per run from the fold the runtime already
+holds (O(recorded terminal frames)); each check is O(1) while nothing is pending (the common case)
+and a monotone cursor makes the "anything pending before rank r" question O(1) amortised.
+Rejected: recording the asked-for id sequence and comparing it exactly (duplicates the frames and
+fails benign reorders), and judging every append (refused healthy executions; fix round 1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from .errors import FlowReplayDivergenceError
+from .replay import ReplayState
+
+__all__ = ["DIVERGENCE_MODES", "DivergenceDetector", "DivergenceWarning", "divergence_message", "resolve_mode"]
+
+DIVERGENCE_MODES = ("off", "warn", "fail")
+
+_INF = float("inf")
+
+
+class DivergenceWarning(UserWarning):
+    """Issued (when no ``on_warn`` is given) for a divergence in ``warn`` mode or a refusal."""
+_SHOWN = 20
+
+
+def resolve_mode(divergence: str | None, *, strict: bool) -> str:
+    """An explicit mode wins; otherwise ``fail`` under ``strict`` and ``warn`` by default."""
+    if divergence is None:
+        return "fail" if strict else "warn"
+    if divergence not in DIVERGENCE_MODES:
+        raise ValueError(f"divergence must be one of {', '.join(DIVERGENCE_MODES)}; got {divergence!r}")
+    return divergence
+
+
+def divergence_message(
+    *, flow_id: str, execution_id: str, skipped: Iterable[str], before: str, outcome: str
+) -> str:
+    ids = list(skipped)
+    shown = ", ".join(f"`{s}`" for s in ids[:_SHOWN]) + (f" and {len(ids) - _SHOWN} more" if len(ids) > _SHOWN else "")
+    return (
+        f"flow `{flow_id}` execution `{execution_id}`: this re-run never asked for {len(ids)} recorded step(s) "
+        f"{shown} before {before}; the flow body diverged from its journal. {outcome} Fix: deploy the version it "
+        "started on (ship its chunk), list the recorded codeHash in compatible_with=[...] if the edit is "
+        "replay-safe, or migrate it with runtime.resume_as(...); then call runtime.retry_diverged(execution_id)."
+    )
+
+
+class DivergenceDetector:
+    """Judges one run of one execution. Built from the fold at run start; lives for that run only."""
+
+    __slots__ = (
+        "mode", "flow_id", "execution_id", "_on_report", "_state", "_ranked", "_pending", "_cursor",
+        "_open", "_reported", "latched", "latched_before", "_by_prefix",
+    )
+
+    def __init__(
+        self, state: ReplayState, mode: str, *, on_report: Callable[[str, tuple[str, ...]], None] | None = None
+    ) -> None:
+        self.mode = mode
+        self.flow_id = state.flow_id
+        self.execution_id = state.execution_id
+        self._on_report = on_report
+        self._state = state
+        self._reported = False
+        self.latched: FlowReplayDivergenceError | None = None
+        self.latched_before: str | None = None
+        self._open: list[str] = []  # scope paths open in this re-run, outermost first
+        self._by_prefix: dict[str, list[str]] | None = None
+        if mode == "off":
+            self._ranked, self._pending = [], set()
+        else:
+            baseline = [f for f in state.frames.values() if f.terminal and (f.terminal_seq or 0) > state.migrated_seq]
+            baseline.sort(key=lambda f: f.first_seq)
+            self._ranked = baseline
+            self._pending = {f.step_id for f in baseline}
+        self._cursor = 0
+
+    @property
+    def pending(self) -> frozenset[str]:
+        """Recorded frames not (yet) asked for by this re-run."""
+        return frozenset(self._pending)
+
+    # -- what the re-run asked for ------------------------------------------------------------
+
+    def asked(self, step_id: str) -> None:
+        self._pending.discard(step_id)
+
+    def exempt(self, decision_id: str, inner_steps: tuple[str, ...] | None) -> None:
+        """A served decision: the steps its (skipped) decider ran are not expected to be asked for."""
+        if not self._pending:
+            return
+        if inner_steps is not None:
+            self._pending.difference_update(inner_steps)
+            return
+        if self._by_prefix is None:  # a pre-innerSteps record: the naming convention, indexed once
+            self._by_prefix = {}
+            for f in self._ranked:
+                for sep in (":", "#"):
+                    if sep in f.step_id:
+                        self._by_prefix.setdefault(f.step_id.split(sep, 1)[0], []).append(f.step_id)
+        self._pending.difference_update(self._by_prefix.get(decision_id, ()))
+
+    def open_scope(self, path: str) -> None:
+        self._open.append(path)
+
+    def close_scope(self, path: str) -> None:
+        """The scope's recorded frames compare as a set now that it closed."""
+        self._open.remove(path)
+        if self._idle():
+            return
+        prefix = path + "/"
+        skipped = [
+            f.step_id
+            for f in self._ranked
+            if f.step_id in self._pending and f.scope is not None and (f.scope == path or f.scope.startswith(prefix))
+        ]
+        if skipped:
+            self._report(skipped, f"parallel scope {path} closed")
+
+    # -- the gate ------------------------------------------------------------------------------
+
+    def check(self, before: str, *, restart_seq: int | None = None) -> None:
+        """Refuse (``fail``) or report (``warn``) if recorded frames were skipped before ``before``.
+
+        ``restart_seq``: the live append re-starts a recorded unfinished frame first started at that
+        sequence; only frames ranked before it are judged.
+        """
+        if self.latched is not None:
+            raise self.latched
+        if self._idle() or not self._pending:
+            return
+        floor = _INF if restart_seq is None else restart_seq
+        if self._open:
+            floor = min(floor, self._state.scopes_started.get(self._open[0], _INF))
+        # monotone cursor: skip the prefix of frames already asked for
+        ranked = self._ranked
+        while self._cursor < len(ranked) and ranked[self._cursor].step_id not in self._pending:
+            self._cursor += 1
+        if self._cursor >= len(ranked) or ranked[self._cursor].first_seq >= floor:
+            return
+        skipped = [
+            f.step_id
+            for f in ranked[self._cursor :]
+            if f.first_seq < floor and f.step_id in self._pending and not self._in_open_scope(f.scope)
+        ]
+        if skipped:
+            self._report(skipped, before)
+
+    def _idle(self) -> bool:
+        return self.mode == "off" or (self.mode == "warn" and self._reported)
+
+    def _in_open_scope(self, scope: str | None) -> bool:
+        if scope is None or not self._open:
+            return False
+        return any(scope == p or scope.startswith(p + "/") for p in self._open)
+
+    def _report(self, skipped: list[str], before: str) -> None:
+        self._reported = True
+        if self.mode == "warn":
+            message = divergence_message(
+                flow_id=self.flow_id, execution_id=self.execution_id, skipped=skipped, before=before,
+                outcome="Mode `warn`: the run proceeds (set divergence=\"fail\" to refuse it).",
+            )
+            if self._on_report is not None:
+                self._on_report(message, tuple(skipped))
+            return
+        message = divergence_message(
+            flow_id=self.flow_id, execution_id=self.execution_id, skipped=skipped, before=before,
+            outcome="REFUSED: no step effect ran.",
+        )
+        self.latched = FlowReplayDivergenceError(
+            message, skipped=skipped, execution_id=self.execution_id, flow_id=self.flow_id, parked=False
+        )
+        self.latched_before = before
+        raise self.latched

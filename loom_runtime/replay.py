@@ -1,0 +1,166 @@
+"""Fold a journal into the state a re-run replays from.
+
+``fold(execution_id, events)`` is a pure function of the event list. A re-run of a flow body asks the
+folded state for each recorded fact by id: a step's frame (``frames``), a decision, the n-th emit of
+a name, the n-th answer to a gate, a timer, a parallel scope. The fold also keeps what divergence
+detection (D3) ranks and exempts by:
+
+* ``Frame.first_seq``: the sequence number of the frame's FIRST ``STEP_STARTED``, set only when
+  the frame is new (a re-start after a crash never moves it). It is the log's first-start order
+  (ADR-0113 fix round 2: an object's key order is not).
+* ``Frame.terminal_seq``: when it completed or failed; frames whose terminal event precedes the
+  last ``EXECUTION_MIGRATED`` are exempt from D3 (the migration re-baselined the execution).
+* ``Frame.scope``: the parallel scope path the step started in (``/0``, ``/0/1``).
+
+``EXECUTION_MIGRATED`` re-points the effective hashes (``toFlowHash``/``toCodeHash``) and, when the
+migration carried a transformed frame set (``frames``), replaces the completed frames with it.
+Rejected: an incremental, mutable fold kept alive across runs (every run starts from the journal,
+which is the only truth after a crash; a fold is linear in the events and cheap next to the effects).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .definition import RESERVED_GATE
+from .errors import JournalError
+from .journal import events as ev
+from .journal.events import Event
+
+__all__ = ["Frame", "DecisionRecord", "ReplayState", "fold"]
+
+STARTED, COMPLETED, FAILED = "started", "completed", "failed"
+
+
+@dataclass(slots=True)
+class Frame:
+    step_id: str
+    first_seq: int
+    status: str = STARTED  # started | completed | failed
+    scope: str | None = None
+    result: Any = None
+    error: dict[str, Any] | None = None
+    terminal_seq: int | None = None
+    attempts: int = 1
+
+    @property
+    def terminal(self) -> bool:
+        return self.status != STARTED
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionRecord:
+    decision_id: str
+    value: Any
+    inner_steps: tuple[str, ...] | None  # None: a record that predates innerSteps
+    seq: int
+
+
+@dataclass(slots=True)
+class ReplayState:
+    execution_id: str
+    flow_id: str = ""
+    flow_hash: str | None = None  # as recorded at start
+    code_hash: str | None = None
+    input: Any = None
+    status: str = ev.RUNNING
+    gate: str | None = None
+    correlation_key: str | None = None
+    last_seq: int = 0
+    frames: dict[str, Frame] = field(default_factory=dict)
+    decisions: dict[str, DecisionRecord] = field(default_factory=dict)
+    emitted: dict[str, int] = field(default_factory=dict)
+    timers: dict[str, float] = field(default_factory=dict)
+    resumes: dict[str, list[Any]] = field(default_factory=dict)
+    scopes_started: dict[str, int] = field(default_factory=dict)
+    scopes_completed: set[str] = field(default_factory=set)
+    migrated_seq: int = 0
+    to_flow_hash: str | None = None
+    to_code_hash: str | None = None
+    migrated: bool = False
+    continued_to: str | None = None
+    result: Any = None
+    error: dict[str, Any] | None = None
+
+    @property
+    def effective_flow_hash(self) -> str | None:
+        return self.to_flow_hash if self.migrated else self.flow_hash
+
+    @property
+    def effective_code_hash(self) -> str | None:
+        return self.to_code_hash if self.migrated else self.code_hash
+
+    def completed_results(self) -> dict[str, Any]:
+        return {sid: f.result for sid, f in self.frames.items() if f.status == COMPLETED}
+
+
+def fold(execution_id: str, events: tuple[Event, ...] | list[Event]) -> ReplayState:
+    st = ReplayState(execution_id=execution_id)
+    for e in events:
+        _apply(st, e)
+    return st
+
+
+def _apply(st: ReplayState, e: Event) -> None:
+    p = e.payload
+    t = e.type
+    st.last_seq = e.seq
+    if t == ev.EXECUTION_STARTED:
+        st.flow_id = str(p["flowId"])
+        st.flow_hash = p.get("flowHash") or None
+        st.code_hash = p.get("codeHash") or None
+        st.input = p.get("input")
+    elif t == ev.STEP_STARTED:
+        sid = p["stepId"]
+        frame = st.frames.get(sid)
+        if frame is None:
+            st.frames[sid] = Frame(sid, first_seq=e.seq, scope=p.get("scope"))
+        else:
+            frame.attempts += 1  # a re-start keeps first_seq and scope (fix round 3)
+    elif t in (ev.STEP_COMPLETED, ev.STEP_FAILED):
+        sid = p["stepId"]
+        frame = st.frames.get(sid)
+        if frame is None:
+            raise JournalError(f"execution `{execution_id}` event {e.seq}: {t} for step `{sid}` that never started")
+        frame.terminal_seq = e.seq
+        if t == ev.STEP_COMPLETED:
+            frame.status, frame.result = COMPLETED, p.get("result")
+        else:
+            frame.status, frame.error = FAILED, p.get("error")
+    elif t == ev.DECISION_RECORDED:
+        inner = p.get("innerSteps")
+        st.decisions[p["decisionId"]] = DecisionRecord(
+            p["decisionId"], p.get("value"), None if inner is None else tuple(inner), e.seq
+        )
+    elif t == ev.EVENT_EMITTED:
+        st.emitted[p["name"]] = st.emitted.get(p["name"], 0) + 1
+    elif t == ev.TIMER_SET:
+        st.timers[p["timerId"]] = float(p["fireAt"])
+    elif t == ev.EXECUTION_SUSPENDED:
+        cond = p["condition"]
+        st.status, st.gate, st.correlation_key = ev.SUSPENDED, cond["on"], cond.get("correlationKey")
+    elif t == ev.EXECUTION_RESUMED:
+        gate = p.get("gate")
+        st.status, st.gate, st.correlation_key = ev.RUNNING, None, None
+        if gate != RESERVED_GATE:  # a divergence retry answers nobody's suspend (fix round 1)
+            st.resumes.setdefault(gate, []).append(p.get("payload"))
+    elif t == ev.PARALLEL_STARTED:
+        st.scopes_started.setdefault(p["scope"], e.seq)
+    elif t == ev.PARALLEL_COMPLETED:
+        st.scopes_completed.add(p["scope"])
+    elif t == ev.EXECUTION_MIGRATED:
+        st.migrated, st.migrated_seq = True, e.seq
+        st.to_flow_hash = p.get("toFlowHash") or None
+        st.to_code_hash = p.get("toCodeHash") or None
+        if "frames" in p:
+            st.frames = {
+                sid: Frame(sid, first_seq=e.seq, status=COMPLETED, result=res, terminal_seq=e.seq)
+                for sid, res in p["frames"].items()
+            }
+    elif t == ev.EXECUTION_CONTINUED:
+        st.status, st.continued_to = ev.CONTINUED, p.get("nextExecutionId")
+    elif t == ev.EXECUTION_COMPLETED:
+        st.status, st.result = ev.COMPLETED, p.get("result")
+    elif t == ev.EXECUTION_FAILED:
+        st.status, st.error = ev.FAILED, p.get("error")
