@@ -6,7 +6,7 @@
 | ``prefect`` | ``TASK_SOURCE``: hash of ``inspect.getsource`` of the task | **calls** ``prefect.cache_policies.TaskSource().compute_key`` on ``prefect.task(flow)`` |
 | ``joblib`` | ``Memory``'s function code: the source block read at ``co_firstlineno`` | **calls** ``joblib.func_inspect.get_func_code`` and ``joblib.hash`` of its code text |
 | ``temporal`` | default worker build id: md5 over the module-level ``co_code`` of every loaded module | **reimplements** ``temporalio.worker.load_default_build_id`` over the project's own modules, calling the real private ``_get_module_code`` per module |
-| ``loom`` | ``loom-fp/1`` (ours) | ``loom_compiler`` on the side's project (API if importable, else ``loom fingerprint --json``) |
+| ``loom`` | ``loom-fp/1`` (ours): canonical libcst form of the flow's closure | **calls** ``loom_compiler.fingerprint_project`` on the side's project (CLI fallback) |
 
 Temporal's real function walks all of ``sys.modules``. Every module but the pair's own is the same
 object on both sides, so restricting the walk to the pair's modules gives the same equal/changed
@@ -202,21 +202,36 @@ class TemporalBuildId(Scheme):
 
 
 class LoomFingerprint(Scheme):
-    """Ours. Runs the compiler on the side's project as a user would, through ``loom fingerprint``."""
+    """Ours: ``loom_compiler.fingerprint_project`` on the side's project, configured by its own
+    ``pyproject.toml`` (``[tool.loom] packages = ["shop"]``), exactly as ``loom fingerprint`` runs it.
+    Falls back to the CLI (``loom fingerprint . --json``) when the library call is not importable."""
 
     name = "loom"
-    method = "loom fingerprint --json (loom-fp/1) on the side's project"
+    method = "calls loom_compiler.fingerprint_project (loom-fp/1) on the side's project"
     needs_import = False
 
     def unavailable(self) -> str | None:
         try:
-            import loom_compiler.cli  # noqa: F401
+            import loom_compiler  # noqa: F401
         except ImportError as exc:
             return f"loom_compiler not importable ({exc})"
         self.tool = _dist_version("loom-toolchain")
         return None
 
     def version(self, side: Side) -> str:
+        try:
+            from loom_compiler import DirectorySourceTree, fingerprint_project, load_config
+        except ImportError:
+            return self._via_cli(side)
+        config = load_config(side.root)
+        result = fingerprint_project(DirectorySourceTree(config.root, config), config)
+        flows = [f for f in result.flows if f.flow_id == side.flow_id]
+        if len(flows) != 1:
+            errors = "; ".join(str(e) for e in result.errors)
+            raise RuntimeError(f"fingerprint_project found {len(flows)} flows `{side.flow_id}` ({errors or 'no errors'})")
+        return flows[0].code_hash
+
+    def _via_cli(self, side: Side) -> str:
         proc = subprocess.run(
             [sys.executable, "-m", "loom_compiler", "fingerprint", ".", "--json"],
             cwd=side.root, capture_output=True, text=True, timeout=120,
