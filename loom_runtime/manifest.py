@@ -42,6 +42,7 @@ __all__ = [
     "VersionEntry",
     "FlowEntry",
     "Manifest",
+    "ManifestDocument",
     "load_manifest",
     "dump_manifest",
     "write_manifest",
@@ -130,6 +131,28 @@ class Manifest:
 
     @classmethod
     def from_json(cls, doc: Any, *, path: str = "<manifest>") -> Manifest:
+        header = ManifestDocument.from_json(doc, path=path)
+        flows = {flow_id: header.flow(flow_id) for flow_id in header.flows}
+        return cls(flows=flows, schema=header.schema, fingerprint_scheme=header.fingerprint_scheme)
+
+
+@dataclass(frozen=True, slots=True)
+class ManifestDocument:
+    """A decoded manifest whose top level is checked and whose flows are parsed on demand.
+
+    ``load_manifest`` parses every flow at once (tools want every error now). The runtime registry
+    reads a bundle that may hold thousands of versions at process start but resumes few of them, so
+    it parses (and refuses) one flow's entry on that flow's first use, with the same checks and the
+    same messages; the schema and the shape of the top level are checked here, eagerly.
+    """
+
+    path: str
+    schema: str
+    fingerprint_scheme: str
+    flows: Mapping[str, Any]  # flow id -> raw JSON object, checked by ``flow``
+
+    @classmethod
+    def from_json(cls, doc: Any, *, path: str = "<manifest>") -> ManifestDocument:
         r = _Reader(path)
         obj = r.obj(doc, "")
         schema = r.text(obj, "schema", "")
@@ -142,12 +165,18 @@ class Manifest:
             )
         scheme = r.text(obj, "fingerprintScheme", "")
         flows_doc = r.obj(r.get(obj, "flows", ""), "flows")
-        flows: dict[str, FlowEntry] = {}
-        for flow_id, fdoc in flows_doc.items():
-            if not flow_id:
-                raise r.fail("flows", "holds an empty flow id")
-            flows[flow_id] = r.flow(flow_id, fdoc)
-        return cls(flows=flows, schema=schema, fingerprint_scheme=scheme)
+        if "" in flows_doc:
+            raise r.fail("flows", "holds an empty flow id")
+        return cls(path=path, schema=schema, fingerprint_scheme=scheme, flows=flows_doc)
+
+    @classmethod
+    def read(cls, path: str | os.PathLike[str]) -> ManifestDocument:
+        p = Path(path)
+        return cls.from_json(_read_json(p), path=str(p))
+
+    def flow(self, flow_id: str) -> FlowEntry:
+        """The checked entry of one flow (``KeyError`` if the manifest does not list it)."""
+        return _Reader(self.path).flow(flow_id, self.flows[flow_id])
 
 
 def dump_manifest(manifest: Manifest) -> bytes:
@@ -157,7 +186,12 @@ def dump_manifest(manifest: Manifest) -> bytes:
 
 
 def load_manifest(path: str | os.PathLike[str]) -> Manifest:
+    """Read and check a whole manifest; every error is a ``ManifestError`` naming file, flow and key."""
     p = Path(path)
+    return Manifest.from_json(_read_json(p), path=str(p))
+
+
+def _read_json(p: Path) -> Any:
     try:
         raw = p.read_bytes()
     except OSError as exc:
@@ -167,7 +201,7 @@ def load_manifest(path: str | os.PathLike[str]) -> Manifest:
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         where = f" at line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
         raise ManifestError(f"{p}: not valid UTF-8 JSON{where}; rebuild it with `loom build`", path=str(p)) from None
-    return Manifest.from_json(doc, path=str(p))
+    return doc
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
@@ -265,16 +299,7 @@ class _Reader:
 
     def chunk_path(self, v: Mapping[str, Any], at: str, flow_id: str) -> str:
         rel = self.text(v, "chunk", at, flow_id)
-        # Syntactic containment only; symlinks are resolved when the chunk is opened (chunks.py).
-        parts = rel.split("/")
-        if (
-            not rel
-            or rel.startswith("/")
-            or "\\" in rel
-            or "\x00" in rel
-            or _DRIVE_RE.match(rel)
-            or ".." in parts
-        ):
+        if _bad_chunk_path(rel):
             raise self.fail(
                 f"{at}.chunk",
                 f"must be a relative POSIX path inside the manifest's directory (no `..`, no absolute path), got {rel!r}",
@@ -283,6 +308,10 @@ class _Reader:
         return rel
 
     def version(self, flow_id: str, code_hash: str, doc: Any) -> VersionEntry:
+        fast = _fast_version(code_hash, doc)
+        return fast if fast is not None else self.checked_version(flow_id, code_hash, doc)
+
+    def checked_version(self, flow_id: str, code_hash: str, doc: Any) -> VersionEntry:
         at = f"flows.{flow_id}.versions.{code_hash}"
         if not _CODE_HASH_RE.fullmatch(code_hash):
             raise self.fail(f"flows.{flow_id}.versions", f"is keyed by {code_hash!r}, which is not a codeHash like 'sha256:<64 hex>'", flow_id)
@@ -313,7 +342,7 @@ class _Reader:
             if not _CODE_HASH_RE.fullmatch(h):
                 raise self.fail(f"{at}.compatibleWith", f"holds {h!r}, which is not a codeHash like 'sha256:<64 hex>'", flow_id)
         entry = self.text(v, "entry", at, flow_id)
-        if not entry or not all(part.isidentifier() for part in entry.split(".")):
+        if _bad_entry(entry):
             raise self.fail(f"{at}.entry", f"must be a dotted Python name inside the chunk, got {entry!r}", flow_id)
         return VersionEntry(
             code_hash=code_hash,
@@ -333,3 +362,104 @@ class _Reader:
             ),
             closure=dict(closure),
         )
+
+
+def _bad_chunk_path(rel: str) -> bool:
+    # Syntactic containment only; symlinks are resolved when the chunk is opened (chunks.py).
+    return (
+        not rel
+        or rel.startswith("/")
+        or "\\" in rel
+        or "\x00" in rel
+        or _DRIVE_RE.match(rel) is not None
+        or ".." in rel.split("/")
+    )
+
+
+def _bad_entry(entry: str) -> bool:
+    return not entry or not all(part.isidentifier() for part in entry.split("."))
+
+
+_VERSION_KEYS = frozenset(
+    ("chunk", "chunkDigest", "closure", "compatibleWith", "entry", "flowHash", "legacyFlowHash", "source",
+     "stepFamilies", "steps", "version")
+)
+_SOURCE_KEYS = frozenset(("line", "path", "sourceDigest"))
+
+
+def _fast_version(code_hash: str, v: Any) -> VersionEntry | None:
+    """``_Reader.version`` for the common, well-formed entry in one pass, or None to take the slow
+    path (which names the offending key). It accepts nothing the slow path refuses: every condition
+    is the slow path's, written inline, and exact ``type`` checks only send subclasses to it.
+
+    A bundle can hold thousands of versions; the field-by-field reader costs ~20 us per version, this
+    a few, and ``load_manifest``/``Registry.verify`` time is dominated by it.
+    """
+    if type(v) is not dict or not _VERSION_KEYS <= v.keys():
+        return None
+    src = v["source"]
+    closure = v["closure"]
+    families = v["stepFamilies"]
+    steps = v["steps"]
+    compat = v["compatibleWith"]
+    version = v["version"]
+    chunk = v["chunk"]
+    entry = v["entry"]
+    flow_hash = v["flowHash"]
+    legacy = v["legacyFlowHash"]
+    chunk_digest = v["chunkDigest"]
+    if type(src) is not dict or not _SOURCE_KEYS <= src.keys():
+        return None
+    path = src["path"]
+    line = src["line"]
+    source_digest = src["sourceDigest"]
+    if (
+        type(closure) is not dict
+        or type(families) is not list
+        or type(steps) is not list
+        or type(compat) is not list
+        or type(version) is not int
+        or version < 1
+        or type(line) is not int
+        or type(path) is not str
+        or type(chunk) is not str
+        or type(entry) is not str
+        or type(flow_hash) is not str
+        or type(legacy) is not str
+        or type(chunk_digest) is not str
+        or type(source_digest) is not str
+        or not _CODE_HASH_RE.fullmatch(code_hash)
+        or not _SHA256_RE.fullmatch(flow_hash)
+        or not _FNV1A_RE.fullmatch(legacy)
+        or not _SHA256_RE.fullmatch(chunk_digest)
+        or not _SHA256_RE.fullmatch(source_digest)
+        or _bad_chunk_path(chunk)
+        or _bad_entry(entry)
+    ):
+        return None
+    for x in steps:
+        if type(x) is not str:
+            return None
+    for x in families:
+        if type(x) is not str:  # regex families: compiled by the slow path
+            return None
+    for x in compat:
+        if type(x) is not str or not _CODE_HASH_RE.fullmatch(x):
+            return None
+    for x in closure.values():
+        if type(x) is not str:
+            return None
+    return VersionEntry(
+        code_hash=code_hash,
+        flow_hash=flow_hash,
+        legacy_flow_hash=legacy,
+        version=version,
+        steps=tuple(steps),
+        step_families=tuple(families),
+        compatible_with=tuple(compat),
+        chunk=chunk,
+        chunk_digest=chunk_digest,
+        entry=entry,
+        source=SourceRef(path=path, line=line, source_digest=source_digest),
+        closure=dict(closure),
+    )

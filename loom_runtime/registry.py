@@ -62,7 +62,8 @@ from .chunks import load_chunk
 from .definition import FlowDefinition, StepFamily
 from .errors import FlowCodeMismatchError, FlowDefinitionError, FlowNotFoundError, ManifestError, StaleManifestError
 from .hashing import flow_content_hash, legacy_flow_content_hash
-from .manifest import FlowEntry, Manifest, VersionEntry, load_manifest
+from .chunks import read_verified_chunk
+from .manifest import FlowEntry, ManifestDocument, VersionEntry
 
 __all__ = ["PACKAGE_MANIFEST_DIR", "PACKAGE_MANIFEST_NAME", "FlowVersion", "Registry", "StaleManifestWarning"]
 
@@ -199,7 +200,9 @@ class Registry:
         self.strict = strict
         self._on_warn = on_warn
         self._flows: dict[str, _FlowSlot] = {}
-        self._manifest: Manifest | None = None
+        self._document: ManifestDocument | None = None
+        self._pending: set[str] = set()  # flow ids the manifest lists that no lookup has parsed yet
+        self._entries: dict[str, FlowEntry] = {}  # parsed manifest entries, by flow id
         self._manifest_path: str | None = None
         self._manifest_dir: Path | None = None
         self._lock = threading.RLock()
@@ -258,20 +261,43 @@ class Registry:
         return reg
 
     def add_manifest(self, path: str | os.PathLike[str]) -> None:
-        """Add every version of a manifest (its ``current`` becomes current unless a live one is)."""
-        manifest = load_manifest(path)
+        """Serve every version a manifest lists (its ``current`` is current unless live code is).
+
+        The schema and top level are checked now; each flow's entry is checked on that flow's first
+        lookup (``verify()`` checks them all at once, e.g. in a readiness probe).
+        """
+        document = ManifestDocument.read(path)
         with self._lock:
-            if self._manifest is not None:
+            if self._document is not None:
                 raise ManifestError(
                     f"{path}: this registry already serves {self._manifest_path}; one registry reads one manifest "
                     "(a cumulative `loom build` keeps every version in one file)",
                     path=str(path),
                 )
-            self._manifest = manifest
-            self._manifest_path = str(path)
+            self._document = document
+            self._manifest_path = document.path
             self._manifest_dir = Path(path).parent
-            for flow_id, entry in manifest.flows.items():
+            self._pending = set(document.flows)
+
+    def verify(self, *, chunks: bool = False) -> None:
+        """Check every flow's manifest entry now; with ``chunks=True`` also every chunk's containment
+        and digest (reading, never executing, them). Raises the first ``ManifestError``."""
+        for flow_id in sorted(self._pending):
+            self._materialize(flow_id)
+        if chunks and self._manifest_dir is not None:
+            for flow_id, entry in sorted(self._entries.items()):
+                for ve in entry.versions.values():
+                    read_verified_chunk(self._manifest_dir, ve, flow_id=flow_id, manifest_path=self._manifest_path or "")
+
+    def _materialize(self, flow_id: str) -> _FlowSlot | None:
+        with self._lock:
+            if flow_id in self._pending:
+                assert self._document is not None
+                entry = self._document.flow(flow_id)  # a ManifestError leaves it pending: it refuses again
+                self._pending.discard(flow_id)
+                self._entries[flow_id] = entry
                 self._add_flow_entry(flow_id, entry)
+            return self._flows.get(flow_id)
 
     def _add_flow_entry(self, flow_id: str, entry: FlowEntry) -> None:
         slot = self._flows.get(flow_id)
@@ -335,6 +361,8 @@ class Registry:
             fn = fn_or_definition
             defn = FlowDefinition.from_function(fn)
         with self._lock:
+            if defn.id in self._pending:
+                self._materialize(defn.id)  # chunk versions first, so live code replaces its own chunk
             code_hash = defn.code_fingerprint
             if code_hash is None and fn is not None:
                 code_hash = self._bind_to_manifest(defn, fn)
@@ -361,10 +389,9 @@ class Registry:
             return slot.versions[key]
 
     def _bind_to_manifest(self, defn: FlowDefinition, fn: Callable[..., Any]) -> str | None:
-        manifest = self._manifest
-        if manifest is None:
+        if self._document is None:
             return None
-        entry = manifest.flows.get(defn.id)
+        entry = self._entries.get(defn.id)
         if entry is None or entry.current is None or entry.removed:
             state = "does not list it" if entry is None else "marks it removed"
             self._stale(defn.id, f"the manifest {self._manifest_path} {state}")
@@ -423,7 +450,7 @@ class Registry:
     # -- lookup -------------------------------------------------------------------------------
 
     def flow_ids(self) -> tuple[str, ...]:
-        return tuple(sorted(self._flows))
+        return tuple(sorted(self._pending.union(self._flows)))
 
     def versions(self, flow_id: str) -> tuple[FlowVersion, ...]:
         """Every servable version: the current one first, then the others, most recently added first."""
@@ -437,12 +464,14 @@ class Registry:
         return slot.current
 
     def __contains__(self, flow_id: object) -> bool:
-        return flow_id in self._flows
+        return flow_id in self._flows or flow_id in self._pending
 
     def _slot(self, flow_id: str) -> _FlowSlot:
         slot = self._flows.get(flow_id)
+        if slot is None and flow_id in self._pending:
+            slot = self._materialize(flow_id)
         if slot is None:
-            raise FlowNotFoundError(flow_id, known=tuple(self._flows))
+            raise FlowNotFoundError(flow_id, known=self.flow_ids())
         return slot
 
     def resolve(
@@ -461,7 +490,7 @@ class Registry:
         """
         slot = self._flows.get(flow_id)
         if slot is None:
-            raise FlowNotFoundError(flow_id, known=tuple(self._flows))
+            slot = self._slot(flow_id)
         if flow_hash:
             candidates = slot.by_flow_hash.get(flow_hash)
             if candidates is None:

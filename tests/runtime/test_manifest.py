@@ -191,3 +191,41 @@ def test_wrong_types_are_refused(tmp_path):
     d["flows"]["checkout"]["removed"] = "no"
     with pytest.raises(ManifestError, match=r"removed` must be true or false"):
         load_manifest(write(tmp_path, d))
+
+
+BAD_VALUES = [None, True, 0, -1, 1.5, "", "x", "sha256:" + "A" * 64, "../x.py", [], ["x"], [1], {}, {"a": 1}, {"a": "b"},
+              [{"pattern": "p", "flags": 0}], [{"pattern": 1}]]
+VERSION_KEYS = ["flowHash", "legacyFlowHash", "version", "steps", "stepFamilies", "compatibleWith", "chunk",
+                "chunkDigest", "entry", "source", "closure"]
+
+
+@pytest.mark.parametrize("key", VERSION_KEYS + ["source.path", "source.line", "source.sourceDigest"])
+def test_fast_path_accepts_exactly_what_the_checked_reader_accepts(key):
+    # The one-pass reader must never accept a value the field-by-field reader refuses, and must
+    # build the same entry when both accept.
+    from loom_runtime.manifest import _fast_version, _Reader
+
+    for bad in BAD_VALUES:
+        d = doc()["flows"]["checkout"]["versions"][CODE]
+        if key.startswith("source."):
+            d["source"][key.split(".")[1]] = copy.deepcopy(bad)
+        else:
+            d[key] = copy.deepcopy(bad)
+        try:
+            checked = _Reader("m.json").checked_version("checkout", CODE, copy.deepcopy(d))
+        except ManifestError:
+            checked = None
+        fast = _fast_version(CODE, copy.deepcopy(d))
+        if checked is None:
+            assert fast is None, (key, bad)
+        elif fast is not None:
+            assert fast == checked, (key, bad)
+
+
+def test_fast_path_builds_the_same_entry_as_the_checked_reader():
+    from loom_runtime.manifest import _fast_version, _Reader
+
+    d = doc()["flows"]["checkout"]["versions"][CODE]
+    d["stepFamilies"] = ["pack", "tool"]
+    fast = _fast_version(CODE, d)
+    assert fast is not None and fast == _Reader("m.json").checked_version("checkout", CODE, d)

@@ -117,8 +117,40 @@ def test_a_path_traversal_chunk_path_is_refused(tmp_path):
     bundle.mkdir()
     spec = Spec("checkout", "v1", flow_chunk("checkout", result="evil"), chunk="../evil.py")
     path = write_bundle(bundle, [spec], current={"checkout": "v1"})
-    with pytest.raises(ManifestError, match=r"flow `checkout` key `.*\.chunk` must be a relative POSIX path.*'\.\./evil\.py'"):
-        Registry.from_manifest(path)
+    reg = Registry.from_manifest(path)  # the schema is fine; each flow's entry is checked on first use
+    assert reg.flow_ids() == ("checkout",)
+    message = r"flow `checkout` key `.*\.chunk` must be a relative POSIX path.*'\.\./evil\.py'"
+    for lookup in (lambda: reg.resolve("checkout"), lambda: reg.current("checkout"), reg.verify):
+        with pytest.raises(ManifestError, match=message) as info:
+            lookup()
+        assert info.value.flow_id == "checkout" and info.value.path == str(path)
+    assert chunk_modules() == set()
+
+
+def test_a_bad_entry_refuses_its_flow_and_only_its_flow(tmp_path):
+    path = write_bundle(
+        tmp_path,
+        [Spec("good", "g", flow_chunk("good", result="ok")), Spec("bad", "b", flow_chunk("bad", result="x"))],
+        current={"good": "g", "bad": "b"},
+    )
+    path.write_text(path.read_text().replace('"entry": "run"', '"entry": "no such thing!"', 1))
+    reg = Registry.from_manifest(path)
+    with pytest.raises(ManifestError, match=r"flow `bad` key `flows\.bad\.versions\.sha256:\w+\.entry` must be a dotted"):
+        reg.resolve("bad")
+    assert reg.resolve("good").runner()() == "ok"
+    with pytest.raises(ManifestError, match="flow `bad`"):
+        reg.verify()
+
+
+def test_verify_with_chunks_checks_every_digest_without_executing(tmp_path):
+    path = two_version_bundle(tmp_path)
+    reg = Registry.from_manifest(path)
+    reg.verify(chunks=True)
+    assert chunk_modules() == set()
+    chunk = sorted((tmp_path / "chunks").rglob("*.py"))[0]
+    chunk.write_bytes(chunk.read_bytes() + b"\n")
+    with pytest.raises(ChunkIntegrityError, match="does not match the manifest"):
+        Registry.from_manifest(path).verify(chunks=True)
 
 
 def test_a_symlink_out_of_the_bundle_is_refused(tmp_path):
