@@ -33,7 +33,7 @@ import builtins
 import hashlib
 import re
 import symtable
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -94,20 +94,15 @@ def chunk_path_for(flow_id: str, code_hash: str, *, variant: str | None = None) 
     return f"chunks/{flow_slug(flow_id)}/{name}.py"
 
 
-def source_digest(files: Mapping[str, bytes] | Mapping[str, str], paths: Iterable[str]) -> str:
-    """``sourceDigest``: sha256 of the one source file, or over ``sha256sum``-style lines
-    (``<hex>  <path>\\n``, sorted by path) when the closure spans several files.
+def source_digest(data: bytes) -> str:
+    """``sourceDigest``: sha256 of the bytes of the file that defines the flow (``source.path``).
 
-    ``files`` maps a path to its bytes or to the hex sha256 of its bytes.
+    The file alone, not the closure's other files: ``loom_runtime.registry`` checks a live flow's
+    own file (``inspect.getsourcefile``) against it to tell a stale manifest, and an installed
+    service has no project root to find the others by. Edits elsewhere in the closure move the
+    codeHash, which the ``closure`` map attributes to a member.
     """
-    digests: dict[str, str] = {}
-    for path in sorted(set(paths)):
-        value = files[path]
-        digests[path] = hashlib.sha256(value).hexdigest() if isinstance(value, bytes) else value
-    if len(digests) == 1:
-        return "sha256:" + next(iter(digests.values()))
-    listing = "".join(f"{hexd}  {path}\n" for path, hexd in digests.items())
-    return "sha256:" + hashlib.sha256(listing.encode("utf-8")).hexdigest()
+    return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
 # -- planning ---------------------------------------------------------------------------------------
@@ -136,41 +131,51 @@ def _local_name(member: ClosureMember) -> str:
 def emit_chunk(
     fp: FlowFingerprint,
     *,
-    read_source: Callable[[str], str | None] | None = None,
+    class_source: str | None = None,
+    class_line: int = 0,
+    module_imports: Mapping[str, str] | None = None,
     chunk_path: str = "",
 ) -> Chunk:
-    """Render the chunk of one flow version. Pure apart from ``read_source`` (only consulted for a
-    flow that is a method, to bundle its whole class).
+    """Render the chunk of one flow version. Pure: text in, text out.
 
-    Raises ``ChunkError`` when the closure cannot be made self-contained (a global name with no
-    binding, a method flow whose class cannot be found).
+    ``class_source``: for a method flow (``Shop.run``), the original text of its class, bundled
+    with only the members the flow reaches (the fingerprinted ones) and the dunder methods.
+    ``module_imports``: the flow module's import bindings (local name -> target); consulted only
+    for names the closure does not bind, i.e. the flow decorator itself (the fingerprint leaves
+    it out on purpose) and the arguments of that decorator (``re.compile`` in ``step_families``).
+
+    Raises ``ChunkError`` when the closure cannot be made self-contained.
     """
     members = {m.qualname: m for m in fp.closure}
-    root = fp.closure[0] if fp.closure else None
-    if root is None:
+    if not fp.closure:
         raise ChunkError(f"flow `{fp.flow_id}` has an empty closure; nothing to bundle", path=fp.path, line=fp.line)
+    root = fp.closure[0]
 
     units: dict[str, _Unit] = {}
     owner: dict[str, str] = {}  # member qualname -> key of the unit that carries its text
     top_name = fp.function.split(".")[0]
     if "." in fp.function:
-        # A method flow: bundle its class whole (the registry resolves entry ``Shop.run``).
         class_qual = f"{fp.module}.{top_name}"
-        cls_member = members.get(class_qual)
-        text = cls_member.source if cls_member is not None and cls_member.source else _class_source(fp, top_name, read_source)
-        units[class_qual] = _Unit(class_qual, top_name, fp.module, fp.path, _class_line(cls_member, fp), cls_member, text)
-        for q, m in members.items():
-            if q == class_qual or (m.module == fp.module and q.startswith(class_qual + ".")):
-                owner[q] = class_qual
+        inside = {q: m for q, m in members.items() if m.module == fp.module and q.startswith(class_qual + ".")}
+        text = class_source
+        if text is None and class_qual in members:
+            text = members[class_qual].source
+        if not text:
+            raise ChunkError(
+                f"flow `{fp.flow_id}` is the method `{fp.function}`; the source of its class `{top_name}` is missing",
+                path=fp.path,
+                line=fp.line,
+            )
+        reached = {q[len(class_qual) + 1 :].split(".")[0] for q in inside}
+        text = _keep_class_members(text, reached, where=f"{fp.path}:{fp.line}")
+        line = members[class_qual].line if class_qual in members else class_line or fp.line
+        units[class_qual] = _Unit(class_qual, top_name, fp.module, fp.path, line, members.get(class_qual), text)
+        owner[class_qual] = class_qual
+        for q in inside:
+            owner[q] = class_qual
     for q, m in members.items():
         if q in owner or m.kind not in _DEFINITION_KINDS:
             continue
-        if m.kind == "method":
-            # A sibling method of a class that is not bundled whole: its class must be a member.
-            cls_q = q.rpartition(".")[0]
-            if cls_q in members:
-                owner[q] = cls_q
-                continue
         if not m.source:
             raise ChunkError(
                 f"flow `{fp.flow_id}`: closure member `{q}` has no source text to bundle",
@@ -180,18 +185,8 @@ def emit_chunk(
         units[q] = _Unit(q, _local_name(m).split(".")[0], m.module, m.path, m.line, m, m.source)
         owner[q] = q
 
-    # Import targets: what each non-bundled binding value means to the chunk.
-    def import_target(value: str) -> str | None:
-        m = members.get(value)
-        if m is not None and m.kind in ("import", "step"):
-            return m.target or m.qualname
-        if m is None:
-            return value
-        return None
-
-    # Allocate chunk names: root first, then units in (module, qualname) order, then imports.
-    taken: dict[str, str] = {}  # chunk name -> thing key
-    chunk_name: dict[str, str] = {}  # thing key -> chunk name
+    taken: dict[str, str] = {"annotations": "import:__future__.annotations"}  # chunk name -> thing
+    chunk_name: dict[str, str] = {}  # thing -> chunk name
 
     def allocate(thing: str, preferred: str, module: str) -> str:
         if thing in chunk_name:
@@ -206,63 +201,68 @@ def emit_chunk(
         chunk_name[thing] = name
         return name
 
-    root_unit_key = owner.get(root.qualname, root.qualname)
-    allocate(root_unit_key, units[root_unit_key].name, "")
-    taken.setdefault("annotations", "__future__.annotations")
+    # Names: the flow's own unit first (never renamed), then its module's units, then the others.
+    root_key = owner[root.qualname]
+    allocate(root_key, units[root_key].name, "")
     for key in sorted(units, key=lambda k: (units[k].module != fp.module, units[k].module, k)):
         allocate(key, units[key].name, units[key].module)
 
-    # Bindings per unit: local spelling -> thing; namespaces for first-party module aliases.
-    namespaces: dict[str, set[str]] = {}  # module prefix -> unit keys reached through it
     imports: dict[str, str] = {}  # import target -> chunk name
+
+    def import_as(target: str, preferred: str) -> str:
+        if target not in imports:
+            imports[target] = allocate(f"import:{target}", preferred, target.rpartition(".")[0])
+        return imports[target]
+
+    namespaces: dict[str, set[str]] = {}  # first-party module -> unit keys reached through it
     plans: dict[str, dict[str, str]] = {}  # unit key -> {spelling in its text: chunk name}
     carried: dict[str, list[ClosureMember]] = {}
     for q, key in owner.items():
-        carried.setdefault(key, []).append(members[q])
+        if q in members:
+            carried.setdefault(key, []).append(members[q])
     for key in sorted(units):
         unit = units[key]
         spellings: dict[str, str] = {}
-        for m in carried.get(key, [unit.member] if unit.member else []):
-            for local, value in m.bindings:
+        for m in carried.get(key, []):
+            for chain, value in m.bindings:
                 thing = owner.get(value)
                 if thing is not None:
-                    if thing != key:  # a unit's references to itself (``self.x``, recursion) stay as written
+                    if thing != key:  # references to itself (``self.x``, recursion) stay as written
                         unit.deps.add(thing)
-                        spellings[local] = chunk_name[thing]
+                        spellings[_consumed(chain, units[thing], value)] = chunk_name[thing]
                     continue
-                prefix = value + "."
-                reached = sorted(k for q, k in owner.items() if q.startswith(prefix))
-                if reached and value not in members:
-                    # ``import shop.pricing as p``: ``p`` is a first-party module; give it a namespace.
-                    ns_key = f"module:{value}"
-                    namespaces.setdefault(value, set()).update(reached)
-                    name = allocate(ns_key, local.split(".")[0], value)
-                    unit.deps.add(ns_key)
-                    spellings[local.split(".")[0]] = name
-                    continue
-                target = import_target(value)
-                if target is None:
-                    continue
-                head, _, rest = local.partition(".")
-                if rest:
-                    # ``np.array`` -> ``numpy.array``: import the head's module and keep the spelling
-                    if not target.endswith("." + rest):
-                        spellings[local] = _import(imports, allocate, target, local.rpartition(".")[2])
+                vm = members.get(value)
+                if vm is not None and vm.kind == "step":
+                    target = vm.target or value
+                else:
+                    target = vm.target or value if vm is not None else value
+                    under = sorted({k for q, k in owner.items() if q.startswith(target + ".")})
+                    if under:
+                        # The module object of a first-party module (``import shop.pricing as p``
+                        # then ``p`` used as a value): a namespace of the bundled members under it.
+                        ns = f"module:{target}"
+                        namespaces.setdefault(target, set()).update(under)
+                        head = chain.split(".")[0]
+                        spellings[head] = allocate(ns, head, target)
+                        unit.deps.add(ns)
                         continue
-                    target = target[: -len(rest) - 1]
-                spellings[head] = _import(imports, allocate, target, head)
-        # the member's own top-level name
+                head, _, rest = chain.partition(".")
+                if rest and target.endswith("." + rest):
+                    # ``math.floor`` -> import ``math`` under the spelling the code uses
+                    spellings[head] = import_as(target[: -len(rest) - 1], head)
+                elif rest:
+                    spellings[chain] = import_as(target, chain.rpartition(".")[2])
+                else:
+                    spellings[head] = import_as(target, head)
         spellings.setdefault(unit.name, chunk_name[key])
         plans[key] = spellings
 
     for prefix, keys in sorted(namespaces.items()):
-        ns_key = f"module:{prefix}"
-        # A unit that uses the namespace cannot be in it (it is defined after it); in practice the
-        # users are the flow and its same-module helpers, which nobody reaches through an alias.
-        reached = {k for k in keys if ns_key not in units[k].deps}
-        units[ns_key] = _Unit(ns_key, chunk_name[ns_key], prefix, None, 0, None, "", reached)
+        ns = f"module:{prefix}"
+        # A unit that uses the namespace is defined after it, so it cannot be in it.
+        units[ns] = _Unit(ns, chunk_name[ns], prefix, None, 0, None, "", {k for k in keys if ns not in units[k].deps})
 
-    ordered = _dependency_order(units, root_unit_key)
+    ordered = _dependency_order(units, root_key)
     sources = tuple(sorted({u.path for u in units.values() if u.path}))
     body: list[str] = []
     renamed: dict[str, str] = {}
@@ -272,65 +272,121 @@ def emit_chunk(
             body.append(_namespace_text(unit, units, chunk_name))
             continue
         text = _normalise(unit.text)
-        renames = {local: new for local, new in plans[key].items() if local != new}
+        renames = {spelling: new for spelling, new in plans[key].items() if spelling != new}
         if renames:
             text = _rename(text, renames, where=f"{unit.path}:{unit.line}")
-            if unit.name in renames:
-                renamed[key] = renames[unit.name]
+        note = ""
+        if unit.name in renames:
+            renamed[key] = renames[unit.name]
+            note = f" (renamed from `{unit.name}`)"
         label = f"{unit.path}:{unit.line}" if unit.path else unit.module
-        note = f" (renamed from `{unit.name}`)" if unit.name in renames else ""
         body.append(f"# --- {key} from {label}{note}\n{text}")
 
-    entry = chunk_name[root_unit_key] + fp.function[len(top_name) :]
-    header = [
-        "# Loom chunk: generated by `loom build`, do not edit (the manifest pins its sha256).",
-        f"# flow: {fp.flow_id}",
-        f"# codeHash: {fp.code_hash}",
-        f"# scheme: {FINGERPRINT_SCHEME}",
-        f"# entry: {entry}",
-        "# sources:",
-        *(f"#   {p}" for p in sources),
-        "from __future__ import annotations",
-        "",
-        "",
-    ]
-    import_lines = sorted(_import_line(target, name) for target, name in imports.items())
-    if namespaces:
-        import_lines.append(f"from types import SimpleNamespace as {_NAMESPACE_FACTORY}")
-    text = "\n".join(header) + ("\n".join(import_lines) + "\n\n\n" if import_lines else "") + "\n\n".join(body)
-    text = text.rstrip("\n") + "\n"
-    _check_self_contained(text, fp, chunk_path or chunk_path_for(fp.flow_id, fp.code_hash))
-    return Chunk(fp.flow_id, fp.code_hash, entry, text, sources, renamed)
+    entry = chunk_name[root_key] + fp.function[len(top_name) :]
+    header = "\n".join(
+        [
+            "# Loom chunk: generated by `loom build`, do not edit (the manifest pins its sha256).",
+            f"# flow: {fp.flow_id}",
+            f"# codeHash: {fp.code_hash}",
+            f"# scheme: {FINGERPRINT_SCHEME}",
+            f"# entry: {entry}",
+            "# sources:",
+            *(f"#   {p}" for p in sources),
+            "from __future__ import annotations",
+            "",
+            "",
+        ]
+    )
 
+    def render() -> str:
+        lines = _import_lines(imports)
+        if namespaces:
+            lines.append(f"from types import SimpleNamespace as {_NAMESPACE_FACTORY}")
+        head = header + ("\n".join(lines) + "\n\n\n" if lines else "")
+        return (head + "\n\n".join(body)).rstrip("\n") + "\n"
 
-def _import(imports: dict[str, str], allocate: Callable[[str, str, str], str], target: str, preferred: str) -> str:
-    if target not in imports:
-        imports[target] = allocate(f"import:{target}", preferred, target.rpartition(".")[0])
-    return imports[target]
-
-
-def _class_line(member: ClosureMember | None, fp: FlowFingerprint) -> int:
-    return member.line if member is not None else fp.line
-
-
-def _class_source(fp: FlowFingerprint, class_name: str, read_source: Callable[[str], str | None] | None) -> str:
-    text = read_source(fp.path) if read_source is not None else None
-    if text is None:
+    where = chunk_path or chunk_path_for(fp.flow_id, fp.code_hash)
+    text = render()
+    missing = _unbound_globals(text, fp, where)
+    fallback = module_imports or {}
+    if missing and all(name in fallback and name not in taken for name in missing):
+        for name in missing:
+            import_as(fallback[name], name)
+        text = render()
+        missing = _unbound_globals(text, fp, where)
+    if missing:
+        names = ", ".join(f"`{n}`" for n in missing)
         raise ChunkError(
-            f"flow `{fp.flow_id}` is the method `{fp.function}`; its class `{class_name}` could not be read",
+            f"flow `{fp.flow_id}`: the closure uses {names} but nothing in it defines or imports "
+            f"{'it' if len(missing) == 1 else 'them'}; define the name at module level or import it "
+            "(a chunk cannot fall back to the live module)",
             path=fp.path,
             line=fp.line,
         )
-    module = cst.parse_module(text)
-    for stmt in module.body:
-        if isinstance(stmt, cst.ClassDef) and stmt.name.value == class_name:
-            return module.code_for_node(stmt)
-    raise ChunkError(
-        f"flow `{fp.flow_id}`: class `{class_name}` is not a top-level class of {fp.path}; "
-        "a method flow must belong to a module-level class",
-        path=fp.path,
-        line=fp.line,
-    )
+    return Chunk(fp.flow_id, fp.code_hash, entry, text, sources, renamed)
+
+
+def _consumed(chain: str, unit: _Unit, qualname: str) -> str:
+    """The part of a reference chain that names the member: ``p.discount`` of
+    ``p.discount.__name__``; the rest is attribute access on the member and stays."""
+    parts = chain.split(".")
+    name = qualname.rpartition(".")[2] if unit.member is None else _local_name(unit.member).split(".")[0]
+    for i, part in enumerate(parts):
+        if part == name:
+            return ".".join(parts[: i + 1])
+    return chain
+
+
+def _keep_class_members(text: str, reached: set[str], *, where: str) -> str:
+    """The class with only the members the flow reaches, its docstring and its dunder methods.
+
+    Members the flow never reaches are not in its fingerprint; bundling them would pin code the
+    hash does not cover and drag in their imports."""
+    try:
+        module = cst.parse_module(_normalise(text))
+    except cst.ParserSyntaxError as exc:
+        raise ChunkError(f"cannot re-parse the class of a method flow: {exc.message}", path=where) from None
+    (cls,) = [s for s in module.body if isinstance(s, cst.ClassDef)] or [None]
+    if cls is None:
+        raise ChunkError("the source of a method flow's class holds no class", path=where)
+    kept = []
+    body = list(cls.body.body)
+    for i, stmt in enumerate(body):
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            name = stmt.name.value
+            keep = name in reached or (name.startswith("__") and name.endswith("__"))
+        elif isinstance(stmt, cst.SimpleStatementLine):
+            is_doc = i == 0 and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr) and isinstance(
+                stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)
+            )
+            names = {n.value for n in _assigned_names(stmt)}
+            keep = is_doc or bool(names & reached) or (names and all(n.startswith("__") and n.endswith("__") for n in names))
+        else:
+            keep = False
+        if keep:
+            kept.append(stmt)
+    if len(kept) == len(body):
+        return text
+    if not kept:
+        kept = [cst.SimpleStatementLine([cst.Pass()])]
+    new = cls.with_changes(body=cls.body.with_changes(body=kept))
+    return module.code_for_node(new)
+
+
+def _assigned_names(stmt: cst.SimpleStatementLine) -> list[cst.Name]:
+    out: list[cst.Name] = []
+    for small in stmt.body:
+        targets: list[cst.BaseExpression] = []
+        if isinstance(small, cst.Assign):
+            targets = [t.target for t in small.targets]
+        elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+            targets = [small.target]
+        for t in targets:
+            if isinstance(t, cst.Name):
+                out.append(t)
+            elif isinstance(t, (cst.Tuple, cst.List)):
+                out.extend(e.value for e in t.elements if isinstance(e.value, cst.Name))
+    return out
 
 
 def _dependency_order(units: Mapping[str, _Unit], root: str) -> list[str]:
@@ -380,13 +436,20 @@ def _namespace_text(unit: _Unit, units: Mapping[str, _Unit], chunk_name: Mapping
     return f"# --- module `{prefix}`: the bundled members reached through it\n{unit.name} = {render(tree)}"
 
 
-def _import_line(target: str, name: str) -> str:
-    module, _, attr = target.rpartition(".")
-    if not module:
-        return f"import {target}" if name == target else f"import {target} as {name}"
-    if name == target.split(".")[0]:
-        return f"import {target}"  # ``import os.path`` binds ``os``
-    return f"from {module} import {attr}" if attr == name else f"from {module} import {attr} as {name}"
+def _import_lines(imports: Mapping[str, str]) -> list[str]:
+    """Import statements for ``{target: chunk name}``, one per module, sorted by module."""
+    plain: dict[str, str] = {}
+    froms: dict[str, list[str]] = {}
+    for target, name in imports.items():
+        module, _, attr = target.rpartition(".")
+        if not module:
+            plain[target] = f"import {target}" if name == target else f"import {target} as {name}"
+        elif name == target.split(".")[0]:
+            plain[target] = f"import {target}"  # ``import os.path`` binds ``os``
+        else:
+            froms.setdefault(module, []).append(attr if attr == name else f"{attr} as {name}")
+    lines = {**plain, **{m: f"from {m} import {', '.join(sorted(names))}" for m, names in froms.items()}}
+    return [lines[m] for m in sorted(lines)]
 
 
 def _normalise(text: str) -> str:
@@ -470,9 +533,9 @@ def _rename(text: str, renames: Mapping[str, str], *, where: str) -> str:
     return module.visit(_Renamer(simple, global_ids, dotted)).code
 
 
-def _check_self_contained(text: str, fp: FlowFingerprint, chunk_path: str) -> None:
-    """Compile the chunk and refuse one that would raise ``NameError``: every global a bundled
-    member uses must be defined in the chunk or be a builtin."""
+def _unbound_globals(text: str, fp: FlowFingerprint, chunk_path: str) -> list[str]:
+    """Global names the chunk uses but neither defines, imports nor gets from builtins: each would
+    be a ``NameError`` when the registry runs an old execution, so the build refuses the chunk."""
     try:
         table = symtable.symtable(text, chunk_path, "exec")
     except SyntaxError as exc:
@@ -495,16 +558,4 @@ def _check_self_contained(text: str, fp: FlowFingerprint, chunk_path: str) -> No
             walk(child)
 
     walk(table)
-    if missing:
-        names = ", ".join(f"`{n}`" for n in missing)
-        raise ChunkError(
-            f"flow `{fp.flow_id}`: the closure uses {names} but nothing in it defines or imports "
-            f"{'it' if len(missing) == 1 else 'them'}; define the name at module level or import it "
-            "(a chunk cannot fall back to the live module)",
-            path=fp.path,
-            line=fp.line,
-        )
-
-
-def chunk_sources(members: Sequence[ClosureMember]) -> tuple[str, ...]:
-    return tuple(sorted({m.path for m in members if m.path and m.kind in _DEFINITION_KINDS}))
+    return list(missing)
