@@ -19,7 +19,10 @@ the hashes it recorded at start (DESIGN §5, ADR-0113 D2 and implementation note
 Everything ``resolve`` needs (hashes, ``compatibleWith``) is in the manifest, so resolving never
 loads a chunk; a chunk is verified and executed on the first access to ``FlowVersion.definition``
 or ``runner()`` (see ``loom_runtime.chunks``). Indexes are rebuilt on ``register`` (rare) so that
-``resolve`` (every start and resume) is a few dictionary lookups.
+``resolve`` (every start and resume) is a few dictionary lookups. A manifest's schema and top level
+are checked when it is added; each flow's entry is checked (and refused, naming file, flow and key)
+on that flow's first lookup, because a bundle may list thousands of versions of which a process
+resumes few; ``verify()`` checks every entry, and optionally every chunk digest, at once.
 
 **Live code and the manifest.** ``register(fn)`` binds a live flow without ``code_fingerprint=``
 to the codeHash of the manifest's current version of that id, so the process knows its own
@@ -40,7 +43,8 @@ a fingerprint are keyed by their structural hash instead.
 
 Rejected alternatives: computing the live fingerprint at import (it needs libcst, which the runtime
 must not import); loading every chunk eagerly at ``from_manifest`` (a bundle carries many versions
-and most are never resumed); a per-call cache of ``resolve`` results (the indexes already make a call
+and most are never resumed); checking every manifest entry at start (on a 10,000-version bundle it
+costs several times the JSON parse); a per-call cache of ``resolve`` results (the indexes already make a call
 a handful of dict lookups, and a cache would need invalidation on ``register``).
 """
 
@@ -53,7 +57,7 @@ import inspect
 import os
 import threading
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Union
@@ -154,19 +158,37 @@ def _key(code_hash: str | None, flow_hash: str) -> _Key:
     return code_hash if code_hash is not None else ("no-fingerprint", flow_hash)
 
 
-class _FlowSlot:
-    """The versions of one flow id and the indexes ``resolve`` reads. Rebuilt whole on change."""
+class _Index:
+    """What ``resolve`` reads for one flow id. Immutable once built: ``register`` builds a new one
+    and swaps it in with one assignment, so a lock-free ``resolve`` never sees half an update."""
 
-    __slots__ = ("flow_id", "versions", "current_key", "ordered", "current", "by_code", "by_flow_hash")
+    __slots__ = ("ordered", "current", "by_code", "by_flow_hash")
+
+    def __init__(self, versions: dict[_Key, FlowVersion], current_key: _Key | None) -> None:
+        current = versions.get(current_key) if current_key is not None else None
+        rest = [v for k, v in reversed(versions.items()) if k != current_key]
+        ordered = ([current] if current is not None else []) + rest
+        self.ordered: tuple[FlowVersion, ...] = tuple(ordered)  # current first, then most recent first
+        self.current: FlowVersion | None = current
+        self.by_code: dict[str, FlowVersion] = {v.code_hash: v for v in ordered if v.code_hash is not None}
+        by_fh: dict[str, list[FlowVersion]] = {}
+        for v in ordered:
+            by_fh.setdefault(v.flow_hash, []).append(v)
+            if v.legacy_flow_hash != v.flow_hash:
+                by_fh.setdefault(v.legacy_flow_hash, []).append(v)
+        self.by_flow_hash: dict[str, tuple[FlowVersion, ...]] = {h: tuple(vs) for h, vs in by_fh.items()}
+
+
+class _FlowSlot:
+    """The versions of one flow id (changed under the registry lock) and their current index."""
+
+    __slots__ = ("flow_id", "versions", "current_key", "index")
 
     def __init__(self, flow_id: str) -> None:
         self.flow_id = flow_id
         self.versions: dict[_Key, FlowVersion] = {}  # insertion order: oldest first
         self.current_key: _Key | None = None
-        self.ordered: tuple[FlowVersion, ...] = ()
-        self.current: FlowVersion | None = None
-        self.by_code: dict[str, FlowVersion] = {}
-        self.by_flow_hash: dict[str, tuple[FlowVersion, ...]] = {}
+        self.index = _Index({}, None)
 
     def put(self, key: _Key, version: FlowVersion, *, make_current: bool) -> None:
         self.versions.pop(key, None)  # re-insert at the end: the newest registration
@@ -177,20 +199,12 @@ class _FlowSlot:
 
     def reindex(self) -> None:
         cur = self.current_key
-        fixed = {k: (v if v.is_current == (k == cur) else replace(v, is_current=(k == cur))) for k, v in self.versions.items()}
-        self.versions = fixed
-        current = fixed.get(cur) if cur is not None else None
-        rest = [v for k, v in reversed(fixed.items()) if k != cur]
-        ordered = ([current] if current is not None else []) + rest
-        self.ordered = tuple(ordered)
-        self.current = current
-        self.by_code = {v.code_hash: v for v in ordered if v.code_hash is not None}
-        by_fh: dict[str, list[FlowVersion]] = {}
-        for v in ordered:
-            by_fh.setdefault(v.flow_hash, []).append(v)
-            if v.legacy_flow_hash != v.flow_hash:
-                by_fh.setdefault(v.legacy_flow_hash, []).append(v)
-        self.by_flow_hash = {h: tuple(vs) for h, vs in by_fh.items()}
+        # FlowVersion is frozen: a version whose is_current flips is replaced by a copy (sharing its
+        # loaded code), so a FlowVersion a caller holds is a snapshot; current() is the truth.
+        self.versions = {
+            k: (v if v.is_current == (k == cur) else replace(v, is_current=(k == cur))) for k, v in self.versions.items()
+        }
+        self.index = _Index(self.versions, cur)
 
 
 class Registry:
@@ -454,14 +468,14 @@ class Registry:
 
     def versions(self, flow_id: str) -> tuple[FlowVersion, ...]:
         """Every servable version: the current one first, then the others, most recently added first."""
-        return self._slot(flow_id).ordered
+        return self._slot(flow_id).index.ordered
 
     def current(self, flow_id: str) -> FlowVersion:
         """The version new executions of ``flow_id`` start on."""
-        slot = self._slot(flow_id)
-        if slot.current is None:
+        current = self._slot(flow_id).index.current
+        if current is None:
             raise FlowNotFoundError(flow_id, known=self.flow_ids())
-        return slot.current
+        return current
 
     def __contains__(self, flow_id: object) -> bool:
         return flow_id in self._flows or flow_id in self._pending
@@ -491,18 +505,19 @@ class Registry:
         slot = self._flows.get(flow_id)
         if slot is None:
             slot = self._slot(flow_id)
+        index = slot.index
         if flow_hash:
-            candidates = slot.by_flow_hash.get(flow_hash)
+            candidates = index.by_flow_hash.get(flow_hash)
             if candidates is None:
                 raise self._structure_error(slot, flow_hash, execution_id)
         else:
-            candidates = slot.ordered
+            candidates = index.ordered
         # Candidates are ordered current-first, so candidates[0] is the current version whenever its
         # structure fits, else the most recently added match.
-        current = slot.current
+        current = index.current
         if not code_hash:
             return candidates[0]
-        pinned = slot.by_code.get(code_hash)
+        pinned = index.by_code.get(code_hash)
         if pinned is not None and (not flow_hash or pinned.matches_flow_hash(flow_hash)):
             return pinned
         for v in candidates:
@@ -513,7 +528,7 @@ class Registry:
         raise self._code_error(slot, code_hash, execution_id)
 
     def _structure_error(self, slot: _FlowSlot, recorded: str, execution_id: str | None) -> FlowCodeMismatchError:
-        available = tuple(dict.fromkeys(v.flow_hash for v in slot.ordered))
+        available = tuple(dict.fromkeys(v.flow_hash for v in slot.index.ordered))
         who = f"execution `{execution_id}` of flow" if execution_id else "flow"
         return FlowCodeMismatchError(
             f"{who} `{slot.flow_id}` recorded structural flowHash {recorded}, which no registered version has "
@@ -528,10 +543,9 @@ class Registry:
         )
 
     def _code_error(self, slot: _FlowSlot, recorded: str, execution_id: str | None) -> FlowCodeMismatchError:
-        available = tuple(v.code_hash for v in slot.ordered if v.code_hash is not None)
-        shown = ", ".join(
-            f"{v.code_hash}{' (current)' if v.is_current else ''}" for v in slot.ordered if v.code_hash is not None
-        )
+        ordered = slot.index.ordered
+        available = tuple(v.code_hash for v in ordered if v.code_hash is not None)
+        shown = ", ".join(f"{v.code_hash}{' (current)' if v.is_current else ''}" for v in ordered if v.code_hash is not None)
         who = f"execution `{execution_id}` of flow" if execution_id else "flow"
         return FlowCodeMismatchError(
             f"{who} `{slot.flow_id}` started on codeHash {recorded}, which this process does not serve "
