@@ -50,13 +50,15 @@ a handful of dict lookups, and a cache would need invalidation on ``register``).
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import importlib.resources
 import inspect
 import os
+import shutil
+import tempfile
 import threading
 import warnings
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -221,7 +223,6 @@ class Registry:
         self._manifest_dir: Path | None = None
         self._lock = threading.RLock()
         self._file_digests: dict[str, str] = {}
-        self._resources = contextlib.ExitStack()  # keeps an extracted zip bundle alive (from_package)
 
     # -- construction -------------------------------------------------------------------------
 
@@ -241,8 +242,9 @@ class Registry:
         """The bundle shipped inside an installed package: ``<package>/_loom/manifest.json``.
 
         Located through ``importlib.resources`` so it works wherever the package is installed. A
-        package imported from a zip is extracted to a temporary directory for the registry's life
-        (Python 3.12+; earlier versions need the package installed unzipped).
+        bundle that is not a directory on disk (a package imported from a zip) is copied to a private
+        temporary directory, removed when the registry is collected, so that chunk containment and
+        digests are checked on real files exactly as for an unpacked install.
         """
         try:
             root = importlib.resources.files(package)
@@ -263,12 +265,13 @@ class Registry:
         if isinstance(bundle, Path):
             directory = bundle
         else:
+            directory = Path(tempfile.mkdtemp(prefix=f"loom-bundle-{package}-"))
+            weakref.finalize(reg, shutil.rmtree, directory, True)
             try:
-                directory = reg._resources.enter_context(importlib.resources.as_file(bundle))
-            except (TypeError, AttributeError, NotImplementedError, OSError) as exc:
+                _copy_tree(bundle, directory, where)
+            except OSError as exc:
                 raise ManifestError(
-                    f"{where}: cannot open the bundle of `{package}` from its archive ({exc}); "
-                    "install the package unzipped or use Python 3.12+",
+                    f"{where}: cannot extract the bundle of `{package}` ({exc}); install the package unpacked",
                     path=where,
                 ) from None
         reg.add_manifest(Path(directory) / PACKAGE_MANIFEST_NAME)
@@ -290,7 +293,8 @@ class Registry:
                 )
             self._document = document
             self._manifest_path = document.path
-            self._manifest_dir = Path(path).parent
+            # Absolute now: a later chdir must not move where chunks are looked for.
+            self._manifest_dir = Path(os.path.abspath(path)).parent
             self._pending = set(document.flows)
 
     def verify(self, *, chunks: bool = False) -> None:
@@ -559,6 +563,19 @@ class Registry:
             available=available,
             execution_id=execution_id,
         )
+
+
+def _copy_tree(src: Any, dest: Path, where: str) -> None:
+    """Copy a ``Traversable`` directory to disk; names that could climb out are refused."""
+    for child in src.iterdir():
+        name = child.name
+        if name in ("", ".", "..") or "/" in name or "\\" in name:
+            raise ManifestError(f"{where}: the bundle holds an unsafe file name {name!r}", path=where)
+        if child.is_dir():
+            (dest / name).mkdir()
+            _copy_tree(child, dest / name, where)
+        else:
+            (dest / name).write_bytes(child.read_bytes())
 
 
 def _source_file(fn: Callable[..., Any]) -> str | None:

@@ -396,3 +396,52 @@ def test_from_package_without_a_bundle_says_how_to_get_one(tmp_path, monkeypatch
         Registry.from_package(name)
     with pytest.raises(ManifestError, match="is not importable"):
         Registry.from_package(f"{name}_missing")
+
+
+def test_from_package_reads_a_bundle_inside_a_zipped_package(tmp_path, monkeypatch):
+    import zipfile
+
+    name = f"loomtest_zip_{uuid.uuid4().hex[:8]}"
+    staging = tmp_path / "staging"
+    (staging / PACKAGE_MANIFEST_DIR).mkdir(parents=True)
+    write_bundle(staging / PACKAGE_MANIFEST_DIR,
+                 [Spec("checkout", "v1", flow_chunk("checkout", result="zipped v1")),
+                  Spec("checkout", "v2", flow_chunk("checkout", result="zipped v2"))],
+                 current={"checkout": "v2"})
+    archive = tmp_path / "app.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr(f"{name}/__init__.py", "")
+        for f in sorted((staging / PACKAGE_MANIFEST_DIR).rglob("*")):
+            if f.is_file():
+                zf.write(f, f"{name}/{f.relative_to(staging)}")
+    monkeypatch.syspath_prepend(str(archive))
+    reg = Registry.from_package(name)
+    assert reg.current("checkout").runner()() == "zipped v2"
+    assert reg.resolve("checkout", code_hash=code("v1")).runner()() == "zipped v1"
+
+
+def test_chunks_are_found_after_a_chdir(tmp_path, monkeypatch):
+    write_bundle(tmp_path, [Spec("checkout", "v1", flow_chunk("checkout", result="ok"))], current={"checkout": "v1"})
+    monkeypatch.chdir(tmp_path)
+    reg = Registry.from_manifest("manifest.json")
+    monkeypatch.chdir(tmp_path.parent)
+    assert reg.current("checkout").runner()() == "ok"
+
+
+def test_concurrent_first_use_executes_a_chunk_once(tmp_path):
+    import threading
+
+    log = tmp_path / "executions.log"
+    extra = f"import time\nwith open({str(log)!r}, 'a') as _f:\n    _f.write('x')\ntime.sleep(0.05)\n"
+    path = write_bundle(tmp_path, [Spec("checkout", "v1", flow_chunk("checkout", result="once", extra=extra))],
+                        current={"checkout": "v1"})
+    reg = Registry.from_manifest(path)
+    version = reg.current("checkout")
+    runners: list = []
+    threads = [threading.Thread(target=lambda: runners.append(version.runner())) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert log.read_text() == "x"
+    assert len(runners) == 8 and all(r is runners[0] for r in runners)
