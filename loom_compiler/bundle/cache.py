@@ -36,22 +36,26 @@ CACHE_DIRNAME = ".loom-cache"
 _FORMAT = "loom-cache/1"
 
 
-@lru_cache(maxsize=1)
-def compiler_token() -> str:
+@lru_cache(maxsize=None)
+def compiler_token(*, with_bundler: bool = False) -> str:
     """sha256 over the compiler's own source files: a fixed bug in the analysis must not be served
-    from a cache filled by the buggy version, even when the scheme name stayed the same."""
+    from a cache filled by the buggy version, even when the scheme name stayed the same. Summaries
+    do not depend on the bundler's code (``with_bundler=False``); cached chunks do."""
     pkg = Path(__file__).resolve().parent.parent
     h = hashlib.sha256()
     for path in sorted(pkg.rglob("*.py")):
         rel = path.relative_to(pkg).as_posix()
-        if rel.startswith(("bundle/", "commands/")):
-            continue  # bundling and the CLI do not shape a ModuleSummary
+        if rel.startswith("commands/") or (rel.startswith("bundle/") and not with_bundler):
+            continue
         h.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()
 
 
-def cache_key(*, config_digest: str, module: str, path: str, content_sha256: str) -> str:
-    parts = (_FORMAT, FINGERPRINT_SCHEME, compiler_token(), config_digest, module, path, content_sha256)
+def cache_key(*, config_digest: str, module: str, path: str, content_sha256: str, kind: str = "summary") -> str:
+    """Key of one module's cached ``kind`` (``summary``: its analysis; ``flows``: its flows,
+    closures and chunks, valid while the modules they reached are unchanged)."""
+    token = compiler_token(with_bundler=kind != "summary")
+    parts = (_FORMAT, kind, FINGERPRINT_SCHEME, token, config_digest, module, path, content_sha256)
     return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
 
 
@@ -65,7 +69,7 @@ class SummaryCache:
         self.misses = 0
 
     def _path(self, key: str) -> Path:
-        return self.directory / "summaries" / key[:2] / f"{key}.pickle"
+        return self.directory / key[:2] / f"{key}.pickle"
 
     def get(self, key: str) -> Any | None:
         if not self.enabled:

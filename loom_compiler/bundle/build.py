@@ -1,0 +1,504 @@
+"""``build_project``: fingerprint the tree (and history refs), emit chunks, merge the manifest.
+
+Stages, per source tree (the working tree, then each history ref):
+
+1. **Scan.** Read every module's bytes once and sha256 them. Only a file that passes the byte
+   check ``might_define_flows`` (``@`` and a flow decorator's last name) is a flow candidate;
+   every other file is parsed only if a closure reaches it.
+2. **Flows, incrementally.** A flow module's result (its ``FlowFingerprint`` values, their chunks
+   and errors) is cached under the module's own bytes, together with the digests of every module
+   its closure computation asked for (recorded by the loader). The entry is reused while all of
+   those are unchanged, so an edit to ``pricing.py`` re-fingerprints exactly the flows whose
+   closure resolution reached ``pricing.py`` (the first-party import graph, followed lazily), and
+   re-parses only ``pricing.py``. Module summaries are cached by content too, so a recomputed
+   flow does not re-parse the helpers that did not change.
+3. **Parallel parsing** (``jobs > 1``): the flow candidates, then waves of the first-party modules
+   they import, are analysed in a ``ProcessPoolExecutor`` before the (cheap, serial) closure
+   stage. Serial builds load helpers lazily instead, so they parse only what a closure reaches.
+4. **Chunks and manifest.** Each version's chunk goes to ``chunks/<slug>/<16 hex>.py``; an
+   existing file is never rewritten: if a chunk of the same codeHash already exists with other
+   bytes (comments or ``compatible_with`` edited), the new text gets its own file
+   ``<16 hex>-<12 hex of its digest>.py``. The manifest is merged cumulatively and written last,
+   atomically. If anything failed, nothing at all is written.
+
+History refs reuse the same pipeline over a ``GitSourceTree``. Their problems are warnings, not
+errors: an old commit cannot be fixed, and one broken file in ``v1.0`` must not block every future
+build; the versions that did build are added.
+
+Rejected: one whole-program cache entry (any edit invalidates every flow), mtime checks (see
+``cache``), and emitting chunks from re-parsed files (the summaries already carry the text).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field, replace
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from loom_runtime.errors import ManifestError
+from loom_runtime.manifest import Manifest, SourceRef, VersionEntry, atomic_write_bytes, dump_manifest, load_manifest
+
+from .. import analysis
+from ..analysis import ModuleSummary, might_define_flows
+from ..config import LoomConfig
+from ..fingerprint import fingerprint_flows
+from ..model import FlowFingerprint, SourceError
+from ..sources import DirectorySourceTree, SourceTree
+from .cache import CACHE_DIRNAME, SummaryCache, cache_key
+from .chunk import Chunk, ChunkError, chunk_path_for, emit_chunk
+from .history import GitSourceTree
+from .manifest_build import merge_manifest
+from .progress import BuildSummary, NullProgress, Progress
+
+__all__ = ["BuildReport", "build_project", "MANIFEST_NAME"]
+
+MANIFEST_NAME = "manifest.json"
+
+
+@dataclass(frozen=True, slots=True)
+class BuildReport:
+    out_dir: Path
+    manifest_path: Path
+    #: the manifest now on disk (None when the build failed and wrote nothing)
+    manifest: Manifest | None
+    #: the flows of the working tree, sorted by id
+    flows: tuple[FlowFingerprint, ...]
+    new_versions: tuple[tuple[str, str], ...]
+    #: flow ids whose current version the previous manifest already held
+    unchanged: tuple[str, ...]
+    removed: tuple[str, ...]
+    errors: tuple[SourceError, ...]
+    warnings: tuple[str, ...]
+    #: files written under ``out_dir`` (POSIX, relative), manifest last
+    written: tuple[str, ...]
+    #: modules parsed in this build (cache misses), and flow modules whose flows were recomputed
+    parsed: tuple[str, ...]
+    refingerprinted: tuple[str, ...]
+    summary: BuildSummary
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.ok else 1
+
+
+@dataclass(slots=True)
+class _Built:
+    """One flow version ready for the manifest: its fingerprint, chunk and emit-time facts."""
+
+    fp: FlowFingerprint
+    chunk: Chunk
+    source_sha: str  # hex sha256 of the defining file (``chunk.source_digest`` of its bytes)
+
+
+@dataclass(slots=True)
+class _Collected:
+    built: list[_Built] = field(default_factory=list)
+    errors: list[SourceError] = field(default_factory=list)
+
+
+def build_project(
+    config: LoomConfig,
+    *,
+    out: str | os.PathLike[str] | None = None,
+    jobs: int = 1,
+    from_git: Sequence[str] = (),
+    progress: Progress | None = None,
+    use_cache: bool = True,
+    tree: SourceTree | None = None,
+) -> BuildReport:
+    """Build ``config.root`` into ``out`` (default ``config.out``, relative to the root).
+
+    ``from_git`` adds refs to ``config.history``. ``tree`` replaces the working tree (tests).
+    Raises ``ConfigError`` (a ``GitError`` for a bad ref) on usage problems; source problems are
+    returned in ``BuildReport.errors`` with nothing written.
+    """
+    started = time.perf_counter()
+    progress = progress or NullProgress()
+    out_dir = Path(config.root, out if out is not None else config.out).resolve()
+    manifest_path = out_dir / MANIFEST_NAME
+    # The output directory must never be scanned as source: its chunks declare flows too.
+    try:
+        out_rel = out_dir.relative_to(config.root.resolve()).as_posix()
+        scan_config = replace(config, exclude=(*config.exclude, out_rel)) if out_rel != "." else config
+    except ValueError:
+        scan_config = config
+    cache = SummaryCache(config.root / CACHE_DIRNAME, enabled=use_cache)
+    pipeline = _Pipeline(scan_config, cache, jobs=max(1, jobs), progress=progress)
+
+    errors: list[SourceError] = []
+    warnings: list[str] = []
+    previous: Manifest | None = None
+    if manifest_path.exists():
+        try:
+            previous = load_manifest(manifest_path)
+        except ManifestError as exc:
+            errors.append(SourceError(_display(manifest_path, config.root), 0, 0,
+                                      f"{exc}; the build would drop its versions, so it stops. Restore the file "
+                                      "or delete it to start a new history", code="manifest"))
+
+    try:
+        current, history = _collect_all(pipeline, tree or DirectorySourceTree(config=scan_config), config,
+                                        from_git, warnings)
+    finally:
+        pipeline.close()
+    errors.extend(current.errors)
+    errors.extend(_duplicate_ids([b.fp for b in current.built]))
+    flows = tuple(sorted((b.fp for b in current.built), key=lambda f: f.flow_id))
+    parsed = tuple(pipeline.parsed)
+    refingerprinted = tuple(pipeline.refingerprinted)
+
+    def report(manifest: Manifest | None, new: Sequence[tuple[str, str]] = (), unchanged: Sequence[str] = (),
+               removed: Sequence[str] = (), written: Sequence[str] = ()) -> BuildReport:
+        errs = tuple(_sorted_errors(errors))
+        summary = BuildSummary(
+            flows=len(flows), new_versions=len(new), unchanged=len(unchanged), removed=len(removed),
+            errors=len(errs), seconds=time.perf_counter() - started,
+            modules_parsed=len(parsed), modules_cached=cache.hits,
+        )
+        return BuildReport(out_dir, manifest_path, manifest, flows, tuple(new), tuple(unchanged), tuple(removed),
+                           errs, tuple(warnings), tuple(written), parsed, refingerprinted, summary)
+
+    if errors:
+        return report(None)
+
+    # Chunk files: existing bytes are never rewritten (see module docstring).
+    planned: dict[str, bytes] = {}
+
+    def place(b: _Built, previous_path: str | None) -> str:
+        data = b.chunk.data
+        candidates = [chunk_path_for(b.fp.flow_id, b.fp.code_hash)]
+        if previous_path:
+            candidates.append(previous_path)
+        for rel in candidates:
+            if planned.get(rel) == data or _file_bytes(out_dir / rel) == data:
+                planned[rel] = data
+                return rel
+        base = candidates[0]
+        if base not in planned and not (out_dir / base).exists():
+            planned[base] = data
+            return base
+        variant = chunk_path_for(b.fp.flow_id, b.fp.code_hash, variant=b.chunk.digest.partition(":")[2][:12])
+        planned[variant] = data
+        return variant
+
+    def entry_for(b: _Built) -> VersionEntry:
+        prev = previous.flows.get(b.fp.flow_id) if previous is not None else None
+        prev_entry = prev.versions.get(b.fp.code_hash) if prev is not None else None
+        rel = place(b, prev_entry.chunk if prev_entry is not None else None)
+        d = b.fp.definition
+        return VersionEntry(
+            code_hash=b.fp.code_hash,
+            flow_hash=b.fp.flow_hash,
+            legacy_flow_hash=b.fp.legacy_flow_hash,
+            version=d.version,
+            steps=d.steps,
+            step_families=d.step_families,
+            compatible_with=d.compatible_with,
+            chunk=rel,
+            chunk_digest=b.chunk.digest,
+            entry=b.chunk.entry,
+            source=SourceRef(b.fp.path, b.fp.line, "sha256:" + b.source_sha),
+            closure={m.qualname: m.hash for m in b.fp.closure},
+        )
+
+    current_entries = {b.fp.flow_id: entry_for(b) for b in current.built}
+    known = {(f, h) for f, fe in previous.flows.items() for h in fe.versions} if previous is not None else set()
+    history_entries: list[dict[str, VersionEntry]] = []
+    for built in history:
+        entries = {}
+        for b in built:
+            if (b.fp.flow_id, b.fp.code_hash) in known or b.fp.flow_id in current_entries and \
+                    current_entries[b.fp.flow_id].code_hash == b.fp.code_hash:
+                continue  # already shipped, or the working tree has the same version
+            entries[b.fp.flow_id] = entry_for(b)
+        history_entries.append(entries)
+    merged = merge_manifest(previous, current_entries, history_entries)
+
+    used = {v.chunk for fe in merged.manifest.flows.values() for v in fe.versions.values()}
+    for fe in merged.manifest.flows.values():
+        for v in fe.versions.values():
+            if v.chunk not in planned and not (out_dir / v.chunk).is_file():
+                warnings.append(
+                    f"flow `{fe.flow_id}` version {v.code_hash}: its chunk {v.chunk} is missing from {out_dir}; "
+                    "executions pinned to it cannot resume. Rebuild it with `loom build --from-git <ref>` "
+                    "naming a commit that has that version"
+                )
+    written: list[str] = []
+    for rel in sorted(planned):
+        if rel in used and _file_bytes(out_dir / rel) != planned[rel]:
+            atomic_write_bytes(out_dir / rel, planned[rel])
+            written.append(rel)
+    data = dump_manifest(merged.manifest)
+    if _file_bytes(manifest_path) != data:
+        atomic_write_bytes(manifest_path, data)
+        written.append(MANIFEST_NAME)
+
+    unchanged = tuple(sorted(f for f, e in current_entries.items() if (f, e.code_hash) in known))
+    removed = tuple(sorted(f for f, fe in merged.manifest.flows.items() if fe.removed))
+    return report(merged.manifest, merged.new_versions, unchanged, merged.newly_removed or (), written)
+
+
+def _collect_all(pipeline: _Pipeline, tree: SourceTree, config: LoomConfig, from_git: Sequence[str],
+                 warnings: list[str]) -> tuple[_Collected, list[list[_Built]]]:
+    current = pipeline.collect(tree, label="loom build")
+    history: list[list[_Built]] = []
+    for ref in [*config.history, *from_git]:
+        key = "--from-git" if ref in from_git and ref not in config.history else "tool.loom.history"
+        got = pipeline.collect(GitSourceTree(pipeline.config, ref, key=key), label=f"loom build {ref}")
+        for err in got.errors:
+            warnings.append(f"{ref}: {err} (versions from this ref that failed are left out)")
+        dups = _duplicate_ids([b.fp for b in got.built])
+        for err in dict.fromkeys(e.message for e in dups):
+            warnings.append(f"{ref}: {err}; that id's versions at this ref are left out")
+        bad = {b.fp.flow_id for b in got.built for e in dups if (e.path, e.line) == (b.fp.path, b.fp.line)}
+        got.built = [b for b in got.built if b.fp.flow_id not in bad]
+        history.append(got.built)
+    return current, history
+
+
+# -- the per-tree pipeline ----------------------------------------------------------------------------
+
+
+def _analyse_job(args: tuple[bytes, str, str, LoomConfig]) -> ModuleSummary | SourceError:
+    data, module, path, config = args
+    return analysis.analyse_module(data, module=module, path=path, config=config)
+
+
+class _Source:
+    """A ``SourceTree`` with every module's bytes and sha256 read once."""
+
+    def __init__(self, tree: SourceTree) -> None:
+        self.tree = tree
+        self._data: dict[str, bytes | None] = {}
+        self._sha: dict[str, str | None] = {}
+        self._path: dict[str, str | None] = {}
+
+    def path(self, module: str) -> str | None:
+        if module not in self._path:
+            self._path[module] = self.tree.path_of(module)
+        return self._path[module]
+
+    def data(self, module: str) -> bytes | None:
+        if module not in self._data:
+            self._data[module] = self.tree.read(module) if self.path(module) is not None else None
+        return self._data[module]
+
+    def sha(self, module: str) -> str | None:
+        if module not in self._sha:
+            data = self.data(module)
+            self._sha[module] = hashlib.sha256(data).hexdigest() if data is not None else None
+        return self._sha[module]
+
+
+class _Pipeline:
+    def __init__(self, config: LoomConfig, cache: SummaryCache, *, jobs: int, progress: Progress) -> None:
+        self.config = config
+        self.cache = cache
+        self.jobs = jobs
+        self.progress = progress
+        self.parsed: list[str] = []
+        self.refingerprinted: list[str] = []
+        self.progress_total = 0
+        self._pool: ProcessPoolExecutor | None = None
+
+    # -- summaries --------------------------------------------------------------------------------
+    def _summary_key(self, src: _Source, module: str) -> str:
+        return cache_key(config_digest=self.config.digest, module=module, path=src.path(module) or "",
+                         content_sha256=src.sha(module) or "")
+
+    def summary(self, src: _Source, memo: dict[str, Any], module: str) -> ModuleSummary | SourceError | None:
+        if module in memo:
+            return memo[module]
+        data, path = src.data(module), src.path(module)
+        if data is None or path is None:
+            memo[module] = None
+            return None
+        key = self._summary_key(src, module)
+        result = self.cache.get(key)
+        if result is None:
+            self.progress.advance(0, total=self.progress_total + 1)
+            self.progress_total += 1
+            result = analysis.analyse_module(data, module=module, path=path, config=self.config)
+            self.parsed.append(module)
+            self.cache.put(key, result)
+            self.progress.advance(1)
+        memo[module] = result
+        return result
+
+    def prefetch(self, src: _Source, memo: dict[str, Any], modules: Iterable[str]) -> None:
+        """Analyse the cache misses among ``modules`` in worker processes."""
+        todo: list[str] = []
+        for module in modules:
+            if module in memo or src.data(module) is None:
+                continue
+            hit = self.cache.get(self._summary_key(src, module))
+            if hit is not None:
+                memo[module] = hit
+            else:
+                todo.append(module)
+        if not todo:
+            return
+        if self.jobs <= 1 or len(todo) < 2:
+            for module in todo:
+                self.summary(src, memo, module)
+            return
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(max_workers=self.jobs)
+        self.progress_total += len(todo)
+        self.progress.advance(0, total=self.progress_total)
+        jobs = [(src.data(m), m, src.path(m), self.config) for m in todo]
+        chunksize = max(1, len(jobs) // (self.jobs * 8))
+        for module, result in zip(todo, self._pool.map(_analyse_job, jobs, chunksize=chunksize)):
+            memo[module] = result
+            self.parsed.append(module)
+            self.cache.put(self._summary_key(src, module), result)
+            self.progress.advance(1)
+
+    def _imported_modules(self, src: _Source, summary: ModuleSummary) -> set[str]:
+        out: set[str] = set()
+        targets = [t for _, t in summary.imports] + list(summary.star_imports)
+        for target in targets:
+            parts = target.split(".")
+            for i in range(1, len(parts) + 1):
+                module = ".".join(parts[:i])
+                if (not self.config.packages or self.config.is_first_party(module)) and src.path(module) is not None:
+                    out.add(module)
+        return out
+
+    # -- flows ------------------------------------------------------------------------------------
+    def collect(self, tree: SourceTree, *, label: str) -> _Collected:
+        src = _Source(tree)
+        names = list(tree.module_names())
+        candidates = [m for m in names if (d := src.data(m)) is not None and might_define_flows(d, self.config)]
+        self.progress_total = 0
+        self.progress.start(label, 0)
+        memo: dict[str, Any] = {}
+        result = _Collected()
+        stale: list[str] = []
+        cached: dict[str, tuple[Any, ...]] = {}
+        for module in candidates:
+            entry = self.cache.get(self._flows_key(src, module))
+            if entry is not None and all(src.sha(m) == sha for m, sha in entry[0]):
+                cached[module] = entry
+            else:
+                stale.append(module)
+        if self.jobs > 1 and stale:
+            self.prefetch(src, memo, stale)
+            frontier = set(stale)
+            seen = set(frontier)
+            while frontier:
+                nxt: set[str] = set()
+                for module in frontier:
+                    s = memo.get(module)
+                    if isinstance(s, ModuleSummary):
+                        nxt |= self._imported_modules(src, s) - seen
+                seen |= nxt
+                self.prefetch(src, memo, sorted(nxt))
+                frontier = nxt
+        for module in candidates:
+            if module in cached:
+                deps, built, errors = cached[module]
+            else:
+                deps, built, errors = self._fingerprint_module(src, memo, module)
+                self.cache.put(self._flows_key(src, module), (deps, built, errors))
+                if built or errors:
+                    self.refingerprinted.append(module)
+            result.built.extend(built)
+            result.errors.extend(errors)
+        self.progress.finish()
+        return result
+
+    def _flows_key(self, src: _Source, module: str) -> str:
+        return cache_key(config_digest=self.config.digest, module=module, path=src.path(module) or "",
+                         content_sha256=src.sha(module) or "", kind="flows")
+
+    def _fingerprint_module(self, src: _Source, memo: dict[str, Any], module: str) -> tuple[Any, ...]:
+        requested: set[str] = {module}
+
+        def loader(name: str) -> ModuleSummary | SourceError | None:
+            requested.add(name)
+            return self.summary(src, memo, name)
+
+        summary = self.summary(src, memo, module)
+        if isinstance(summary, SourceError):
+            deps = tuple((m, src.sha(m)) for m in sorted(requested))
+            return deps, (), (summary,)
+        assert summary is not None
+        if not summary.flows and not summary.errors:
+            return ((module, src.sha(module)),), (), ()
+        flows, errors = fingerprint_flows({module: summary}, self.config, loader=loader)
+        built: list[_Built] = []
+        errs = list(errors)
+        for fp in flows:
+            try:
+                chunk = self._emit(fp, summary)
+            except ChunkError as exc:
+                errs.append(SourceError(exc.path, exc.line, exc.column, str(exc), code="bundle"))
+                continue
+            built.append(_Built(fp, chunk, src.sha(module) or ""))
+        deps = tuple((m, src.sha(m)) for m in sorted(requested))
+        return deps, tuple(built), tuple(errs)
+
+    @staticmethod
+    def _emit(fp: FlowFingerprint, summary: ModuleSummary) -> Chunk:
+        class_source, class_line = None, 0
+        if "." in fp.function:
+            top = fp.function.split(".")[0]
+            for unit in summary.units_binding(top):
+                if unit.kind == "class":
+                    class_source, class_line = unit.source, unit.line
+        return emit_chunk(fp, class_source=class_source, class_line=class_line,
+                          module_imports=summary.import_map())
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+
+def _duplicate_ids(flows: Sequence[FlowFingerprint]) -> list[SourceError]:
+    """Two flows with one id across modules (``fingerprint_flows`` sees one module at a time here)."""
+    by_id: dict[str, list[FlowFingerprint]] = {}
+    for f in flows:
+        by_id.setdefault(f.flow_id, []).append(f)
+    errors = []
+    for flow_id, group in sorted(by_id.items()):
+        if len({(f.path, f.function) for f in group}) < 2:
+            continue
+        group = sorted(group, key=lambda f: (f.path, f.line))
+        places = ", ".join(f"{f.path}:{f.line}:{f.column} ({f.function})" for f in group)
+        for f in group:
+            errors.append(SourceError(
+                f.path, f.line, f.column,
+                f"flow id `{flow_id}` is declared {len(group)} times: {places}; give each flow its own id",
+                code="duplicate-id",
+            ))
+    return errors
+
+
+def _sorted_errors(errors: Iterable[SourceError]) -> list[SourceError]:
+    return sorted(dict.fromkeys(errors), key=lambda e: (e.path, e.line, e.column, e.message))
+
+
+def _file_bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _display(path: Path, root: Path) -> str:
+    try:
+        return PurePosixPath(path.resolve().relative_to(root.resolve())).as_posix()
+    except ValueError:
+        return str(path)
+
