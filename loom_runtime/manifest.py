@@ -64,7 +64,7 @@ _DRIVE_RE = re.compile(r"[A-Za-z]:")
 class SourceRef:
     path: str  # POSIX path relative to the project root
     line: int
-    source_digest: str  # sha256:<hex> of the source file(s) the version was built from
+    source_digest: str  # sha256:<hex> of the bytes of the file that defines the flow (not its closure)
 
     def to_json(self) -> dict[str, Any]:
         return {"line": self.line, "path": self.path, "sourceDigest": self.source_digest}

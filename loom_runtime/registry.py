@@ -452,7 +452,7 @@ class Registry:
         if self._on_warn is not None:
             self._on_warn(message)
         else:
-            warnings.warn(message, StaleManifestWarning, stacklevel=4)
+            warnings.warn(message, StaleManifestWarning, stacklevel=5)  # the caller of register()
 
     def _file_digest(self, path: str) -> str | None:
         digest = self._file_digests.get(path)
