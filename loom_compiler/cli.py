@@ -15,3 +15,7 @@ def main() -> None:
 from .commands.fingerprint import fingerprint_command  # noqa: E402
 
 main.add_command(fingerprint_command)
+
+from .commands.build import build_command  # noqa: E402
+
+main.add_command(build_command)

@@ -45,7 +45,7 @@ def compiler_token(*, with_bundler: bool = False) -> str:
     h = hashlib.sha256()
     for path in sorted(pkg.rglob("*.py")):
         rel = path.relative_to(pkg).as_posix()
-        if rel.startswith("commands/") or (rel.startswith("bundle/") and not with_bundler):
+        if rel.startswith("commands/") or rel in ("cli.py", "__main__.py") or (rel.startswith("bundle/") and not with_bundler):
             continue
         h.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()

@@ -1,0 +1,64 @@
+"""``loom build [PATH] [--out DIR] [--jobs N] [--from-git REF]...``: chunks and the manifest.
+
+A thin shell over ``loom_compiler.bundle.build_project``. The configuration is found by walking up
+from PATH (default: the working directory); ``--out`` is taken relative to the working directory
+like any path typed on a command line (``[tool.loom] out`` is relative to the project root).
+``--from-git`` adds refs to ``[tool.loom] history``.
+
+Exit status: 0 when the build succeeded (warnings included), 1 when any source error was found
+(nothing was written: the previous manifest and chunks are as they were), 2 for a usage or
+configuration error (a bad flag, a ``[tool.loom]`` key, an unknown git ref).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from loom_runtime.errors import ConfigError, LoomError
+
+from ..bundle.build import build_project
+from ..bundle.progress import format_summary, make_progress
+from ..config import load_config
+
+__all__ = ["build_command"]
+
+
+@click.command("build")
+@click.argument("path", required=False, default=".", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Output directory (default: [tool.loom] out, else build/loom under the project root).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Worker processes for parsing.")
+@click.option("--from-git", "from_git", multiple=True, metavar="REF",
+              help="Also add the versions of flows as they were at this git ref (repeatable).")
+@click.option("--no-cache", is_flag=True, help="Ignore and do not fill .loom-cache/.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary line.")
+def build_command(path: Path, out: Path | None, jobs: int, from_git: tuple[str, ...], no_cache: bool, quiet: bool) -> None:
+    """Write per-version chunks and the cumulative manifest for the project at PATH."""
+    try:
+        config = load_config(path)
+        report = build_project(
+            config,
+            out=out.resolve() if out is not None else None,
+            jobs=jobs,
+            from_git=from_git,
+            progress=make_progress(enabled=False) if quiet else make_progress(),
+            use_cache=not no_cache,
+        )
+    except ConfigError as exc:
+        click.echo(f"loom build: {exc}", err=True)
+        raise SystemExit(2) from None
+    except LoomError as exc:
+        click.echo(f"loom build: {exc}", err=True)
+        raise SystemExit(1) from None
+    for warning in report.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    for error in report.errors:
+        click.echo(str(error), err=True)
+    if report.errors:
+        click.echo(f"loom build: {len(report.errors)} error(s); nothing was written to {report.out_dir}", err=True)
+    if not quiet:
+        click.echo(format_summary(report.summary), err=bool(report.errors))
+    raise SystemExit(report.exit_code)
