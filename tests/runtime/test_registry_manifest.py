@@ -324,8 +324,9 @@ def test_a_stale_manifest_warns_and_runs_without_a_fingerprint(tmp_path):
 def test_a_stale_manifest_warns_through_warnings_by_default(tmp_path):
     module, src = import_live(tmp_path)
     reg = Registry.from_manifest(bundle_for_live(tmp_path, src, fresh=False))
-    with pytest.warns(StaleManifestWarning, match=r"flow `checkout`: the loom manifest is stale"):
+    with pytest.warns(StaleManifestWarning, match=r"flow `checkout`: the loom manifest is stale") as record:
         reg.register(module.checkout)
+    assert record[0].filename == __file__  # attributed to the caller of register()
 
 
 def test_a_stale_manifest_fails_under_strict(tmp_path):

@@ -1,0 +1,65 @@
+"""Integration: what ``loom build`` writes for examples/shop is what the registry serves.
+
+The only runtime test that imports ``loom_compiler`` (tests may; ``loom_runtime`` itself never
+does): it proves the chunk contract end to end, on the bundler's real output.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from loom_runtime import Registry
+from loom_runtime.chunks import CHUNK_NAMESPACE
+
+build = pytest.importorskip("loom_compiler.bundle.build")
+config = pytest.importorskip("loom_compiler.config")
+
+SHOP = Path(__file__).resolve().parents[2] / "examples" / "shop"
+
+
+@pytest.fixture
+def shop(tmp_path, monkeypatch):
+    root = tmp_path / "shop"
+    shutil.copytree(SHOP, root, ignore=shutil.ignore_patterns("build", ".loom-cache", "__pycache__"))
+    monkeypatch.syspath_prepend(str(root))
+    before = set(sys.modules)
+    yield root
+    for name in set(sys.modules) - before:
+        if name == "shop" or name.startswith(("shop.", CHUNK_NAMESPACE + ".")):
+            del sys.modules[name]
+
+
+def build_shop(root: Path) -> Path:
+    report = build.build_project(config.load_config(root), use_cache=False)
+    assert not report.errors, report.errors
+    return root / "build" / "loom" / "manifest.json"
+
+
+def test_built_chunks_load_side_by_side_and_live_code_binds_to_the_build(shop):
+    first = build_shop(shop)
+    v1_hash = Registry.from_manifest(first).current("checkout").code_hash
+    pricing = shop / "shop" / "pricing.py"
+    pricing.write_text(pricing.read_text().replace("return total > REVIEW_LIMIT", "return total >= REVIEW_LIMIT"))
+    manifest = build_shop(shop)  # cumulative: v1 stays
+    reg = Registry.from_manifest(manifest)
+    reg.verify(chunks=True)
+    versions = reg.versions("checkout")
+    assert len(versions) == 2 and versions[1].code_hash == v1_hash
+    old, new = reg.resolve("checkout", code_hash=v1_hash).runner(), reg.current("checkout").runner()
+    assert old.__module__ != new.__module__ and old.__module__.startswith(CHUNK_NAMESPACE)
+    # Each chunk carries its own copy of the helper: the edit shows in exactly one of them.
+    assert old.__globals__ is not new.__globals__
+    assert old.__globals__["needs_review"](500.0) is False
+    assert new.__globals__["needs_review"](500.0) is True
+
+    seen: list[str] = []
+    reg = Registry.from_manifest(manifest, on_warn=seen.append)
+    import shop.flows
+
+    live = reg.register(shop.flows.checkout)
+    assert seen == [] and live.origin == "live" and live.code_hash == versions[0].code_hash
+    assert reg.resolve("checkout", code_hash=v1_hash).origin == "chunk"
