@@ -18,6 +18,8 @@ per-definition re-parsing later (doubles the parse cost that dominates the build
 
 from __future__ import annotations
 
+import ast
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -34,6 +36,13 @@ from .sources import SourceDecodeError, decode_source
 
 if TYPE_CHECKING:
     from .config import LoomConfig
+
+try:
+    from importlib.metadata import version as _dist_version
+
+    _LIBCST_VERSION = _dist_version("libcst")
+except Exception:  # pragma: no cover - metadata missing in odd installs
+    _LIBCST_VERSION = "?"
 
 __all__ = [
     "Unit",
@@ -147,7 +156,7 @@ def analyse_module(
     try:
         tree = cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
-        return SourceError(path, exc.raw_line, exc.raw_column, f"syntax error: {exc.message}", code="syntax")
+        return _syntax_error(text, path, exc)
     except RecursionError:
         return SourceError(path, 1, 0, "too deeply nested for the parser", code="syntax")
     try:
@@ -366,6 +375,28 @@ class _Analyser:
             return None
         base = package[: len(package) - (level - 1)]
         return ".".join([*base, *([module] if module else [])])
+
+
+def _syntax_error(text: str, path: str, exc: cst.ParserSyntaxError) -> SourceError:
+    """Locate a syntax error. libcst's native parser reports the line but not always the column,
+    so the error path (only) asks CPython's parser, whose messages are also clearer ("'(' was
+    never closed"). The hash never depends on this."""
+    try:
+        ast.parse(text, filename=path)
+    except SyntaxError as err:
+        line = err.lineno or exc.raw_line
+        column = max((err.offset or 1) - 1, 0)
+        return SourceError(path, line, column, f"syntax error: {err.msg}", code="syntax")
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    detail = re.sub(r"^parser error: error at \d+:\d+: ", "", exc.message)
+    return SourceError(
+        path,
+        exc.raw_line,
+        exc.raw_column,
+        f"syntax error: {detail} (libcst {_LIBCST_VERSION} cannot parse this; is it newer Python syntax?)",
+        code="syntax",
+    )
 
 
 def _module_level_imports(stmts: Iterable[cst.CSTNode]) -> Iterable[cst.Import | cst.ImportFrom]:

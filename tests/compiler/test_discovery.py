@@ -1,0 +1,186 @@
+"""Finding flows by qualified decorator name, their ids and their literal arguments."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from loom_compiler import LoomConfig, fingerprint_module
+from loom_runtime.hashing import flow_content_hash, legacy_flow_content_hash
+from loom_runtime.definition import FlowDefinition
+
+FRAMEWORKS = LoomConfig(
+    root=Path("."),
+    decorators=("loom_runtime.flow", "dbos.DBOS.workflow", "temporalio.workflow.run", "prefect.flow"),
+)
+
+
+def _flows(source: str, config: LoomConfig | None = None, module: str = "app.m"):
+    result = fingerprint_module(source, module=module, path=module.replace(".", "/") + ".py", config=config)
+    return {f.flow_id: f for f in result.flows}, result.errors
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'from loom_runtime import flow\n@flow("x")\ndef f(ctx): pass\n',
+        'from loom_runtime import flow as durable\n@durable("x")\ndef f(ctx): pass\n',
+        'import loom_runtime as lr\n@lr.flow("x")\ndef f(ctx): pass\n',
+        'import loom_runtime\n@loom_runtime.flow("x")\ndef f(ctx): pass\n',
+        'from loom_runtime import flow\n@flow(id="x")\ndef f(ctx): pass\n',
+        'from loom_runtime import flow\n@other\n@flow("x")\n@another(1)\ndef f(ctx): pass\n',
+        'from loom_runtime import flow\n@flow("x")\nasync def f(ctx): pass\n',
+    ],
+)
+def test_flow_found_through_import_aliases(source: str) -> None:
+    flows, errors = _flows(source)
+    assert not errors
+    assert list(flows) == ["x"]
+    assert flows["x"].function == "f"
+    assert flows["x"].decorator == "loom_runtime.flow"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        '@flow("x")\ndef f(ctx): pass\n',  # not imported: an unknown name
+        'from prefect import flow\n@flow("x")\ndef f(ctx): pass\n',  # another library's flow
+        'from loom_runtime import flow\ndef flow(fn): return fn\n@flow\ndef f(ctx): pass\n',  # shadowed
+        'import loom_runtime as lr\n@lr.step\ndef f(ctx): pass\n',
+        'from loom_runtime import flow\ndef outer():\n    @flow("x")\n    def f(ctx): pass\n',  # not addressable
+    ],
+)
+def test_not_a_flow(source: str) -> None:
+    flows, errors = _flows(source)
+    assert flows == {} and not errors
+
+
+def test_other_frameworks_are_fingerprinted_as_they_are() -> None:
+    source = '''\
+from dbos import DBOS
+from temporalio import workflow
+import prefect
+from prefect import flow as pflow
+
+
+@DBOS.workflow()
+def dbos_checkout(order):
+    return order
+
+
+@workflow.defn
+class Checkout:
+    @workflow.run
+    async def run(self, order):
+        return await self.total(order)
+
+    async def total(self, order):
+        return order
+
+
+@prefect.flow
+def bare(): pass
+
+
+@pflow(name="called", version="2024-1")
+def called(): pass
+'''
+    flows, errors = _flows(source, FRAMEWORKS)
+    assert not errors
+    assert set(flows) == {"app.m:dbos_checkout", "app.m:Checkout.run", "app.m:bare", "called"}
+    assert flows["app.m:dbos_checkout"].decorator == "dbos.DBOS.workflow"
+    run = flows["app.m:Checkout.run"]
+    assert run.decorator == "temporalio.workflow.run"
+    assert run.function == "Checkout.run"
+    # self.total is a sibling member; the class decorator is an import target
+    assert {m.qualname: m.kind for m in run.closure} == {
+        "app.m.Checkout.run": "flow",
+        "app.m.Checkout.total": "method",
+        "temporalio.workflow.defn": "import",
+    }
+    # Prefect's string version means something else: only the id is read
+    assert flows["called"].definition.version == 1
+    # without the config, none of them is a flow
+    assert _flows(source)[0] == {}
+
+
+def test_default_id_is_module_colon_qualname() -> None:
+    flows, _ = _flows('from loom_runtime import flow\nclass A:\n    class B:\n        @flow\n        def run(self, ctx): pass\n')
+    assert list(flows) == ["app.m:A.B.run"]
+
+
+def test_decorator_arguments_become_a_flow_definition() -> None:
+    source = '''\
+import re
+from loom_runtime import flow
+
+@flow(
+    "checkout",
+    version=3,
+    steps=["reserve", "charge"],
+    deadline=3600,
+    compatible_with=["sha256:''' + "a" * 64 + '''"],
+    step_families=["pack", re.compile(r"^tool#\\d+$", re.IGNORECASE)],
+)
+def checkout(ctx): pass
+'''
+    flows, errors = _flows(source)
+    assert not errors
+    flow = flows["checkout"]
+    defn = flow.definition
+    assert defn == FlowDefinition(
+        id="checkout",
+        version=3,
+        steps=("reserve", "charge"),
+        deadline=3600,
+        compatible_with=("sha256:" + "a" * 64,),
+        step_families=("pack", re.compile(r"^tool#\d+$", re.IGNORECASE)),
+    )
+    assert defn.fn is None
+    assert flow.flow_hash == flow_content_hash(defn)
+    assert flow.legacy_flow_hash == legacy_flow_content_hash(defn)
+    assert (flow.line, flow.column) == (12, 0)
+
+
+@pytest.mark.parametrize(
+    ("decorator", "match", "where"),
+    [
+        ("@flow(NAME)", "flow id must be a string literal", (4, 6)),
+        ('@flow(f"x{1}")', "flow id must be a string literal", (4, 6)),
+        ('@flow("x", version=V)', "`version` must be a literal", (4, 19)),
+        ('@flow("x", version=0)', "version must be a positive int", (4, 19)),
+        ('@flow("x", steps=STEPS)', "`steps` must be a literal", (4, 17)),
+        ('@flow("x", steps="charge")', "steps must be a list of string literals", (4, 17)),
+        ('@flow("x", deadline=timedelta(1))', "`deadline` must be a literal", (4, 20)),
+        ('@flow("x", bogus=1)', "unknown @flow argument `bogus`", (4, 11)),
+        ('@flow("x", "y")', "one positional argument", (4, 11)),
+        ('@flow(*ARGS)', "cannot be read statically", (4, 6)),
+        ('@flow("x", step_families=[re.compile(P)])', "`step_families pattern` must be a literal", (4, 37)),
+        ('@flow("x", step_families=[3])', "step_families entries must be strings", (4, 26)),
+    ],
+)
+def test_non_literal_arguments_are_errors_with_a_location(decorator: str, match: str, where: tuple[int, int]) -> None:
+    source = f"import re\nfrom loom_runtime import flow\nNAME = 'n'\n{decorator}\ndef f(ctx): pass\n"
+    flows, errors = _flows(source)
+    assert flows == {}
+    (error,) = errors
+    assert re.search(match, error.message), error.message
+    assert (error.line, error.column) == where
+    assert error.path == "app/m.py"
+
+
+def test_invalid_definition_values_are_errors() -> None:
+    flows, errors = _flows('from loom_runtime import flow\n@flow("x", steps=["a", "a"])\ndef f(ctx): pass\n')
+    assert flows == {}
+    assert "declared twice" in errors[0].message and errors[0].line == 3
+
+
+def test_duplicate_ids_name_every_location() -> None:
+    source = 'from loom_runtime import flow\n@flow("x")\ndef a(ctx): pass\n\n@flow("x")\ndef b(ctx): pass\n'
+    _, errors = _flows(source)
+    assert len(errors) == 2
+    for error in errors:
+        assert error.code == "duplicate-id"
+        assert "app/m.py:3:0 (a)" in error.message and "app/m.py:6:0 (b)" in error.message
