@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from loom_runtime import Registry
+from loom_runtime import Registry, Runtime
 from loom_runtime.chunks import CHUNK_NAMESPACE
 
 build = pytest.importorskip("loom_compiler.bundle.build")
@@ -41,7 +41,8 @@ def build_shop(root: Path) -> Path:
 
 def test_built_chunks_load_side_by_side_and_live_code_binds_to_the_build(shop):
     first = build_shop(shop)
-    v1_hash = Registry.from_manifest(first).current("checkout").code_hash
+    release1 = Registry.from_manifest(first)  # read now: the rebuild below rewrites the same file
+    v1_hash = release1.current("checkout").code_hash
     pricing = shop / "shop" / "pricing.py"
     pricing.write_text(pricing.read_text().replace("return total > REVIEW_LIMIT", "return total >= REVIEW_LIMIT"))
     manifest = build_shop(shop)  # cumulative: v1 stays
@@ -53,8 +54,12 @@ def test_built_chunks_load_side_by_side_and_live_code_binds_to_the_build(shop):
     assert old.__module__ != new.__module__ and old.__module__.startswith(CHUNK_NAMESPACE)
     # Each chunk carries its own copy of the helper: the edit shows in exactly one of them.
     assert old.__globals__ is not new.__globals__
-    assert old.__globals__["needs_review"](500.0) is False
-    assert new.__globals__["needs_review"](500.0) is True
+    # And each runs its own helper: at exactly the limit, v1 ships and v2 asks for approval.
+    order = {"id": "o1", "sku": "A", "items": [{"sku": "A", "price": 500.0}]}
+    rt = Runtime(registry=reg)
+    assert rt.start("checkout", order, execution_id="on-v2").status == "suspended"
+    pinned = Runtime(registry=release1)
+    assert pinned.start("checkout", order, execution_id="on-v1").status == "completed"
 
     seen: list[str] = []
     reg = Registry.from_manifest(manifest, on_warn=seen.append)
