@@ -1,0 +1,285 @@
+"""``build_project`` and ``loom build`` over the fixture project ``data/bundle_shop``."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from loom_compiler.bundle import build as build_module
+from loom_compiler.bundle.build import build_project
+from loom_compiler.cli import main
+from loom_compiler.config import load_config
+from loom_runtime.manifest import load_manifest
+
+DATA = Path(__file__).parent / "data" / "bundle_shop"
+SNAPSHOTS = Path(__file__).parent / "snapshots" / "bundle_shop"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "bundle_shop"
+    shutil.copytree(DATA, root, ignore=shutil.ignore_patterns("build", ".loom-cache", "__pycache__"))
+    return root
+
+
+def build(root: Path, **kw):
+    return build_project(load_config(root), **kw)
+
+
+def files_of(directory: Path) -> dict[str, bytes]:
+    return {p.relative_to(directory).as_posix(): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new))
+
+
+# -- output ------------------------------------------------------------------------------------------
+
+
+def test_manifest_and_chunks_match_the_snapshots(project: Path, snapshot):
+    report = build(project)
+    assert report.ok, report.errors
+    snapshot.snapshot_dir = SNAPSHOTS
+    out = files_of(project / "build" / "loom")
+    assert sorted(out) == ["chunks/checkout/5e052db0064756b5.py", "chunks/refund/ddf393b162ae5faa.py", "manifest.json"]
+    snapshot.assert_match(out["manifest.json"].decode(), "manifest.json")
+    snapshot.assert_match(out["chunks/checkout/5e052db0064756b5.py"].decode(), "checkout.py")
+    snapshot.assert_match(out["chunks/refund/ddf393b162ae5faa.py"].decode(), "refund.py")
+
+
+def test_manifest_fields_are_the_design_fields(project: Path):
+    build(project)
+    doc = json.loads((project / "build/loom/manifest.json").read_text())
+    assert set(doc) == {"schema", "fingerprintScheme", "flows"}
+    flow = doc["flows"]["checkout"]
+    assert set(flow) == {"current", "removed", "versions"}
+    version = flow["versions"][flow["current"]]
+    assert set(version) == {"flowHash", "legacyFlowHash", "version", "steps", "stepFamilies", "compatibleWith",
+                            "chunk", "chunkDigest", "entry", "source", "closure"}
+    import hashlib
+
+    chunk = (project / "build/loom" / version["chunk"]).read_bytes()
+    assert version["chunkDigest"] == "sha256:" + hashlib.sha256(chunk).hexdigest()
+    src = (project / version["source"]["path"]).read_bytes()
+    assert version["source"]["sourceDigest"] == "sha256:" + hashlib.sha256(src).hexdigest()
+    assert str(project) not in (project / "build/loom/manifest.json").read_text()
+
+
+def test_two_clean_builds_are_byte_identical(project: Path, tmp_path: Path):
+    other = tmp_path / "elsewhere" / "copy"
+    shutil.copytree(project, other)
+    build(project)
+    build(other, jobs=2, use_cache=False)
+    assert files_of(project / "build/loom") == files_of(other / "build/loom")
+
+
+# -- cumulative ----------------------------------------------------------------------------------------
+
+
+def test_rebuild_after_a_helper_edit_keeps_every_earlier_file(project: Path):
+    first = build(project)
+    before = files_of(project / "build/loom")
+    edit(project / "shop/pricing.py", "RATE = 90", "RATE = 50")
+    second = build(project)
+    after = files_of(project / "build/loom")
+    for rel, data in before.items():
+        if rel != "manifest.json":
+            assert after[rel] == data
+    manifest = load_manifest(project / "build/loom/manifest.json")
+    checkout = manifest.flows["checkout"]
+    old = first.manifest.flows["checkout"].current
+    assert old in checkout.versions and checkout.current != old and len(checkout.versions) == 2
+    assert {f for f, _ in second.new_versions} == {"checkout", "refund"}
+
+
+def test_a_flow_that_disappeared_keeps_its_versions_marked_removed(project: Path):
+    first = build(project)
+    (project / "shop/refunds.py").unlink()
+    second = build(project)
+    refund = second.manifest.flows["refund"]
+    assert refund.removed and refund.current is None
+    assert set(refund.versions) == set(first.manifest.flows["refund"].versions)
+    assert second.removed == ("refund",)
+    (chunk,) = [v.chunk for v in refund.versions.values()]
+    assert (project / "build/loom" / chunk).is_file()
+
+
+def test_a_comment_edit_keeps_the_code_hash_and_never_rewrites_the_old_chunk(project: Path):
+    first = build(project)
+    old_entry = first.manifest.flows["checkout"].versions[first.manifest.flows["checkout"].current]
+    old_bytes = (project / "build/loom" / old_entry.chunk).read_bytes()
+    edit(project / "shop/util.py", "LIMIT = 500\n", "LIMIT = 500  # review above this\n")
+    second = build(project)
+    entry = second.manifest.flows["checkout"].versions[old_entry.code_hash]
+    assert second.manifest.flows["checkout"].current == old_entry.code_hash
+    assert entry.chunk != old_entry.chunk and entry.chunk.startswith(old_entry.chunk[:-3] + "-")
+    assert "# review above this" in (project / "build/loom" / entry.chunk).read_text()
+    assert (project / "build/loom" / old_entry.chunk).read_bytes() == old_bytes
+
+
+def test_chunks_of_v1_and_v2_run_side_by_side_each_with_its_own_helper(project: Path):
+    v1 = build(project)
+    edit(project / "shop/pricing.py", "RATE = 90", "RATE = 50")
+    v2 = build(project)
+    hashes = [v1.manifest.flows["checkout"].current, v2.manifest.flows["checkout"].current]
+    script = textwrap.dedent(
+        """
+        import json, sys
+        from loom_runtime.registry import Registry
+
+        class Ctx:
+            def execute(self, step_id, fn, *args):
+                return fn(*args)
+            def suspend(self, gate):
+                return None
+
+        registry = Registry.from_manifest("build/loom/manifest.json")
+        order = {"id": "o1", "sku": "s", "items": [{"price": 60}, {"price": 40}]}
+        out = {}
+        for version in registry.versions("checkout"):
+            out[version.code_hash] = version.runner()(Ctx(), order)["amount"]
+        out["pricing imported"] = "shop.pricing" in sys.modules
+        out["util imported"] = "shop.util" in sys.modules
+        print(json.dumps(out))
+        """
+    )
+    env = {**os.environ, "PYTHONPATH": str(project)}
+    proc = subprocess.run([sys.executable, "-c", script], cwd=project, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    # v1: floor(100 * 90 / 100) + pricing.fee 0 + util.fee 1 = 91; v2: floor(100 * 50 / 100) + 0 + 1 = 51
+    assert result[hashes[0]] == 91 and result[hashes[1]] == 51
+    assert result["pricing imported"] is False and result["util imported"] is False
+
+
+# -- incremental --------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def analyse_spy(monkeypatch):
+    calls: list[str] = []
+    real = build_module.analysis.analyse_module
+
+    def spy(data, *, module, path, config=None, **kw):
+        calls.append(module)
+        return real(data, module=module, path=path, config=config, **kw)
+
+    monkeypatch.setattr(build_module.analysis, "analyse_module", spy)
+    return calls
+
+
+def test_an_unchanged_tree_parses_nothing_and_rewrites_nothing(project: Path, analyse_spy):
+    build(project)
+    analyse_spy.clear()
+    report = build(project)
+    assert analyse_spy == [] and report.written == () and report.refingerprinted == ()
+    assert report.unchanged == ("checkout", "refund") and report.new_versions == ()
+
+
+def test_an_edit_reparses_one_file_and_refingerprints_only_the_flows_that_reach_it(project: Path, analyse_spy):
+    build(project)
+    analyse_spy.clear()
+    edit(project / "shop/util.py", "return 1", "return 3")  # reached by checkout only
+    report = build(project)
+    assert analyse_spy == ["shop.util"]
+    assert report.refingerprinted == ("shop.flows",)
+    assert [f for f, _ in report.new_versions] == ["checkout"] and report.unchanged == ("refund",)
+    analyse_spy.clear()
+    edit(project / "shop/pricing.py", "RATE = 90", "RATE = 80")  # reached by both
+    report = build(project)
+    assert analyse_spy == ["shop.pricing"]
+    assert report.refingerprinted == ("shop.flows", "shop.refunds")
+
+
+def test_a_module_appearing_where_a_closure_looked_invalidates_the_flow(project: Path):
+    edit(project / "shop/flows.py", "from shop.pricing import fee\n", "from shop.extra import fee\n")
+    first = build(project)
+    kinds = {m.qualname: m.kind for m in first.flows[0].closure}
+    assert kinds["shop.extra.fee"] == "import"  # not in the tree (yet): an import target
+    (project / "shop/extra.py").write_text("def fee(total):\n    return 7\n")
+    second = build(project)
+    assert second.refingerprinted == ("shop.flows",)
+    kinds = {m.qualname: m.kind for m in second.flows[0].closure}
+    assert kinds["shop.extra.fee"] == "function"
+
+
+# -- errors --------------------------------------------------------------------------------------------
+
+
+def test_a_source_error_writes_nothing_and_keeps_the_previous_build(project: Path):
+    build(project)
+    before = files_of(project / "build/loom")
+    edit(project / "shop/util.py", "return 1", "return (1")
+    edit(project / "shop/pricing.py", "RATE = 90", "RATE = 10")
+    report = build(project)
+    assert not report.ok and report.exit_code == 1 and report.manifest is None
+    assert [(e.path, e.code) for e in report.errors] == [("shop/util.py", "syntax")]
+    assert files_of(project / "build/loom") == before
+
+
+def test_an_interrupted_manifest_write_leaves_the_previous_manifest(project: Path, monkeypatch):
+    build(project)
+    before = (project / "build/loom/manifest.json").read_bytes()
+    edit(project / "shop/pricing.py", "RATE = 90", "RATE = 10")
+
+    def boom(src, dst):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", boom)
+    with pytest.raises(KeyboardInterrupt):
+        build(project)
+    assert (project / "build/loom/manifest.json").read_bytes() == before
+    assert not list((project / "build/loom").rglob("*.tmp"))
+
+
+def test_a_corrupt_previous_manifest_stops_the_build(project: Path):
+    (project / "build/loom").mkdir(parents=True)
+    (project / "build/loom/manifest.json").write_text("{not json")
+    report = build(project)
+    assert not report.ok
+    assert report.errors[0].code == "manifest" and "delete it to start a new history" in report.errors[0].message
+    assert (project / "build/loom/manifest.json").read_text() == "{not json"
+
+
+def test_duplicate_flow_ids_across_modules_are_errors(project: Path):
+    edit(project / "shop/refunds.py", '@loom_flow("refund"', '@loom_flow("checkout"')
+    report = build(project)
+    assert {e.path for e in report.errors} == {"shop/flows.py", "shop/refunds.py"}
+    assert all("flow id `checkout` is declared 2 times" in e.message for e in report.errors)
+
+
+# -- CLI -----------------------------------------------------------------------------------------------
+
+
+def test_cli_builds_and_prints_a_summary(project: Path, tmp_path: Path):
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["build", str(project), "--out", str(out), "--jobs", "2"])
+    assert result.exit_code == 0, result.output
+    assert "loom build: 2 flows, 2 new versions, 0 unchanged, 0 errors in" in result.output
+    assert "\r" not in result.output  # no progress frames when not on a terminal
+    assert (out / "manifest.json").is_file()
+
+
+def test_cli_exit_1_on_a_source_error_names_file_line_and_column(project: Path):
+    edit(project / "shop/flows.py", "LIMIT = 3", "LIMIT = = 3")
+    result = CliRunner().invoke(main, ["build", str(project)])
+    assert result.exit_code == 1
+    assert "shop/flows.py:9:" in result.output and "nothing was written" in result.output
+
+
+def test_cli_exit_2_on_a_configuration_error(project: Path):
+    (project / "pyproject.toml").write_text('[tool.loom]\npackages = ["shop"]\nout = 3\n')
+    result = CliRunner().invoke(main, ["build", str(project)])
+    assert result.exit_code == 2
+    assert "tool.loom.out" in result.output
