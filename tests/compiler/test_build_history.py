@@ -1,0 +1,100 @@
+"""``--from-git`` and ``[tool.loom] history`` against a real git repository."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from loom_compiler.bundle.build import build_project
+from loom_compiler.cli import main
+from loom_compiler.config import load_config
+
+DATA = Path(__file__).parent / "data" / "bundle_shop"
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    shutil.copytree(DATA, root, ignore=shutil.ignore_patterns("build", ".loom-cache", "__pycache__"))
+    (root / ".gitignore").write_text("build/\n.loom-cache/\n__pycache__/\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.name", "Loom Test")
+    git(root, "config", "user.email", "loom@example.invalid")
+    git(root, "config", "commit.gpgsign", "false")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "v1")
+    git(root, "tag", "v1")
+    # a pristine build of v1, to compare the history build against
+    shutil.copytree(root, tmp_path / "v1-checkout", ignore=shutil.ignore_patterns(".git"))
+    edit(root / "shop/pricing.py", "RATE = 90", "RATE = 70")
+    git(root, "commit", "-q", "-am", "v2")
+    git(root, "tag", "v2")
+    edit(root / "shop/pricing.py", "RATE = 70", "RATE = 10")  # uncommitted work
+    return root
+
+
+def test_from_git_adds_the_versions_of_a_ref_exactly_as_a_build_of_that_ref(repo: Path, tmp_path: Path):
+    status = git(repo, "status", "--porcelain")
+    report = build_project(load_config(repo), from_git=["v1"])
+    assert report.ok, report.errors
+    assert git(repo, "status", "--porcelain") == status  # nothing checked out over the work tree
+    assert (repo / "shop/pricing.py").read_text().count("RATE = 10") == 1
+
+    v1 = build_project(load_config(tmp_path / "v1-checkout"))
+    for flow_id in ("checkout", "refund"):
+        flow = report.manifest.flows[flow_id]
+        v1_hash = v1.manifest.flows[flow_id].current
+        assert set(flow.versions) == {v1_hash, flow.current} and flow.current != v1_hash
+        ours, theirs = flow.versions[v1_hash], v1.manifest.flows[flow_id].versions[v1_hash]
+        assert ours == theirs
+        assert (repo / "build/loom" / ours.chunk).read_bytes() == (tmp_path / "v1-checkout/build/loom" / theirs.chunk).read_bytes()
+    chunk = (repo / "build/loom" / report.manifest.flows["checkout"].versions[v1.manifest.flows["checkout"].current].chunk)
+    assert "RATE = 90" in chunk.read_text()
+
+
+def test_history_in_pyproject_and_a_flow_only_in_history(repo: Path):
+    (repo / "shop/refunds.py").unlink()
+    edit(repo / "pyproject.toml", 'packages = ["shop"]', 'packages = ["shop"]\nhistory = ["v1", "v2"]')
+    report = build_project(load_config(repo))
+    assert report.ok, report.errors
+    refund = report.manifest.flows["refund"]
+    assert refund.removed and refund.current is None and len(refund.versions) == 2
+    assert len(report.manifest.flows["checkout"].versions) == 3
+    # a rebuild with the same history is a no-op
+    again = build_project(load_config(repo))
+    assert again.written == () and again.new_versions == ()
+
+
+def test_cli_from_git_is_repeatable_and_a_bad_ref_is_a_usage_error(repo: Path):
+    result = CliRunner().invoke(main, ["build", str(repo), "--from-git", "v1", "--from-git", "v2"])
+    assert result.exit_code == 0, result.output
+    assert "4 new versions" not in result.output and "6 new versions" in result.output
+    result = CliRunner().invoke(main, ["build", str(repo), "--from-git", "v9"])
+    assert result.exit_code == 2
+    assert "--from-git: cannot resolve git ref 'v9'" in result.output
+
+
+def test_a_broken_file_at_a_ref_is_a_warning_not_an_error(repo: Path):
+    edit(repo / "shop/util.py", "return 1", "return (1")
+    git(repo, "commit", "-q", "-m", "broken", "--", "shop/util.py")
+    git(repo, "tag", "broken")
+    edit(repo / "shop/util.py", "return (1", "return 1")
+    report = build_project(load_config(repo), from_git=["broken"])
+    assert report.ok
+    assert any(w.startswith("broken: shop/util.py:") for w in report.warnings)
+    # the flow that did not reach the broken file still got its version from that ref
+    assert len(report.manifest.flows["refund"].versions) == 2
