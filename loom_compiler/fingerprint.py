@@ -18,6 +18,7 @@ report every broken file at once).
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -198,10 +199,10 @@ def fingerprint_project(
         for given in tree_or_paths:
             top = Path(given)
             if not top.exists():
-                errors.append(SourceError(str(given), 0, 0, "no such file or directory", code="io"))
+                errors.append(SourceError(tree.relpath(top), 0, 0, "no such file or directory", code="io"))
                 continue
             for path in iter_python_files(top, config.root, config.exclude):
-                resolved = path.resolve()
+                resolved = Path(os.path.abspath(path))
                 if resolved in seen:
                     continue
                 seen.add(resolved)

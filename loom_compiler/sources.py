@@ -112,10 +112,14 @@ def iter_python_files(top: Path, root: Path, exclude: Iterable[str] = ()) -> Ite
 
 
 def _rel(path: Path, root: Path) -> str:
-    try:
-        return path.resolve().relative_to(root).as_posix()
-    except ValueError:
-        return path.as_posix()
+    # the absolute path first: a symlinked file keeps the name it is listed under; then the
+    # resolved one, for a checkout reached through a symlinked directory
+    for candidate in (Path(os.path.abspath(path)), path.resolve()):
+        try:
+            return candidate.relative_to(root).as_posix()
+        except ValueError:
+            continue
+    return path.as_posix()
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,10 +137,13 @@ class DirectorySourceTree:
         self.config = config
         self.root = Path(root).resolve() if root is not None else config.root
         self._index: dict[str, _Entry] | None = None
+        self._bases: tuple[Path, ...] | None = None
 
     # -- naming ---------------------------------------------------------------------------------
     def package_bases(self) -> tuple[Path, ...]:
         """Directories that module names are computed from (a package root's parent first)."""
+        if self._bases is not None:
+            return self._bases
         bases: list[Path] = []
         for pkg in self.config.packages:
             rel = Path(*pkg.split("."))
@@ -148,17 +155,18 @@ class DirectorySourceTree:
                     if top not in bases:
                         bases.append(top)
                     break
-        return tuple(bases)
+        self._bases = tuple(bases)
+        return self._bases
 
     def module_name_for(self, path: Path) -> str:
         """Dotted module name of a file (``pkg/__init__.py`` -> ``pkg``)."""
-        path = path.resolve()
-        for base in (*self.package_bases(), self.root):
-            try:
-                rel = path.relative_to(base)
-            except ValueError:
-                continue
-            return _dotted(rel)
+        for candidate in (Path(os.path.abspath(path)), path.resolve()):
+            for base in (*self.package_bases(), self.root):
+                try:
+                    rel = candidate.relative_to(base)
+                except ValueError:
+                    continue
+                return _dotted(rel)
         return path.stem
 
     def relpath(self, path: Path) -> str:

@@ -1,0 +1,186 @@
+"""Project-level fingerprinting: bad input as values, exclusion, lazy parsing, the CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import loom_compiler.fingerprint as fp
+from loom_compiler import LoomConfig, analyse_module, load_config, fingerprint_project, might_define_flows
+from loom_compiler.cli import main
+from loom_compiler.model import SourceError
+
+FLOW = 'from loom_runtime import flow\nfrom app.helpers import h\n\n@flow("{id}")\ndef {name}(ctx):\n    return h()\n'
+
+
+def _write(root: Path, files: dict[str, str | bytes]) -> Path:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
+    return root
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> Path:
+    return _write(
+        tmp_path,
+        {
+            "pyproject.toml": '[tool.loom]\npackages = ["app"]\nexclude = ["app/generated"]\n',
+            "app/__init__.py": "",
+            "app/flows.py": FLOW.format(id="checkout", name="checkout"),
+            "app/helpers.py": "def h():\n    return 1\n",
+            "app/other.py": "def nothing():\n    return 2\n",
+            "app/generated/__init__.py": "",
+            "app/generated/gen.py": FLOW.format(id="generated", name="gen"),
+        },
+    )
+
+
+def test_syntax_error_names_file_line_column_and_other_files_continue(project: Path) -> None:
+    _write(project, {"app/broken.py": 'from loom_runtime import flow\n\n@flow("b")\ndef b(ctx):\n    return (1\n'})
+    result = fingerprint_project([project], load_config(project))
+    assert [f.flow_id for f in result.flows] == ["checkout"]
+    (error,) = result.errors
+    assert (error.path, error.line, error.column, error.code) == ("app/broken.py", 5, 11, "syntax")
+    assert "never closed" in error.message
+
+
+def test_non_utf8_is_an_error_and_a_bom_is_fine(project: Path) -> None:
+    _write(
+        project,
+        {
+            "app/latin.py": b'from loom_runtime import flow\n@flow("l")\ndef l(ctx):\n    return "caf\xe9"\n',
+            "app/bom.py": b'\xef\xbb\xbffrom loom_runtime import flow\n@flow("bom")\ndef b(ctx):\n    return 1\n',
+        },
+    )
+    result = fingerprint_project([project], load_config(project))
+    assert sorted(f.flow_id for f in result.flows) == ["bom", "checkout"]
+    (error,) = result.errors
+    assert (error.path, error.line, error.column, error.code) == ("app/latin.py", 4, 15, "encoding")
+    assert "UTF-8" in error.message
+
+
+def test_unreadable_file_is_an_error_not_a_crash(project: Path) -> None:
+    (project / "app" / "dangling.py").symlink_to(project / "nowhere.py")  # listed, cannot be read
+    result = fingerprint_project([project / "app", project / "missing.py"], load_config(project))
+    assert [f.flow_id for f in result.flows] == ["checkout"]
+    assert {(e.path, e.code) for e in result.errors} == {("app/dangling.py", "io"), ("missing.py", "io")}
+
+
+def test_exclude_globs_are_honoured(project: Path) -> None:
+    config = LoomConfig(root=project, packages=("app",), exclude=("app/generated",))
+    assert [f.flow_id for f in fingerprint_project([project], config).flows] == ["checkout"]
+    config = LoomConfig(root=project, packages=("app",))
+    assert [f.flow_id for f in fingerprint_project([project], config).flows] == ["checkout", "generated"]
+
+
+def test_files_without_a_flow_decorator_are_not_parsed_unless_reached(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    parsed: list[str] = []
+    real = fp.analyse_module
+
+    def spy(source, *, module, path, config=None, all_functions=False):
+        parsed.append(module)
+        return real(source, module=module, path=path, config=config, all_functions=all_functions)
+
+    monkeypatch.setattr(fp, "analyse_module", spy)
+    result = fingerprint_project([project], LoomConfig(root=project, packages=("app",), exclude=("app/generated",)))
+    assert [f.flow_id for f in result.flows] == ["checkout"]
+    assert sorted(parsed) == ["app.flows", "app.helpers"]  # app/other.py and app/__init__.py never parsed
+
+
+def test_cheap_check_uses_the_decorators_last_names() -> None:
+    assert might_define_flows(b"from loom_runtime import flow\n@flow('x')\n", None)
+    assert not might_define_flows(b"def flow(): pass\n", None)  # no decorator at all
+    assert not might_define_flows(b"@cache\ndef f(): pass\n", None)
+    config = LoomConfig(root=Path("."), decorators=("dbos.DBOS.workflow",))
+    assert might_define_flows(b"@DBOS.workflow()\ndef f(): pass\n", config)
+    assert not might_define_flows(b"@flow('x')\ndef f(): pass\n", config)
+
+
+def test_analyse_module_returns_errors_as_values() -> None:
+    error = analyse_module(b"def f(:\n", module="m", path="m.py")
+    assert isinstance(error, SourceError) and error.code == "syntax" and error.line == 1
+    assert str(error).startswith("m.py:1:")
+
+
+# ------------------------------------------------------------------------------------------ CLI
+
+
+def test_cli_table(project: Path) -> None:
+    result = CliRunner().invoke(main, ["fingerprint", str(project)])
+    assert result.exit_code == 0, result.output
+    header, row = result.output.strip().splitlines()
+    assert header.split() == ["FLOW", "FUNCTION", "LOCATION", "CODEHASH", "CLOSURE"]
+    assert row.split()[:3] == ["checkout", "app.flows.checkout", "app/flows.py:5"]
+    assert row.split()[3].startswith("sha256:") and row.split()[4] == "2"
+
+
+def test_cli_json_shape(project: Path) -> None:
+    result = CliRunner().invoke(main, ["fingerprint", str(project), "--json"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.output)
+    assert list(doc) == ["schema", "flows", "errors"]
+    assert doc["schema"] == "loom-fingerprint/1" and doc["errors"] == []
+    (flow,) = doc["flows"]
+    assert list(flow) == ["id", "function", "path", "line", "codeHash", "flowHash", "closure"]
+    assert (flow["id"], flow["function"], flow["path"], flow["line"]) == ("checkout", "checkout", "app/flows.py", 5)
+    assert flow["closure"] == [
+        {"name": "app.flows.checkout", "kind": "flow", "module": "app.flows", "hash": flow["codeHash"]},
+        {"name": "app.helpers.h", "kind": "function", "module": "app.helpers", "hash": flow["closure"][1]["hash"]},
+    ]
+    api = fingerprint_project([project], LoomConfig(root=project, packages=("app",), exclude=("app/generated",)))
+    assert flow["codeHash"] == api.flows[0].code_hash
+
+
+def test_cli_errors_exit_non_zero_and_are_json_objects(project: Path) -> None:
+    _write(project, {"app/broken.py": "@flow(\n"})
+    result = CliRunner().invoke(main, ["fingerprint", str(project), "--json"])
+    assert result.exit_code == 1
+    doc = json.loads(result.output)
+    assert doc["errors"] == [{"path": "app/broken.py", "line": 1, "column": 5, "message": doc["errors"][0]["message"]}]
+    assert [f["id"] for f in doc["flows"]] == ["checkout"]
+    human = CliRunner().invoke(main, ["fingerprint", str(project)])
+    assert human.exit_code == 1
+    assert "app/broken.py:1:5: syntax error" in human.output
+
+
+def test_cli_explain_shows_members_hashes_and_canonical_form(project: Path) -> None:
+    result = CliRunner().invoke(main, ["fingerprint", str(project), "--explain", "checkout"])
+    assert result.exit_code == 0, result.output
+    assert "[flow] app.flows.checkout app/flows.py:5" in result.output
+    assert "[function] app.helpers.h app/helpers.py:1" in result.output
+    assert "uses h -> app.helpers.h" in result.output
+    assert '(FunctionDef name=<flow>' in result.output
+    missing = CliRunner().invoke(main, ["fingerprint", str(project), "--explain", "nope"])
+    assert missing.exit_code == 1 and "no flow `nope`" in missing.output and "checkout" in missing.output
+
+
+def test_cli_flags_override_config(project: Path) -> None:
+    result = CliRunner().invoke(main, ["fingerprint", str(project), "--json", "--decorator", "x.y"])
+    assert json.loads(result.output)["flows"] == []
+    bad = CliRunner().invoke(main, ["fingerprint", str(project), "--decorator", "not a name"])
+    assert bad.exit_code == 2 and "not a dotted Python name" in bad.output
+
+
+def test_cli_config_error_names_the_key(tmp_path: Path) -> None:
+    _write(tmp_path, {"pyproject.toml": "[tool.loom]\npackage = ['x']\n"})
+    result = CliRunner().invoke(main, ["fingerprint", str(tmp_path)])
+    assert result.exit_code == 2 and "tool.loom.package" in result.output
+
+
+def test_example_shop_fingerprints() -> None:
+    shop = Path(__file__).resolve().parents[2] / "examples" / "shop"
+    result = CliRunner().invoke(main, ["fingerprint", str(shop), "--json"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.output)
+    checkout = next(f for f in doc["flows"] if f["id"] == "checkout")
+    kinds = {m["name"]: m["kind"] for m in checkout["closure"]}
+    assert kinds["shop.pricing.needs_review"] == "function"
+    assert kinds["shop.steps.charge"] == "step"
