@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from .definition import RESERVED_GATE
 from .divergence import DivergenceDetector
-from .errors import FlowDivergenceError, FlowUsageError, NonDeterminismError, StepFailedError
+from .errors import FlowDivergenceError, FlowUsageError, JournalError, NonDeterminismError, StepFailedError
 from .journal import events as ev
 from .journal.events import NewEvent, is_json_value, timer_gate
 from .replay import COMPLETED, FAILED, ReplayState
@@ -78,6 +78,8 @@ class Context:
         self._now_count = 0
         self._scopes: list[str] = []
         self._scope_children: dict[str, int] = {}
+        #: A journal error (a stale writer's FencingError) ends the run even if the body catches it.
+        self.journal_error: JournalError | None = None
 
     # -- identity ----------------------------------------------------------------------------
 
@@ -282,7 +284,13 @@ class Context:
     def _append(self, events: Sequence[NewEvent]) -> None:
         if self._detector.latched is not None:  # a body that swallowed a refusal appends nothing more
             raise self._detector.latched
-        self._last_seq = self._runtime.journal.append(self.execution_id, events, expected_seq=self._last_seq)
+        if self.journal_error is not None:
+            raise self.journal_error
+        try:
+            self._last_seq = self._runtime._append(self.execution_id, list(events), expected_seq=self._last_seq)
+        except JournalError as exc:
+            self.journal_error = exc
+            raise
 
     def _claim_id(self, ident: str, kind: str) -> None:
         if not isinstance(ident, str) or not ident:

@@ -136,7 +136,7 @@ class DivergenceDetector:
     def close_scope(self, path: str) -> None:
         """The scope's recorded frames compare as a set now that it closed."""
         self._open.remove(path)
-        if self._idle():
+        if self._idle() or not self._pending:
             return
         prefix = path + "/"
         skipped = [

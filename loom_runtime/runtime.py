@@ -55,7 +55,7 @@ from .families import orphaned_frames
 from .journal import events as ev
 from .journal.events import Event, NewEvent, is_json_value
 from .journal.memory import MemoryJournal
-from .journal.protocol import JournalStore
+from .journal.protocol import JournalStore, Lease
 from .journal.sqlite import SqliteJournal
 from .registry import FlowVersion, Registry
 from .replay import Frame, ReplayState, fold
@@ -119,10 +119,18 @@ class Runtime:
         strict: bool = False,
         on_warn: Callable[[str], None] | None = None,
         clock: Callable[[], float] = time.time,
+        worker_id: str | None = None,
+        lease_ttl: float = 30.0,
     ) -> None:
         """``journal``: a store, or a path for a SQLite journal (the embedded default); ``None`` keeps
         the journal in memory. ``divergence``: ``off | warn | fail``; unset means ``fail`` under
-        ``strict=True`` and ``warn`` otherwise (an explicit value always wins)."""
+        ``strict=True`` and ``warn`` otherwise (an explicit value always wins).
+
+        ``worker_id``: when several workers share one journal, each takes a lease
+        (``JournalStore.acquire_lease``, ``lease_ttl`` seconds, renewed as it appends) on an execution
+        before writing to it and passes it with every append, so a worker that stalled past its lease
+        is fenced even if its expected sequence number happens to still match. Without it, the
+        expected-sequence fence alone keeps two writers from interleaving."""
         if journal is None:
             journal = MemoryJournal(clock=clock)
         elif isinstance(journal, (str, os.PathLike)):
@@ -132,6 +140,9 @@ class Runtime:
         self.divergence = resolve_mode(divergence, strict=strict)
         self.strict = strict
         self.clock = clock
+        self.worker_id = worker_id
+        self.lease_ttl = lease_ttl
+        self._leases: dict[str, tuple[Lease, float]] = {}  # lease, monotonic time it was taken
         self._on_warn = on_warn
         #: Divergence reports in ``warn`` mode (one per run at most).
         self.divergence_warnings = 0
@@ -187,11 +198,15 @@ class Runtime:
         if not is_json_value(payload):
             raise FlowUsageError(f"execution `{execution_id}`: a resume payload must be a JSON value, got {type(payload).__name__}")
         self._resolve(state)  # a code mismatch refuses before anything is appended
-        self.journal.append(
-            execution_id,
-            [NewEvent(ev.EXECUTION_RESUMED, {"gate": state.gate, "payload": _normalise(payload)})],
-            expected_seq=state.last_seq,
-        )
+        try:
+            self._append(
+                execution_id,
+                [NewEvent(ev.EXECUTION_RESUMED, {"gate": state.gate, "payload": _normalise(payload)})],
+                expected_seq=state.last_seq,
+            )
+        except BaseException:
+            self._release_leases()
+            raise
         return self._drive_chain(execution_id)
 
     def retry_diverged(self, execution_id: str) -> Handle:
@@ -297,7 +312,11 @@ class Runtime:
         if state.status == ev.SUSPENDED and state.gate == RESERVED_GATE:
             # a migration is one of the ways out of a divergence park: re-run on the target now
             batch.append(NewEvent(ev.EXECUTION_RESUMED, {"gate": RESERVED_GATE, "payload": None}))
-        self.journal.append(execution_id, batch, expected_seq=state.last_seq)
+        try:
+            self._append(execution_id, batch, expected_seq=state.last_seq)
+        except BaseException:
+            self._release_leases()
+            raise
         return self._drive_chain(execution_id)
 
     def _target_version(self, flow_id: str, target: str | FlowVersion) -> FlowVersion:
@@ -363,10 +382,40 @@ class Runtime:
 
     def _drive_chain(self, execution_id: str) -> Handle:
         """Drive an execution, then each continue-as-new successor; return the last one's handle."""
-        handle = self._drive(execution_id)
-        while handle.status == ev.CONTINUED and handle.result is not None:
-            handle = self._drive(handle.result)
-        return handle
+        try:
+            handle = self._drive(execution_id)
+            while handle.status == ev.CONTINUED and handle.result is not None:
+                handle = self._drive(handle.result)
+            return handle
+        finally:
+            self._release_leases()
+
+    def _append(self, execution_id: str, events: list[NewEvent], *, expected_seq: int) -> int:
+        """Every runtime write goes through here: fenced on ``expected_seq`` and, for a worker, its lease."""
+        return self.journal.append(execution_id, events, expected_seq=expected_seq, lease=self._lease(execution_id))
+
+    def _lease(self, execution_id: str) -> Lease | None:
+        if self.worker_id is None:
+            return None
+        held = self._leases.get(execution_id)
+        if held is not None and time.monotonic() - held[1] < self.lease_ttl / 2:
+            return held[0]
+        # Take or renew: FencingError when another worker holds a live lease. If ours lapsed during a
+        # long step and nobody took it, re-taking it is safe: the expected sequence number still
+        # fences any write made meanwhile. A lease must outlive the longest step to keep a second
+        # worker from starting the same effect.
+        # The store's clock (the database's, for a shared store) times leases, never this process's.
+        lease = self.journal.acquire_lease(execution_id, self.worker_id, ttl=self.lease_ttl)
+        self._leases[execution_id] = (lease, time.monotonic())
+        return lease
+
+    def _release_leases(self) -> None:
+        while self._leases:
+            _, (lease, _taken) = self._leases.popitem()
+            try:
+                self.journal.release_lease(lease)
+            except LoomError:
+                pass  # an expired or stolen lease needs no release
 
     def _drive(self, execution_id: str) -> Handle:
         state = self._fold(execution_id)
@@ -387,6 +436,8 @@ class Runtime:
             outcome, value = "continue", cont.input
         except Exception as exc:  # noqa: BLE001 - a body's exception is the flow's outcome
             outcome, value = "raise", exc
+        if ctx.journal_error is not None:  # a stale writer: stop as a crash would, append nothing
+            raise ctx.journal_error
         if detector.latched is not None:  # refused, whatever the body did with the refusal
             self._park_diverged(ctx, detector)
         if outcome == "parked":
@@ -434,7 +485,7 @@ class Runtime:
         if len(key) > 2000:
             key = key[:1997] + "..."
         try:
-            self.journal.append(
+            self._append(
                 ctx.execution_id,
                 [NewEvent(ev.EXECUTION_SUSPENDED, {"condition": {"on": RESERVED_GATE, "correlationKey": key}})],
                 expected_seq=ctx._last_seq,
