@@ -80,7 +80,7 @@ class DivergenceDetector:
 
     __slots__ = (
         "mode", "flow_id", "execution_id", "_on_report", "_state", "_ranked", "_pending", "_cursor",
-        "_open", "_reported", "latched", "latched_before", "_by_prefix",
+        "_open", "_reported", "latched", "latched_before",
     )
 
     def __init__(
@@ -95,7 +95,6 @@ class DivergenceDetector:
         self.latched: FlowReplayDivergenceError | None = None
         self.latched_before: str | None = None
         self._open: list[str] = []  # scope paths open in this re-run, outermost first
-        self._by_prefix: dict[str, list[str]] | None = None
         if mode == "off":
             self._ranked, self._pending = [], set()
         else:
@@ -122,13 +121,9 @@ class DivergenceDetector:
         if inner_steps is not None:
             self._pending.difference_update(inner_steps)
             return
-        if self._by_prefix is None:  # a pre-innerSteps record: the naming convention, indexed once
-            self._by_prefix = {}
-            for f in self._ranked:
-                for sep in (":", "#"):
-                    if sep in f.step_id:
-                        self._by_prefix.setdefault(f.step_id.split(sep, 1)[0], []).append(f.step_id)
-        self._pending.difference_update(self._by_prefix.get(decision_id, ()))
+        # A record that predates innerSteps: the naming convention `<decisionId>:…` / `<decisionId>#…`.
+        prefixes = (decision_id + ":", decision_id + "#")
+        self._pending.difference_update([sid for sid in self._pending if sid.startswith(prefixes)])
 
     def open_scope(self, path: str) -> None:
         self._open.append(path)

@@ -72,6 +72,9 @@ class Handle:
     ``status``: running | suspended | completed | failed | continued. ``gate``: where a suspended
     execution is parked. ``error``: the recorded ``{type, message}`` of a failed execution.
     ``exception``: the exception this call observed (a failed body, a refusal in ``recover``).
+    A call that continued an execution as new drives the successors too and returns the handle of
+    the last one; a ``continued`` handle (from ``get``-like paths) carries the successor id in
+    ``result``.
     """
 
     execution_id: str

@@ -12,7 +12,9 @@ Payload keys are exactly DESIGN §5's (camelCase, because they are a wire format
 ``DECISION_RECORDED{decisionId, value, innerSteps}``, ``EVENT_EMITTED{name, payload}``,
 ``TIMER_SET{timerId, fireAt}``, ``EXECUTION_SUSPENDED{condition: {on, correlationKey?}}``,
 ``EXECUTION_RESUMED{gate, payload}``, ``PARALLEL_STARTED{scope, branches}``,
-``PARALLEL_COMPLETED{scope}``, ``EXECUTION_MIGRATED{toFlowHash, toCodeHash, …}``,
+``PARALLEL_COMPLETED{scope}``,
+``EXECUTION_MIGRATED{toFlowHash, toCodeHash, fromFlowHash, fromCodeHash, strategy, frames?}`` (``frames``:
+the ``{stepId: result}`` set a ``transform_state`` produced; ``toCodeHash`` is ``""`` for none),
 ``EXECUTION_CONTINUED{nextExecutionId, input}``, ``EXECUTION_COMPLETED{result}``,
 ``EXECUTION_FAILED{error}``.
 
