@@ -1,0 +1,408 @@
+"""PostgreSQL journal store: several workers on several machines share one journal.
+
+Same protocol and semantics as :class:`~loom_runtime.journal.sqlite.SqliteJournal` (the conformance
+suite runs both). Layout (journal schema :data:`POSTGRES_JOURNAL_SCHEMA`, recorded in ``loom_meta``),
+in the connection's schema or the one given as ``schema=``::
+
+    loom_meta(key PRIMARY KEY, value)                 -- journalSchema, eventSchema
+    loom_executions(execution_id PRIMARY KEY, flow_id, status, gate, wake_at, flow_hash, code_hash,
+                    last_seq, lease_owner, lease_epoch, lease_expires)
+    loom_events(execution_id, seq, type, payload json, schema, recorded_at, PRIMARY KEY(execution_id, seq))
+
+Tables are prefixed ``loom_`` because a PostgreSQL database is usually shared with the service's own
+tables. An append is one transaction: ``SELECT … FOR UPDATE`` on the execution's summary row (it
+serialises writers of one execution and nothing else), compare ``expected_seq`` and the lease's
+epoch (the fencing token), insert the batch, update the summary, commit. The primary key on
+``(execution_id, seq)`` is the last line of the fence.
+
+Clocks. Leases are timed by the *database's* clock (``clock_timestamp()``, read in the same round
+trip as the row lock) unless a ``clock`` is passed (tests): workers on several machines disagree
+about the time, the server is the one clock they share. Rejected: each worker's own clock (a worker
+whose clock runs fast would steal live leases).
+
+psycopg 3 is imported when a store is created, never at module import: ``loom_runtime`` stays
+importable (and the other stores usable) without the ``postgres`` extra. One connection per store,
+autocommit with explicit transactions, guarded by a lock (the runtime is a synchronous driver; a
+lease heartbeat thread may share it). A broken connection is replaced on the next call; the call
+that saw it fails with a :class:`~loom_runtime.errors.JournalError` and is not retried here: an
+append whose commit was lost in transit may have landed, and only a re-read (the runtime's next
+drive, fenced on ``expected_seq``) can tell. Rejected: a connection pool (one synchronous driver
+per store needs one connection; a pool would be a second dependency for no gain).
+
+Schema creation runs under a transaction-scoped advisory lock, so workers starting together do not
+race on ``CREATE TABLE IF NOT EXISTS`` (which is not atomic in PostgreSQL). A journal written by a
+newer journal or event schema is refused with :class:`~loom_runtime.errors.JournalSchemaError`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from ..errors import ExecutionNotFoundError, FencingError, JournalError, JournalSchemaError
+from .events import (
+    EVENT_SCHEMA,
+    EXECUTION_STARTED,
+    TIMER_GATE_PREFIX,
+    Event,
+    ExecutionSummary,
+    NewEvent,
+    apply_to_summary,
+    check_schema,
+    decode_payload,
+    encode_payload,
+)
+from .protocol import Lease, check_lease, grant_lease
+
+__all__ = ["PostgresJournal", "POSTGRES_JOURNAL_SCHEMA"]
+
+#: Table layout version of this store.
+POSTGRES_JOURNAL_SCHEMA = 1
+
+# pg_advisory_xact_lock key for schema creation ("loom" in ASCII, then 1).
+_DDL_LOCK = 0x6C6F6F6D_0001
+
+_DDL = (
+    "CREATE TABLE IF NOT EXISTS loom_meta (key text PRIMARY KEY, value text NOT NULL)",
+    """CREATE TABLE IF NOT EXISTS loom_executions (
+        execution_id text PRIMARY KEY,
+        flow_id text NOT NULL,
+        status text NOT NULL,
+        gate text,
+        wake_at double precision,
+        flow_hash text,
+        code_hash text,
+        last_seq bigint NOT NULL,
+        lease_owner text,
+        lease_epoch bigint NOT NULL DEFAULT 0,
+        lease_expires double precision NOT NULL DEFAULT 0
+    )""",
+    "CREATE INDEX IF NOT EXISTS loom_executions_by_status ON loom_executions (status, flow_id, code_hash)",
+    "CREATE INDEX IF NOT EXISTS loom_executions_by_wake ON loom_executions (wake_at) WHERE wake_at IS NOT NULL",
+    """CREATE TABLE IF NOT EXISTS loom_events (
+        execution_id text NOT NULL,
+        seq bigint NOT NULL,
+        type text NOT NULL,
+        payload json NOT NULL,
+        schema integer NOT NULL,
+        recorded_at double precision NOT NULL,
+        PRIMARY KEY (execution_id, seq)
+    )""",
+)
+
+_SUMMARY_COLS = "execution_id, flow_id, status, last_seq, flow_hash, code_hash, gate, wake_at"
+_NOW = "extract(epoch from clock_timestamp())::double precision"
+
+
+def _psycopg() -> Any:
+    try:
+        return importlib.import_module("psycopg")
+    except ImportError:
+        raise JournalError(
+            "the PostgreSQL journal needs psycopg 3, which is not installed; "
+            "install the extra: pip install 'loom-toolchain[postgres]'"
+        ) from None
+
+
+class PostgresJournal:
+    """A journal in a PostgreSQL database (``dsn``: a libpq URL or key=value string).
+
+    ``schema``: keep the tables in this schema (created if missing) instead of the connection's
+    default. ``clock``: time leases and ``recorded_at`` with this callable instead of the server's
+    clock (tests). ``connect_timeout``: seconds to wait for the server.
+    """
+
+    def __init__(
+        self,
+        dsn: str,
+        *,
+        schema: str | None = None,
+        clock: Callable[[], float] | None = None,
+        connect_timeout: float = 10.0,
+    ) -> None:
+        from .urls import redact_url
+
+        self._pg = _psycopg()
+        self.dsn = dsn
+        self.where = redact_url(dsn) + (f" (schema {schema})" if schema else "")
+        self.schema = schema
+        self._clock = clock
+        self._connect_timeout = connect_timeout
+        self._lock = threading.RLock()
+        self._conn: Any = None
+        self._closed = False
+        with self._lock:
+            self._connection()
+            try:
+                self._init_schema()
+            except BaseException:
+                self.close()
+                raise
+
+    # -- connection --------------------------------------------------------------------------
+
+    def _connection(self) -> Any:
+        if self._closed:
+            raise JournalError(f"{self.where}: the journal store is closed")
+        if self._conn is not None and not self._conn.closed:
+            return self._conn
+        pg = self._pg
+        try:
+            conn = pg.connect(self.dsn, autocommit=True, connect_timeout=max(1, int(self._connect_timeout)))
+        except pg.Error as exc:
+            raise JournalError(
+                f"{self.where}: cannot connect to the PostgreSQL journal ({_first_line(exc)}); "
+                "check the URL, that the server is up and that this worker may reach it"
+            ) from None
+        try:
+            if self.schema is not None:
+                ident = pg.sql.Identifier(self.schema).as_string(conn)
+                conn.execute(f"CREATE SCHEMA IF NOT EXISTS {ident}")
+                conn.execute("SELECT set_config('search_path', %s, false)", (ident,))
+        except pg.Error as exc:
+            conn.close()
+            raise JournalError(f"{self.where}: cannot use schema {self.schema!r} ({_first_line(exc)})") from None
+        self._conn = conn
+        return conn
+
+    def _failed(self, exc: BaseException, doing: str) -> JournalError:
+        """A psycopg error as a JournalError; a dead connection is dropped so the next call reconnects."""
+        if self._conn is not None and (self._conn.closed or self._conn.broken):
+            try:
+                self._conn.close()
+            finally:
+                self._conn = None
+        return JournalError(f"{self.where}: {doing} failed ({_first_line(exc)})")
+
+    def _init_schema(self) -> None:
+        pg, conn = self._pg, self._conn
+        try:
+            with conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_DDL_LOCK,))
+                if conn.execute("SELECT to_regclass('loom_events')").fetchone()[0] is None:
+                    for stmt in _DDL:
+                        conn.execute(stmt)
+                rows = dict(conn.execute("SELECT key, value FROM loom_meta").fetchall())
+                if not rows:
+                    conn.execute(
+                        "INSERT INTO loom_meta (key, value) VALUES ('journalSchema', %s), ('eventSchema', %s)",
+                        (str(POSTGRES_JOURNAL_SCHEMA), str(EVENT_SCHEMA)),
+                    )
+                    return
+        except pg.Error as exc:
+            raise self._failed(exc, "creating the journal tables") from None
+        for key, ours in (("journalSchema", POSTGRES_JOURNAL_SCHEMA), ("eventSchema", EVENT_SCHEMA)):
+            try:
+                theirs = int(rows.get(key, "0"))
+            except ValueError:
+                theirs = -1
+            if theirs > ours or theirs < 1:
+                raise JournalSchemaError(
+                    f"{self.where}: journal written with {key} {rows.get(key)!r}; this runtime reads up to {ours}. "
+                    "Upgrade loom-toolchain on this worker (never point an older runtime at a newer journal)."
+                )
+
+    # -- the protocol ------------------------------------------------------------------------
+
+    def create(self, execution_id: str, started: NewEvent) -> int:
+        if started.type != EXECUTION_STARTED:
+            raise JournalError(f"execution `{execution_id}`: create() needs EXECUTION_STARTED, got {started.type}")
+        text = encode_payload(started)
+        summary = apply_to_summary(None, execution_id, 1, started)
+        pg = self._pg
+        with self._lock:
+            try:
+                conn = self._connection()
+                with conn.transaction():
+                    now = self._now(conn)
+                    conn.execute(
+                        "INSERT INTO loom_executions (execution_id, flow_id, status, last_seq, flow_hash, code_hash)"
+                        " VALUES (%s, %s, %s, 1, %s, %s)",
+                        (execution_id, summary.flow_id, summary.status, summary.flow_hash, summary.code_hash),
+                    )
+                    conn.execute(
+                        "INSERT INTO loom_events (execution_id, seq, type, payload, schema, recorded_at)"
+                        " VALUES (%s, 1, %s, %s, %s, %s)",
+                        (execution_id, started.type, text, EVENT_SCHEMA, now),
+                    )
+            except pg.errors.UniqueViolation:
+                raise JournalError(f"execution `{execution_id}` already exists; pick another execution id") from None
+            except pg.Error as exc:
+                raise self._failed(exc, f"creating execution `{execution_id}`") from None
+        return 1
+
+    def append(
+        self, execution_id: str, events: Sequence[NewEvent], *, expected_seq: int, lease: Lease | None = None
+    ) -> int:
+        texts = [encode_payload(e) for e in events]
+        pg = self._pg
+        with self._lock:
+            try:
+                conn = self._connection()
+                with conn.transaction():
+                    summary, owner, epoch, expires, db_now = self._row(conn, execution_id, lock=True)
+                    if summary.last_seq != expected_seq:
+                        raise FencingError(
+                            f"execution `{execution_id}`: stale append (expected last seq {expected_seq}, "
+                            f"journal is at {summary.last_seq}); another writer advanced it, re-read and re-drive"
+                        )
+                    now = db_now if self._clock is None else self._clock()
+                    check_lease(execution_id, lease, owner=owner, epoch=epoch, expires_at=expires, now=now)
+                    rows = []
+                    for seq, (event, text) in enumerate(zip(events, texts), start=expected_seq + 1):
+                        summary = apply_to_summary(summary, execution_id, seq, event)
+                        rows.append((execution_id, seq, event.type, text, EVENT_SCHEMA, now))
+                    if not rows:
+                        return summary.last_seq
+                    with conn.cursor() as cur:
+                        cur.executemany(
+                            "INSERT INTO loom_events (execution_id, seq, type, payload, schema, recorded_at)"
+                            " VALUES (%s, %s, %s, %s, %s, %s)",
+                            rows,
+                        )
+                    conn.execute(
+                        "UPDATE loom_executions SET status=%s, gate=%s, wake_at=%s, flow_hash=%s, code_hash=%s,"
+                        " last_seq=%s WHERE execution_id=%s",
+                        (summary.status, summary.gate, summary.wake_at, summary.flow_hash, summary.code_hash,
+                         summary.last_seq, execution_id),
+                    )
+            except pg.errors.UniqueViolation as exc:
+                raise FencingError(
+                    f"execution `{execution_id}`: sequence {expected_seq + 1} was already written by another "
+                    f"writer ({_first_line(exc)})"
+                ) from None
+            except pg.Error as exc:
+                raise self._failed(exc, f"appending to execution `{execution_id}`") from None
+        return summary.last_seq
+
+    def read(self, execution_id: str, after_seq: int = 0) -> tuple[Event, ...]:
+        pg = self._pg
+        with self._lock:
+            try:
+                conn = self._connection()
+                rows = conn.execute(
+                    "SELECT seq, type, payload::text, recorded_at, schema FROM loom_events"
+                    " WHERE execution_id=%s AND seq>%s ORDER BY seq",
+                    (execution_id, after_seq),
+                ).fetchall()
+                if not rows and after_seq == 0:
+                    self._row(conn, execution_id)  # raises ExecutionNotFoundError
+            except pg.Error as exc:
+                raise self._failed(exc, f"reading execution `{execution_id}`") from None
+        out = []
+        for seq, etype, text, at, schema in rows:
+            check_schema(schema, where=f"{self.where}: execution `{execution_id}` event {seq}")
+            out.append(Event(seq, etype, decode_payload(text, execution_id=execution_id, seq=seq), at, schema))
+        return tuple(out)
+
+    def summary(self, execution_id: str) -> ExecutionSummary:
+        pg = self._pg
+        with self._lock:
+            try:
+                return self._row(self._connection(), execution_id)[0]
+            except pg.Error as exc:
+                raise self._failed(exc, f"reading execution `{execution_id}`") from None
+
+    def list_executions(
+        self, *, statuses: Iterable[str] | None = None, flow_id: str | None = None
+    ) -> tuple[ExecutionSummary, ...]:
+        sql, args = f"SELECT {_SUMMARY_COLS} FROM loom_executions WHERE true", []
+        if statuses is not None:
+            sql += " AND status = ANY(%s)"
+            args.append(sorted(set(statuses)))
+        if flow_id is not None:
+            sql += " AND flow_id=%s"
+            args.append(flow_id)
+        return self._summaries(sql + " ORDER BY execution_id", args, "listing executions")
+
+    def due_timers(self, now: float) -> tuple[ExecutionSummary, ...]:
+        return self._summaries(
+            f"SELECT {_SUMMARY_COLS} FROM loom_executions WHERE wake_at IS NOT NULL AND wake_at<=%s"
+            " AND status='suspended' AND left(gate, %s)=%s ORDER BY wake_at, execution_id",
+            [now, len(TIMER_GATE_PREFIX), TIMER_GATE_PREFIX],
+            "listing due timers",
+        )
+
+    def acquire_lease(self, execution_id: str, owner: str, *, ttl: float, now: float | None = None) -> Lease:
+        pg = self._pg
+        with self._lock:
+            try:
+                conn = self._connection()
+                with conn.transaction():
+                    _, cur_owner, epoch, expires, db_now = self._row(conn, execution_id, lock=True)
+                    if now is None:
+                        now = db_now if self._clock is None else self._clock()
+                    lease = grant_lease(
+                        execution_id, owner, owner=cur_owner, epoch=epoch, expires_at=expires, ttl=ttl, now=now
+                    )
+                    conn.execute(
+                        "UPDATE loom_executions SET lease_owner=%s, lease_epoch=%s, lease_expires=%s"
+                        " WHERE execution_id=%s",
+                        (lease.owner, lease.epoch, lease.expires_at, execution_id),
+                    )
+                    return lease
+            except pg.Error as exc:
+                raise self._failed(exc, f"leasing execution `{execution_id}`") from None
+
+    def release_lease(self, lease: Lease) -> None:
+        pg = self._pg
+        with self._lock:
+            try:
+                self._connection().execute(
+                    "UPDATE loom_executions SET lease_owner=NULL, lease_expires=0"
+                    " WHERE execution_id=%s AND lease_owner=%s AND lease_epoch=%s",
+                    (lease.execution_id, lease.owner, lease.epoch),
+                )
+            except pg.Error as exc:
+                raise self._failed(exc, f"releasing the lease on execution `{lease.execution_id}`") from None
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            if self._conn is not None:
+                conn, self._conn = self._conn, None
+                conn.close()
+
+    def __enter__(self) -> PostgresJournal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"PostgresJournal({self.where!r})"
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _now(self, conn: Any) -> float:
+        if self._clock is not None:
+            return self._clock()
+        return conn.execute(f"SELECT {_NOW}").fetchone()[0]
+
+    def _row(
+        self, conn: Any, execution_id: str, *, lock: bool = False
+    ) -> tuple[ExecutionSummary, str | None, int, float, float]:
+        row = conn.execute(
+            f"SELECT {_SUMMARY_COLS}, lease_owner, lease_epoch, lease_expires, {_NOW} FROM loom_executions"
+            f" WHERE execution_id=%s{' FOR UPDATE' if lock else ''}",
+            (execution_id,),
+        ).fetchone()
+        if row is None:
+            raise ExecutionNotFoundError(execution_id)
+        return ExecutionSummary(*row[:8]), row[8], row[9], row[10], row[11]
+
+    def _summaries(self, sql: str, args: list[Any], doing: str) -> tuple[ExecutionSummary, ...]:
+        pg = self._pg
+        with self._lock:
+            try:
+                rows = self._connection().execute(sql, args).fetchall()
+            except pg.Error as exc:
+                raise self._failed(exc, doing) from None
+        return tuple(ExecutionSummary(*r) for r in rows)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
