@@ -44,7 +44,7 @@ class Side:
     files: dict[str, bytes]
     package: str
     flow_module: str
-    flow_id: str
+    flow_id: str | None  # None: the module's only flow
     modules: dict[str, ModuleType] = field(default_factory=dict)  # dotted name -> module
     flow: Callable[..., Any] | None = None
 
@@ -54,12 +54,23 @@ def _purge(package: str) -> None:
         del sys.modules[name]
 
 
-def _find_flow(module: ModuleType, flow_id: str) -> Callable[..., Any]:
-    for value in vars(module).values():
-        defn = getattr(value, "__loom_flow__", None)
-        if defn is not None and getattr(defn, "id", None) == flow_id:
-            return value
-    raise LookupError(f"module {module.__name__}: no function decorated with @flow({flow_id!r})")
+def _find_flow(module: ModuleType, flow_id: str | None) -> Callable[..., Any]:
+    found = [
+        value for value in vars(module).values()
+        if getattr(value, "__loom_flow__", None) is not None
+        and (flow_id is None or getattr(value.__loom_flow__, "id", None) == flow_id)
+    ]
+    if len(found) != 1:
+        raise LookupError(f"module {module.__name__}: {len(found)} functions decorated with @flow"
+                          f"{'' if flow_id is None else f'({flow_id!r})'}; expected exactly one")
+    return found[0]
+
+
+def _pick(flows: list, flow_id: str | None, key: Callable[[Any], str]) -> Any:
+    chosen = [f for f in flows if flow_id is None or key(f) == flow_id]
+    if len(chosen) != 1:
+        raise RuntimeError(f"found {len(chosen)} flows{'' if flow_id is None else f' `{flow_id}`'}; expected exactly one")
+    return chosen[0]
 
 
 @contextmanager
@@ -130,7 +141,7 @@ class DbosAppVersion(Scheme):
         from dbos._dbos import DBOSRegistry
 
         registry = DBOSRegistry()
-        registry.workflow_info_map = {side.flow_id: side.flow}
+        registry.workflow_info_map = {side.flow_id or "flow": side.flow}
         return registry.compute_app_version("pair-shop")
 
 
@@ -225,11 +236,11 @@ class LoomFingerprint(Scheme):
             return self._via_cli(side)
         config = load_config(side.root)
         result = fingerprint_project(DirectorySourceTree(config.root, config), config)
-        flows = [f for f in result.flows if f.flow_id == side.flow_id]
-        if len(flows) != 1:
+        try:
+            return _pick(list(result.flows), side.flow_id, lambda f: f.flow_id).code_hash
+        except RuntimeError as exc:
             errors = "; ".join(str(e) for e in result.errors)
-            raise RuntimeError(f"fingerprint_project found {len(flows)} flows `{side.flow_id}` ({errors or 'no errors'})")
-        return flows[0].code_hash
+            raise RuntimeError(f"fingerprint_project: {exc} ({errors or 'no errors'})") from None
 
     def _via_cli(self, side: Side) -> str:
         proc = subprocess.run(
@@ -243,11 +254,11 @@ class LoomFingerprint(Scheme):
             raise RuntimeError(
                 f"loom fingerprint exited {proc.returncode} without JSON: {(proc.stderr or proc.stdout).strip()[-400:]}"
             ) from None
-        flows = [f for f in report.get("flows", []) if f.get("id") == side.flow_id]
-        if len(flows) != 1:
+        try:
+            return _pick(report.get("flows", []), side.flow_id, lambda f: f.get("id"))["codeHash"]
+        except RuntimeError as exc:
             errors = "; ".join(str(e) for e in report.get("errors", []))
-            raise RuntimeError(f"loom fingerprint found {len(flows)} flows `{side.flow_id}` ({errors or 'no errors'})")
-        return flows[0]["codeHash"]
+            raise RuntimeError(f"loom fingerprint: {exc} ({errors or 'no errors'})") from None
 
 
 SCHEMES: tuple[type[Scheme], ...] = (LoomFingerprint, DbosAppVersion, PrefectTaskSource, JoblibFuncCode, TemporalBuildId)

@@ -5,19 +5,35 @@ lays one side out under ``root`` (a fresh directory per side, so no two sides ev
 a ``linecache`` entry or a ``__pycache__``). ``load_pairs()`` applies every pair once and raises
 :class:`PairError` naming the pair and the edit whose ``old`` text is missing or ambiguous.
 
-Rejected: reusing the fingerprint engineer's ``tests/compiler`` cases. They are pinned to the
-compiler's own API (one source string per case); the competitor schemes need importable
-multi-module projects, so this suite is a project-level superset kept beside the benchmarks.
+Two suites feed the benchmark as :class:`Case` values (a pair materialised as file sets):
+
+* ``design_cases()``: this package's project-level pairs (``cases.py``): a package of two modules,
+  so first-party helper edits in another module are covered;
+* ``compiler_cases()``: the fingerprint engineer's single-module pairs in
+  ``tests/compiler/fp_cases.py`` (loaded from that file as data; each side becomes
+  ``pairmod/flows.py``); skipped when the file is not in the checkout.
+
+Rejected: only reusing the ``tests/compiler`` cases. They are one source string per side, and the
+cross-module bullets of DESIGN §6 need a project with more than one module.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from . import base
 from .cases import PAIRS, Edit, Pair
 
-__all__ = ["PAIRS", "Pair", "Edit", "PairError", "sides", "write_project", "load_pairs", "base"]
+__all__ = [
+    "PAIRS", "Pair", "Edit", "Case", "PairError", "sides", "write_project", "load_pairs",
+    "design_cases", "compiler_cases", "COMPILER_CASES", "base",
+]
+
+#: The fingerprint engineer's pair table (data: a ``PAIRS`` tuple of before/after module sources).
+COMPILER_CASES = Path(__file__).resolve().parents[2] / "tests" / "compiler" / "fp_cases.py"
 
 BOM = b"\xef\xbb\xbf"
 
@@ -64,8 +80,52 @@ def sides(pair: Pair) -> tuple[dict[str, bytes], dict[str, bytes]]:
     return before, after
 
 
-def write_project(files: dict[str, bytes], root: Path) -> Path:
-    """Write one side under ``root`` (created) with a ``pyproject.toml`` naming ``shop`` first-party."""
+@dataclass(frozen=True, slots=True)
+class Case:
+    """A pair ready to run: both sides as files, and where the flow is."""
+
+    name: str
+    expect: str
+    about: str
+    before: dict[str, bytes]
+    after: dict[str, bytes]
+    package: str
+    flow_module: str
+    flow_id: str | None = None  # None: the module's only flow
+
+
+def design_cases(pairs: tuple[Pair, ...] | None = None) -> list[Case]:
+    out = []
+    for pair in load_pairs() if pairs is None else pairs:
+        before, after = sides(pair)
+        out.append(Case(pair.name, pair.expect, pair.about, before, after,
+                        base.PACKAGE, base.FLOW_MODULE, base.FLOW_ID))
+    return out
+
+
+def compiler_cases(path: Path = COMPILER_CASES) -> list[Case]:
+    """The compiler's own single-module pairs, or ``[]`` when that file is absent."""
+    if not path.exists():
+        return []
+    spec = importlib.util.spec_from_file_location("_loom_fp_cases", path)
+    mod = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    sys.modules[spec.name] = mod  # dataclasses resolve string annotations through sys.modules
+    try:
+        spec.loader.exec_module(mod)
+    finally:
+        del sys.modules[spec.name]
+    out = []
+    for p in mod.PAIRS:
+        if p.expect not in ("equal", "changed"):
+            raise PairError(f"{path.name}: pair `{p.name}` expects {p.expect!r}")
+        files = [{"pairmod/__init__.py": b"", "pairmod/flows.py": text.encode("utf-8")} for text in (p.before, p.after)]
+        out.append(Case(p.name, p.expect, p.rule, files[0], files[1], "pairmod", "pairmod.flows", None))
+    return out
+
+
+def write_project(files: dict[str, bytes], root: Path, package: str = base.PACKAGE) -> Path:
+    """Write one side under ``root`` (created) with a ``pyproject.toml`` naming ``package`` first-party."""
     root.mkdir(parents=True, exist_ok=False)
     for rel, data in files.items():
         target = root / rel
@@ -73,7 +133,7 @@ def write_project(files: dict[str, bytes], root: Path) -> Path:
         target.write_bytes(data)
     (root / "pyproject.toml").write_text(
         '[project]\nname = "pair-shop"\nversion = "0"\n\n'
-        f'[tool.loom]\npackages = ["{base.PACKAGE}"]\n',
+        f'[tool.loom]\npackages = ["{package}"]\n',
         encoding="utf-8",
     )
     return root

@@ -14,7 +14,16 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from benchmarks.compare_fingerprints import run_pairs, summarise  # noqa: E402
-from benchmarks.fingerprint_pairs import Edit, Pair, PairError, load_pairs, sides  # noqa: E402
+from benchmarks.fingerprint_pairs import (  # noqa: E402
+    COMPILER_CASES,
+    Edit,
+    Pair,
+    PairError,
+    compiler_cases,
+    design_cases,
+    load_pairs,
+    sides,
+)
 from benchmarks.version_schemes import SCHEMES  # noqa: E402
 
 
@@ -46,10 +55,19 @@ def test_each_scheme_judges_two_pairs(scheme_cls, tmp_path):
     if reason:
         pytest.skip(reason)
     # every scheme, ours and the competitors', gets these two right: it is the harness under test
-    pairs = [p for p in load_pairs() if p.name in ("identical", "parameter-added")]
-    records = run_pairs(pairs, [scheme], tmp_path)
+    pairs = tuple(p for p in load_pairs() if p.name in ("identical", "parameter-added"))
+    records = run_pairs(design_cases(pairs), [scheme], tmp_path)
     verdicts = {r["pair"]: r["results"][scheme.name] for r in records}
     assert verdicts["identical"]["verdict"] == "equal", verdicts["identical"]
     assert verdicts["parameter-added"]["verdict"] == "changed", verdicts["parameter-added"]
     row = summarise(records, [scheme])[0]
     assert (row["right"], row["total"], row["errors"]) == (2, 2, 0)
+
+
+def test_the_compiler_pair_table_loads_as_cases():
+    if not COMPILER_CASES.exists():
+        pytest.skip("tests/compiler/fp_cases.py is not in this checkout")
+    cases = compiler_cases()
+    assert len(cases) >= 60
+    assert all(c.expect in ("equal", "changed") and c.flow_module == "pairmod.flows" for c in cases)
+    assert all(b"@flow" in c.before["pairmod/flows.py"] for c in cases)
