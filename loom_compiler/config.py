@@ -13,6 +13,11 @@ decorator name silently drops flows from the manifest.
 step decorators, package roots), so a cache keyed by it stays valid when ``out`` or ``history``
 change.
 
+``[tool.loom.check]`` (a sub-table, read by ``loom check``/``loom diff``): ``base`` (the git ref to
+compare against when ``--base`` is not given), ``manifest`` (the build manifest, relative to the
+root, whose versions count as *kept*; default ``<out>/manifest.json``) and ``ignore`` (flow ids the
+gate does not judge). Unknown sub-keys are refused like top-level ones.
+
 Rejected: a mutable settings object patched by each command (precedence then depends on call
 order), and reading ``setup.cfg``/``loom.toml`` too (one place to look is easier to explain).
 """
@@ -34,7 +39,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-__all__ = ["LoomConfig", "load_config", "find_pyproject", "DEFAULT_DECORATORS", "DEFAULT_STEP_DECORATORS"]
+__all__ = ["CheckSettings", "LoomConfig", "load_config", "find_pyproject", "DEFAULT_DECORATORS", "DEFAULT_STEP_DECORATORS"]
 
 DEFAULT_DECORATORS = ("loom_runtime.flow",)
 DEFAULT_STEP_DECORATORS = ("loom_runtime.step",)
@@ -48,7 +53,24 @@ _KEYS: dict[str, tuple[str, str]] = {
     "step-decorators": ("step_decorators", "list"),
     "history": ("history", "list"),
     "exclude": ("exclude", "list"),
+    "check": ("check", "table"),
 }
+
+# [tool.loom.check] sub-key -> (attribute of CheckSettings, kind)
+_CHECK_KEYS: dict[str, tuple[str, str]] = {
+    "base": ("base", "str"),
+    "manifest": ("manifest", "str"),
+    "ignore": ("ignore", "list"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class CheckSettings:
+    """``[tool.loom.check]``: the CI gate's defaults (flags override each)."""
+
+    base: str | None = None
+    manifest: str | None = None
+    ignore: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +82,7 @@ class LoomConfig:
     step_decorators: tuple[str, ...] = DEFAULT_STEP_DECORATORS
     history: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
+    check: CheckSettings = CheckSettings()
     #: the pyproject.toml the values came from (None: defaults only)
     pyproject: Path | None = field(default=None, compare=False)
 
@@ -169,6 +192,21 @@ def _read_table(pyproject: Path) -> dict[str, Any]:
 
 
 def _check(key: str, value: Any, kind: str, *, path: str) -> Any:
+    if kind == "table":
+        if isinstance(value, CheckSettings):
+            return value
+        if not isinstance(value, Mapping):
+            raise ConfigError(f"{path}: `{key}` must be a table, got {value!r}", key=key, path=path)
+        fields: dict[str, Any] = {}
+        for sub, item in value.items():
+            if sub not in _CHECK_KEYS:
+                known = ", ".join(sorted(_CHECK_KEYS))
+                raise ConfigError(
+                    f"{path}: unknown key `{key}.{sub}`; known keys: {known}", key=f"{key}.{sub}", path=path
+                )
+            attr, sub_kind = _CHECK_KEYS[sub]
+            fields[attr] = _check(f"{key}.{sub}", item, sub_kind, path=path)
+        return CheckSettings(**fields)
     if kind == "str":
         if not isinstance(value, str) or not value:
             raise ConfigError(f"{path}: `{key}` must be a non-empty string, got {value!r}", key=key, path=path)
