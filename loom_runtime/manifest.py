@@ -19,6 +19,10 @@ must be well formed (a codeHash key must be usable as ``code_fingerprint``; ``ch
 ``..``, a drive or a backslash. What needs the disk (symlinks that lead out of the manifest's
 directory, the chunk bytes against ``chunkDigest``) is checked by ``loom_runtime.chunks`` when a
 chunk is opened, because only then is reading the file worth its cost.
+
+Two readers share those checks: ``load_manifest`` (tools: every flow now, every error now) and
+``ManifestDocument.read`` (the runtime registry: the top level now, each flow on first use, and for
+a file in the canonical layout without decoding the flows it never uses).
 """
 
 from __future__ import annotations
@@ -149,7 +153,9 @@ class ManifestDocument:
     path: str
     schema: str
     fingerprint_scheme: str
-    flows: Mapping[str, Any]  # flow id -> raw JSON object, checked by ``flow``
+    # flow id -> its raw JSON object, or the still-undecoded bytes of that object (canonical files,
+    # see ``read``); either way checked by ``flow``.
+    flows: Mapping[str, Any]
 
     @classmethod
     def from_json(cls, doc: Any, *, path: str = "<manifest>") -> ManifestDocument:
@@ -171,12 +177,99 @@ class ManifestDocument:
 
     @classmethod
     def read(cls, path: str | os.PathLike[str]) -> ManifestDocument:
+        """Read a manifest file; a file in the canonical layout is not decoded past its top level.
+
+        ``dump_manifest`` writes one layout (two-space indent, sorted keys). JSON strings cannot
+        hold a raw newline, so in that layout each flow's object is exactly the run of lines from
+        ``    "<id>": {`` to the next line that is ``    }``: the reader cuts the file there (C-speed
+        ``bytes.find``) and checks that everything between the cuts is the fixed glue of the layout,
+        then decodes a flow's bytes on its first lookup. Decoding a 10,000-version bundle in full
+        costs more than the registry's whole start-up budget, and a process resumes few flows. A
+        file in any other layout (hand-edited, another writer) is decoded in full, as before;
+        either way every flow is checked by the same ``_Reader`` with the same messages.
+        """
         p = Path(path)
-        return cls.from_json(_read_json(p), path=str(p))
+        raw = _read_bytes(p)
+        split = _split_canonical(raw)
+        if split is None:
+            return cls.from_json(_decode_json(raw, p), path=str(p))
+        header, flows = split
+        header["flows"] = {}
+        document = cls.from_json(header, path=str(p))
+        if "" in flows:
+            raise _Reader(str(p)).fail("flows", "holds an empty flow id")
+        return cls(path=document.path, schema=document.schema, fingerprint_scheme=document.fingerprint_scheme, flows=flows)
 
     def flow(self, flow_id: str) -> FlowEntry:
         """The checked entry of one flow (``KeyError`` if the manifest does not list it)."""
-        return _Reader(self.path).flow(flow_id, self.flows[flow_id])
+        doc = self.flows[flow_id]
+        if isinstance(doc, bytes):
+            try:
+                doc = json.loads(doc.decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                where = f" (line {exc.lineno} of its entry)" if isinstance(exc, json.JSONDecodeError) else ""
+                raise ManifestError(
+                    f"{self.path}: flow `{flow_id}`: its entry is not valid UTF-8 JSON{where}; rebuild it with `loom build`",
+                    path=self.path,
+                    flow_id=flow_id,
+                    key=f"flows.{flow_id}",
+                ) from None
+        return _Reader(self.path).flow(flow_id, doc)
+
+
+# The canonical layout's fixed glue (see ``ManifestDocument.read``). A JSON string token on one line:
+_STR = rb'"(?:[^"\\\n]|\\.)*"'
+_HEAD_RE = re.compile(rb'\{\n  "fingerprintScheme": (' + _STR + rb'),\n  "flows": \{')
+_FLOW_KEY_RE = re.compile(rb"    (" + _STR + rb"): \{\n")
+_TAIL_RE = re.compile(rb'\n  \},\n  "schema": (' + _STR + rb")\n\}\n?")
+_EMPTY_TAIL_RE = re.compile(rb'\},\n  "schema": (' + _STR + rb")\n\}\n?")
+_FLOW_END = b"\n    }"
+
+
+def _split_canonical(data: bytes) -> tuple[dict[str, Any], dict[str, bytes]] | None:
+    """``({"schema", "fingerprintScheme"}, {flow id: bytes of its object})``, or None when ``data``
+    is not exactly in the canonical layout (the caller then decodes it in full)."""
+    head = _HEAD_RE.match(data)
+    if head is None:
+        return None
+    pos = head.end()
+    flows: dict[str, bytes] = {}
+    if data.startswith(b"}", pos):
+        tail = _EMPTY_TAIL_RE.fullmatch(data, pos)
+    else:
+        if not data.startswith(b"\n", pos):
+            return None
+        pos += 1
+        while True:
+            key = _FLOW_KEY_RE.match(data, pos)
+            if key is None:
+                return None
+            end = data.find(_FLOW_END, key.end() - 1)
+            if end < 0:
+                return None
+            try:
+                flow_id = json.loads(key.group(1).decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError):
+                return None
+            if flow_id in flows:
+                return None  # duplicate keys: let the full decoder apply JSON's rules
+            flows[flow_id] = data[key.end() - 2 : end + len(_FLOW_END)]
+            pos = end + len(_FLOW_END)
+            if data.startswith(b",\n", pos):
+                pos += 2
+                continue
+            break
+        tail = _TAIL_RE.fullmatch(data, pos)
+    if tail is None:
+        return None
+    try:
+        header = {
+            "fingerprintScheme": json.loads(head.group(1).decode("utf-8")),
+            "schema": json.loads(tail.group(1).decode("utf-8")),
+        }
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    return header, flows
 
 
 def dump_manifest(manifest: Manifest) -> bytes:
@@ -192,10 +285,17 @@ def load_manifest(path: str | os.PathLike[str]) -> Manifest:
 
 
 def _read_json(p: Path) -> Any:
+    return _decode_json(_read_bytes(p), p)
+
+
+def _read_bytes(p: Path) -> bytes:
     try:
-        raw = p.read_bytes()
+        return p.read_bytes()
     except OSError as exc:
         raise ManifestError(f"{p}: cannot read manifest ({exc.strerror}); run `loom build`", path=str(p)) from None
+
+
+def _decode_json(raw: bytes, p: Path) -> Any:
     try:
         doc = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
