@@ -43,7 +43,13 @@ def _sqlite(tmp_path, request, clock):
     return store, peer
 
 
-STORE_FACTORIES = {"memory": _memory, "sqlite": _sqlite}
+def _postgres(tmp_path, request, clock):
+    # tests/conftest.py: a fresh schema per test; skips locally without LOOM_TEST_POSTGRES_DSN, fails under CI
+    factory = request.getfixturevalue("postgres_journal_factory")
+    return factory(clock=clock), lambda: factory(clock=clock)
+
+
+STORE_FACTORIES = {"memory": _memory, "sqlite": _sqlite, "postgres": _postgres}
 
 
 @pytest.fixture(params=sorted(STORE_FACTORIES))

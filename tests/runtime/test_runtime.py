@@ -8,9 +8,7 @@ from loom_runtime import (
     ExecutionStateError,
     FlowCodeMismatchError,
     FlowUsageError,
-    MemoryJournal,
     Runtime,
-    SqliteJournal,
     StepFailedError,
     flow,
 )
@@ -21,11 +19,9 @@ def fp(c: str) -> str:
     return "sha256:" + c * 64
 
 
-@pytest.fixture(params=["memory", "sqlite"])
-def journal(request, tmp_path):
-    store = MemoryJournal() if request.param == "memory" else SqliteJournal(tmp_path / "journal.sqlite3")
-    yield store
-    store.close()
+@pytest.fixture
+def journal(journal_factory):  # memory, SQLite and PostgreSQL (tests/conftest.py)
+    return journal_factory()
 
 
 class Calls:
