@@ -208,6 +208,8 @@ class Context:
             raise FlowUsageError(f"execution `{self.execution_id}`: a timer id must be a non-empty string, got {timer_id!r}")
         if timer_id in self._asked_timers:
             raise FlowUsageError(f"execution `{self.execution_id}`: timer `{timer_id}` used twice; timer ids are unique per execution")
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds >= 0:
+            raise FlowUsageError(f"execution `{self.execution_id}`: timer `{timer_id}` needs seconds >= 0, got {seconds!r}")
         self._asked_timers.add(timer_id)
         gate = timer_gate(timer_id)
         if self._next_answer(gate) is not _UNANSWERED:

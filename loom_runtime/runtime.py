@@ -111,7 +111,11 @@ class ExecutionView:
 
 
 class Runtime:
-    """Drives flows durably over a journal. See the module docstring for the semantics."""
+    """Drives flows durably over a journal. See the module docstring for the semantics.
+
+    A Runtime is driven from one thread at a time (use one per worker thread; they may share a
+    registry and, for SQLite and PostgreSQL, the journal's storage).
+    """
 
     def __init__(
         self,
