@@ -19,3 +19,11 @@ main.add_command(fingerprint_command)
 from .commands.build import build_command  # noqa: E402
 
 main.add_command(build_command)
+
+from .commands.diff import diff_command  # noqa: E402
+
+main.add_command(diff_command)
+
+from .commands.check import check_command  # noqa: E402
+
+main.add_command(check_command)

@@ -1,0 +1,54 @@
+"""``loom check [PATH] [--base GIT_REF | --base-manifest PATH] [--manifest PATH] [--format text|github]``.
+
+The CI gate (and the pre-commit hook): fails when a flow's code changed against the base and the
+build neither keeps the old version nor lists it in ``compatible_with`` (``loom_compiler.review.
+policy``). Defaults come from ``[tool.loom.check]`` (``base``, ``manifest``, ``ignore``).
+
+Exit status: 0 when every changed flow is kept or compatible, 1 when any flow would strand its
+in-flight executions (one message per flow) or the working tree has source errors, 2 for a usage
+or configuration error.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from loom_runtime.errors import LoomError
+
+from ..config import load_config
+from ..review import build_manifest, check_diff, render_check, repository_prefix, review_diff
+
+__all__ = ["check_command"]
+
+
+@click.command("check")
+@click.argument("path", required=False, default=".", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--base", metavar="GIT_REF", default=None, help="Compare against this git ref (default: [tool.loom.check] base).")
+@click.option("--base-manifest", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Compare against the current versions of this manifest instead of a git ref.")
+@click.option("--manifest", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="The build manifest whose versions count as kept (default: [tool.loom.check] manifest, else <out>/manifest.json).")
+@click.option("--format", "fmt", type=click.Choice(("text", "github")), default="text", show_default=True)
+@click.option("--color/--no-color", "color", default=None)
+def check_command(path: Path, base: str | None, base_manifest: Path | None, manifest: Path | None, fmt: str,
+                  color: bool | None) -> None:
+    """Fail when a changed flow would strand in-flight executions."""
+    try:
+        config = load_config(path)
+        diff = review_diff(config, base=base, base_manifest=base_manifest)
+        built, label = build_manifest(config, manifest)
+    except LoomError as exc:
+        click.echo(f"loom check: {exc}", err=True)
+        raise SystemExit(2) from None
+    report = check_diff(diff, manifest=built, manifest_label=label, ignore=config.check.ignore)
+    for e in diff.errors:
+        click.echo(str(e), err=True)
+    colour = sys.stdout.isatty() if color is None else color
+    prefix = repository_prefix(config.root) if fmt == "github" else ""
+    text = render_check(report, fmt, colour=colour, path_prefix=prefix)
+    if text:
+        click.echo(text)
+    raise SystemExit(report.exit_code)

@@ -1,0 +1,225 @@
+"""Renderers for a ``ReviewDiff`` (and a ``CheckReport``): text, json, markdown, github.
+
+Each renderer is a pure function of the value and returns a string, so every format is snapshot
+tested byte for byte. ``text`` colours with ANSI escapes only when asked (the command asks when
+stdout is a terminal); ``json`` is schema ``loom-diff/1`` with sorted keys; ``markdown`` is meant
+for a pull-request comment; ``github`` prints workflow commands (``::warning file=…,line=…::…``)
+that GitHub Actions turns into annotations at the flow's file and line. Paths in annotations are
+relative to the repository top (``path_prefix`` is the project's directory inside it), because
+that is what GitHub resolves them against.
+
+Rejected: click's styling in this module (click stays in the command layer) and one template
+engine for all formats (four small functions are easier to read than one generic one).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .diff import FlowChange, ReviewDiff
+from .policy import CheckReport
+
+__all__ = ["FORMATS", "render_diff", "render_text", "render_json", "render_markdown", "render_github", "render_check"]
+
+FORMATS = ("text", "json", "markdown", "github")
+DIFF_SCHEMA = "loom-diff/1"
+
+_COLOURS = {"changed": "33", "new": "32", "removed": "31", "unchanged": "2", "error": "31;1", "bold": "1"}
+
+
+def _short(digest: str | None, n: int = 12) -> str:
+    if not digest:
+        return "-"
+    algo, _, hexpart = digest.partition(":")
+    return f"{algo}:{hexpart[:n]}"
+
+
+def _paint(text: str, what: str, colour: bool) -> str:
+    return f"\x1b[{_COLOURS[what]}m{text}\x1b[0m" if colour else text
+
+
+def _summary(diff: ReviewDiff) -> str:
+    return ", ".join(f"{diff.count(s)} {s}" for s in ("changed", "new", "removed", "unchanged"))
+
+
+def render_diff(diff: ReviewDiff, fmt: str, *, colour: bool = False, path_prefix: str = "") -> str:
+    if fmt == "text":
+        return render_text(diff, colour=colour)
+    if fmt == "json":
+        return render_json(diff)
+    if fmt == "markdown":
+        return render_markdown(diff)
+    if fmt == "github":
+        return render_github(diff, path_prefix=path_prefix)
+    raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+
+
+# -- text ----------------------------------------------------------------------------------------
+
+
+def render_text(diff: ReviewDiff, *, colour: bool = False) -> str:
+    lines = [_paint(f"loom diff {diff.base} -> {diff.head}: {_summary(diff)}", "bold", colour)]
+    width = max((len(f.flow_id) for f in diff.flows), default=0)
+    for f in diff.flows:
+        where = f"{f.path}:{f.line}" if f.path else ""
+        lines.append(f"  {_paint(f.status.ljust(9), f.status, colour)} {f.flow_id.ljust(width)}  {where}".rstrip())
+        if f.status == "changed":
+            lines.append(f"            codeHash {_short(f.base_code_hash)} -> {_short(f.head_code_hash)}")
+            if f.structure_changed:
+                lines.append(
+                    f"            flowHash {_short(f.base_flow_hash)} -> {_short(f.head_flow_hash)}"
+                    " (declared id/version/deadline/steps changed)"
+                )
+            for m in f.members:
+                lines.append(f"            {m.change:<8} {m.describe()}")
+            lines.extend(f"            {line}" for line in _advice(f))
+    for w in diff.warnings:
+        lines.append(f"warning: {w}")
+    for e in diff.errors:
+        lines.append(_paint(f"error: {e}", "error", colour))
+    return "\n".join(lines)
+
+
+def _advice(f: FlowChange) -> list[str]:
+    if f.compatible:
+        return [f"already lists {_short(f.base_code_hash)} in compatible_with (asserted replay-safe)"]
+    if f.suggestion:
+        return [f"if the edit is replay-safe, add to the @flow decorator: {f.suggestion}"]
+    if f.structure_changed:
+        return ["compatible_with cannot serve the old structure: keep the old version (history) or migrate"]
+    return []
+
+
+# -- json ----------------------------------------------------------------------------------------
+
+
+def _flow_json(f: FlowChange) -> dict[str, Any]:
+    return {
+        "id": f.flow_id,
+        "status": f.status,
+        "path": f.path,
+        "line": f.line,
+        "baseCodeHash": f.base_code_hash,
+        "headCodeHash": f.head_code_hash,
+        "baseFlowHash": f.base_flow_hash,
+        "headFlowHash": f.head_flow_hash,
+        "structureChanged": f.structure_changed,
+        "compatible": f.compatible,
+        "suggestion": f.suggestion,
+        "members": [
+            {"name": m.qualname, "change": m.change, "kind": m.kind, "path": m.path, "line": m.line} for m in f.members
+        ],
+    }
+
+
+def render_json(diff: ReviewDiff) -> str:
+    doc = {
+        "schema": DIFF_SCHEMA,
+        "base": diff.base,
+        "head": diff.head,
+        "flows": [_flow_json(f) for f in diff.flows],
+        "warnings": list(diff.warnings),
+        "errors": [{"path": e.path, "line": e.line, "column": e.column, "message": e.message} for e in diff.errors],
+    }
+    return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False)
+
+
+# -- markdown ------------------------------------------------------------------------------------
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def render_markdown(diff: ReviewDiff) -> str:
+    out = [f"### loom diff `{diff.base}` → {diff.head}", "", _summary(diff) + ".", ""]
+    if diff.flows:
+        out += ["| flow | status | location | changed members |", "| --- | --- | --- | --- |"]
+        for f in diff.flows:
+            where = f"`{f.path}:{f.line}`" if f.path else ""
+            members = "<br>".join(f"{m.change} `{m.qualname}`" for m in f.members) or ""
+            out.append(f"| `{_md(f.flow_id)}` | {f.status} | {where} | {_md(members)} |")
+        out.append("")
+    for f in diff.flows:
+        if f.status != "changed":
+            continue
+        out.append(f"**`{_md(f.flow_id)}`**: codeHash `{_short(f.base_code_hash)}` → `{_short(f.head_code_hash)}`.")
+        if f.compatible:
+            out.append(f"Already lists `{_short(f.base_code_hash)}` in `compatible_with` (asserted replay-safe).")
+        elif f.suggestion:
+            out += ["If the edit is replay-safe, add this to its `@flow(...)` decorator:", "", "```python", f.suggestion + ",", "```"]
+        elif f.structure_changed:
+            out.append("The declared structure changed: `compatible_with` cannot serve old executions; keep the old version or migrate them.")
+        out.append("")
+    if diff.errors:
+        out += ["**Errors**", ""] + [f"- `{_md(str(e))}`" for e in diff.errors] + [""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+# -- github --------------------------------------------------------------------------------------
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def _command(level: str, message: str, *, file: str | None, line: int, title: str, prefix: str) -> str:
+    props = []
+    if file:
+        props.append(f"file={_escape_property(prefix + file)}")
+        if line:
+            props.append(f"line={line}")
+    props.append(f"title={_escape_property(title)}")
+    return f"::{level} {','.join(props)}::{_escape_data(message)}"
+
+
+def render_github(diff: ReviewDiff, *, path_prefix: str = "") -> str:
+    out = []
+    for f in diff.flows:
+        if f.status == "unchanged":
+            continue
+        if f.status == "new":
+            out.append(_command("notice", f"new flow `{f.flow_id}` ({_short(f.head_code_hash)})",
+                                file=f.path, line=f.line, title=f"loom: new flow {f.flow_id}", prefix=path_prefix))
+            continue
+        if f.status == "removed":
+            out.append(_command("warning", f"flow `{f.flow_id}` was removed; in-flight executions need its old version kept",
+                                file=f.path, line=f.line, title=f"loom: flow {f.flow_id} removed", prefix=path_prefix))
+            continue
+        members = "; ".join(f"{m.change} {m.describe()}" for m in f.members) or "no member named"
+        message = f"flow `{f.flow_id}` changed ({_short(f.base_code_hash)} -> {_short(f.head_code_hash)}): {members}."
+        advice = _advice(f)
+        if advice:
+            message += " " + advice[0][0].upper() + advice[0][1:] + "."
+        out.append(_command("warning", message, file=f.path, line=f.line, title=f"loom: flow {f.flow_id} changed",
+                            prefix=path_prefix))
+    for e in diff.errors:
+        out.append(_command("error", e.message, file=e.path, line=e.line, title="loom: source error", prefix=path_prefix))
+    return "\n".join(out)
+
+
+# -- check ---------------------------------------------------------------------------------------
+
+
+def render_check(report: CheckReport, fmt: str = "text", *, colour: bool = False, path_prefix: str = "") -> str:
+    """``loom check`` output: one line (or annotation) per failing flow, then a verdict."""
+    if fmt == "github":
+        lines = [
+            _command("error", f.message, file=f.path, line=f.line, title=f"loom check: {f.flow_id}", prefix=path_prefix)
+            for f in report.failures
+        ]
+        return "\n".join(lines)
+    lines = [_paint(f"error: {f.message}", "error", colour) for f in report.failures]
+    lines += [f"note: {n}" for n in report.notes]
+    verdict = (
+        f"loom check: {len(report.failures)} flow(s) would strand in-flight executions"
+        if report.failures
+        else f"loom check: ok ({report.diff.count('changed')} changed flow(s) kept or compatible)"
+    )
+    lines.append(verdict)
+    return "\n".join(lines)

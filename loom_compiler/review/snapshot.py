@@ -1,0 +1,145 @@
+"""What a review compares: each flow's fingerprint reduced to a frozen, comparable snapshot.
+
+A ``FlowSnapshot`` comes from one of three places: a fingerprint of the working tree, a fingerprint
+of a git ref (``GitSourceTree``: read from git objects, the checkout untouched), or the *current*
+versions of a build manifest (``--base-manifest``). Fingerprints carry each closure member's
+canonical form and bindings, so a snapshot knows a member's *own* digest (what its text says,
+without the Merkle hashes of what it calls) and can tell an edited member from one whose hash
+moved only because a callee changed. A manifest records only member → Merkle hash; such members
+have ``own=None`` and the diff falls back to the call graph of the other side.
+
+Rejected: keeping the ``FlowFingerprint`` values themselves in the diff (they hold source text and
+the whole definition; a review value should be small and serialisable), and re-parsing a manifest
+version's chunk to recover canonical forms (the chunk is the bundled text, not the canonical form).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from loom_runtime.manifest import Manifest
+
+from ..config import LoomConfig
+from ..fingerprint import fingerprint_project
+from ..model import FlowFingerprint, SourceError
+from ..sources import DirectorySourceTree, SourceTree
+
+__all__ = [
+    "MemberSnapshot",
+    "FlowSnapshot",
+    "Snapshot",
+    "snapshot_from_fingerprints",
+    "snapshot_from_manifest",
+    "snapshot_tree",
+    "snapshot_git",
+    "snapshot_working_tree",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class MemberSnapshot:
+    qualname: str
+    hash: str  # Merkle: covers the members it references
+    kind: str | None = None  # None when read from a manifest
+    path: str | None = None
+    line: int = 0
+    own: str | None = None  # digest of its own canonical form and binding names; None: unknown
+    refs: tuple[str, ...] = ()  # qualnames of the closure members it references
+
+
+@dataclass(frozen=True, slots=True)
+class FlowSnapshot:
+    flow_id: str
+    code_hash: str
+    flow_hash: str
+    path: str | None
+    line: int
+    function: str | None = None
+    compatible_with: tuple[str, ...] = ()
+    members: tuple[MemberSnapshot, ...] = ()  # root first when known
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """Every flow of one side of a review, by id, and the problems met reading it."""
+
+    label: str
+    flows: tuple[FlowSnapshot, ...]
+    errors: tuple[SourceError, ...] = ()
+
+    def by_id(self) -> dict[str, FlowSnapshot]:
+        return {f.flow_id: f for f in self.flows}
+
+
+def _own_digest(canonical: str, bindings: tuple[tuple[str, str], ...]) -> str:
+    data = canonical + "\0" + "\0".join(f"{name}={target}" for name, target in sorted(bindings))
+    return "sha256:" + hashlib.sha256(data.encode("utf-8")).hexdigest()
+
+
+def snapshot_from_fingerprint(fp: FlowFingerprint) -> FlowSnapshot:
+    names = {m.qualname for m in fp.closure}
+    members = tuple(
+        MemberSnapshot(
+            qualname=m.qualname,
+            hash=m.hash,
+            kind=m.kind,
+            path=m.path,
+            line=m.line,
+            own=_own_digest(m.canonical, m.bindings),
+            refs=tuple(sorted({target for _name, target in m.bindings if target in names and target != m.qualname})),
+        )
+        for m in fp.closure
+    )
+    return FlowSnapshot(
+        flow_id=fp.flow_id,
+        code_hash=fp.code_hash,
+        flow_hash=fp.flow_hash,
+        path=fp.path,
+        line=fp.line,
+        function=f"{fp.module}.{fp.function}",
+        compatible_with=tuple(fp.definition.compatible_with),
+        members=members,
+    )
+
+
+def snapshot_from_fingerprints(label: str, flows: tuple[FlowFingerprint, ...], errors: tuple[SourceError, ...] = ()) -> Snapshot:
+    return Snapshot(label, tuple(snapshot_from_fingerprint(f) for f in flows), errors)
+
+
+def snapshot_from_manifest(label: str, manifest: Manifest) -> Snapshot:
+    """The current version of every flow the manifest does not mark removed."""
+    flows = []
+    for flow_id in sorted(manifest.flows):
+        entry = manifest.flows[flow_id]
+        if entry.removed or entry.current is None:
+            continue
+        ve = entry.versions[entry.current]
+        flows.append(
+            FlowSnapshot(
+                flow_id=flow_id,
+                code_hash=ve.code_hash,
+                flow_hash=ve.flow_hash,
+                path=ve.source.path,
+                line=ve.source.line,
+                compatible_with=tuple(ve.compatible_with),
+                members=tuple(MemberSnapshot(q, h) for q, h in sorted(ve.closure.items())),
+            )
+        )
+    return Snapshot(label, tuple(flows))
+
+
+def snapshot_tree(label: str, tree: SourceTree, config: LoomConfig) -> Snapshot:
+    result = fingerprint_project(tree, config)
+    return snapshot_from_fingerprints(label, result.flows, result.errors)
+
+
+def snapshot_working_tree(config: LoomConfig) -> Snapshot:
+    return snapshot_tree("working tree", DirectorySourceTree(config.root, config), config)
+
+
+def snapshot_git(config: LoomConfig, ref: str, *, key: str = "--base") -> Snapshot:
+    """The flows as they were at ``ref`` (``GitError`` names ``key`` when the ref is unknown)."""
+    from ..bundle.history import GitSourceTree
+
+    return snapshot_tree(ref, GitSourceTree(config, ref, key=key), config)
