@@ -27,3 +27,15 @@ main.add_command(diff_command)
 from .commands.check import check_command  # noqa: E402
 
 main.add_command(check_command)
+
+from .commands.census import census_command  # noqa: E402
+from .commands.deploy_check import deploy_check_command  # noqa: E402
+from .commands.export import export_command  # noqa: E402
+from .commands.gc import gc_command  # noqa: E402
+from .commands.replay import replay_command  # noqa: E402
+
+main.add_command(census_command)
+main.add_command(deploy_check_command)
+main.add_command(gc_command)
+main.add_command(export_command)
+main.add_command(replay_command)

@@ -1,0 +1,55 @@
+"""Shared bits of the ops commands (census, deploy-check, gc, export): options and error exits."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+import click
+
+from loom_runtime.errors import ConfigError, LoomError
+
+__all__ = ["store_option", "json_option", "fail_on_loom_error", "short", "echo_json", "table"]
+
+store_option = click.option(
+    "--store", "store", required=True, metavar="URL",
+    help="The journal: sqlite:///relative.db, sqlite:////absolute.db or postgresql://user@host/db.",
+)
+json_option = click.option("--json", "as_json", is_flag=True, help="Print a JSON document instead of a table.")
+
+
+def fail_on_loom_error(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Exit 2 with ``loom <name>: <message>`` on a ``LoomError`` (bad URL, manifest, config)."""
+
+    def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+        @wraps(fn)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except (ConfigError, LoomError) as exc:
+                click.echo(f"loom {name}: {exc}", err=True)
+                raise SystemExit(2) from None
+
+        return run
+
+    return wrap
+
+
+def short(digest: str | None, n: int = 12) -> str:
+    if not digest:
+        return "(none)"
+    algo, _, hexpart = digest.partition(":")
+    return f"{algo}:{hexpart[:n]}"
+
+
+def echo_json(doc: Any) -> None:
+    click.echo(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
+
+
+def table(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip()]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+    return "\n".join(lines)

@@ -1,0 +1,29 @@
+"""``loom census --store URL [--json]``: unfinished executions per flow id, codeHash and status.
+
+Exit status: 0 (the census is information), 2 when the store cannot be opened.
+"""
+
+from __future__ import annotations
+
+import click
+
+from ..ops import open_store, take_census
+from ._ops import echo_json, fail_on_loom_error, json_option, short, store_option, table
+
+__all__ = ["census_command"]
+
+
+@click.command("census")
+@store_option
+@json_option
+@fail_on_loom_error("census")
+def census_command(store: str, as_json: bool) -> None:
+    """Count unfinished (running or suspended) executions by flow, codeHash and status."""
+    with open_store(store) as journal:
+        census = take_census(journal)
+    if as_json:
+        echo_json(census.to_json())
+        return
+    rows = [(r.flow_id, short(r.code_hash), r.status, str(r.count)) for r in census.rows]
+    click.echo(table(("FLOW", "CODEHASH", "STATUS", "COUNT"), rows))
+    click.echo(f"{census.total} unfinished execution(s)")
