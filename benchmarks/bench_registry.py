@@ -128,28 +128,49 @@ def generate_manifest(directory: Path, n_versions: int, per_flow: int = 10, clos
 
 def _timed(fn) -> float:
     t0 = time.perf_counter()
-    fn()
-    return time.perf_counter() - t0
+    result = fn()
+    elapsed = time.perf_counter() - t0
+    del result  # freed after the clock stops
+    return elapsed
 
 
 def bench_load(n_versions: int, repeat: int, closure_members: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = generate_manifest(Path(tmp), n_versions, closure_members=closure_members)
         raw = path.read_bytes()
-        t_json = best(lambda: json.loads(path.read_bytes()), repeat)
-        t_manifest = best(lambda: load_manifest(path), repeat)
-        t_registry = best(lambda: Registry.from_manifest(path), repeat)
-        regs = [Registry.from_manifest(path) for _ in range(repeat)]
-        t_first = min(_timed(lambda r=r: r.resolve("flow-00500", code_hash=code("flow-00500/3"))) for r in regs)
-        regs = [Registry.from_manifest(path) for _ in range(max(3, repeat // 2))]
-        t_verify = min(_timed(r.verify) for r in regs)
+        target = ("flow-00500", code("flow-00500/3"))
+
+        def first_resolve() -> float:
+            reg = Registry.from_manifest(path)
+            return _timed(lambda: reg.resolve(target[0], code_hash=target[1]))
+
+        def verify() -> float:
+            reg = Registry.from_manifest(path)
+            return _timed(reg.verify)
+
+        # Interleaved rounds: on a shared machine a burst of load then hits every candidate alike.
+        cases = {
+            "json": lambda: _timed(lambda: json.loads(path.read_bytes())),
+            "load_manifest": lambda: _timed(lambda: load_manifest(path)),
+            "from_manifest": lambda: _timed(lambda: Registry.from_manifest(path)),
+            "first": first_resolve,
+            "verify": verify,
+        }
+        times: dict[str, list[float]] = {k: [] for k in cases}
+        for _ in range(repeat):
+            for k, fn in cases.items():
+                times[k].append(fn())
+        t = {k: min(v) for k, v in times.items()}
+        t_json = t["json"]
         print(f"\nmanifest load: {n_versions:,} versions, {closure_members} closure members each, {len(raw) / 1e6:.1f} MB")
-        print(f"  baseline read + json.loads          {t_json * 1e3:8.1f} ms")
-        print(f"  load_manifest (validated dataclasses) {t_manifest * 1e3:6.1f} ms   {t_manifest / t_json:5.2f}x json.loads")
-        print(f"  Registry.from_manifest (indexed)    {t_registry * 1e3:8.1f} ms   {t_registry / t_json:5.2f}x json.loads"
-              f"   target < 100 ms: {'met' if t_registry < 0.1 else 'MISSED'}")
-        print(f"  first resolve of one flow (parses its entry) {t_first * 1e6:5.0f} us")
-        print(f"  Registry.verify() (every entry checked) {t_verify * 1e3:6.1f} ms   {t_verify / t_json:5.2f}x json.loads")
+        print(f"  baseline read + json.loads            {t_json * 1e3:8.1f} ms")
+        print(f"  Registry.from_manifest                {t['from_manifest'] * 1e3:8.1f} ms   "
+              f"{t['from_manifest'] / t_json:5.2f}x json.loads   target < 100 ms: "
+              f"{'met' if t['from_manifest'] < 0.1 else 'MISSED'}")
+        print(f"  then the first resolve of one flow    {t['first'] * 1e6:8.0f} us   (decodes and checks its entry)")
+        print(f"  Registry.verify() (every entry)       {t['verify'] * 1e3:8.1f} ms   {t['verify'] / t_json:5.2f}x json.loads")
+        print(f"  load_manifest (tools: all, eagerly)   {t['load_manifest'] * 1e3:8.1f} ms   "
+              f"{t['load_manifest'] / t_json:5.2f}x json.loads")
 
 
 CHUNK_BODY = '''\

@@ -153,8 +153,8 @@ class ManifestDocument:
     path: str
     schema: str
     fingerprint_scheme: str
-    # flow id -> its raw JSON object, or the still-undecoded bytes of that object (canonical files,
-    # see ``read``); either way checked by ``flow``.
+    # flow id -> its raw JSON object, or where its still-undecoded object lies in the file's bytes
+    # (canonical files, see ``read``); either way checked by ``flow``.
     flows: Mapping[str, Any]
 
     @classmethod
@@ -203,9 +203,9 @@ class ManifestDocument:
     def flow(self, flow_id: str) -> FlowEntry:
         """The checked entry of one flow (``KeyError`` if the manifest does not list it)."""
         doc = self.flows[flow_id]
-        if isinstance(doc, bytes):
+        if isinstance(doc, _Span):
             try:
-                doc = json.loads(doc.decode("utf-8"))
+                doc = json.loads(doc.text())
             except (UnicodeDecodeError, json.JSONDecodeError) as exc:
                 where = f" (line {exc.lineno} of its entry)" if isinstance(exc, json.JSONDecodeError) else ""
                 raise ManifestError(
@@ -226,14 +226,28 @@ _EMPTY_TAIL_RE = re.compile(rb'\},\n  "schema": (' + _STR + rb")\n\}\n?")
 _FLOW_END = b"\n    }"
 
 
-def _split_canonical(data: bytes) -> tuple[dict[str, Any], dict[str, bytes]] | None:
-    """``({"schema", "fingerprintScheme"}, {flow id: bytes of its object})``, or None when ``data``
+class _Span:
+    """Where one flow's object lies in the manifest's bytes: one shared buffer, no copy per flow."""
+
+    __slots__ = ("data", "start", "end")
+
+    def __init__(self, data: bytes, start: int, end: int) -> None:
+        self.data = data
+        self.start = start
+        self.end = end
+
+    def text(self) -> str:
+        return self.data[self.start : self.end].decode("utf-8")
+
+
+def _split_canonical(data: bytes) -> tuple[dict[str, Any], dict[str, _Span]] | None:
+    """``({"schema", "fingerprintScheme"}, {flow id: span of its object})``, or None when ``data``
     is not exactly in the canonical layout (the caller then decodes it in full)."""
     head = _HEAD_RE.match(data)
     if head is None:
         return None
     pos = head.end()
-    flows: dict[str, bytes] = {}
+    flows: dict[str, _Span] = {}
     if data.startswith(b"}", pos):
         tail = _EMPTY_TAIL_RE.fullmatch(data, pos)
     else:
@@ -253,7 +267,7 @@ def _split_canonical(data: bytes) -> tuple[dict[str, Any], dict[str, bytes]] | N
                 return None
             if flow_id in flows:
                 return None  # duplicate keys: let the full decoder apply JSON's rules
-            flows[flow_id] = data[key.end() - 2 : end + len(_FLOW_END)]
+            flows[flow_id] = _Span(data, key.end() - 2, end + len(_FLOW_END))
             pos = end + len(_FLOW_END)
             if data.startswith(b",\n", pos):
                 pos += 2
