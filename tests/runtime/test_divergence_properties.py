@@ -1,0 +1,143 @@
+"""Properties of D3 over generated flows (hypothesis).
+
+1. An unchanged body never diverges: run a generated flow to completion under ``fail``, then
+   restore every crash point (each prefix of its journal) into a fresh journal and drive it again:
+   no refusal, completed steps are never re-run, an interrupted step is re-run.
+2. Dropping one recorded step from the body is always caught under ``fail`` before the next live
+   step's effect (or at completion), and the dropped step is named.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from loom_runtime import FlowReplayDivergenceError, MemoryJournal, Runtime, flow
+from loom_runtime.journal import NewEvent
+
+OP = st.one_of(
+    st.tuples(st.just("step")),
+    st.tuples(st.just("decide"), st.integers(0, 2)),
+    st.tuples(st.just("parallel"), st.lists(st.integers(0, 2), min_size=1, max_size=3)),
+    st.tuples(st.just("suspend")),
+    st.tuples(st.just("emit")),
+)
+
+
+def _name(program_shape):
+    """Give every step, decision, gate and emit a unique id."""
+    counter = itertools.count()
+    out = []
+    for op in program_shape:
+        n = next(counter)
+        if op[0] == "step":
+            out.append(("step", f"s{n}"))
+        elif op[0] == "decide":
+            out.append(("decide", f"d{n}", [f"d{n}#{i}" for i in range(op[1])]))
+        elif op[0] == "parallel":
+            out.append(("parallel", [[f"p{n}:{b}#{i}" for i in range(k)] for b, k in enumerate(op[1])]))
+        elif op[0] == "suspend":
+            out.append(("suspend", f"g{n}"))
+        else:
+            out.append(("emit", f"e{n}"))
+    return out
+
+
+def make_flow(program, calls):
+    def effect(sid):
+        def run():
+            calls.append(sid)
+            return sid
+
+        return run
+
+    def run_steps(ctx, ids):
+        return [ctx.execute(s, effect(s)) for s in ids]
+
+    @flow("prop")
+    def body(ctx, _):
+        for op in program:
+            if op[0] == "step":
+                ctx.execute(op[1], effect(op[1]))
+            elif op[0] == "decide":
+                ctx.decide(op[1], lambda ids=op[2]: run_steps(ctx, ids))
+            elif op[0] == "parallel":
+                ctx.parallel([lambda ids=b: run_steps(ctx, ids) for b in op[1]])
+            elif op[0] == "suspend":
+                ctx.suspend(op[1])
+            else:
+                ctx.emit(op[1], None)
+        return "done"
+
+    return body
+
+
+def drive(rt, eid):
+    h = None
+    for _ in range(100):
+        status = rt.get(eid).status
+        if status == "completed":
+            return h
+        h = rt.resume(eid) if status == "suspended" else rt.recover()[0]
+    raise AssertionError("did not complete")
+
+
+def _no_warn(message):
+    raise AssertionError(f"unexpected divergence report: {message}")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(OP, min_size=1, max_size=8))
+def test_an_unchanged_body_never_diverges_at_any_crash_point(shape):
+    program = _name(shape)
+    calls: list[str] = []
+    rt = Runtime(divergence="fail", on_warn=_no_warn)
+    rt.register(make_flow(program, calls))
+    rt.start("prop", execution_id="e1")
+    drive(rt, "e1")
+    full = rt.get("e1").events
+    assert sorted(calls) == sorted(set(calls))  # every effect exactly once
+    for cut in range(1, len(full)):
+        journal = MemoryJournal()
+        journal.create("e1", NewEvent(full[0].type, full[0].payload))
+        for e in full[1:cut]:
+            journal.append("e1", [NewEvent(e.type, e.payload)], expected_seq=e.seq - 1)
+        crashed = Runtime(journal=journal, divergence="fail", on_warn=_no_warn)
+        calls.clear()
+        crashed.register(make_flow(program, calls))
+        drive(crashed, "e1")
+        prefix = full[:cut]
+        done = {e.payload["stepId"] for e in prefix if e.type == "STEP_COMPLETED"}
+        interrupted = {e.payload["stepId"] for e in prefix if e.type == "STEP_STARTED"} - done
+        assert not done & set(calls), f"cut {cut}: completed steps re-ran"
+        assert interrupted <= set(calls), f"cut {cut}: an interrupted step was not re-run"
+        assert crashed.get("e1").result == "done"
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(OP, min_size=1, max_size=8), st.data())
+def test_dropping_a_recorded_top_level_step_is_always_caught(shape, data):
+    program = _name(shape) + [("suspend", "final"), ("step", "tail")]
+    calls: list[str] = []
+    rt = Runtime(divergence="fail")
+    rt.register(make_flow(program, calls))
+    rt.start("prop", execution_id="e1")
+    while rt.get("e1").gate != "final":
+        rt.resume("e1")
+    steps = [i for i, op in enumerate(program) if op[0] == "step" and op[1] != "tail"]
+    if not steps:
+        return
+    drop = data.draw(st.sampled_from(steps))
+    edited = program[:drop] + program[drop + 1 :]
+    calls.clear()
+    refusing = Runtime(journal=rt.journal, divergence="fail", on_warn=lambda m: None)
+    refusing.register(make_flow(edited, calls))
+    try:
+        refusing.resume("e1")
+    except FlowReplayDivergenceError as err:
+        assert program[drop][1] in err.skipped
+        assert calls == []  # every recorded step was served; nothing ran live before the refusal
+    else:
+        raise AssertionError(f"dropping {program[drop][1]} was not caught")
