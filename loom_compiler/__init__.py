@@ -9,20 +9,49 @@ Fingerprint layers: ``analyse_module`` (parse once -> frozen ``ModuleSummary``, 
 a ``SourceTree``) and ``fingerprint_module`` (one module, for tests).
 """
 
-from .analysis import FlowSite, MemberUnit, ModuleSummary, Unit, analyse_module, might_define_flows
-from .canonical import SCHEME
-from .config import LoomConfig, load_config
-from .fingerprint import (
-    FlowsResult,
-    ProjectResult,
-    fingerprint_flows,
-    fingerprint_module,
-    fingerprint_project,
-    flow_definition,
-    tree_loader,
-)
-from .model import ClosureMember, FlowFingerprint, ModuleResult, SourceError
-from .sources import DirectorySourceTree, SourceTree
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .analysis import FlowSite, MemberUnit, ModuleSummary, Unit, analyse_module, might_define_flows
+    from .canonical import SCHEME
+    from .config import LoomConfig, load_config
+    from .fingerprint import (
+        FlowsResult,
+        ProjectResult,
+        fingerprint_flows,
+        fingerprint_module,
+        fingerprint_project,
+        flow_definition,
+        tree_loader,
+    )
+    from .model import ClosureMember, FlowFingerprint, ModuleResult, SourceError
+    from .sources import DirectorySourceTree, SourceTree
+
+# Public name -> submodule, imported on first access (PEP 562): the setuptools build hook entry
+# point (``loom_compiler.hooks.setuptools``) loads in every setuptools build of the environment and
+# must not pay for importing libcst when the project being built is not a loom project.
+_LAZY = {
+    "FlowSite": "analysis", "MemberUnit": "analysis", "ModuleSummary": "analysis", "Unit": "analysis",
+    "analyse_module": "analysis", "might_define_flows": "analysis",
+    "SCHEME": "canonical",
+    "LoomConfig": "config", "load_config": "config",
+    "FlowsResult": "fingerprint", "ProjectResult": "fingerprint", "fingerprint_flows": "fingerprint",
+    "fingerprint_module": "fingerprint", "fingerprint_project": "fingerprint", "flow_definition": "fingerprint",
+    "tree_loader": "fingerprint",
+    "ClosureMember": "model", "FlowFingerprint": "model", "ModuleResult": "model", "SourceError": "model",
+    "SourceTree": "sources", "DirectorySourceTree": "sources",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "SCHEME",

@@ -112,8 +112,13 @@ def build_bundle(
     package: str | None = None,
     option: str = "package",
     on_warn: Callable[[str], None] | None = None,
+    exclude: tuple[str, ...] = (),
 ) -> PackageBundle:
-    """Run the cumulative ``loom build`` for the project at ``root``; raise on any source error."""
+    """Run the cumulative ``loom build`` for the project at ``root``; raise on any source error.
+
+    ``exclude`` adds ``[tool.loom] exclude`` patterns: a backend's own build directory holds copies
+    of the package (setuptools' ``build/lib``) that must not be scanned as a second source tree.
+    """
     from ..bundle.build import build_project  # libcst is imported only when a hook really builds
 
     config = load_config(Path(root))
@@ -127,7 +132,7 @@ def build_bundle(
         config = replace(config, history=())
     # The editable link (or copy) inside the package is output, never source.
     own = (package_dir / PACKAGE_MANIFEST_DIR).relative_to(config.root).as_posix()
-    report = build_project(replace(config, exclude=(*config.exclude, own)))
+    report = build_project(replace(config, exclude=(*config.exclude, *exclude, own)))
     for warning in report.warnings:
         warn(warning)
     if report.errors:

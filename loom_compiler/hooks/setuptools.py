@@ -55,7 +55,7 @@ def has_loom_table(pyproject: Path) -> bool:
 
 def finalize_distribution_options(dist: Any) -> None:
     """Entry point: wrap ``build_py`` when the project being built is a loom project."""
-    root = Path(getattr(dist, "src_root", None) or os.getcwd())
+    root = Path(getattr(dist, "src_root", None) or os.getcwd()).resolve()
     if not has_loom_table(root / "pyproject.toml"):
         return
     from setuptools.command.build_py import build_py as default_build_py
@@ -84,7 +84,15 @@ def wrap_build_py(base: type, root: Path) -> type:
 
                 from .package_bundle import build_bundle
 
-                bundle = build_bundle(self._loom_root, on_warn=lambda message: log.warn("loom: %s", message))
+                # setuptools copies the package into build/ (build/lib, build/bdist.*): not source
+                build_base = Path(os.path.abspath(self.get_finalized_command("build").build_base))
+                try:
+                    exclude: tuple[str, ...] = (build_base.relative_to(self._loom_root.resolve()).as_posix(),)
+                except ValueError:
+                    exclude = ()
+                bundle = build_bundle(
+                    self._loom_root, exclude=exclude, on_warn=lambda message: log.warn("loom: %s", message)
+                )
                 self._loom_built = bundle
             return bundle
 
