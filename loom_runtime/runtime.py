@@ -57,6 +57,7 @@ from .journal.events import Event, NewEvent, is_json_value
 from .journal.memory import MemoryJournal
 from .journal.protocol import JournalStore, Lease
 from .journal.sqlite import SqliteJournal
+from .journal.urls import open_journal
 from .registry import FlowVersion, Registry
 from .replay import Frame, ReplayState, fold
 
@@ -129,8 +130,8 @@ class Runtime:
         worker_id: str | None = None,
         lease_ttl: float = 30.0,
     ) -> None:
-        """``journal``: a store, or a path for a SQLite journal (the embedded default); ``None`` keeps
-        the journal in memory. ``divergence``: ``off | warn | fail``; unset means ``fail`` under
+        """``journal``: a store, a journal URL (``open_journal``) or a path for a SQLite journal (the
+        embedded default); ``None`` keeps the journal in memory. ``divergence``: ``off | warn | fail``; unset means ``fail`` under
         ``strict=True`` and ``warn`` otherwise (an explicit value always wins).
 
         ``worker_id``: when several workers share one journal, each takes a lease
@@ -140,8 +141,10 @@ class Runtime:
         expected-sequence fence alone keeps two writers from interleaving."""
         if journal is None:
             journal = MemoryJournal(clock=clock)
-        elif isinstance(journal, (str, os.PathLike)):
-            journal = SqliteJournal(journal, clock=clock)
+        elif isinstance(journal, str):
+            journal = open_journal(journal)  # memory:, sqlite:///…, postgresql://…, or a plain path
+        elif isinstance(journal, os.PathLike):
+            journal = SqliteJournal(journal)
         self.journal: JournalStore = journal
         self.registry = registry if registry is not None else Registry(strict=strict, on_warn=on_warn)
         self.divergence = resolve_mode(divergence, strict=strict)

@@ -415,3 +415,18 @@ def test_recover_redrives_running_executions_and_skips_parked_ones(journal):
     assert rt.get("parked").status == "suspended"
     assert calls.counts == {"a": 2, "b": 1}
     assert rt.get("crashed").frames["a"].attempts == 2
+
+
+def test_a_journal_can_be_named_by_url_or_path(tmp_path):
+    from loom_runtime import SqliteJournal
+
+    @flow("p")
+    def p(ctx, _):
+        return ctx.execute("s", lambda: 1)
+
+    for spec in (f"sqlite:///{tmp_path}/a.db", str(tmp_path / "b.db"), tmp_path / "c.db"):
+        with Runtime(journal=spec) as rt:
+            assert isinstance(rt.journal, SqliteJournal)
+            rt.register(p)
+            assert rt.start("p", execution_id="e").result == 1
+    assert {f.name for f in tmp_path.glob("*.db")} == {"a.db", "b.db", "c.db"}
