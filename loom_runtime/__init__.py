@@ -26,6 +26,7 @@ from .errors import (
 from .hashing import flow_content_hash, flow_hash_matches, legacy_flow_content_hash
 from .manifest import FlowEntry, Manifest, SourceRef, VersionEntry, load_manifest
 from .registry import PACKAGE_MANIFEST_DIR, FlowVersion, Registry, StaleManifestWarning
+from .errors import FlowRemovedError
 from .context import Context
 from .divergence import DivergenceWarning
 from .errors import ExecutionStateError, FlowUsageError, ReplayCheckError, StepFailedError
@@ -66,6 +67,7 @@ __all__ = [
     "FlowVersion",
     "StaleManifestWarning",
     "PACKAGE_MANIFEST_DIR",
+    "FlowRemovedError",
     "Context",
     "Runtime",
     "Handle",

@@ -29,6 +29,7 @@ __all__ = [
     "FlowUsageError",
     "ExecutionStateError",
     "ReplayCheckError",
+    "FlowRemovedError",
 ]
 
 
@@ -194,3 +195,20 @@ class ReplayCheckError(FlowDivergenceError):
     def __init__(self, message: str, *, orphans: Sequence[object], execution_id: str | None = None, flow_id: str | None = None) -> None:
         super().__init__(message, execution_id=execution_id, flow_id=flow_id)
         self.orphans = tuple(orphans)
+
+
+class FlowRemovedError(FlowNotFoundError):
+    """The flow is still servable for executions in flight (old versions ship) but has no current
+    version: the release removed it, so nothing new may start on it."""
+
+    def __init__(self, flow_id: str, *, available: Sequence[str] = (), manifest: str | None = None) -> None:
+        LoomError.__init__(
+            self,
+            f"flow `{flow_id}` was removed in this release{f' ({manifest})' if manifest else ''}: executions already "
+            f"running on it can still resume ({len(available)} version(s) ship), but none can start. "
+            "Start a flow that exists, or restore it and run `loom build`",
+        )
+        self.flow_id = flow_id
+        self.known = ()
+        self.available = tuple(available)
+        self.manifest = manifest

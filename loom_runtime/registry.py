@@ -64,11 +64,17 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Union
 
-from .chunks import load_chunk
+from .chunks import load_chunk, read_verified_chunk
 from .definition import FlowDefinition, StepFamily
-from .errors import FlowCodeMismatchError, FlowDefinitionError, FlowNotFoundError, ManifestError, StaleManifestError
+from .errors import (
+    FlowCodeMismatchError,
+    FlowDefinitionError,
+    FlowNotFoundError,
+    FlowRemovedError,
+    ManifestError,
+    StaleManifestError,
+)
 from .hashing import flow_content_hash, legacy_flow_content_hash
-from .chunks import read_verified_chunk
 from .manifest import FlowEntry, ManifestDocument, VersionEntry
 
 __all__ = ["PACKAGE_MANIFEST_DIR", "PACKAGE_MANIFEST_NAME", "FlowVersion", "Registry", "StaleManifestWarning"]
@@ -131,12 +137,17 @@ class FlowVersion:
     @property
     def definition(self) -> FlowDefinition:
         """The definition, ``code_fingerprint`` = ``code_hash``. A chunk version loads on first access."""
+        if self._code is None:
+            raise FlowDefinitionError(
+                f"flow `{self.flow_id}`: this FlowVersion was built by hand and carries no code; "
+                "get versions from a Registry (register, versions, resolve)"
+            )
         return self._code.get()
 
     @property
     def loaded(self) -> bool:
         """Whether the code of this version is in the process (always true for live versions)."""
-        return self._code.loaded
+        return self._code is not None and self._code.loaded
 
     def runner(self) -> Callable[..., Any]:
         """The flow function of this version (loads its chunk lazily)."""
@@ -223,6 +234,11 @@ class Registry:
         self._manifest_dir: Path | None = None
         self._lock = threading.RLock()
         self._file_digests: dict[str, str] = {}
+
+    @property
+    def manifest_path(self) -> str | None:
+        """The manifest this registry serves, if any."""
+        return self._manifest_path
 
     # -- construction -------------------------------------------------------------------------
 
@@ -476,10 +492,11 @@ class Registry:
 
     def current(self, flow_id: str) -> FlowVersion:
         """The version new executions of ``flow_id`` start on."""
-        current = self._slot(flow_id).index.current
-        if current is None:
-            raise FlowNotFoundError(flow_id, known=self.flow_ids())
-        return current
+        index = self._slot(flow_id).index
+        if index.current is None:
+            available = tuple(v.code_hash or v.flow_hash for v in index.ordered)
+            raise FlowRemovedError(flow_id, available=available, manifest=self._manifest_path)
+        return index.current
 
     def __contains__(self, flow_id: object) -> bool:
         return flow_id in self._flows or flow_id in self._pending

@@ -446,3 +446,25 @@ def test_concurrent_first_use_executes_a_chunk_once(tmp_path):
         t.join()
     assert log.read_text() == "x"
     assert len(runners) == 8 and all(r is runners[0] for r in runners)
+
+
+def test_a_removed_flow_still_serves_executions_in_flight_but_starts_nothing(tmp_path):
+    from loom_runtime import FlowNotFoundError, FlowRemovedError
+
+    path = write_bundle(tmp_path, [Spec("legacy", "v1", flow_chunk("legacy", result="still here"))], current={})
+    reg = Registry.from_manifest(path)
+    assert reg.flow_ids() == ("legacy",)
+    assert reg.resolve("legacy", code_hash=code("v1")).runner()() == "still here"
+    with pytest.raises(FlowRemovedError, match=r"flow `legacy` was removed in this release .*can still resume \(1 version\(s\) ship\)") as info:
+        reg.current("legacy")
+    assert isinstance(info.value, FlowNotFoundError) and info.value.available == (code("v1"),)
+
+
+def test_a_hand_built_flow_version_says_where_versions_come_from():
+    from loom_runtime import FlowDefinitionError, FlowVersion
+
+    v = FlowVersion(flow_id="x", code_hash=None, flow_hash="sha256:" + "0" * 64, legacy_flow_hash="fnv1a:00000000",
+                    origin="live", is_current=True)
+    assert not v.loaded
+    with pytest.raises(FlowDefinitionError, match="get versions from a Registry"):
+        v.runner()
