@@ -41,7 +41,7 @@ BENCHMARKS: dict[str, tuple[str, list[str], list[str]]] = {
     "fingerprints": ("compare_fingerprints.py", [], []),
     "runtime": ("compare_runtime.py", [], ["--steps", "200", "--repeat", "1"]),
     "replay": ("bench_divergence.py", [], ["--steps", "2000", "--repeat", "3"]),
-    "build": ("bench_build.py", [], []),
+    "build": ("bench_build.py", [], ["--modules", "200", "--flows", "20"]),
 }
 
 
@@ -96,16 +96,27 @@ def machine() -> dict[str, str]:
             "os": f"{platform.system()} {platform.release()}"}
 
 
-def run_child(py: Path, script: Path, args: list[str], env: dict[str, str]) -> tuple[int, float, int]:
-    """Run one benchmark; return (exit status, wall seconds, peak RSS in KiB of that child)."""
+def run_child(py: Path, script: Path, args: list[str], env: dict[str, str]) -> tuple[int, float, int, str]:
+    """Run one benchmark, echoing its output; return (exit status, wall seconds, peak RSS in KiB, stdout).
+
+    Peak RSS comes from ``os.wait4`` of that child: Linux reports the larger of the child's own
+    peak and that of the descendants it waited for, so a benchmark that runs ``loom build`` in a
+    subprocess is covered too.
+    """
     t0 = time.perf_counter()
-    proc = subprocess.Popen([str(py), str(script), *args], cwd=ROOT, env=env)
+    proc = subprocess.Popen([str(py), str(script), *args], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, text=True, bufsize=1)
+    captured = []
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        print(line, end="", flush=True)
+        captured.append(line)
     _pid, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - t0
     # ru_maxrss is KiB on Linux, bytes on macOS
     peak_kib = usage.ru_maxrss // 1024 if sys.platform == "darwin" else usage.ru_maxrss
-    return proc.returncode, wall, peak_kib
+    return proc.returncode, wall, peak_kib, "".join(captured)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -149,9 +160,11 @@ def main(argv: list[str] | None = None) -> int:
         extra = list(quick if args.quick else full)
         if name != "build":  # bench_build.py is the bundler's script with its own arguments
             extra += ["--json", str(out_json)]
-        code, wall, peak = run_child(py, script, extra, env)
+        print(f"# running {name}: {script.relative_to(ROOT)} {' '.join(extra)}\n", flush=True)
+        code, wall, peak, out = run_child(py, script, extra, env)
         print(f"\n[{name}: exit {code}, {wall:.1f}s wall, peak RSS {peak / 1024:.1f} MiB]\n", flush=True)
-        runs.append({"name": name, "status": code, "wall_s": round(wall, 2), "peak_rss_mib": round(peak / 1024, 1)})
+        runs.append({"name": name, "status": code, "wall_s": round(wall, 2), "peak_rss_mib": round(peak / 1024, 1),
+                     "output": out})
         if code != 0:
             failed.append(name)
 
@@ -162,10 +175,14 @@ def main(argv: list[str] | None = None) -> int:
             lines.append(f"| {r['name']} | missing | | |")
         else:
             lines.append(f"| {r['name']} | {r['status']} | {r['wall_s']:.1f} s | {r['peak_rss_mib']:.1f} MiB |")
+    for r in runs:
+        if r.get("output"):
+            lines += ["", f"## {r['name']}", "", "```", r["output"].rstrip(), "```"]
     summary = "\n".join(lines) + "\n"
     (RESULTS / "summary.md").write_text(summary, encoding="utf-8")
     (RESULTS / "machine.json").write_text(json.dumps({"machine": info, "runs": runs}, indent=1), encoding="utf-8")
-    print(summary)
+    print("\n".join(lines[:6 + len(runs)]))
+    print(f"\nfull output: {(RESULTS / 'summary.md').relative_to(ROOT)}")
     if failed:
         print(f"failed: {', '.join(failed)}", file=sys.stderr)
         return 1
