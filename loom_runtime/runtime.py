@@ -30,6 +30,7 @@ have advanced it).
 from __future__ import annotations
 
 import os
+import threading
 import time
 import uuid
 import warnings
@@ -153,6 +154,7 @@ class Runtime:
         self.worker_id = worker_id
         self.lease_ttl = lease_ttl
         self._leases: dict[str, tuple[Lease, float]] = {}  # lease, monotonic time it was taken
+        self._lease_lock = threading.RLock()  # shared with the lease heartbeat thread
         self._on_warn = on_warn
         #: Divergence reports in ``warn`` mode (one per run at most).
         self.divergence_warnings = 0
@@ -253,6 +255,9 @@ class Runtime:
             if s.execution_id in done:
                 continue
             try:
+                # A worker claims the execution before reading it: one leased by another worker is
+                # skipped (FencingError on its handle) without replaying its body.
+                self._lease(s.execution_id)
                 handles.append(self._drive_chain(s.execution_id))
             except LoomError as exc:
                 handles.append(self._error_handle(s.execution_id, exc))
@@ -392,13 +397,41 @@ class Runtime:
 
     def _drive_chain(self, execution_id: str) -> Handle:
         """Drive an execution, then each continue-as-new successor; return the last one's handle."""
+        heartbeat = self._start_heartbeat()
         try:
             handle = self._drive(execution_id)
             while handle.status == ev.CONTINUED and handle.result is not None:
                 handle = self._drive(handle.result)
             return handle
         finally:
+            if heartbeat is not None:
+                heartbeat.set()
             self._release_leases()
+
+    def _start_heartbeat(self) -> threading.Event | None:
+        """A worker renews its leases every ``lease_ttl / 3`` while a drive runs (set the event to stop).
+
+        So a step longer than the lease keeps it while the process lives; a killed process stops
+        renewing and its leases expire. A lease another worker took meanwhile is not renewed: this
+        worker's next append is fenced."""
+        if self.worker_id is None:
+            return None
+        stop = threading.Event()
+
+        def beat() -> None:
+            while not stop.wait(self.lease_ttl / 3):
+                with self._lease_lock:
+                    if stop.is_set():
+                        return
+                    for eid, (lease, _taken) in list(self._leases.items()):
+                        try:
+                            renewed = self.journal.acquire_lease(eid, lease.owner, ttl=self.lease_ttl)
+                        except LoomError:
+                            continue
+                        self._leases[eid] = (renewed, time.monotonic())
+
+        threading.Thread(target=beat, name=f"loom-lease-heartbeat-{self.worker_id}", daemon=True).start()
+        return stop
 
     def _append(self, execution_id: str, events: list[NewEvent], *, expected_seq: int) -> int:
         """Every runtime write goes through here: fenced on ``expected_seq`` and, for a worker, its lease."""
@@ -407,6 +440,11 @@ class Runtime:
     def _lease(self, execution_id: str) -> Lease | None:
         if self.worker_id is None:
             return None
+        with self._lease_lock:
+            return self._take_lease(execution_id)
+
+    def _take_lease(self, execution_id: str) -> Lease:
+        assert self.worker_id is not None
         held = self._leases.get(execution_id)
         if held is not None and time.monotonic() - held[1] < self.lease_ttl / 2:
             return held[0]
@@ -420,12 +458,13 @@ class Runtime:
         return lease
 
     def _release_leases(self) -> None:
-        while self._leases:
-            _, (lease, _taken) = self._leases.popitem()
-            try:
-                self.journal.release_lease(lease)
-            except LoomError:
-                pass  # an expired or stolen lease needs no release
+        with self._lease_lock:
+            while self._leases:
+                _, (lease, _taken) = self._leases.popitem()
+                try:
+                    self.journal.release_lease(lease)
+                except LoomError:
+                    pass  # an expired or stolen lease needs no release
 
     def _drive(self, execution_id: str) -> Handle:
         state = self._fold(execution_id)
