@@ -14,7 +14,6 @@ from loom_runtime import (
     FlowCodeMismatchError,
     FlowReplayDivergenceError,
     Runtime,
-    SqliteJournal,
     flow,
 )
 from loom_runtime.divergence import DivergenceDetector, resolve_mode
@@ -27,10 +26,8 @@ def fp(c: str) -> str:
 
 
 @pytest.fixture
-def journal(tmp_path):
-    store = SqliteJournal(tmp_path / "journal.sqlite3")
-    yield store
-    store.close()
+def journal(journal_factory):  # memory, a real SQLite file, and PostgreSQL when configured (tests/conftest.py)
+    return journal_factory()
 
 
 class Effects:

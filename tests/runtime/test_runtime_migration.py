@@ -12,7 +12,6 @@ from loom_runtime import (
     FlowUsageError,
     ReplayCheckError,
     Runtime,
-    SqliteJournal,
     flow,
 )
 
@@ -22,10 +21,8 @@ def fp(c: str) -> str:
 
 
 @pytest.fixture
-def journal(tmp_path):
-    store = SqliteJournal(tmp_path / "journal.sqlite3")
-    yield store
-    store.close()
+def journal(journal_factory):  # memory, a real SQLite file, and PostgreSQL when configured (tests/conftest.py)
+    return journal_factory()
 
 
 def agent_v1(turns):

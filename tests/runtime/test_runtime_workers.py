@@ -1,10 +1,11 @@
-"""Two workers over one SQLite journal: a stale writer is fenced, never interleaved."""
+"""Two workers over one journal (two handles on one SQLite file / PostgreSQL schema): a stale writer is
+fenced, never interleaved."""
 
 from __future__ import annotations
 
 import pytest
 
-from loom_runtime import FencingError, Runtime, SqliteJournal, flow
+from loom_runtime import FencingError, Runtime, flow
 
 
 class Clock:
@@ -46,9 +47,9 @@ def _journal_is_clean(store, eid="e1"):
     return [e.type for e in events]
 
 
-def test_without_leases_the_sequence_fence_rejects_the_stale_writer(tmp_path):
-    path, clock, ran = tmp_path / "j.sqlite3", Clock(), []
-    other = Runtime(journal=SqliteJournal(path, clock=clock), clock=clock)
+def test_without_leases_the_sequence_fence_rejects_the_stale_writer(journal_factory):
+    clock, ran = Clock(), []
+    other = Runtime(journal=journal_factory(clock=clock), clock=clock)
 
     def meanwhile():  # another worker recovers the same execution while this one is mid-step
         [h] = other.recover()
@@ -56,7 +57,7 @@ def test_without_leases_the_sequence_fence_rejects_the_stale_writer(tmp_path):
 
     job = _flow(meanwhile, ran)
     other.register(job)
-    rt = Runtime(journal=SqliteJournal(path, clock=clock), clock=clock)
+    rt = Runtime(journal=journal_factory(clock=clock), clock=clock)
     rt.register(job)
     with pytest.raises(FencingError, match="stale append"):
         rt.start("job", execution_id="e1")
@@ -65,9 +66,9 @@ def test_without_leases_the_sequence_fence_rejects_the_stale_writer(tmp_path):
     assert types[-1] == "EXECUTION_COMPLETED" and "after-error" not in str(rt.get("e1").frames)
 
 
-def test_a_live_lease_keeps_a_second_worker_from_running_the_step(tmp_path):
-    path, clock, ran = tmp_path / "j.sqlite3", Clock(), []
-    b = Runtime(journal=SqliteJournal(path, clock=clock), clock=clock, worker_id="b", lease_ttl=10)
+def test_a_live_lease_keeps_a_second_worker_from_running_the_step(journal_factory):
+    clock, ran = Clock(), []
+    b = Runtime(journal=journal_factory(clock=clock), clock=clock, worker_id="b", lease_ttl=10)
     seen = []
 
     def meanwhile():
@@ -75,7 +76,7 @@ def test_a_live_lease_keeps_a_second_worker_from_running_the_step(tmp_path):
 
     job = _flow(meanwhile, ran)
     b.register(job)
-    a = Runtime(journal=SqliteJournal(path, clock=clock), clock=clock, worker_id="a", lease_ttl=10)
+    a = Runtime(journal=journal_factory(clock=clock), clock=clock, worker_id="a", lease_ttl=10)
     a.register(job)
     assert a.start("job", execution_id="e1").status == "completed"
     [h] = seen
@@ -85,9 +86,9 @@ def test_a_live_lease_keeps_a_second_worker_from_running_the_step(tmp_path):
     a.journal.acquire_lease("e1", "c", ttl=1)  # released at the end of a's run: free for anyone
 
 
-def test_a_worker_that_stalls_past_its_lease_is_fenced(tmp_path):
-    path, clock, ran = tmp_path / "j.sqlite3", Clock(), []
-    b = Runtime(journal=SqliteJournal(path, clock=clock), clock=clock, worker_id="b", lease_ttl=10)
+def test_a_worker_that_stalls_past_its_lease_is_fenced(journal_factory):
+    clock, ran = Clock(), []
+    b = Runtime(journal=journal_factory(clock=clock), clock=clock, worker_id="b", lease_ttl=10)
 
     def stall():
         clock.now += 60  # worker a's lease expires mid-step; worker b takes over and finishes
@@ -96,7 +97,7 @@ def test_a_worker_that_stalls_past_its_lease_is_fenced(tmp_path):
 
     job = _flow(stall, ran)
     b.register(job)
-    a = Runtime(journal=SqliteJournal(path, clock=clock), clock=clock, worker_id="a", lease_ttl=10)
+    a = Runtime(journal=journal_factory(clock=clock), clock=clock, worker_id="a", lease_ttl=10)
     a.register(job)
     with pytest.raises(FencingError):
         a.start("job", execution_id="e1")
