@@ -58,3 +58,11 @@ def test_timer_lookup_uses_the_wake_index(tmp_path):
             )
         )
     assert "executions_by_wake" in plan
+
+
+def test_synchronous_is_full_by_default_and_normal_on_request(tmp_path):
+    with SqliteJournal(tmp_path / "a.db") as full, SqliteJournal(tmp_path / "b.db", synchronous="NORMAL") as normal:
+        assert full._conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+        assert normal._conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+    with pytest.raises(ValueError, match="synchronous must be 'FULL' or 'NORMAL'"):
+        SqliteJournal(tmp_path / "c.db", synchronous="OFF")
