@@ -195,7 +195,7 @@ def render_github(diff: ReviewDiff, *, path_prefix: str = "") -> str:
         message = f"flow `{f.flow_id}` changed ({_short(f.base_code_hash)} -> {_short(f.head_code_hash)}): {members}."
         advice = _advice(f)
         if advice:
-            message += " " + advice[0][0].upper() + advice[0][1:] + "."
+            message += f" Advice: {advice[0]}."
         out.append(_command("warning", message, file=f.path, line=f.line, title=f"loom: flow {f.flow_id} changed",
                             prefix=path_prefix))
     for e in diff.errors:

@@ -16,7 +16,8 @@ version's chunk to recover canonical forms (the chunk is the bundled text, not t
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import PurePosixPath
 
 from loom_runtime.manifest import Manifest
 
@@ -129,12 +130,22 @@ def snapshot_from_manifest(label: str, manifest: Manifest) -> Snapshot:
     return Snapshot(label, tuple(flows))
 
 
+def scan_config(config: LoomConfig) -> LoomConfig:
+    """``config`` with the build output excluded from the scan: its chunks declare the same flows."""
+    extra = []
+    for directory in (config.out, str(PurePosixPath(config.check.manifest).parent) if config.check.manifest else None):
+        if directory and directory not in (".", "") and not directory.startswith(("/", "..")):
+            extra.append(PurePosixPath(directory).as_posix())
+    return replace(config, exclude=(*config.exclude, *extra)) if extra else config
+
+
 def snapshot_tree(label: str, tree: SourceTree, config: LoomConfig) -> Snapshot:
     result = fingerprint_project(tree, config)
     return snapshot_from_fingerprints(label, result.flows, result.errors)
 
 
 def snapshot_working_tree(config: LoomConfig) -> Snapshot:
+    config = scan_config(config)
     return snapshot_tree("working tree", DirectorySourceTree(config.root, config), config)
 
 
@@ -142,4 +153,5 @@ def snapshot_git(config: LoomConfig, ref: str, *, key: str = "--base") -> Snapsh
     """The flows as they were at ``ref`` (``GitError`` names ``key`` when the ref is unknown)."""
     from ..bundle.history import GitSourceTree
 
+    config = scan_config(config)
     return snapshot_tree(ref, GitSourceTree(config, ref, key=key), config)

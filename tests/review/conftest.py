@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-DATA = Path(__file__).resolve().parents[1] / "compiler" / "data" / "bundle_shop"
+DATA = Path(__file__).resolve().parent / "data" / "shop_project"
 
 
 def git(cwd: Path, *args: str) -> str:

@@ -1,0 +1,1 @@
+"""A small shop whose flows reach helpers in several first-party modules."""

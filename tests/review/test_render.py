@@ -1,0 +1,58 @@
+"""Snapshots of every ``loom diff`` / ``loom check`` output format over one fixed change set."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from loom_compiler.cli import main
+from loom_compiler.config import load_config
+from loom_compiler.review import check_diff, render_check, render_diff, review_diff
+
+from .conftest import edit
+
+
+@pytest.fixture
+def diff(repo: Path):
+    """checkout (a helper and its declared steps) and refund (the helper) changed, one flow added."""
+    edit(repo / "shop/pricing.py", "math.floor(total", "math.ceil(total")
+    edit(repo / "shop/flows.py", 'steps=["reserve", "charge", "ship"]', 'steps=["reserve", "charge", "ship", "notify"]')
+    (repo / "shop/late.py").write_text('from loom_runtime import flow\n\n\n@flow("late")\ndef late(ctx, x):\n    return x\n')
+    return review_diff(load_config(repo), base="v1")
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "markdown", "github"])
+def test_diff_formats(diff, fmt: str, snapshot):
+    snapshot.assert_match(render_diff(diff, fmt) + "\n", f"diff.{fmt}")
+
+
+def test_text_is_coloured_only_when_asked(diff, snapshot):
+    coloured = render_diff(diff, "text", colour=True)
+    assert "\x1b[33mchanged" in coloured and "\x1b[" not in render_diff(diff, "text")
+    snapshot.assert_match(coloured + "\n", "diff.ansi")
+
+
+def test_github_paths_are_relative_to_the_repository_top(diff):
+    out = render_diff(diff, "github", path_prefix="services/shop/")
+    assert "::warning file=services/shop/shop/refunds.py,line=16,title=loom%3A flow refund changed::" in out
+
+
+def test_github_escapes_workflow_command_data():
+    from loom_compiler.review.render import _command
+
+    line = _command("warning", "50% off\nnext", file="a,b:c.py", line=3, title="t: x", prefix="")
+    assert line == "::warning file=a%2Cb%3Ac.py,line=3,title=t%3A x::50%25 off%0Anext"
+
+
+@pytest.mark.parametrize("fmt", ["text", "github"])
+def test_check_formats(diff, fmt: str, snapshot):
+    report = check_diff(diff, manifest=None, manifest_label="build/loom/manifest.json")
+    snapshot.assert_match(render_check(report, fmt) + "\n", f"check.{fmt}")
+
+
+def test_cli_diff_markdown_matches_the_library(repo: Path, diff):
+    result = CliRunner().invoke(main, ["diff", str(repo), "--base", "v1", "--format", "markdown"])
+    assert result.exit_code == 0
+    assert result.stdout == render_diff(diff, "markdown") + "\n"
