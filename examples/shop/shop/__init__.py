@@ -1,1 +1,3 @@
-"""A small shop service: one durable checkout flow (see flows.py)."""
+"""A small order service built on loom: durable ``checkout`` and ``refund`` flows (flows.py),
+helpers they call (pricing.py, shipping.py), effects (steps.py) and the runtime wiring
+(service.py; ``python -m shop`` is its command line)."""

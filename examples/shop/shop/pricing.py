@@ -1,4 +1,4 @@
-"""Pricing helpers: orchestration code, part of the checkout fingerprint."""
+"""Pricing helpers: orchestration code, part of the fingerprint of every flow that calls them."""
 
 from __future__ import annotations
 
@@ -6,6 +6,10 @@ from __future__ import annotations
 REVIEW_LIMIT = 500.0
 
 DISCOUNT_RATE = 0.1
+
+#: Reasons for which the full amount is paid back; anything else is refunded minus a fee.
+FULL_REFUND_REASONS = ("damaged", "not-delivered")
+RESTOCKING_FEE = 0.05
 
 
 def subtotal(items: list[dict]) -> float:
@@ -19,3 +23,10 @@ def discount(total: float, *, member: bool) -> float:
 
 def needs_review(total: float) -> bool:
     return total > REVIEW_LIMIT
+
+
+def refund_amount(order: dict, *, reason: str) -> float:
+    paid = order["total"]
+    if reason in FULL_REFUND_REASONS:
+        return paid
+    return round(paid * (1 - RESTOCKING_FEE), 2)

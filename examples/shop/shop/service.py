@@ -1,0 +1,48 @@
+"""Runtime wiring: the flows this release ships, over a durable SQLite journal.
+
+``open_runtime`` loads the bundle the wheel carries (``Registry.from_package("shop")`` reads
+``shop/_loom/manifest.json``, put there by the loom build hook), then registers this release's live
+flow functions: they become the current versions (bound to the manifest's codeHash when their
+source is what was built), while executions started by an earlier release resolve to that
+release's chunk. Divergence detection is ``fail``: a re-run whose body no longer matches its
+journal parks before any effect instead of charging a customer twice.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+from loom_runtime import FlowVersion, Registry, Runtime
+
+from . import flows
+
+LIVE_FLOWS = (flows.checkout, flows.refund)
+
+
+def open_runtime(
+    journal: str | os.PathLike[str],
+    *,
+    manifest: str | os.PathLike[str] | None = None,
+    divergence: str = "fail",
+    on_warn: Callable[[str], None] | None = None,
+) -> Runtime:
+    """A runtime over the SQLite journal at ``journal``; ``manifest`` overrides the packaged bundle.
+
+    ``on_warn`` receives the registry's stale-manifest and the runtime's divergence reports
+    (default: Python warnings)."""
+    if manifest is not None:
+        registry = Registry.from_manifest(manifest, on_warn=on_warn)
+    else:
+        registry = Registry.from_package("shop", on_warn=on_warn)
+    for fn in LIVE_FLOWS:
+        registry.register(fn)
+    return Runtime(journal=journal, registry=registry, divergence=divergence, on_warn=on_warn)
+
+
+def version_of(runtime: Runtime, execution_id: str) -> FlowVersion:
+    """The version an execution runs on (the one its recorded hashes resolve to)."""
+    view = runtime.get(execution_id)
+    return runtime.registry.resolve(
+        view.flow_id, flow_hash=view.flow_hash, code_hash=view.effective_code_hash, execution_id=execution_id
+    )
