@@ -214,7 +214,15 @@ def emit_chunk(
             imports[target] = allocate(f"import:{target}", preferred, target.rpartition(".")[0])
         return imports[target]
 
-    namespaces: dict[str, set[str]] = {}  # first-party module -> unit keys reached through it
+    # first-party module -> {attribute path below it: unit key} for chains like ``p.discount``
+    namespaces: dict[str, dict[tuple[str, ...], str]] = {}
+
+    def via_namespace(unit: _Unit, head: str, module: str, paths: Mapping[tuple[str, ...], str]) -> str:
+        ns = f"module:{module}"
+        namespaces.setdefault(module, {}).update(paths)
+        unit.deps.add(ns)
+        return allocate(ns, head, module)
+
     plans: dict[str, dict[str, str]] = {}  # unit key -> {spelling in its text: chunk name}
     carried: dict[str, list[ClosureMember]] = {}
     for q, key in owner.items():
@@ -227,24 +235,32 @@ def emit_chunk(
             for chain, value in m.bindings:
                 thing = owner.get(value)
                 if thing is not None:
-                    if thing != key:  # references to itself (``self.x``, recursion) stay as written
-                        unit.deps.add(thing)
-                        spellings[_consumed(chain, units[thing], value)] = chunk_name[thing]
+                    if thing == key:  # references to itself (``self.x``, recursion) stay as written
+                        continue
+                    unit.deps.add(thing)
+                    consumed = _consumed(chain, units[thing], value)
+                    head, _, tail = consumed.partition(".")
+                    if tail and value.endswith("." + tail):
+                        # ``p.discount`` with ``p`` a first-party module: ``p`` becomes a namespace
+                        # of the bundled members, so the member's text stays byte for byte.
+                        module = value[: -len(tail) - 1]
+                        spellings[head] = via_namespace(unit, head, module, {tuple(tail.split(".")): thing})
+                    else:
+                        spellings[consumed] = chunk_name[thing]
                     continue
                 vm = members.get(value)
                 if vm is not None and vm.kind == "step":
                     target = vm.target or value
                 else:
                     target = vm.target or value if vm is not None else value
-                    under = sorted({k for q, k in owner.items() if q.startswith(target + ".")})
+                    under = {
+                        _module_path(units[k], target): k for q, k in owner.items() if q.startswith(target + ".")
+                    }
                     if under:
-                        # The module object of a first-party module (``import shop.pricing as p``
-                        # then ``p`` used as a value): a namespace of the bundled members under it.
-                        ns = f"module:{target}"
-                        namespaces.setdefault(target, set()).update(under)
+                        # The module object of a first-party module used as a value (``p`` passed
+                        # on): a namespace of every bundled member under it.
                         head = chain.split(".")[0]
-                        spellings[head] = allocate(ns, head, target)
-                        unit.deps.add(ns)
+                        spellings[head] = via_namespace(unit, head, target, under)
                         continue
                 head, _, rest = chain.partition(".")
                 if rest and target.endswith("." + rest):
@@ -257,10 +273,13 @@ def emit_chunk(
         spellings.setdefault(unit.name, chunk_name[key])
         plans[key] = spellings
 
-    for prefix, keys in sorted(namespaces.items()):
+    ns_paths: dict[str, dict[tuple[str, ...], str]] = {}
+    for prefix, paths in sorted(namespaces.items()):
         ns = f"module:{prefix}"
         # A unit that uses the namespace is defined after it, so it cannot be in it.
-        units[ns] = _Unit(ns, chunk_name[ns], prefix, None, 0, None, "", {k for k in keys if ns not in units[k].deps})
+        kept = {p: k for p, k in paths.items() if ns not in units[k].deps}
+        ns_paths[ns] = kept
+        units[ns] = _Unit(ns, chunk_name[ns], prefix, None, 0, None, "", set(kept.values()))
 
     ordered = _dependency_order(units, root_key)
     sources = tuple(sorted({u.path for u in units.values() if u.path}))
@@ -269,7 +288,7 @@ def emit_chunk(
     for key in ordered:
         unit = units[key]
         if key.startswith("module:"):
-            body.append(_namespace_text(unit, units, chunk_name))
+            body.append(_namespace_text(unit, ns_paths[key], chunk_name))
             continue
         text = _normalise(unit.text)
         renames = {spelling: new for spelling, new in plans[key].items() if spelling != new}
@@ -417,13 +436,14 @@ def _dependency_order(units: Mapping[str, _Unit], root: str) -> list[str]:
     return order
 
 
-def _namespace_text(unit: _Unit, units: Mapping[str, _Unit], chunk_name: Mapping[str, str]) -> str:
-    prefix = unit.module
+def _module_path(unit: _Unit, module: str) -> tuple[str, ...]:
+    rel = unit.module[len(module) + 1 :] if unit.module != module else ""
+    return (*[p for p in rel.split(".") if p], unit.name)
+
+
+def _namespace_text(unit: _Unit, paths: Mapping[tuple[str, ...], str], chunk_name: Mapping[str, str]) -> str:
     tree: dict[str, object] = {}
-    for key in sorted(unit.deps):
-        target = units[key]
-        rel_module = target.module[len(prefix) + 1 :] if target.module != prefix else ""
-        path = [p for p in rel_module.split(".") if p] + [target.name]
+    for path, key in sorted(paths.items()):
         node = tree
         for part in path[:-1]:
             node = node.setdefault(part, {})  # type: ignore[assignment]
@@ -433,7 +453,7 @@ def _namespace_text(unit: _Unit, units: Mapping[str, _Unit], chunk_name: Mapping
         items = ", ".join(f"{k}={render(v) if isinstance(v, dict) else v}" for k, v in sorted(node.items()))
         return f"{_NAMESPACE_FACTORY}({items})"
 
-    return f"# --- module `{prefix}`: the bundled members reached through it\n{unit.name} = {render(tree)}"
+    return f"# --- module `{unit.module}`: the bundled members reached through it\n{unit.name} = {render(tree)}\n"
 
 
 def _import_lines(imports: Mapping[str, str]) -> list[str]:

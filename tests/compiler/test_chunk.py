@@ -78,7 +78,8 @@ def test_colliding_members_of_two_modules_are_renamed_and_each_keeps_its_meaning
     assert chunk.renamed == {"shop.pricing.RATE": "RATE__shop_pricing", "shop.pricing.discount": "discount__shop_pricing"}
     assert "    discount = 3  # a local of the same name stays\n" in chunk.text
     assert "return floor(total * RATE__shop_pricing) - discount\n" in chunk.text
-    assert "total = discount__shop_pricing(order) + discount(1)" in chunk.text
+    assert "total = p.discount(order) + discount(1)" in chunk.text  # the flow's text is untouched
+    assert "p = _loom_namespace(discount=discount__shop_pricing)" in chunk.text
     assert "# a comment that must survive" in chunk.text
     fn = run_chunk(chunk.text)
     # pricing.discount(5) = floor(5 * 10) - 3 = 47; flows.discount(1) = 2
@@ -213,14 +214,25 @@ def test_source_digest_is_the_sha256_of_the_defining_file():
     assert source_digest(b"x = 1\n") == "sha256:" + hashlib.sha256(b"x = 1\n").hexdigest()
 
 
-def test_only_the_consumed_part_of_a_reference_chain_is_rewritten():
+def test_a_chain_through_a_module_alias_keeps_its_trailing_attributes():
     flow = member("shop.flows.checkout", "flow",
                   "@flow('checkout')\ndef checkout(ctx):\n    return p.discount.__name__, p.discount(2)\n",
                   [("p.discount.__name__", "shop.pricing.discount"), ("p.discount", "shop.pricing.discount")])
     disc = member("shop.pricing.discount", "function", "def discount(total):\n    return total * 2\n")
     chunk = emit_chunk(fingerprint(flow, disc), module_imports={"flow": "loom_runtime.flow", "p": "shop.pricing"})
-    assert "return discount.__name__, discount(2)" in chunk.text
+    assert "return p.discount.__name__, p.discount(2)" in chunk.text
     assert run_chunk(chunk.text)(Ctx()) == ("discount", 4)
+
+
+def test_a_re_exported_alias_is_rewritten_to_the_bundled_member():
+    # shop/__init__.py: ``from shop.pricing import discount as d``; the flow calls ``shop.d``
+    flow = member("shop.flows.checkout", "flow",
+                  "@flow('checkout')\ndef checkout(ctx):\n    d = 1  # a local named like the alias\n    return shop.d(2) + d\n",
+                  [("shop.d", "shop.pricing.discount")])
+    disc = member("shop.pricing.discount", "function", "def discount(total):\n    return total * 2\n")
+    chunk = emit_chunk(fingerprint(flow, disc), module_imports={"flow": "loom_runtime.flow", "shop": "shop"})
+    assert "    return discount(2) + d\n" in chunk.text
+    assert run_chunk(chunk.text)(Ctx()) == 5
 
 
 def test_the_flow_decorator_is_imported_from_the_flow_module_imports():

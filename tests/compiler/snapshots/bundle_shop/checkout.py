@@ -12,6 +12,7 @@ from __future__ import annotations
 from loom_runtime import Context, flow
 import math
 from shop.steps import charge, reserve, ship
+from types import SimpleNamespace as _loom_namespace
 
 
 # --- shop.flows.LIMIT from shop/flows.py:9
@@ -54,13 +55,21 @@ def needs_review(total: int) -> bool:
     return total > LIMIT__shop_util
 
 
+# --- module `shop.pricing`: the bundled members reached through it
+pricing = _loom_namespace(discount=discount)
+
+
+# --- module `shop.util`: the bundled members reached through it
+u = _loom_namespace(fee=fee__shop_util, needs_review=needs_review)
+
+
 # --- shop.flows.checkout from shop/flows.py:18
 @flow("checkout", version=2, steps=["reserve", "charge", "ship"])
 def checkout(ctx: Context, order: dict) -> dict:
     ctx.execute("reserve", reserve, order["sku"])
-    amount = discount(total_of(order)) + fee(total_of(order)) + fee__shop_util(0)
+    amount = pricing.discount(total_of(order)) + fee(total_of(order)) + u.fee(0)
     receipt = ctx.execute("charge", charge, order["id"], amount)
-    if needs_review(amount):
+    if u.needs_review(amount):
         ctx.suspend("manager-approval")
     ctx.execute("ship", ship, order["id"])
     return {"receipt": receipt, "amount": amount}

@@ -1,0 +1,296 @@
+"""Benchmark ``loom build`` on a generated package: cold, no-change, one-flow edit, parse floor.
+
+Usage: ``.venv/bin/python benchmarks/bench_build.py [--modules 1000] [--flows 100] [--jobs 1]``
+
+The generated project looks like an application that has a workflow layer inside it:
+
+* ``benchapp/flows/flow_NNN.py``: one flow each, about 60 lines, calling steps and helpers;
+* ``benchapp/lib/lib_NN.py``: shared helper modules the flows import (each flow reaches two, each
+  helper module imports one other), about 50 lines each;
+* ``benchapp/steps.py``: the step functions;
+* ``benchapp/app/mod_NNN.py``: the rest of the application (models, views, utilities), about 50
+  lines each, never reached by a flow.
+
+Figures (one process, one run, wall clock):
+
+* **parse floor**: ``libcst.parse_module`` of the flow files alone (decode + parse, no analysis);
+* **cold**: ``build_project`` with no cache and no output directory;
+* **no-change**: the same build again (cache warm, nothing edited);
+* **one-flow edit**: one flow module's body edited, then built.
+
+Targets: no-change <= 10 % of cold, one-edit <= 25 % of cold, cold <= 2x the parse floor.
+Ratios are against baselines measured in the same run (never absolute times).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import libcst  # noqa: E402
+
+from loom_compiler.bundle.build import build_project  # noqa: E402
+from loom_compiler.config import load_config  # noqa: E402
+
+LIB_MODULES = 50
+
+
+def flow_module(i: int, libs: int) -> str:
+    a, b = i % libs, (i * 7 + 3) % libs
+    return f'''"""Flow {i}: an order pipeline variant."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+from loom_runtime import Context, flow
+from benchapp.lib import lib_{a:02d} as primary
+from benchapp.lib.lib_{b:02d} import normalise_{b:02d}, score_{b:02d}
+from benchapp.steps import charge, notify, reserve, ship
+
+THRESHOLD_{i} = {100 + i}  # review above this total
+CURRENCY = "EUR"
+
+
+def _line_total(item: dict) -> Decimal:
+    # price times quantity, rounded the way accounting expects
+    return (Decimal(str(item["price"])) * item.get("qty", 1)).quantize(Decimal("0.01"))
+
+
+def _summary(order: dict, total: Decimal) -> str:
+    return json.dumps({{"id": order["id"], "total": str(total), "currency": CURRENCY}})
+
+
+@flow("flow-{i:03d}", version=1, steps=["reserve", "charge", "ship", "notify"])
+def flow_{i:03d}(ctx: Context, order: dict) -> dict:
+    """Reserve, charge, ship and notify, with a review gate above the threshold."""
+    items = [normalise_{b:02d}(item) for item in order["items"]]
+    total = sum((_line_total(item) for item in items), Decimal("0"))
+    total = primary.apply_discount_{a:02d}(total, order.get("code"))
+    ctx.execute("reserve", reserve, [item["sku"] for item in items])
+    receipt = ctx.execute("charge", charge, order["id"], str(total))
+    if score_{b:02d}(order) > THRESHOLD_{i} or total > THRESHOLD_{i}:
+        ctx.suspend("manager-approval")
+    for n, item in enumerate(items):
+        if item.get("fragile"):
+            ctx.execute(f"ship#{{n}}", ship, order["id"], item["sku"])
+    ctx.execute("ship", ship, order["id"], None)
+    ctx.execute("notify", notify, order["customer"], _summary(order, total))
+    return {{"receipt": receipt, "total": str(total)}}
+'''
+
+
+def lib_module(j: int, libs: int) -> str:
+    nxt = (j + 1) % libs
+    return f'''"""Shared helpers {j}."""
+
+from __future__ import annotations
+
+import math
+import re
+from decimal import Decimal
+
+from benchapp.lib.lib_{nxt:02d} import clamp_{nxt:02d}
+
+RATE_{j:02d} = Decimal("0.{(j % 9) + 1}")
+CODE_RE_{j:02d} = re.compile(r"^[A-Z]{{3}}-\\d{{4}}$")
+
+
+def clamp_{j:02d}(value: float, low: float = 0.0, high: float = 1.0) -> float:
+    # keep scores in range even when upstream data is odd
+    return max(low, min(high, value))
+
+
+def normalise_{j:02d}(item: dict) -> dict:
+    sku = str(item.get("sku", "")).strip().upper()
+    qty = int(item.get("qty", 1) or 1)
+    return {{**item, "sku": sku, "qty": max(qty, 1)}}
+
+
+def score_{j:02d}(order: dict) -> float:
+    n = len(order.get("items", ()))
+    raw = math.log1p(n) * {j + 1} / 10
+    return clamp_{nxt:02d}(raw, 0.0, 1000.0)
+
+
+def apply_discount_{j:02d}(total: Decimal, code: str | None) -> Decimal:
+    if code and CODE_RE_{j:02d}.match(code):
+        return (total * (1 - RATE_{j:02d})).quantize(Decimal("0.01"))
+    return total
+
+
+class Ledger{j:02d}:
+    """A tiny ledger used by reports."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, Decimal]] = []
+
+    def add(self, name: str, amount: Decimal) -> None:
+        self.rows.append((name, amount))
+
+    def total(self) -> Decimal:
+        return sum((a for _, a in self.rows), Decimal("0"))
+'''
+
+
+def app_module(k: int) -> str:
+    return f'''"""Application module {k}: models and views of the web layer."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from typing import Any
+
+PAGE_SIZE_{k} = {10 + k % 40}
+
+
+@dataclasses.dataclass(frozen=True)
+class Record{k}:
+    id: int
+    name: str
+    created: dt.datetime
+    tags: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        return f"{{self.name}} #{{self.id}}"
+
+
+def paginate_{k}(rows: list[Any], page: int) -> list[Any]:
+    # pages are 1-based in the public API
+    start = max(page - 1, 0) * PAGE_SIZE_{k}
+    return rows[start : start + PAGE_SIZE_{k}]
+
+
+def render_{k}(record: Record{k}) -> dict[str, Any]:
+    return {{
+        "id": record.id,
+        "label": record.label,
+        "created": record.created.isoformat(),
+        "tags": sorted(record.tags),
+    }}
+
+
+def search_{k}(rows: list[Record{k}], term: str) -> list[Record{k}]:
+    term = term.casefold()
+    return [r for r in rows if term in r.name.casefold() or any(term in t for t in r.tags)]
+
+
+class View{k}:
+    def __init__(self, rows: list[Record{k}]) -> None:
+        self.rows = rows
+
+    def get(self, page: int = 1, term: str = "") -> list[dict[str, Any]]:
+        rows = search_{k}(self.rows, term) if term else self.rows
+        return [render_{k}(r) for r in paginate_{k}(rows, page)]
+'''
+
+
+STEPS = '''"""Step functions: effects, imported live by every chunk."""
+
+from loom_runtime import step
+
+
+@step
+def reserve(skus):
+    return {"reserved": list(skus)}
+
+
+@step
+def charge(order_id, amount):
+    return f"receipt-{order_id}-{amount}"
+
+
+@step
+def ship(order_id, sku):
+    return f"shipped-{order_id}-{sku}"
+
+
+@step
+def notify(customer, summary):
+    return f"notified-{customer}"
+'''
+
+
+def generate(root: Path, modules: int, flows: int) -> list[Path]:
+    pkg = root / "benchapp"
+    for sub in ("flows", "lib", "app"):
+        (pkg / sub).mkdir(parents=True, exist_ok=True)
+        (pkg / sub / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text('"""Generated benchmark application."""\n')
+    (pkg / "steps.py").write_text(STEPS)
+    (root / "pyproject.toml").write_text('[tool.loom]\npackages = ["benchapp"]\n')
+    flow_files = []
+    for i in range(flows):
+        path = pkg / "flows" / f"flow_{i:03d}.py"
+        path.write_text(flow_module(i, LIB_MODULES))
+        flow_files.append(path)
+    for j in range(LIB_MODULES):
+        (pkg / "lib" / f"lib_{j:02d}.py").write_text(lib_module(j, LIB_MODULES))
+    app_count = modules - flows - LIB_MODULES - 5  # 4 __init__ files and steps.py
+    for k in range(app_count):
+        (pkg / "app" / f"mod_{k:03d}.py").write_text(app_module(k))
+    return flow_files
+
+
+def timed(fn):
+    start = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - start, result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--modules", type=int, default=1000)
+    parser.add_argument("--flows", type=int, default=100)
+    parser.add_argument("--jobs", type=int, default=1)
+    args = parser.parse_args()
+
+    tmp = Path(tempfile.mkdtemp(prefix="loom-bench-build-"))
+    try:
+        flow_files = generate(tmp, args.modules, args.flows)
+        total_modules = len(list(tmp.rglob("*.py")))
+        config = load_config(tmp)
+
+        def parse_floor() -> None:
+            for path in flow_files:
+                libcst.parse_module(path.read_bytes().decode("utf-8"))
+
+        floor, _ = timed(parse_floor)
+        cold, report = timed(lambda: build_project(config, jobs=args.jobs))
+        assert report.ok, report.errors
+        assert len(report.flows) == args.flows, len(report.flows)
+        parsed_cold = len(report.parsed)
+        nochange, report2 = timed(lambda: build_project(config, jobs=args.jobs))
+        assert report2.ok and not report2.written, report2.written
+        target = flow_files[len(flow_files) // 2]
+        target.write_text(target.read_text().replace('CURRENCY = "EUR"', 'CURRENCY = "USD"'))
+        edit, report3 = timed(lambda: build_project(config, jobs=args.jobs))
+        assert report3.ok and len(report3.new_versions) == 1, report3.new_versions
+
+        print(f"loom build benchmark: {total_modules} modules, {args.flows} flows, jobs={args.jobs}")
+        print(f"  python {sys.version.split()[0]}, libcst {getattr(libcst, '__version__', '?')}")
+        print(f"  parse floor (libcst.parse_module of the {len(flow_files)} flow files): {floor:8.3f} s")
+        print(f"  cold build ({parsed_cold} modules parsed):                 {cold:8.3f} s"
+              f"  = {cold / floor:5.2f}x floor   (target <= 2.00x)")
+        print(f"  no-change rebuild:                                 {nochange:8.3f} s"
+              f"  = {100 * nochange / cold:5.1f}% of cold (target <= 10%)")
+        print(f"  one-flow edit rebuild ({len(report3.parsed)} parsed):                {edit:8.3f} s"
+              f"  = {100 * edit / cold:5.1f}% of cold (target <= 25%)")
+        ok = cold <= 2 * floor and nochange <= 0.10 * cold and edit <= 0.25 * cold
+        print(f"  targets: {'all met' if ok else 'MISSED'}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
