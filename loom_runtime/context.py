@@ -143,9 +143,10 @@ class Context:
         self._claim_id(decision_id, "decision")
         rec = self._state.decisions.get(decision_id)
         if rec is not None:
-            self._detector.exempt(decision_id, rec.inner_steps)
+            self._detector.exempt(decision_id, rec.inner_steps, window=rec.overflow_window)
             return rec.value
         inner: list[str] = []
+        began_after = self._last_seq
         self._decision_stack.append(inner)
         try:
             value = decider()
@@ -153,9 +154,13 @@ class Context:
             self._decision_stack.pop()
         self._require_json(value, f"decision `{decision_id}`")
         value = _normalise(value)
-        self._append(
-            [NewEvent(ev.DECISION_RECORDED, {"decisionId": decision_id, "value": value, "innerSteps": inner})]
-        )
+        record: dict[str, Any] = {"decisionId": decision_id, "value": value, "innerSteps": inner}
+        kept = _cap_inner_steps(inner)
+        if kept < len(inner):
+            # Past the cap the record keeps a prefix and the window the decider ran in; a served
+            # overflow decision exempts every frame first started in that window (ADR-0113 fix round 2).
+            record.update(innerSteps=inner[:kept], innerStepsOverflow=True, innerFrom=began_after + 1)
+        self._append([NewEvent(ev.DECISION_RECORDED, record)])
         return value
 
     def now(self) -> _dt.datetime:
@@ -332,6 +337,21 @@ class Context:
                 f"flow `{self.flow_id}` execution `{self.execution_id}`: {what} must be a JSON value "
                 f"(dict with str keys, list, str, int, float, bool, None), got {type(value).__name__}"
             )
+
+
+#: Caps on a decision's recorded ``innerSteps`` (ADR-0113 fix rounds 2 and 3).
+MAX_INNER_STEPS = 4096
+MAX_INNER_STEPS_BYTES = 64 * 1024
+
+
+def _cap_inner_steps(inner: list[str]) -> int:
+    """How many of ``inner`` fit under both caps."""
+    total = 0
+    for i, sid in enumerate(inner):
+        total += len(sid.encode("utf-8")) + 3  # the id, its quotes and a comma in the JSON
+        if i >= MAX_INNER_STEPS or total > MAX_INNER_STEPS_BYTES:
+            return i
+    return len(inner)
 
 
 class _Unanswered:

@@ -36,6 +36,7 @@ fails benign reorders), and judging every append (refused healthy executions; fi
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Iterable
 
 from .errors import FlowReplayDivergenceError
@@ -114,12 +115,25 @@ class DivergenceDetector:
     def asked(self, step_id: str) -> None:
         self._pending.discard(step_id)
 
-    def exempt(self, decision_id: str, inner_steps: tuple[str, ...] | None) -> None:
-        """A served decision: the steps its (skipped) decider ran are not expected to be asked for."""
+    def exempt(
+        self, decision_id: str, inner_steps: tuple[str, ...] | None, *, window: tuple[int, int] | None = None
+    ) -> None:
+        """A served decision: the steps its (skipped) decider ran are not expected to be asked for.
+
+        ``window``: for a record whose ``innerSteps`` overflowed its caps, the sequence range the
+        decider ran in; frames first started inside it are exempt too (bounded fail-open: a body
+        step that merely overlapped the decider is exempted with them).
+        """
         if not self._pending:
             return
         if inner_steps is not None:
             self._pending.difference_update(inner_steps)
+            if window is not None:
+                lo, hi = window
+                i = bisect.bisect_left(self._ranked, lo, key=lambda f: f.first_seq)
+                while i < len(self._ranked) and self._ranked[i].first_seq < hi:
+                    self._pending.discard(self._ranked[i].step_id)
+                    i += 1
             return
         # A record that predates innerSteps: the naming convention `<decisionId>:…` / `<decisionId>#…`.
         prefixes = (decision_id + ":", decision_id + "#")

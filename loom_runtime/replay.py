@@ -55,6 +55,12 @@ class DecisionRecord:
     value: Any
     inner_steps: tuple[str, ...] | None  # None: a record that predates innerSteps
     seq: int
+    inner_from: int | None = None  # set when innerSteps overflowed its caps
+
+    @property
+    def overflow_window(self) -> tuple[int, int] | None:
+        """``(innerFrom, recordedAtSeq)`` of an overflowed record: frames first started in it are its own."""
+        return None if self.inner_from is None else (self.inner_from, self.seq)
 
 
 @dataclass(slots=True)
@@ -131,7 +137,8 @@ def _apply(st: ReplayState, e: Event) -> None:
     elif t == ev.DECISION_RECORDED:
         inner = p.get("innerSteps")
         st.decisions[p["decisionId"]] = DecisionRecord(
-            p["decisionId"], p.get("value"), None if inner is None else tuple(inner), e.seq
+            p["decisionId"], p.get("value"), None if inner is None else tuple(inner), e.seq,
+            inner_from=p.get("innerFrom") if p.get("innerStepsOverflow") else None,
         )
     elif t == ev.EVENT_EMITTED:
         st.emitted[p["name"]] = st.emitted.get(p["name"], 0) + 1

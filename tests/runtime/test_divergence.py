@@ -615,3 +615,37 @@ def test_an_unchanged_body_resumes_clean_under_fail(journal):
     rt = Runtime(journal=journal, divergence="fail", on_warn=pytest.fail)
     rt.register(original(fx))
     assert rt.resume("e1").status == "completed" and fx.ran == ["ship"]
+
+
+def test_an_overflowing_decision_exempts_the_window_its_decider_ran_in():
+    from loom_runtime import MemoryJournal
+
+    journal = MemoryJournal()  # 8,000 appends: the point is the record, not the store
+    def body_with(extra):
+        def body(ctx, _):
+            ctx.execute("first", lambda: 0)
+            ctx.decide("plan", lambda: [ctx.execute(f"plan#{i}", lambda: None) for i in range(4100)] and "done")
+            ctx.suspend("next")
+            for s in extra:
+                ctx.execute(s, lambda: s)
+            return "ok"
+
+        return body
+
+    rt = Runtime(journal=journal)
+    rt.register(flow("agent")(body_with([])))
+    rt.start("agent", execution_id="e1")
+    [rec] = [e.payload for e in rt.get("e1").events if e.type == "DECISION_RECORDED"]
+    assert len(rec["innerSteps"]) == 4096 and rec["innerStepsOverflow"] is True
+    assert rec["innerFrom"] == rt.get("e1").frames["plan#0"].first_seq
+    rt2 = Runtime(journal=journal, divergence="fail", on_warn=pytest.fail)
+    rt2.register(flow("agent")(body_with(["after"])))
+    assert rt2.resume("e1").status == "completed"  # plan#4096..4099 are exempt by the window
+
+
+def test_inner_steps_are_capped_by_bytes_too():
+    from loom_runtime.context import _cap_inner_steps
+
+    assert _cap_inner_steps(["x" * 1000] * 100) == 65  # 65 * 1003 bytes <= 64 KiB
+    assert _cap_inner_steps(["a"] * 10) == 10
+    assert _cap_inner_steps(["a"] * 5000) == 4096
