@@ -9,7 +9,9 @@ know.
 Payload keys are exactly DESIGN §5's (camelCase, because they are a wire format):
 ``EXECUTION_STARTED{flowId, flowHash, codeHash, input}``, ``STEP_STARTED{stepId, scope?}``,
 ``STEP_COMPLETED{stepId, result}``, ``STEP_FAILED{stepId, error}``,
-``DECISION_RECORDED{decisionId, value, innerSteps}``, ``EVENT_EMITTED{name, payload}``,
+``DECISION_RECORDED{decisionId, value, innerSteps, innerStepsOverflow?, innerFrom?}`` (``innerSteps``
+always written, possibly ``[]``; past 4096 ids or 64 KiB a prefix plus the overflow window),
+``EVENT_EMITTED{name, payload}``,
 ``TIMER_SET{timerId, fireAt}``, ``EXECUTION_SUSPENDED{condition: {on, correlationKey?}}``,
 ``EXECUTION_RESUMED{gate, payload}``, ``PARALLEL_STARTED{scope, branches}``,
 ``PARALLEL_COMPLETED{scope}``,
