@@ -201,7 +201,7 @@ def format_table(summary: dict, steps: int) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--steps", type=int, default=1000)
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--engines", default="loom,dbos")
     ap.add_argument("--dir", type=Path, help="where the database files go (default: a temp dir)")
     ap.add_argument("--json", type=Path)
