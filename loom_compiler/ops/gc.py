@@ -105,7 +105,7 @@ def plan_gc(manifest: str | os.PathLike[str], summaries: Iterable[ExecutionSumma
             ve = entry.versions[code_hash]
             n = pins.get((flow_id, code_hash), 0)
             if code_hash == entry.current:
-                reason = "current" + (f"; serves {n} execution(s)" if n else "")
+                reason = "current" + (f"; serves {n} unfinished execution(s)" if n else "")
             elif n:
                 reason = f"serves {n} unfinished execution(s)"
             elif flow_id in blocked:

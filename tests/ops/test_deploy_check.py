@@ -1,0 +1,63 @@
+"""``loom deploy-check``: registry resolution for every unfinished execution, and chunks that load."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from loom_compiler.cli import main
+from loom_compiler.ops import deploy_check, open_store, unfinished
+
+from .conftest import HOTFIX, Shop, edit
+
+
+def check(shop: Shop):
+    with open_store(shop.url) as journal:
+        return deploy_check(unfinished(journal), shop.manifest, import_paths=[shop.root])
+
+
+def test_the_stranded_execution_is_reported_by_id(shop: Shop):
+    v1, _v2, v3 = shop.checkout
+    report = check(shop)
+    assert not report.ok and report.exit_code == 1
+    assert [(s.execution_id, s.flow_id, s.recorded_code_hash) for s in report.stranded] == [("e-lost", "refund", HOTFIX)]
+    assert f"started on codeHash {HOTFIX}, which this process does not serve" in report.stranded[0].reason
+    assert [(s.execution_id, s.served_by, s.how) for s in report.served] == [
+        ("e-current", v3, "pinned"),
+        ("e-pinned", v1, "pinned"),  # an old version: its chunk ships in the cumulative manifest
+    ]
+    assert report.load_failures == ()
+
+
+def test_cli_lists_each_stranded_execution_and_exits_non_zero(shop: Shop, monkeypatch):
+    monkeypatch.chdir(shop.root)  # the manifest and import path default to the project's
+    result = CliRunner().invoke(main, ["deploy-check", "--store", shop.url])
+    assert result.exit_code == 1, result.output
+    assert result.stdout.splitlines()[0].startswith("stranded: execution `e-lost` (flow `refund`, sha256:abababababab, running):")
+    assert "2 of 3 unfinished execution(s) servable" in result.stdout
+    doc = json.loads(CliRunner().invoke(main, ["deploy-check", "--store", shop.url, "--json"]).stdout)
+    assert [s["executionId"] for s in doc["stranded"]] == ["e-lost"] and doc["ok"] is False
+
+
+def test_a_compatible_current_version_serves_an_execution_whose_chunk_is_gone(shop: Shop, tmp_path):
+    # e-lost's hotfix hash listed in refund's compatible_with: resolution serves it on the current chunk
+    edit(shop.root / "shop/refunds.py", '@loom_flow("refund", steps=["charge"])',
+         f'@loom_flow("refund", steps=["charge"], compatible_with=["{HOTFIX}"])')
+    from loom_compiler.bundle.build import build_project
+    from loom_compiler.config import load_config
+
+    assert build_project(load_config(shop.root)).ok
+    report = check(shop)
+    assert report.ok, report.stranded
+    assert {s.execution_id: s.how for s in report.served}["e-lost"] == "compatible"
+
+
+def test_a_deleted_step_function_strands_every_execution_whose_chunk_imports_it(shop: Shop):
+    # the chunks import the live step `ship`; renaming it breaks every checkout chunk on load
+    edit(shop.root / "shop/steps.py", "def ship(", "def dispatch(")
+    report = check(shop)
+    stranded = {s.execution_id: s.reason for s in report.stranded}
+    assert set(stranded) == {"e-current", "e-pinned", "e-lost"}
+    assert "whose chunk cannot be loaded" in stranded["e-pinned"] and "ship" in stranded["e-pinned"]
+    assert {(f, h) for f, h, _ in report.load_failures} == {("checkout", shop.checkout[0]), ("checkout", shop.checkout[2])}
