@@ -333,8 +333,9 @@ class _Pipeline:
         key = self._summary_key(src, module)
         result = self.cache.get(key)
         if result is None:
-            self.progress.advance(0, total=self.progress_total + 1)
+            # The total grows as closures reach further modules: "parsed so far / known so far".
             self.progress_total += 1
+            self.progress.advance(0, total=self.progress_total)
             result = analysis.analyse_module(data, module=module, path=path, config=self.config)
             self.parsed.append(module)
             self.cache.put(key, result)

@@ -35,10 +35,12 @@ class NullProgress(Progress):
 
 
 class TerminalProgress(Progress):
-    def __init__(self, stream: TextIO, *, width: int = 28, interval: float = 0.1) -> None:
+    def __init__(self, stream: TextIO, *, width: int = 28, interval: float = 0.1, delay: float = 0.0) -> None:
         self.stream = stream
         self.width = width
         self.interval = interval
+        self.delay = delay  # a build that finishes sooner never shows a bar
+        self._started = time.monotonic()
         self.label = ""
         self.total = 0
         self.done = 0
@@ -47,7 +49,8 @@ class TerminalProgress(Progress):
 
     def start(self, label: str, total: int) -> None:
         self.label, self.total, self.done = label, total, 0
-        self._draw(force=True)
+        self._started = time.monotonic()
+        self._draw()
 
     def advance(self, n: int = 1, *, total: int | None = None) -> None:
         self.done += n
@@ -64,7 +67,7 @@ class TerminalProgress(Progress):
 
     def _draw(self, *, force: bool = False) -> None:
         now = time.monotonic()
-        if not force and now - self._last < self.interval:
+        if not force and (now - self._last < self.interval or now - self._started < self.delay or not self.total):
             return
         self._last = now
         total = max(self.total, self.done, 1)
@@ -80,7 +83,7 @@ def make_progress(stream: TextIO | None = None, *, enabled: bool | None = None) 
     stream = stream if stream is not None else sys.stderr
     if enabled is None:
         enabled = bool(getattr(stream, "isatty", lambda: False)()) and not os.environ.get("CI")
-    return TerminalProgress(stream) if enabled else NullProgress()
+    return TerminalProgress(stream, delay=0.5) if enabled else NullProgress()
 
 
 @dataclass(frozen=True, slots=True)
