@@ -37,7 +37,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.metadata import GlobalScope, MetadataWrapper, ScopeProvider
+from libcst.metadata import BuiltinScope, GlobalScope, MetadataWrapper, ScopeProvider
 
 from loom_runtime.manifest import FINGERPRINT_SCHEME
 
@@ -48,6 +48,9 @@ __all__ = ["Chunk", "ChunkError", "chunk_path_for", "flow_slug", "emit_chunk", "
 _DEFINITION_KINDS = frozenset({"flow", "function", "class", "constant", "method"})
 _SLUG_RE = re.compile(r"[^0-9A-Za-z_.-]+")
 _BUILTINS = frozenset(dir(builtins)) | {"__name__", "__file__", "__doc__", "__builtins__", "__spec__", "__loader__", "__package__"}
+# A bundled member or import named like a builtin would shadow it for members of *other* modules
+# that mean the builtin; such names are always renamed in a chunk.
+_RESERVED = frozenset(n for n in dir(builtins) if not n.startswith("_")) | {"annotations"}
 _NAMESPACE_FACTORY = "_loom_namespace"
 
 
@@ -185,17 +188,17 @@ def emit_chunk(
         units[q] = _Unit(q, _local_name(m).split(".")[0], m.module, m.path, m.line, m, m.source)
         owner[q] = q
 
-    taken: dict[str, str] = {"annotations": "import:__future__.annotations"}  # chunk name -> thing
+    taken: dict[str, str] = {}  # chunk name -> thing
     chunk_name: dict[str, str] = {}  # thing -> chunk name
 
     def allocate(thing: str, preferred: str, module: str) -> str:
         if thing in chunk_name:
             return chunk_name[thing]
         name = preferred
-        if name in taken and taken[name] != thing:
+        if (name in taken and taken[name] != thing) or name in _RESERVED:
             base = f"{preferred}__{module.replace('.', '_')}" if module else preferred
             name, n = base, 2
-            while name in taken:
+            while name in taken or name in _RESERVED:
                 name, n = f"{base}_{n}", n + 1
         taken[name] = thing
         chunk_name[thing] = name
@@ -208,6 +211,7 @@ def emit_chunk(
         allocate(key, units[key].name, units[key].module)
 
     imports: dict[str, str] = {}  # import target -> chunk name
+    submodules: set[str] = set()  # dotted prefixes of chains through a plain ``import x``
 
     def import_as(target: str, preferred: str) -> str:
         if target not in imports:
@@ -265,7 +269,12 @@ def emit_chunk(
                 head, _, rest = chain.partition(".")
                 if rest and target.endswith("." + rest):
                     # ``math.floor`` -> import ``math`` under the spelling the code uses
-                    spellings[head] = import_as(target[: -len(rest) - 1], head)
+                    base = target[: -len(rest) - 1]
+                    spellings[head] = import_as(base, head)
+                    if "." in rest:
+                        # ``import urllib.parse`` binds ``urllib`` only; the summary keeps the
+                        # binding, not the submodule, so load what may be one (see render).
+                        submodules.add(target.rpartition(".")[0])
                 elif rest:
                     spellings[chain] = import_as(target, chain.rpartition(".")[2])
                 else:
@@ -321,6 +330,19 @@ def emit_chunk(
         lines = _import_lines(imports)
         if namespaces:
             lines.append(f"from types import SimpleNamespace as {_NAMESPACE_FACTORY}")
+        if submodules:
+            names = ", ".join(f'"{m}"' for m in sorted(submodules))
+            lines += [
+                "",
+                "# Submodules the source's `import` statements may have loaded (an attribute such as",
+                "# a class is no submodule: that import fails and is skipped).",
+                f"for _loom_submodule in ({names},):",
+                "    try:",
+                "        __import__(_loom_submodule)",
+                "    except ImportError:",
+                "        pass",
+                "del _loom_submodule",
+            ]
         head = header + ("\n".join(lines) + "\n\n\n" if lines else "")
         return (head + "\n\n".join(body)).rstrip("\n") + "\n"
 
@@ -541,7 +563,7 @@ def _rename(text: str, renames: Mapping[str, str], *, where: str) -> str:
     global_ids: set[int] = set()
     for scope in scopes:
         for access in scope.accesses:
-            if isinstance(access.node, cst.Name) and all(isinstance(a.scope, GlobalScope) for a in access.referents):
+            if isinstance(access.node, cst.Name) and all(isinstance(a.scope, (GlobalScope, BuiltinScope)) for a in access.referents):
                 global_ids.add(id(access.node))
         if isinstance(scope, GlobalScope):
             for assignment in scope.assignments:

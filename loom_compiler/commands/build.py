@@ -53,6 +53,11 @@ def build_command(path: Path, out: Path | None, jobs: int, from_git: tuple[str, 
     except LoomError as exc:
         click.echo(f"loom build: {exc}", err=True)
         raise SystemExit(1) from None
+    except OSError as exc:
+        # Chunks are written before the manifest, each atomically: the previous manifest stands.
+        click.echo(f"loom build: cannot write {exc.filename or 'the output'}: {exc.strerror}; "
+                   "the previous manifest was left as it was", err=True)
+        raise SystemExit(1) from None
     for warning in report.warnings:
         click.echo(f"warning: {warning}", err=True)
     for error in report.errors:

@@ -241,3 +241,31 @@ def test_the_flow_decorator_is_imported_from_the_flow_module_imports():
     assert "import loom_runtime as lr\nimport re\n" in chunk.text
     assert "import os" not in chunk.text
     assert run_chunk(chunk.text)(Ctx()) == 1
+
+
+def test_a_member_named_like_a_builtin_never_shadows_it_for_other_modules():
+    flow = member("shop.flows.checkout", "flow", "@flow('checkout')\ndef checkout(ctx):\n    return round(2.6) + price(2.6)\n",
+                  [("price", "shop.pricing.price")])
+    price = member("shop.pricing.price", "function", "def price(x):\n    return round(x)\n", [("round", "shop.pricing.round")])
+    own_round = member("shop.pricing.round", "function", "def round(x):\n    return -1\n")
+    chunk = emit_chunk(fingerprint(flow, price, own_round), module_imports={"flow": "loom_runtime.flow"})
+    assert "def round__shop_pricing(x):" in chunk.text
+    assert run_chunk(chunk.text)(Ctx()) == 3 + -1
+
+
+def test_submodules_reached_through_a_plain_import_are_loaded(tmp_path):
+    import subprocess
+    import sys
+
+    flow = member("shop.flows.checkout", "flow",
+                  "@flow('checkout')\ndef checkout(ctx):\n    return xml.dom.minidom.parseString('<a/>').documentElement.tagName\n",
+                  [("xml.dom.minidom.parseString", "xml.dom.minidom.parseString")])
+    chunk = emit_chunk(fingerprint(flow), module_imports={"flow": "loom_runtime.flow", "xml": "xml"})
+    assert "import xml\n" in chunk.text and '__import__(_loom_submodule)' in chunk.text
+    script = (
+        "import sys\nassert 'xml.dom.minidom' not in sys.modules\n"
+        f"ns = {{'__name__': '_loom_chunks.t'}}\nexec(compile({chunk.text!r}, 'c', 'exec'), ns)\n"
+        "print(ns['checkout'](None))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "a"
