@@ -235,6 +235,9 @@ def emit_chunk(
     for key in sorted(units):
         unit = units[key]
         spellings: dict[str, str] = {}
+        heads: dict[str, str] = {}  # spelling -> first-party module it is a namespace for
+        later: list[tuple[str, str]] = []
+        # Pass 1: bundled members and first-party module objects (they decide the namespaces).
         for m in carried.get(key, []):
             for chain, value in m.bindings:
                 thing = owner.get(value)
@@ -248,15 +251,14 @@ def emit_chunk(
                         # ``p.discount`` with ``p`` a first-party module: ``p`` becomes a namespace
                         # of the bundled members, so the member's text stays byte for byte.
                         module = value[: -len(tail) - 1]
+                        heads[head] = module
                         spellings[head] = via_namespace(unit, head, module, {tuple(tail.split(".")): thing})
                     else:
                         spellings[consumed] = chunk_name[thing]
                     continue
                 vm = members.get(value)
-                if vm is not None and vm.kind == "step":
-                    target = vm.target or value
-                else:
-                    target = vm.target or value if vm is not None else value
+                target = (vm.target or value) if vm is not None else value
+                if vm is None or vm.kind != "step":
                     under = {
                         _module_path(units[k], target): k for q, k in owner.items() if q.startswith(target + ".")
                     }
@@ -264,21 +266,31 @@ def emit_chunk(
                         # The module object of a first-party module used as a value (``p`` passed
                         # on): a namespace of every bundled member under it.
                         head = chain.split(".")[0]
+                        heads[head] = target
                         spellings[head] = via_namespace(unit, head, target, under)
                         continue
-                head, _, rest = chain.partition(".")
-                if rest and target.endswith("." + rest):
-                    # ``math.floor`` -> import ``math`` under the spelling the code uses
-                    base = target[: -len(rest) - 1]
-                    spellings[head] = import_as(base, head)
-                    if "." in rest:
-                        # ``import urllib.parse`` binds ``urllib`` only; the summary keeps the
-                        # binding, not the submodule, so load what may be one (see render).
-                        submodules.add(target.rpartition(".")[0])
-                elif rest:
-                    spellings[chain] = import_as(target, chain.rpartition(".")[2])
-                else:
-                    spellings[head] = import_as(target, head)
+                later.append((chain, target))
+        # Pass 2: imports of live code (third-party, steps).
+        for chain, target in later:
+            head, _, rest = chain.partition(".")
+            module = heads.get(head)
+            if module is not None and target.startswith(module + "."):
+                # ``shop.steps.charge`` beside ``shop.pricing.discount``: the step is imported live
+                # and hung into the namespace ``shop`` already stands for.
+                import_as(target, target.rpartition(".")[2])
+                via_namespace(unit, head, module, {tuple(target[len(module) + 1 :].split(".")): f"import:{target}"})
+                continue
+            if rest and target.endswith("." + rest):
+                # ``math.floor`` -> import ``math`` under the spelling the code uses
+                spellings[head] = import_as(target[: -len(rest) - 1], head)
+                if "." in rest:
+                    # ``import urllib.parse`` binds ``urllib`` only; the summary keeps the
+                    # binding, not the submodule, so load what may be one (see render).
+                    submodules.add(target.rpartition(".")[0])
+            elif rest:
+                spellings[chain] = import_as(target, chain.rpartition(".")[2])
+            else:
+                spellings[head] = import_as(target, head)
         spellings.setdefault(unit.name, chunk_name[key])
         plans[key] = spellings
 
@@ -286,9 +298,9 @@ def emit_chunk(
     for prefix, paths in sorted(namespaces.items()):
         ns = f"module:{prefix}"
         # A unit that uses the namespace is defined after it, so it cannot be in it.
-        kept = {p: k for p, k in paths.items() if ns not in units[k].deps}
+        kept = {p: k for p, k in paths.items() if k not in units or ns not in units[k].deps}
         ns_paths[ns] = kept
-        units[ns] = _Unit(ns, chunk_name[ns], prefix, None, 0, None, "", set(kept.values()))
+        units[ns] = _Unit(ns, chunk_name[ns], prefix, None, 0, None, "", {k for k in kept.values() if k in units})
 
     ordered = _dependency_order(units, root_key)
     sources = tuple(sorted({u.path for u in units.values() if u.path}))

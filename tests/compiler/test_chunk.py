@@ -269,3 +269,17 @@ def test_submodules_reached_through_a_plain_import_are_loaded(tmp_path):
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "a"
+
+
+def test_one_package_head_for_bundled_helpers_and_live_steps():
+    # ``import json.helpers; import json.steps`` style: ``json`` stands for both a bundled helper
+    # and a step imported live (``json`` plays the first-party package here).
+    flow = member("shop.flows.checkout", "flow",
+                  "@flow('checkout')\ndef checkout(ctx):\n    return json.helper(json.dumps([1]))\n",
+                  [("json.helper", "json.helper"), ("json.dumps", "json.dumps")])
+    helper = member("json.helper", "function", "def helper(text):\n    return text + '!'\n", module="json")
+    step = member("json.dumps", "step", module="json")
+    chunk = emit_chunk(fingerprint(flow, helper, step), module_imports={"flow": "loom_runtime.flow"})
+    assert "from json import dumps\n" in chunk.text
+    assert "json = _loom_namespace(dumps=dumps, helper=helper)" in chunk.text
+    assert run_chunk(chunk.text)(Ctx()) == "[1]!"
