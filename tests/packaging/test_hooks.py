@@ -155,3 +155,29 @@ def test_setuptools_entry_point_is_registered_and_imports_nothing_heavy():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"}).stdout
     assert out.strip() == "[]"
+
+
+def test_setuptools_build_py_copies_the_bundle_into_build_lib_and_links_editable_installs(tmp_path, monkeypatch):
+    from setuptools import Distribution
+
+    root = copy_example("shop", tmp_path / "shop")
+    monkeypatch.chdir(root)
+    dist = Distribution({"name": "shop", "packages": ["shop"], "script_name": "setup.py"})
+    st_hook.finalize_distribution_options(dist)
+    cmd = dist.cmdclass["build_py"](dist)
+    cmd.build_lib = str(tmp_path / "lib")
+    cmd.ensure_finalized()
+    cmd.run()
+    lib_bundle = tmp_path / "lib" / "shop" / "_loom"
+    shipped = sorted(p.relative_to(lib_bundle).as_posix() for p in lib_bundle.rglob("*") if p.is_file())
+    manifest = json.loads((root / "build" / "loom" / "manifest.json").read_text())
+    assert shipped == sorted(["manifest.json", *(v["chunk"] for f in manifest["flows"].values() for v in f["versions"].values())])
+    outputs = cmd.get_outputs()
+    assert all(str(lib_bundle / rel) in outputs for rel in shipped)
+    assert str(tmp_path / "lib" / "shop" / "flows.py") in outputs
+
+    editable = dist.cmdclass["build_py"](dist)
+    editable.editable_mode = True
+    editable.ensure_finalized()
+    editable.run()
+    assert (root / "shop" / "_loom").is_symlink() and registry_facts(root)["current"] == manifest["flows"]["checkout"]["current"]
