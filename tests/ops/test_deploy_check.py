@@ -61,3 +61,17 @@ def test_a_deleted_step_function_strands_every_execution_whose_chunk_imports_it(
     assert set(stranded) == {"e-current", "e-pinned", "e-lost"}
     assert "whose chunk cannot be loaded" in stranded["e-pinned"] and "ship" in stranded["e-pinned"]
     assert {(f, h) for f, h, _ in report.load_failures} == {("checkout", shop.checkout[0]), ("checkout", shop.checkout[2])}
+
+
+def test_a_migrated_execution_is_judged_by_its_migration_target(shop: Shop):
+    from loom_runtime.journal.events import NewEvent
+    from loom_runtime.manifest import load_manifest
+
+    with open_store(shop.url) as journal:
+        target = load_manifest(shop.manifest).flows["refund"].versions[shop.refund]
+        journal.append("e-lost", [NewEvent("EXECUTION_MIGRATED", {
+            "toFlowHash": target.flow_hash, "toCodeHash": shop.refund, "strategy": "replay-check",
+        })], expected_seq=2)
+    report = check(shop)
+    assert report.ok, report.stranded
+    assert {s.execution_id: s.served_by for s in report.served}["e-lost"] == shop.refund
