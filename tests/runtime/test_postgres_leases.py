@@ -1,0 +1,71 @@
+"""Worker leases in the Runtime, on every store (memory, SQLite, PostgreSQL via ``journal_factory``).
+
+``recover()`` claims an execution before reading it, and a heartbeat renews a worker's leases while
+a drive runs, so a step that outlasts ``lease_ttl`` still keeps a second worker out.
+"""
+
+from __future__ import annotations
+
+import time
+
+from loom_runtime import FencingError, Runtime, flow
+
+
+def test_recover_skips_an_execution_leased_by_another_worker_without_replaying_it(journal_factory):
+    bodies = []
+
+    @flow("job", steps=["a"])
+    def job(ctx, _):
+        bodies.append(ctx.execution_id)
+        ctx.execute("a", lambda: 1)
+        return "ok"
+
+    a = Runtime(journal=journal_factory(), worker_id="a", lease_ttl=30)
+    a.register(job)
+    b = Runtime(journal=journal_factory(), worker_id="b", lease_ttl=30)
+    b.register(job)
+    v = a.registry.current("job")
+    from loom_runtime.journal import NewEvent
+
+    for eid in ("e1", "e2"):
+        a.journal.create(eid, NewEvent("EXECUTION_STARTED", {"flowId": "job", "flowHash": v.flow_hash,
+                                                             "codeHash": v.code_hash, "input": None}))
+    held = a.journal.acquire_lease("e1", "a", ttl=30)  # worker a is driving e1 right now
+    handles = {h.execution_id: h for h in b.recover()}
+    assert isinstance(handles["e1"].exception, FencingError)
+    assert "leased to `a`" in str(handles["e1"].exception)
+    assert handles["e2"].status == "completed"
+    assert bodies == ["e2"]  # e1's body never ran in worker b, not even as a replay
+    assert b.journal.summary("e1").last_seq == 1
+    a.journal.release_lease(held)
+    assert [h.status for h in b.recover()] == ["completed"]
+    assert bodies == ["e2", "e1"]
+
+
+def test_a_step_longer_than_the_lease_keeps_it_through_the_heartbeat(journal_factory):
+    ttl = 0.6
+    seen, looked = [], []
+    b = Runtime(journal=journal_factory(), worker_id="b", lease_ttl=ttl)
+
+    def slow():
+        time.sleep(ttl * 2)  # well past the lease taken when the step started
+        if not looked:  # another worker looks for work meanwhile (once: it could be driving this step)
+            looked.append(1)
+            seen.extend(b.recover())
+        return "slow"
+
+    @flow("long", steps=["slow"])
+    def long(ctx, _):
+        return ctx.execute("slow", slow)
+
+    b.register(long)
+    a = Runtime(journal=journal_factory(), worker_id="a", lease_ttl=ttl)
+    a.register(long)
+    assert a.start("long", execution_id="e1").status == "completed"
+    [h] = seen
+    assert isinstance(h.exception, FencingError) and "leased to `a`" in str(h.exception)
+    steps = [e.type for e in a.journal.read("e1")]
+    assert steps.count("STEP_STARTED") == 1 and steps[-1] == "EXECUTION_COMPLETED"
+    # the drive ended: the heartbeat stopped and the lease was released for anyone
+    time.sleep(ttl / 2)
+    assert a.journal.acquire_lease("e1", "c", ttl=1).owner == "c"
