@@ -21,9 +21,14 @@ Stages, per source tree (the working tree, then each history ref):
    ``<16 hex>-<12 hex of its digest>.py``. The manifest is merged cumulatively and written last,
    atomically. If anything failed, nothing at all is written.
 
-History refs reuse the same pipeline over a ``GitSourceTree``. Their problems are warnings, not
-errors: an old commit cannot be fixed, and one broken file in ``v1.0`` must not block every future
-build; the versions that did build are added.
+History refs reuse the same pipeline over a ``GitSourceTree``, analysed with the working tree's
+configuration (``packages``, decorators). Their problems are warnings, not errors: an old commit
+cannot be fixed, and one broken file in ``v1.0`` must not block every future build; the versions
+that did build are added.
+
+Two builds into one output directory at the same time are not coordinated: each writes a whole
+manifest atomically, and the later one wins (it may lack a version only the other one added; the
+next build restores nothing, so run builds of one ``out`` one at a time, as CI does).
 
 Rejected: one whole-program cache entry (any edit invalidates every flow), mtime checks (see
 ``cache``), and emitting chunks from re-parsed files (the summaries already carry the text).
@@ -242,8 +247,7 @@ def build_project(
         written.append(MANIFEST_NAME)
 
     unchanged = tuple(sorted(f for f, e in current_entries.items() if (f, e.code_hash) in known))
-    removed = tuple(sorted(f for f, fe in merged.manifest.flows.items() if fe.removed))
-    return report(merged.manifest, merged.new_versions, unchanged, merged.newly_removed or (), written)
+    return report(merged.manifest, merged.new_versions, unchanged, merged.newly_removed, written)
 
 
 def _collect_all(pipeline: _Pipeline, tree: SourceTree, config: LoomConfig, from_git: Sequence[str],
