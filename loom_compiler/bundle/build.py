@@ -26,9 +26,10 @@ configuration (``packages``, decorators). Their problems are warnings, not error
 cannot be fixed, and one broken file in ``v1.0`` must not block every future build; the versions
 that did build are added.
 
-Two builds into one output directory at the same time are not coordinated: each writes a whole
-manifest atomically, and the later one wins (it may lack a version only the other one added; the
-next build restores nothing, so run builds of one ``out`` one at a time, as CI does).
+Two builds into one output directory at the same time take turns: an advisory lock
+(``fcntl.flock`` on ``.loom-cache/locks/<digest of out>.lock``, released by the kernel if a build
+dies) is held from reading the previous manifest to writing the new one, so neither can drop a
+version the other added. Where ``fcntl`` is missing (Windows) builds are not coordinated.
 
 Rejected: one whole-program cache entry (any edit invalidates every flow), mtime checks (see
 ``cache``), and emitting chunks from re-parsed files (the summaries already carry the text).
@@ -36,10 +37,11 @@ Rejected: one whole-program cache entry (any edit invalidates every flow), mtime
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -138,6 +140,12 @@ def build_project(
     cache = SummaryCache(config.root / CACHE_DIRNAME, enabled=use_cache)
     pipeline = _Pipeline(config, cache, jobs=max(1, jobs), progress=progress, hide=out_rel)
 
+    with _output_lock(config.root / CACHE_DIRNAME, out_dir):
+        return _build_locked(config, out_dir, manifest_path, pipeline, cache, started, from_git, tree)
+
+
+def _build_locked(config: LoomConfig, out_dir: Path, manifest_path: Path, pipeline: _Pipeline, cache: SummaryCache,
+                  started: float, from_git: Sequence[str], tree: SourceTree | None) -> BuildReport:
     errors: list[SourceError] = []
     warnings: list[str] = []
     previous: Manifest | None = None
@@ -500,6 +508,28 @@ def _duplicate_ids(flows: Sequence[FlowFingerprint]) -> list[SourceError]:
 
 def _sorted_errors(errors: Iterable[SourceError]) -> list[SourceError]:
     return sorted(dict.fromkeys(errors), key=lambda e: (e.path, e.line, e.column, e.message))
+
+
+@contextlib.contextmanager
+def _output_lock(cache_dir: Path, out_dir: Path) -> Iterator[None]:
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        yield
+        return
+    locks = cache_dir / "locks"
+    try:
+        locks.mkdir(parents=True, exist_ok=True)
+        fh = open(locks / (hashlib.sha256(str(out_dir).encode()).hexdigest()[:24] + ".lock"), "a+b")
+    except OSError:
+        yield  # a read-only checkout: nothing to coordinate with
+        return
+    with fh:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
 def _file_bytes(path: Path) -> bytes | None:

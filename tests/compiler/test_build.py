@@ -285,3 +285,20 @@ def test_cli_exit_2_on_a_configuration_error(project: Path):
     result = CliRunner().invoke(main, ["build", str(project)])
     assert result.exit_code == 2
     assert "tool.loom.out" in result.output
+
+
+def test_builds_of_one_output_take_turns(project: Path):
+    import threading
+
+    from loom_compiler.bundle.build import _output_lock
+
+    config = load_config(project)
+    out_dir = (project / "build/loom").resolve()
+    done = threading.Event()
+    with _output_lock(project / ".loom-cache", out_dir):
+        worker = threading.Thread(target=lambda: (build_project(config), done.set()))
+        worker.start()
+        assert not done.wait(1.0)  # blocked while another build holds the output
+        assert not (out_dir / "manifest.json").exists()
+    worker.join(60)
+    assert done.is_set() and (out_dir / "manifest.json").is_file()
