@@ -6,6 +6,7 @@ Public subpackage of ``loom_compiler``; the modules each do one thing:
 ``progress`` (terminal bar and summary) and ``build`` (``build_project``, the orchestration).
 """
 
+from .build import MANIFEST_NAME, BuildReport, build_project
 from .cache import SummaryCache
 from .chunk import Chunk, ChunkError, chunk_path_for, emit_chunk, flow_slug, source_digest
 from .history import GitError, GitSourceTree
@@ -13,6 +14,9 @@ from .manifest_build import MergeResult, merge_manifest
 from .progress import BuildSummary, format_summary, make_progress
 
 __all__ = [
+    "build_project",
+    "BuildReport",
+    "MANIFEST_NAME",
     "Chunk",
     "ChunkError",
     "chunk_path_for",
