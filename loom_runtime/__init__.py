@@ -32,6 +32,7 @@ from .divergence import DivergenceWarning
 from .errors import ExecutionStateError, FlowUsageError, ReplayCheckError, StepFailedError
 from .families import Orphan, orphaned_frames, step_family
 from .journal import Event, ExecutionSummary, JournalStore, Lease, MemoryJournal, NewEvent, SqliteJournal
+from .journal import PostgresJournal, open_journal  # psycopg is imported only when a PostgresJournal is created
 from .runtime import ExecutionView, Handle, Runtime
 
 __all__ = [
@@ -87,4 +88,6 @@ __all__ = [
     "NewEvent",
     "ExecutionSummary",
     "Lease",
+    "PostgresJournal",
+    "open_journal",
 ]
