@@ -160,7 +160,7 @@ def analyse_module(
     except RecursionError:
         return SourceError(path, 1, 0, "too deeply nested for the parser", code="syntax")
     try:
-        return _Analyser(tree, module=module, path=path, config=config, all_functions=all_functions).run()
+        return _Analyser(tree, text, module=module, path=path, config=config, all_functions=all_functions).run()
     except RecursionError:
         return SourceError(path, 1, 0, "expression nesting too deep to fingerprint", code="syntax")
     except CanonicalisationError as exc:
@@ -168,8 +168,11 @@ def analyse_module(
 
 
 class _Analyser:
-    def __init__(self, tree: cst.Module, *, module: str, path: str, config: LoomConfig | None, all_functions: bool) -> None:
+    def __init__(
+        self, tree: cst.Module, text: str, *, module: str, path: str, config: LoomConfig | None, all_functions: bool
+    ) -> None:
         self.tree = tree
+        self.layout = _Layout(tree, text)
         self.module = module
         self.path = path
         self.is_package = path.replace("\\", "/").endswith("__init__.py")
@@ -181,6 +184,9 @@ class _Analyser:
 
     # -- positions (computed only when a flow or an error needs one) -----------------------------
     def position(self, node: cst.CSTNode) -> tuple[int, int]:
+        known = self.layout.position(node)
+        if known is not None:
+            return known
         if self._positions is None:
             self._positions = MetadataWrapper(self.tree, unsafe_skip_copy=True).resolve(PositionProvider)
         rng = self._positions[node]
@@ -208,13 +214,9 @@ class _Analyser:
         units: list[Unit] = []
         self.flows: list[FlowSite] = []
         self.members: list[MemberUnit] = []
-        line = 1 + len(tree.header)
         for index, stmt in enumerate(stmts):
-            code = tree.code_for_node(stmt)
-            leading = getattr(stmt, "leading_lines", ())
-            start = line + len(leading)
+            code, start = self.layout.source(stmt)
             units.append(self.unit(index, stmt, unit_names[index], code, start))
-            line += code.count("\n")
         return ModuleSummary(
             module=self.module,
             path=self.path,
@@ -234,8 +236,7 @@ class _Analyser:
             return bound_names([s for s in stmt.body if not isinstance(s, (cst.Import, cst.ImportFrom))])
         return bound_names([stmt])
 
-    def unit(self, index: int, stmt: cst.CSTNode, names: tuple[str, ...], code: str, line: int) -> Unit:
-        source = _strip_blank_head(code)
+    def unit(self, index: int, stmt: cst.CSTNode, names: tuple[str, ...], source: str, line: int) -> Unit:
         if isinstance(stmt, cst.FunctionDef):
             kind = "function"
             step_name = None
@@ -314,7 +315,7 @@ class _Analyser:
                 references=_sorted(globals_),
                 members=_sorted(refs.members),
                 class_qualname=prefix[:-1] if cls is not None else None,
-                source=_strip_blank_head(self.tree.code_for_node(node)),
+                source=self.layout.source(node)[0],
             )
         )
 
@@ -331,8 +332,7 @@ class _Analyser:
                     continue
                 refs = references(stmt)
                 text = canonical_statements(small)
-            code = _strip_blank_head(self.tree.code_for_node(stmt))
-            line, _ = self.position(stmt)
+            code, line = self.layout.source(stmt)
             for name in sorted(names):
                 self.members.append(
                     MemberUnit(f"{qual}.{name}", text, _sorted(refs.globals), _sorted(refs.members), code, line)
@@ -375,6 +375,72 @@ class _Analyser:
             return None
         base = package[: len(package) - (level - 1)]
         return ".".join([*base, *([module] if module else [])])
+
+
+class _Layout:
+    """Lines and original text of statements, from CPython's ``ast`` line numbers.
+
+    libcst only knows positions through a ``MetadataWrapper`` pass (a full code generation with
+    position tracking, about the cost of the parse itself) and per-statement ``code_for_node``
+    (the same again). ``ast.parse`` is C and several times faster; its top-level and class-level
+    statements align one-to-one with libcst's (a ``a; b`` line is one libcst statement holding two
+    small statements). Only positions and source slices come from it, never anything hashed;
+    when it cannot parse the file (syntax newer than the running Python) or the alignment fails,
+    libcst code generation is used instead.
+    """
+
+    def __init__(self, tree: cst.Module, text: str) -> None:
+        self.tree = tree
+        self.spans: dict[int, tuple[int, int]] = {}  # id(cst stmt) -> (first line incl. decorators, last line)
+        self.heads: dict[int, tuple[int, int]] = {}  # id(cst stmt) -> (line, column) of its keyword
+        self._wrapper: Mapping[cst.CSTNode, object] | None = None
+        self.lines: list[str] = []
+        try:
+            parsed = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return
+        self.lines = _LINE_RE.findall(text)
+        self._align(tree.body, parsed.body)
+
+    def _align(self, cst_body: Sequence[cst.CSTNode], ast_body: list[ast.stmt]) -> None:
+        j = 0
+        for stmt in cst_body:
+            n = len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
+            group = ast_body[j : j + n]
+            if len(group) != n:
+                return
+            j += n
+            first, last = group[0], group[-1]
+            decorators = getattr(first, "decorator_list", ())
+            start = min([first.lineno, *(d.lineno for d in decorators)])
+            self.spans[id(stmt)] = (start, last.end_lineno or last.lineno)
+            self.heads[id(stmt)] = (first.lineno, first.col_offset)
+            if isinstance(stmt, cst.ClassDef) and isinstance(first, ast.ClassDef):
+                inner = stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else stmt.body.body
+                self._align(inner, first.body)
+
+    def position(self, node: cst.CSTNode) -> tuple[int, int] | None:
+        return self.heads.get(id(node))
+
+    def source(self, stmt: cst.CSTNode) -> tuple[str, int]:
+        """(original text with leading comments, first line) of a module- or class-level statement."""
+        span = self.spans.get(id(stmt))
+        if span is None or not self.lines:
+            return self._codegen(stmt)
+        start, end = span
+        lead = len(getattr(stmt, "leading_lines", ()))
+        return _strip_blank_head("".join(self.lines[start - 1 - lead : end])), start
+
+    def _codegen(self, stmt: cst.CSTNode) -> tuple[str, int]:
+        # the slow path: positions from libcst itself
+        if self._wrapper is None:
+            self._wrapper = MetadataWrapper(self.tree, unsafe_skip_copy=True).resolve(PositionProvider)
+        decorators = getattr(stmt, "decorators", ())
+        line = self._wrapper[decorators[0] if decorators else stmt].start.line  # type: ignore[attr-defined]
+        return _strip_blank_head(self.tree.code_for_node(stmt)), line
+
+
+_LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 
 def _syntax_error(text: str, path: str, exc: cst.ParserSyntaxError) -> SourceError:

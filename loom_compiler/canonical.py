@@ -89,6 +89,18 @@ _LAYOUT_FIELDS = frozenset(
 
 _FIELD_CACHE: dict[type, tuple[str, ...]] = {}
 
+# field values that are not nodes (exact types: ``isinstance`` against libcst's ABCs is slow)
+_NOT_NODES = frozenset({type(None), str, bool, int, cst.MaybeSentinel})
+
+# node types the writer treats specially; everything else is written field by field
+_WRITER_SPECIAL = frozenset(
+    {
+        cst.Name, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Integer, cst.Float,
+        cst.Imaginary, cst.IndentedBlock, cst.SimpleStatementSuite, cst.SimpleStatementLine, cst.FunctionDef,
+        cst.ClassDef, cst.AnnAssign,
+    }
+)
+
 
 class CanonicalisationError(ValueError):
     """A literal that cannot be evaluated (should not happen for code libcst accepted)."""
@@ -114,6 +126,22 @@ def _fields(cls: type) -> tuple[str, ...]:
     return names
 
 
+def child_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Children that carry meaning (layout fields skipped), without libcst's ``children``
+    property, which runs a visitor pass per call."""
+    for name in _fields(type(node)):
+        value = getattr(node, name)
+        kind = type(value)
+        if kind in _NOT_NODES:
+            continue
+        if kind is tuple or kind is list:
+            for item in value:
+                if type(item) not in _NOT_NODES:
+                    yield item
+        else:
+            yield value
+
+
 def flatten_block(body: Sequence[cst.CSTNode]) -> list[cst.CSTNode]:
     """Statements of a block with ``a; b`` lines split into their small statements."""
     out: list[cst.CSTNode] = []
@@ -134,22 +162,38 @@ def is_docstring(stmt: cst.CSTNode) -> bool:
 
 
 def _has_fstring(node: cst.BaseExpression) -> bool:
-    if isinstance(node, cst.ConcatenatedString):
-        return _has_fstring(node.left) or _has_fstring(node.right)
-    return not isinstance(node, cst.SimpleString)
+    return any(type(part) is not cst.SimpleString for part in string_parts(node))
+
+
+def string_parts(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The pieces of an implicit concatenation, in order; iterative (pydoc's topics.py
+    concatenates thousands of literals, deeper than the recursion limit)."""
+    parts: list[cst.BaseExpression] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if type(current) is cst.ConcatenatedString:
+            stack.append(current.right)
+            stack.append(current.left)
+        else:
+            parts.append(current)
+    return parts
 
 
 def literal_string_value(node: cst.BaseExpression) -> str | bytes | None:
     """The value of a plain (non-f) string literal, implicit concatenation included."""
-    if isinstance(node, cst.SimpleString):
+    if type(node) is cst.SimpleString:
         return ast.literal_eval(node.value)
-    if isinstance(node, cst.ConcatenatedString):
-        left = literal_string_value(node.left)
-        right = literal_string_value(node.right)
-        if left is None or right is None or type(left) is not type(right):
+    if type(node) is not cst.ConcatenatedString:
+        return None
+    values = []
+    for part in string_parts(node):
+        if type(part) is not cst.SimpleString:
             return None
-        return left + right  # type: ignore[operator]
-    return None
+        values.append(ast.literal_eval(part.value))
+    if len({type(v) for v in values}) != 1:
+        return None
+    return values[0][:0].join(values)
 
 
 class _Writer:
@@ -165,6 +209,9 @@ class _Writer:
     # -- entry points ---------------------------------------------------------------------------
     def node(self, node: Any, in_function: bool) -> None:
         out = self.out
+        if type(node) not in _WRITER_SPECIAL:
+            self.generic(node, in_function)
+            return
         if isinstance(node, cst.Name):
             out.append('(Name ' + _q(nfkc(node.value)) + ')')
             return
@@ -208,25 +255,28 @@ class _Writer:
             if name in skip:
                 continue
             value = getattr(node, name)
-            if value is None or isinstance(value, cst.MaybeSentinel) or value == "" or (
-                isinstance(value, (tuple, list)) and not value
-            ):
+            kind = type(value)
+            if value is None or kind is cst.MaybeSentinel or ((kind is str or kind is tuple or kind is list) and not value):
                 continue
             out.append(' ' + name + '=')
-            self.value(value, in_function)
+            if kind is tuple or kind is list:
+                self.seq(value, in_function)
+            elif kind is str:
+                out.append(_q(value))
+            else:
+                self.value(value, in_function)
         out.append(')')
 
     def value(self, value: Any, in_function: bool) -> None:
-        if isinstance(value, cst.CSTNode):
-            self.node(value, in_function)
-        elif isinstance(value, (tuple, list)):
+        kind = type(value)
+        if kind is tuple or kind is list:
             self.seq(value, in_function)
-        elif isinstance(value, str):
+        elif kind is str:
             self.out.append(_q(value))
-        elif isinstance(value, bool):
+        elif kind is bool:
             self.out.append("true" if value else "false")
-        else:  # pragma: no cover - libcst fields are nodes, sequences, strings or None
-            raise TypeError(f"unexpected field value {type(value).__name__}")
+        else:  # a node
+            self.node(value, in_function)
 
     def seq(self, items: Sequence[Any], in_function: bool) -> None:
         self.out.append('[')
@@ -295,8 +345,8 @@ class _Writer:
         # an f-string, possibly concatenated with plain strings: one part list, adjacent
         # literal text merged so that the spelling of the literal parts never matters
         parts: list[Any] = []
-        kind = self._collect_fparts(node, parts)
-        self.out.append('(fstr' + (' bytes' if kind is bytes else '') + ' [')
+        self._collect_fparts(node, parts)
+        self.out.append('(fstr [')
         first = True
         for part in parts:
             if not first:
@@ -308,22 +358,18 @@ class _Writer:
                 self.fexpr(part, in_function)
         self.out.append('])')
 
-    def _collect_fparts(self, node: cst.BaseExpression, parts: list[Any]) -> type:
-        if isinstance(node, cst.ConcatenatedString):
-            self._collect_fparts(node.left, parts)
-            return self._collect_fparts(node.right, parts)
-        if isinstance(node, cst.SimpleString):
-            _append_text(parts, ast.literal_eval(node.value))
-            return str
-        assert isinstance(node, cst.FormattedString)
-        prefix = node.start.lower().replace("f", "")
-        quote = node.end
-        for part in node.parts:
-            if isinstance(part, cst.FormattedStringText):
-                _append_text(parts, _fstring_text(prefix, quote, part.value, node))
-            else:
-                parts.append(part)
-        return str
+    def _collect_fparts(self, node: cst.BaseExpression, parts: list[Any]) -> None:
+        for piece in string_parts(node):
+            if type(piece) is cst.SimpleString:
+                _append_text(parts, ast.literal_eval(piece.value))
+                continue
+            assert type(piece) is cst.FormattedString
+            prefix = piece.start.lower().replace("f", "")
+            for part in piece.parts:
+                if type(part) is cst.FormattedStringText:
+                    _append_text(parts, _fstring_text(prefix, piece.end, part.value, piece))
+                else:
+                    parts.append(part)
 
     def fexpr(self, part: cst.FormattedStringExpression, in_function: bool) -> None:
         out = self.out

@@ -34,13 +34,13 @@ from typing import TYPE_CHECKING
 
 from loom_compiler.model import ClosureMember, MemberKind, SourceError
 
-from .analysis import FlowSite, ModuleSummary
+from .analysis import FlowSite, MemberUnit, ModuleSummary, Unit
 from .canonical import SCHEME
 
 if TYPE_CHECKING:
     from .config import LoomConfig
 
-__all__ = ["ClosureGraph", "build_closure", "Loader", "hash_record"]
+__all__ = ["ClosureGraph", "Loader", "hash_record"]
 
 #: Supplies the summary of a module that is not in the given mapping (None: not in the tree).
 Loader = Callable[[str], "ModuleSummary | SourceError | None"]
@@ -56,7 +56,10 @@ class _Node:
     line: int = 0
     source: str = ""
     target: str | None = None
-    bindings: list[tuple[str, str]] = field(default_factory=list)  # (name used, key)
+    refs: tuple[str, ...] = ()  # global chains its code uses
+    members: tuple[str, ...] = ()  # self./cls. names its code uses
+    cls: str | None = None  # qualname of the class whose members ``members`` name
+    bindings: list[tuple[str, str]] | None = None  # (name used, key); None until expanded
 
 
 def hash_record(*fields: str) -> str:
@@ -69,15 +72,49 @@ def hash_record(*fields: str) -> str:
     return "sha256:" + h.hexdigest()
 
 
-class _Resolver:
+@dataclass(slots=True)
+class _ModuleIndex:
+    """Lookup tables over one summary (summaries are tuples; these make lookups O(1))."""
+
+    summary: ModuleSummary
+    units: dict[str, list[Unit]]
+    imports: dict[str, str]
+    members: dict[str, MemberUnit]
+    flows: dict[str, FlowSite]
+
+    @classmethod
+    def of(cls, summary: ModuleSummary) -> _ModuleIndex:
+        units: dict[str, list[Unit]] = {}
+        for unit in summary.units:
+            for name in unit.names:
+                units.setdefault(name, []).append(unit)
+        return cls(
+            summary,
+            units,
+            summary.import_map(),
+            {m.qualname: m for m in summary.members},
+            {f.qualname: f for f in summary.flows},
+        )
+
+
+class ClosureGraph:
+    """Every member reached from the flows asked for, resolved once and hashed once.
+
+    Flows of one module (or project) share helpers; a member's hash does not depend on which flow
+    reached it (see the module docstring), so the graph and its hashes are shared too.
+    """
+
     def __init__(self, summaries: Mapping[str, ModuleSummary], config: LoomConfig | None, loader: Loader | None) -> None:
         self.summaries = summaries
         self.config = config
         self.loader = loader
-        self.cache: dict[str, ModuleSummary | None] = {}
+        self.indices: dict[str, _ModuleIndex | None] = {}
         self.errors: list[SourceError] = []
-        self._failed: set[str] = set()
+        self.nodes: dict[str, _Node] = {}
+        self._hashes: dict[str, str] | None = None
+        self._members: dict[str, ClosureMember] = {}
 
+    # -- modules --------------------------------------------------------------------------------
     def first_party(self, module: str) -> bool:
         if module in self.summaries:
             return True
@@ -85,37 +122,35 @@ class _Resolver:
             return self.config.is_first_party(module)
         return self.loader is not None
 
-    def summary(self, module: str) -> ModuleSummary | None:
-        if module in self.summaries:
-            return self.summaries[module]
-        if module in self.cache:
-            return self.cache[module]
-        result: ModuleSummary | SourceError | None = None
-        if self.loader is not None and self.first_party(module):
-            result = self.loader(module)
-        if isinstance(result, SourceError):
-            if module not in self._failed:
-                self._failed.add(module)
-                self.errors.append(result)
-            result = None
-        self.cache[module] = result
-        return result
+    def index(self, module: str) -> _ModuleIndex | None:
+        if module in self.indices:
+            return self.indices[module]
+        summary: ModuleSummary | SourceError | None = self.summaries.get(module)
+        if summary is None and self.loader is not None and self.first_party(module):
+            summary = self.loader(module)
+        if isinstance(summary, SourceError):
+            self.errors.append(summary)
+            summary = None
+        index = _ModuleIndex.of(summary) if summary is not None else None
+        self.indices[module] = index
+        return index
 
-    def resolve_chain(self, summary: ModuleSummary, chain: str, seen: frozenset[tuple[str, str]] = frozenset()) -> str | None:
-        """Key of the member a global chain used in ``summary``'s module resolves to."""
-        if (summary.module, chain) in seen:
+    # -- resolution -----------------------------------------------------------------------------
+    def resolve_chain(self, where: _ModuleIndex, chain: str, seen: frozenset[tuple[str, str]] = frozenset()) -> str | None:
+        """Key of the member a global chain used in ``where``'s module resolves to."""
+        module = where.summary.module
+        if (module, chain) in seen:
             return None  # a re-export cycle: the name is never defined
-        seen = seen | {(summary.module, chain)}
+        seen = seen | {(module, chain)}
         root, _, rest = chain.partition(".")
-        if summary.units_binding(root):
-            return f"{summary.module}.{root}"
-        imports = summary.import_map()
-        if root in imports:
-            target = imports[root] + ("." + rest if rest else "")
+        if root in where.units:
+            return f"{module}.{root}"
+        if root in where.imports:
+            target = where.imports[root] + ("." + rest if rest else "")
             return self.resolve_target(target, seen)
-        for base in summary.star_imports:
-            other = self.summary(base) if self.first_party(base) else None
-            if other is not None and (other.units_binding(root) or root in other.import_map()):
+        for base in where.summary.star_imports:
+            other = self.index(base) if self.first_party(base) else None
+            if other is not None and (root in other.units or root in other.imports):
                 return self.resolve_chain(other, chain, seen)
         return None
 
@@ -125,7 +160,7 @@ class _Resolver:
             module = ".".join(parts[:i])
             if not self.first_party(module):
                 continue
-            other = self.summary(module)
+            other = self.index(module)
             if other is None:
                 continue
             if i == len(parts):
@@ -134,112 +169,135 @@ class _Resolver:
             return found if found is not None else "import:" + target
         return "import:" + target
 
+    # -- nodes ----------------------------------------------------------------------------------
+    def flow_node(self, module: str, qualname: str) -> _Node:
+        key = f"{module}.{qualname}"
+        node = self.nodes.get(key)
+        if node is None:
+            index = self.index(module)
+            assert index is not None
+            node = self._flow_node(key, index, index.flows[qualname])
+            self.nodes[key] = node
+        return node
 
-@dataclass(frozen=True, slots=True)
-class ClosureGraph:
-    members: tuple[ClosureMember, ...]  # root first, then by qualname
-    errors: tuple[SourceError, ...]
+    def _flow_node(self, key: str, index: _ModuleIndex, flow: FlowSite) -> _Node:
+        s = index.summary
+        return _Node(
+            key, "flow", s.module, flow.canonical, s.path, flow.line, flow.source,
+            refs=flow.references, members=flow.members, cls=flow.class_qualname,
+        )
 
+    def _make_node(self, key: str, where: _ModuleIndex) -> _Node:
+        if key.startswith("import:"):
+            return _Node(key, "import", where.summary.module, "", target=key[len("import:") :])
+        module, _, name = key.rpartition(".")
+        index = self.index(module)
+        assert index is not None
+        if name in index.flows:  # the flow function itself, reached from its own closure
+            return self._flow_node(key, index, index.flows[name])
+        units = index.units[name]
+        s = index.summary
+        steps = [u for u in units if u.kind == "step"]
+        if steps:
+            return _Node(key, "step", module, "", s.path, steps[0].line, "", target=steps[0].step_name or key)
+        kinds = {u.kind for u in units}
+        kind: MemberKind = "function" if "function" in kinds else "class" if "class" in kinds else "constant"
+        return _Node(
+            key, kind, module, "\n".join(u.canonical for u in units), s.path, units[0].line,
+            "".join(u.source if u.source.endswith("\n") else u.source + "\n" for u in units),
+            refs=tuple(sorted({r for u in units for r in u.references})),
+        )
 
-def build_closure(
-    flow: FlowSite,
-    summary: ModuleSummary,
-    resolver: _Resolver,
-) -> tuple[ClosureMember, ...]:
-    root_key = f"{summary.module}.{flow.qualname}"
-    nodes: dict[str, _Node] = {}
-    root = _Node(root_key, "flow", summary.module, flow.canonical, summary.path, flow.line, flow.source)
-    nodes[root_key] = root
-    queue: list[tuple[_Node, ModuleSummary, tuple[str, ...], tuple[str, ...], str | None]] = [
-        (root, summary, flow.references, flow.members, flow.class_qualname)
-    ]
-    while queue:
-        node, where, refs, members, cls = queue.pop(0)
+    def _member_node(self, key: str, index: _ModuleIndex, qualname: str, cls: str) -> _Node:
+        if qualname in index.flows:
+            return self._flow_node(key, index, index.flows[qualname])
+        m = index.members[qualname]
+        s = index.summary
+        return _Node(key, "method", s.module, m.canonical, s.path, m.line, m.source, refs=m.references, members=m.members, cls=cls)
+
+    def expand(self, node: _Node) -> list[tuple[str, str]]:
+        """Resolve what ``node`` uses (once), creating the nodes it reaches."""
+        if node.bindings is not None:
+            return node.bindings
+        self._hashes = None
         bindings: dict[str, str] = {}
-        for chain in refs:
-            key = resolver.resolve_chain(where, chain)
-            if key is None or key == node.key:
-                continue
-            bindings[chain] = key
-            if key not in nodes:
-                created = _make_node(key, where, resolver)
-                nodes[key] = created
-                if created is not None and created.kind not in ("import", "step"):
-                    owner = resolver.summary(created.module)
-                    assert owner is not None
-                    name = key[len(created.module) + 1 :]
-                    units = owner.units_binding(name)
-                    unit_refs = tuple(sorted({r for u in units for r in u.references}))
-                    queue.append((created, owner, unit_refs, (), None))
-        if cls is not None:
-            for name in members:
-                member = where.member(f"{cls}.{name}")
-                if member is None:
-                    continue  # inherited or dynamic: the class's bases are already in the closure
-                key = f"{where.module}.{member.qualname}"
-                if key == node.key:
+        if node.kind not in ("import", "step"):
+            where = self.index(node.module)
+            assert where is not None
+            for chain in node.refs:
+                key = self.resolve_chain(where, chain)
+                if key is None or key == node.key:
                     continue
-                bindings["self." + name] = key
-                if key not in nodes:
-                    created = _Node(key, "method", where.module, member.canonical, where.path, member.line, member.source)
-                    nodes[key] = created
-                    queue.append((created, where, member.references, member.members, cls))
+                bindings[chain] = key
+                if key not in self.nodes:
+                    self.nodes[key] = self._make_node(key, where)
+            if node.cls is not None:
+                for name in node.members:
+                    qualname = f"{node.cls}.{name}"
+                    if qualname not in where.members and qualname not in where.flows:
+                        continue  # inherited or dynamic: the class's bases are already in the closure
+                    key = f"{node.module}.{qualname}"
+                    if key == node.key:
+                        continue
+                    bindings["self." + name] = key
+                    if key not in self.nodes:
+                        self.nodes[key] = self._member_node(key, where, qualname, node.cls)
         node.bindings = sorted(bindings.items())
-    hashes = _merkle(nodes)
-    ordered = [root_key] + sorted(k for k in nodes if k != root_key)
-    out = []
-    for key in ordered:
-        n = nodes[key]
-        out.append(
-            ClosureMember(
-                qualname=n.key[len("import:") :] if n.kind == "import" else n.key,
+        return node.bindings
+
+    def reachable(self, root: _Node) -> list[str]:
+        seen = {root.key}
+        order = [root.key]
+        i = 0
+        while i < len(order):
+            for _, key in self.expand(self.nodes[order[i]]):
+                if key not in seen:
+                    seen.add(key)
+                    order.append(key)
+            i += 1
+        return order
+
+    # -- results --------------------------------------------------------------------------------
+    def hashes(self) -> dict[str, str]:
+        if self._hashes is None:
+            self._hashes = _merkle(self.nodes)
+        return self._hashes
+
+    def closure(self, flow: FlowSite, module: str) -> tuple[ClosureMember, ...]:
+        """Root first, then the other members by qualified name."""
+        root = self.flow_node(module, flow.qualname)
+        keys = self.reachable(root)
+        hashes = self.hashes()
+        ordered = [root.key] + sorted(keys[1:])
+        return tuple(self._member(key, hashes) for key in ordered)
+
+    def _member(self, key: str, hashes: Mapping[str, str]) -> ClosureMember:
+        member = self._members.get(key)
+        if member is None or member.hash != hashes[key]:
+            n = self.nodes[key]
+            member = ClosureMember(
+                qualname=_name(n.key),
                 kind=n.kind,
                 module=n.module,
                 hash=hashes[key],
                 path=n.path,
                 line=n.line,
                 source=n.source,
-                bindings=tuple((name, k[len("import:") :] if k.startswith("import:") else k) for name, k in n.bindings),
+                bindings=tuple((name, _name(k)) for name, k in n.bindings or ()),
                 target=n.target,
                 canonical=n.canonical,
             )
-        )
-    return tuple(out)
+            self._members[key] = member
+        return member
 
 
-def _make_node(key: str, where: ModuleSummary, resolver: _Resolver) -> _Node:
-    if key.startswith("import:"):
-        target = key[len("import:") :]
-        return _Node(key, "import", where.module, "", target=target)
-    # key is "<module>.<name>" for a module the resolver loaded: find the split
-    module, name = _split_key(key, resolver)
-    owner = resolver.summary(module)
-    assert owner is not None
-    units = owner.units_binding(name)
-    kinds = {u.kind for u in units}
-    if "step" in kinds:
-        step = next(u for u in units if u.kind == "step")
-        return _Node(key, "step", module, "", owner.path, step.line, "", target=step.step_name or key)
-    kind: MemberKind = "function" if "function" in kinds else "class" if "class" in kinds else "constant"
-    return _Node(
-        key,
-        kind,
-        module,
-        "\n".join(u.canonical for u in units),
-        owner.path,
-        units[0].line,
-        "".join(u.source if u.source.endswith("\n") else u.source + "\n" for u in units),
-    )
-
-
-def _split_key(key: str, resolver: _Resolver) -> tuple[str, str]:
-    module, _, name = key.rpartition(".")
-    return module, name
+def _name(key: str) -> str:
+    return key[len("import:") :] if key.startswith("import:") else key
 
 
 def _merkle(nodes: Mapping[str, _Node]) -> dict[str, str]:
     """Hash every node bottom-up, strongly connected components hashed together."""
-    edges = {k: sorted({t for _, t in n.bindings if t in nodes}) for k, n in nodes.items()}
+    edges = {k: sorted({t for _, t in n.bindings or () if t in nodes}) for k, n in nodes.items()}
     hashes: dict[str, str] = {}
     for component in _tarjan(sorted(nodes), edges):
         members = set(component)
@@ -252,7 +310,7 @@ def _merkle(nodes: Mapping[str, _Node]) -> dict[str, str]:
                 fields.append(n.target or key)
             else:
                 fields.append(n.canonical)
-                for name, target in n.bindings:
+                for name, target in n.bindings or ():
                     shown = target[len("import:") :] if target.startswith("import:") else target
                     fields += [name, shown, "<cycle>" if target in members else hashes[target]]
             inner[key] = hash_record(*fields)

@@ -29,7 +29,7 @@ from loom_runtime.errors import FlowDefinitionError
 from loom_runtime.hashing import flow_content_hash, legacy_flow_content_hash
 
 from .analysis import FlowSite, ModuleSummary, analyse_module, might_define_flows
-from .closure import Loader, _Resolver, build_closure
+from .closure import ClosureGraph, Loader
 from .config import LoomConfig
 from .model import FlowFingerprint, ModuleResult, SourceError
 from .sources import DirectorySourceTree, SourceTree, iter_python_files
@@ -94,7 +94,8 @@ def fingerprint_flows(
     ``SourceTree``). Errors: those recorded in the summaries, invalid flow declarations,
     first-party modules that could not be analysed, and flow ids declared more than once.
     """
-    resolver = _Resolver(summaries, config, loader)
+    graph = ClosureGraph(summaries, config, loader)
+    sites = []
     flows: list[FlowFingerprint] = []
     errors: list[SourceError] = []
     for name in sorted(summaries):
@@ -106,24 +107,27 @@ def fingerprint_flows(
             except FlowDefinitionError as exc:
                 errors.append(SourceError(summary.path, site.line, site.column, str(exc), code="flow-args"))
                 continue
-            closure = build_closure(site, summary, resolver)
-            flows.append(
-                FlowFingerprint(
-                    flow_id=definition.id,
-                    function=site.qualname,
-                    module=summary.module,
-                    path=summary.path,
-                    line=site.line,
-                    column=site.column,
-                    code_hash=closure[0].hash,
-                    definition=definition,
-                    flow_hash=flow_content_hash(definition),
-                    legacy_flow_hash=legacy_flow_content_hash(definition),
-                    closure=closure,
-                    decorator=site.decorator or "loom_runtime.flow",
-                )
+            graph.reachable(graph.flow_node(summary.module, site.qualname))
+            sites.append((summary, site, definition))
+    for summary, site, definition in sites:
+        closure = graph.closure(site, summary.module)
+        flows.append(
+            FlowFingerprint(
+                flow_id=definition.id,
+                function=site.qualname,
+                module=summary.module,
+                path=summary.path,
+                line=site.line,
+                column=site.column,
+                code_hash=closure[0].hash,
+                definition=definition,
+                flow_hash=flow_content_hash(definition),
+                legacy_flow_hash=legacy_flow_content_hash(definition),
+                closure=closure,
+                decorator=site.decorator or "loom_runtime.flow",
             )
-    errors.extend(resolver.errors)
+        )
+    errors.extend(graph.errors)
     errors.extend(_duplicate_ids(flows))
     flows.sort(key=lambda f: (f.flow_id, f.path, f.line))
     return FlowsResult(tuple(flows), tuple(_sorted_errors(errors)))

@@ -20,11 +20,27 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from .canonical import nfkc
+from .canonical import child_nodes, nfkc, string_parts
 
 __all__ = ["References", "references", "target_names", "bound_names", "dotted_chain"]
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+
+# node types with a rule of their own; every other node just has its children walked
+_BINDER_SPECIAL = frozenset(
+    {
+        cst.FunctionDef, cst.ClassDef, cst.Lambda, *_COMPREHENSIONS, cst.AssignTarget, cst.AnnAssign,
+        cst.AugAssign, cst.For, cst.CompFor, cst.WithItem, cst.ExceptHandler, cst.ExceptStarHandler,
+        cst.NamedExpr, cst.Del, cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal, cst.MatchAs,
+        cst.MatchStar, cst.MatchMapping,
+    }
+)
+_USE_SPECIAL = frozenset(
+    {
+        cst.Name, cst.Attribute, cst.FunctionDef, cst.Lambda, cst.ClassDef, *_COMPREHENSIONS, cst.Arg,
+        cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal, cst.MatchKeywordElement, cst.ConcatenatedString,
+    }
+)
 
 
 @dataclass(slots=True)
@@ -95,6 +111,15 @@ class _Binder:
         self.nonlocal_: set[str] = set()
 
     def walk(self, node: cst.CSTNode) -> None:
+        if type(node) is cst.ConcatenatedString:
+            for part in string_parts(node):
+                if type(part) is not cst.SimpleString:
+                    self.walk(part)
+            return
+        if type(node) not in _BINDER_SPECIAL:  # fast path: exact type lookup, no ABC isinstance
+            for child in child_nodes(node):
+                self.walk(child)
+            return
         if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
             self.bound.add(nfkc(node.name.value))
             # decorators/defaults/bases evaluate here; walrus in them is exotic enough to skip
@@ -130,7 +155,7 @@ class _Binder:
             self.bound.add(nfkc(node.name.value))
         elif isinstance(node, cst.MatchMapping) and node.rest is not None:
             self.bound.add(nfkc(node.rest.value))
-        for child in node.children:
+        for child in child_nodes(node):
             self.walk(child)
 
 
@@ -159,6 +184,15 @@ class _UseWalker:
             self.walk(stmt, scope)
 
     def walk(self, node: cst.CSTNode, scope: _Scope) -> None:
+        if type(node) not in _USE_SPECIAL:
+            for child in child_nodes(node):
+                self.walk(child, scope)
+            return
+        if type(node) is cst.ConcatenatedString:
+            for part in string_parts(node):
+                if type(part) is not cst.SimpleString:
+                    self.walk(part, scope)
+            return
         if isinstance(node, cst.Name):
             self.use(nfkc(node.value), nfkc(node.value), scope)
             return
@@ -201,7 +235,7 @@ class _UseWalker:
         if isinstance(node, cst.MatchKeywordElement):
             self.walk(node.pattern, scope)
             return
-        for child in node.children:
+        for child in child_nodes(node):
             self.walk(child, scope)
 
     def function_header(self, node: cst.FunctionDef, scope: _Scope) -> None:
