@@ -41,7 +41,7 @@ import contextlib
 import hashlib
 import os
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -244,11 +244,8 @@ def _build_locked(config: LoomConfig, out_dir: Path, manifest_path: Path, pipeli
                     "executions pinned to it cannot resume. Rebuild it with `loom build --from-git <ref>` "
                     "naming a commit that has that version"
                 )
-    written: list[str] = []
-    for rel in sorted(planned):
-        if rel in used and _file_bytes(out_dir / rel) != planned[rel]:
-            atomic_write_bytes(out_dir / rel, planned[rel])
-            written.append(rel)
+    written = [rel for rel in sorted(planned) if rel in used and _file_bytes(out_dir / rel) != planned[rel]]
+    _write_durably(out_dir, {rel: planned[rel] for rel in written})
     data = dump_manifest(merged.manifest)
     if _file_bytes(manifest_path) != data:
         atomic_write_bytes(manifest_path, data)
@@ -508,6 +505,47 @@ def _duplicate_ids(flows: Sequence[FlowFingerprint]) -> list[SourceError]:
 
 def _sorted_errors(errors: Iterable[SourceError]) -> list[SourceError]:
     return sorted(dict.fromkeys(errors), key=lambda e: (e.path, e.line, e.column, e.message))
+
+
+def _write_durably(out_dir: Path, files: Mapping[str, bytes]) -> None:
+    """Write each file through a temporary name and ``os.replace``, then make them all durable
+    before the manifest that names them is written: one pass of ``fsync`` after all the writes
+    lets the kernel batch them (an ``fsync`` right after each write costs several times more)."""
+    done: list[Path] = []
+    try:
+        for rel, data in files.items():
+            path = out_dir / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            with open(tmp, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, path)
+            done.append(path)
+    except BaseException:
+        for rel in files:
+            path = out_dir / rel
+            try:
+                os.unlink(path.with_name(f".{path.name}.{os.getpid()}.tmp"))
+            except FileNotFoundError:
+                pass
+        raise
+    for path in done:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    for directory in sorted({p.parent for p in done}):
+        try:
+            fd = os.open(directory, os.O_RDONLY)
+        except OSError:  # pragma: no cover - platforms without directory handles
+            continue
+        try:
+            os.fsync(fd)
+        except OSError:  # pragma: no cover
+            pass
+        finally:
+            os.close(fd)
 
 
 @contextlib.contextmanager

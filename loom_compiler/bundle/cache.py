@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
-import tempfile
+import threading
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -94,9 +94,10 @@ class SummaryCache:
         try:
             data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=path.parent)
+            # pid + thread id: unique among concurrent writers, cheaper than mkstemp's retries
+            tmp = path.with_name(f".{key[:16]}.{os.getpid()}.{threading.get_ident()}.tmp")
             try:
-                with os.fdopen(fd, "wb") as fh:
+                with open(tmp, "wb") as fh:
                     fh.write(data)
                 os.replace(tmp, path)
             except BaseException:
