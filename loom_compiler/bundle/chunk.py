@@ -14,12 +14,21 @@ bases, decorators and constants resolve at load time), the flow last.
 
 Names: members of several modules share one namespace in the chunk. Each distinct thing (a member
 qualname or an import target) gets one chunk name: its own name when free, else
-``<name>__<module>`` (the flow itself is never renamed, so ``entry`` is its qualname). Only a
-member whose references actually need renaming is re-printed through libcst, renaming global
-references with scope analysis (a local or a parameter of the same name is left alone); every
-other member is copied byte for byte. ``import shop.pricing as p; p.discount()`` works two ways:
-a binding keyed ``p.discount`` is rewritten to the bundled ``discount``; a binding of ``p`` to the
-module itself gets a namespace object holding the bundled members reached through it.
+``<name>__<module>``; a name that is a builtin's is always renamed (``round`` in ``pricing.py``
+must not shadow the builtin ``round`` that ``flows.py`` means). The flow keeps its name unless it
+is a builtin's, so ``entry`` is normally its qualname. A member reached through a first-party
+module alias (``import shop.pricing as p; p.discount()``, ``import shop.util; shop.util.fee()``)
+keeps its text: the alias becomes a ``SimpleNamespace`` of the bundled members (and live steps)
+reached through it. Only a member whose own references need another name is re-printed through
+libcst, renaming global references with scope analysis (a local or a parameter of the same name is
+left alone); every other member is copied byte for byte.
+
+Self-containment is checked, not assumed: the chunk is compiled and every global name it uses must
+be defined, imported or a builtin (``symtable``), else the build fails naming the flow. For a
+method flow only the members the flow reaches (the fingerprinted ones), the docstring and dunder
+methods of its class are kept. Known limits: code that relies on ``__name__``/``__file__`` sees the
+chunk's private module; a first-party module object passed around whole (nothing of it bundled)
+stays a live import.
 
 Rejected: copying whole modules (bundles unrelated code and its imports, which may not even
 import in the serving process), renaming by regex (renames attributes and locals too), and
