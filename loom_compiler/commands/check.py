@@ -44,6 +44,8 @@ def check_command(path: Path, base: str | None, base_manifest: Path | None, mani
         click.echo(f"loom check: {exc}", err=True)
         raise SystemExit(2) from None
     report = check_diff(diff, manifest=built, manifest_label=label, ignore=config.check.ignore)
+    for w in diff.warnings:  # the base could not be read completely: an old commit cannot be fixed
+        click.echo(f"warning: {w}", err=True)
     for e in diff.errors:
         click.echo(str(e), err=True)
     colour = sys.stdout.isatty() if color is None else color

@@ -147,6 +147,28 @@ def test_an_open_history_replays_to_its_frontier():
     assert EFFECTS.count("charge") == 1  # only the original run's
 
 
+def test_a_timer_park_is_reproduced_and_a_shorter_body_diverges():
+    @flow("timed", steps=["reserve"])
+    def timed(ctx, _):
+        ctx.execute("reserve", reserve, "s")
+        ctx.sleep("cool-off", 60)
+        return "done"
+
+    @flow("timed", steps=[])
+    def untimed(ctx, _):
+        ctx.sleep("cool-off", 60)
+        return "done"
+
+    rt = Runtime(clock=lambda: 1000.0)
+    rt.register(timed)
+    assert rt.start("timed", execution_id="t1").gate == "__loom_timer__:cool-off"
+    history = read_history(rt.journal, "t1")
+    EFFECTS.clear()
+    assert replay_history(history, timed).ok
+    assert replay_history(history, untimed).skipped == ("reserve",)
+    assert EFFECTS == []
+
+
 def test_a_history_for_another_flow_is_an_error(parked):
     @flow("other")
     def other(ctx, _):

@@ -56,3 +56,13 @@ def test_cli_diff_markdown_matches_the_library(repo: Path, diff):
     result = CliRunner().invoke(main, ["diff", str(repo), "--base", "v1", "--format", "markdown"])
     assert result.exit_code == 0
     assert result.stdout == render_diff(diff, "markdown") + "\n"
+
+
+def test_repository_prefix_is_the_project_directory_inside_git(repo: Path, tmp_path: Path):
+    from loom_compiler.review import repository_prefix
+
+    assert repository_prefix(repo) == ""
+    assert repository_prefix(repo / "shop") == "shop/"
+    outside = tmp_path / "not-a-repo"
+    outside.mkdir()
+    assert repository_prefix(outside) == ""
