@@ -157,22 +157,37 @@ def test_four_workers_drive_200_executions_one_driver_each(setup):
     assert handed_over > 0  # parked and timer executions moved between workers
 
 
+def _wait_for(what: str, cond, proc: subprocess.Popen, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while not cond():
+        assert proc.poll() is None, f"worker died while waiting for {what}: {proc.stderr.read()[-3000:]}"
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
 def test_a_killed_worker_loses_its_executions_to_another_after_the_lease_expires(setup):
     store, seed, spawn, effects, lease_of = setup
+    ttl = 2.0
     for i in range(8):
         seed(f"f{i}", "plain")
-    first = spawn("doomed", "--ttl", "4", "--hang", "f2:c")
-    deadline = time.monotonic() + 60
-    while not any(r[:3] == ("f2", "c", "doomed") for r in effects()):
-        assert first.poll() is None, first.stderr.read()
-        assert time.monotonic() < deadline, "the first worker never reached the hanging step"
-        time.sleep(0.05)
-    first.send_signal(signal.SIGKILL)
-    first.wait()
-    owner, epoch, expires = lease_of("f2")  # its heartbeat renewed it until the kill; nothing does now
-    assert owner == "doomed" and expires > time.time()
+    doomed = spawn("doomed", "--ttl", str(ttl), "--hang", "f2:c")
+    _wait_for("the doomed worker to hang in f2:c", lambda: any(r[:3] == ("f2", "c", "doomed") for r in effects()), doomed)
+    hung_at = time.monotonic()
 
-    survivor = spawn("survivor", "--ttl", "4", "--deadline", "60")
+    # A second worker starts meanwhile: it takes the untouched executions at once, but not f2, whose
+    # lease the hanging (still alive) worker's heartbeat keeps renewing well past one ttl.
+    survivor = spawn("survivor", "--ttl", str(ttl), "--deadline", "60")
+    untouched = {f"f{i}" for i in range(3, 8)}
+    _wait_for("the survivor to finish the untouched executions",
+              lambda: untouched <= {s.execution_id for s in store.list_executions(statuses=["completed"])}, survivor)
+    time.sleep(max(0.0, hung_at + 2.5 * ttl - time.monotonic()))
+    assert not any(r[:2] == ("f2", "c") and r[2] == "survivor" for r in effects())
+    assert store.summary("f2").status == "running"
+
+    doomed.send_signal(signal.SIGKILL)
+    doomed.wait()
+    owner, epoch, expires = lease_of("f2")  # renewed until the kill; nothing renews it now
+    assert owner == "doomed"
     _finish(survivor, timeout=90)
 
     assert {s.status for s in store.list_executions()} == {"completed"}
@@ -181,14 +196,13 @@ def test_a_killed_worker_loses_its_executions_to_another_after_the_lease_expires
     redone = [r for r in rows if r[:2] == ("f2", "c")]
     assert [(r[2], r[4] is None) for r in redone] == [("doomed", True), ("survivor", False)]
     assert redone[1][3] >= expires  # the survivor waited for the dead worker's lease to run out
-    # nothing the doomed worker completed ran again; the untouched executions went to the survivor at once
+    # nothing the doomed worker completed ran again
     per_step = defaultdict(list)
     for eid, step, worker, started, ended in rows:
         per_step[(eid, step)].append(worker)
     assert {k: v for k, v in per_step.items() if len(v) > 1} == {("f2", "c"): ["doomed", "survivor"]}
-    assert all(per_step[(f"f{i}", s)] == ["survivor"] for i in range(3, 8) for s in "abcd")
-    early = [r for r in rows if r[2] == "survivor" and r[0] != "f2"]
-    assert early and min(r[3] for r in early) < expires
+    assert all(per_step[(f"f{i}", s)] == ["doomed"] for i in range(2) for s in "abcd")
+    assert all(per_step[(eid, s)] == ["survivor"] for eid in untouched for s in "abcd")
     completed = _check_journal(store, "f2")
     assert dict(completed) == {"a": "doomed", "b": "doomed", "c": "survivor", "d": "survivor"}
     new_owner, new_epoch, _ = lease_of("f2")
