@@ -159,7 +159,10 @@ class PostgresJournal:
         try:
             if self.schema is not None:
                 ident = pg.sql.Identifier(self.schema).as_string(conn)
-                conn.execute(f"CREATE SCHEMA IF NOT EXISTS {ident}")
+                # Look before creating: CREATE SCHEMA IF NOT EXISTS needs the CREATE privilege on the
+                # database even when the schema exists, which a worker's role often lacks.
+                if conn.execute("SELECT 1 FROM pg_namespace WHERE nspname=%s", (self.schema,)).fetchone() is None:
+                    conn.execute(f"CREATE SCHEMA IF NOT EXISTS {ident}")
                 conn.execute("SELECT set_config('search_path', %s, false)", (ident,))
         except pg.Error as exc:
             conn.close()
