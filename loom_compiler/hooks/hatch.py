@@ -26,6 +26,10 @@ What each target gets (``initialize`` runs the cumulative build of ``package_bun
 Options are checked like hatchling's own: an unknown key under ``[tool.hatch.build.hooks.loom]``
 is an error naming it (a typo must not silently ship a wheel without its manifest).
 
+``clean`` (``hatch clean``, ``hatch build -c``) is deliberately not implemented: the out directory
+holds the cumulative manifest, the only record of the versions earlier releases shipped; deleting it
+with the wheels would strand every in-flight execution of those releases.
+
 Rejected: ``build_data["artifacts"]`` (it only un-ignores files that already sit inside the package,
 which would mean building into the source tree for every wheel); a separate builder plugin (users
 keep hatchling's wheel and sdist and just add a hook).

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from loom_compiler.bundle.build import build_project
+from loom_compiler.bundle.history import GitError
 from loom_compiler.config import load_config
 from loom_compiler.hooks.package_bundle import EDITABLE_COPY_MARKER, PackagingError
 
@@ -181,3 +182,22 @@ def test_setuptools_build_py_copies_the_bundle_into_build_lib_and_links_editable
     editable.ensure_finalized()
     editable.run()
     assert (root / "shop" / "_loom").is_symlink() and registry_facts(root)["current"] == manifest["flows"]["checkout"]["current"]
+
+
+def test_hook_respects_tool_loom_out_and_skips_git_history_when_building_from_an_sdist(tmp_path):
+    root = copy_example("shop", tmp_path / "shop")
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('out = "build/loom"', 'out = "var/bundle"\nhistory = ["v0.9"]'))
+    # in a checkout, a history ref that git cannot resolve is a configuration error...
+    with pytest.raises(GitError, match=r"tool\.loom\.history: cannot resolve git ref 'v0\.9'"):
+        make_hook(root, target="sdist").initialize("standard", {"force_include": {}, "artifacts": []})
+    # ...while an unpacked sdist has no git history: the hook builds from its cumulative manifest
+    (root / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: shop-example\nVersion: 0.1.0\n")
+    warnings: list[str] = []
+    hook = make_hook(root, target="sdist")
+    hook.app.display_warning = warnings.append
+    build_data: dict = {"force_include": {}, "artifacts": []}
+    hook.initialize("standard", build_data)
+    assert any("history` is skipped" in w for w in warnings)
+    assert "var/bundle/manifest.json" in build_data["force_include"].values()
+    assert (root / "var" / "bundle" / "manifest.json").is_file() and not (root / "build").exists()
