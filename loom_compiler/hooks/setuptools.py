@@ -15,7 +15,12 @@ of the bundler until a build really needs them). For a loom project it swaps the
   directory, as the hatch hook does.
 
 The package that carries the bundle is ``[tool.loom] packages``'s first entry (setuptools has no
-hook table to configure it in).
+hook table to configure it in). With build isolation (plain ``pip wheel .``/``python -m build``) the
+entry point must be installed in the build environment: list it in ``pyproject.toml``::
+
+    [build-system]
+    requires = ["setuptools>=64", "loom-toolchain"]
+    build-backend = "setuptools.build_meta"
 
 Rejected: ``package_data``/``MANIFEST.in`` (they copy whatever happens to be on disk and would not
 run the build); a separate ``build_loom`` sub-command (every ``build`` invocation would need it
@@ -80,8 +85,6 @@ def wrap_build_py(base: type, root: Path) -> type:
         def _loom_bundle(self) -> Any:
             bundle = getattr(self, "_loom_built", None)
             if bundle is None:
-                from distutils import log
-
                 from .package_bundle import build_bundle
 
                 # setuptools copies the package into build/ (build/lib, build/bdist.*): not source
@@ -91,7 +94,7 @@ def wrap_build_py(base: type, root: Path) -> type:
                 except ValueError:
                     exclude = ()
                 bundle = build_bundle(
-                    self._loom_root, exclude=exclude, on_warn=lambda message: log.warn("loom: %s", message)
+                    self._loom_root, exclude=exclude, on_warn=lambda message: self.warn(f"loom: {message}")
                 )
                 self._loom_built = bundle
             return bundle
