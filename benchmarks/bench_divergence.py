@@ -20,7 +20,8 @@ Garbage collection is left on: it is part of a real replay.
 
 A second, low-noise figure isolates the detector: on the folded history, the work that ``warn``/
 ``fail`` add to a run (build the detector, one ``asked`` per served step, the completion
-``check``) is timed alone and divided by the ``off`` replay time.
+``check``) is timed alone right after each repeat's ``off`` replay (memory store) and divided by
+it; the median of those paired shares is the figure the 5% target is judged on.
 
     benchmarks/.venv/bin/python benchmarks/bench_divergence.py [--steps 10000] [--repeat 7] [--json OUT]
 """
@@ -111,37 +112,46 @@ def bench_sqlite(steps: int, repeat: int, workdir: Path) -> dict[str, list[float
     return times
 
 
-def bench_memory(steps: int, repeat: int) -> dict[str, list[float]]:
+def bench_memory(steps: int, repeat: int) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Replay times per mode, and per repeat the detector's own work measured right after that
+    repeat's ``off`` replay (so the pair shares the machine's load of that moment)."""
     times: dict[str, list[float]] = {m: [] for m in MODES}
+    detector: dict[str, list[float]] = {m: [] for m in MODES}
+    measure = _detector_probe(steps)
     for r in range(repeat):
         for mode in MODES[r % 3:] + MODES[: r % 3]:
             journal = MemoryJournal()
             _record(journal, steps)
             times[mode].append(_timed_resume(journal, mode, steps))
-    return times
+            if mode == "off":
+                for m in MODES:
+                    detector[m].append(measure(m))
+    return times, detector
 
 
-def detector_cost(steps: int, repeat: int) -> dict[str, float]:
-    """Seconds the detector's own work takes on an N-frame history (min over ``repeat``), per mode."""
+def _detector_probe(steps: int):
+    """A function timing the work ``warn``/``fail`` add to a run on an N-frame history: build the
+    detector, one ``asked`` per served step, the completion ``check`` (best of 3)."""
     from loom_runtime.divergence import DivergenceDetector
     from loom_runtime.replay import fold
 
     journal = MemoryJournal()
     _record(journal, steps)
-    state = fold(EID, journal.read(EID))
+    state = fold(EID, journal.read(EID))  # the detector only reads the fold: safe to reuse
     ids = [f"noop#{i}" for i in range(steps)]
-    out = {}
-    for mode in MODES:
+
+    def measure(mode: str) -> float:
         best = float("inf")
-        for _ in range(repeat):
+        for _ in range(3):
             t0 = time.perf_counter()
             det = DivergenceDetector(state, mode)
             for step_id in ids:
                 det.asked(step_id)
             det.check("completion")
             best = min(best, time.perf_counter() - t0)
-        out[mode] = best
-    return out
+        return best
+
+    return measure
 
 
 def summarise(times: dict[str, list[float]]) -> dict[str, dict[str, float]]:
@@ -182,11 +192,11 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="loom-replay-") as tmp:
         if "sqlite" in stores:
             raw["sqlite"] = bench_sqlite(args.steps, args.repeat, Path(tmp))
+        detector: dict[str, list[float]] = {}
         if "memory" in stores:
-            raw["memory"] = bench_memory(args.steps, args.repeat)
+            raw["memory"], detector = bench_memory(args.steps, args.repeat)
     for store, times in raw.items():
         results[store] = summarise(times)
-    isolated = detector_cost(args.steps, args.repeat)
 
     print(f"## Divergence detection cost ({args.repeat} interleaved trials per mode, target: at most +5%)\n")
     print(format_table(results, args.steps))
@@ -196,19 +206,23 @@ def main(argv: list[str] | None = None) -> int:
         off = times["off"]
         print(f"  noise: {store} `off` trials ranged {1000 * min(off):.0f}-{1000 * max(off):.0f} ms "
               f"({100 * (max(off) / min(off) - 1):.0f}% spread) on identical work")
-    replay_off = min(s["off"]["min_s"] for s in results.values()) if results else float("nan")
-    shares = {m: (isolated[m] - isolated["off"]) / replay_off for m in ("warn", "fail")}
-    worst_share = max(shares.values())
-    verdict = "met" if worst_share <= 0.05 else "MISSED"
-    print(f"detector work alone on {args.steps} frames: warn {1000 * (isolated['warn'] - isolated['off']):.1f} ms, "
-          f"fail {1000 * (isolated['fail'] - isolated['off']):.1f} ms = "
-          f"{100 * shares['warn']:.1f}% / {100 * shares['fail']:.1f}% of the fastest `off` replay "
-          f"({1000 * replay_off:.0f} ms): target at most 5% {verdict}")
+    shares: dict[str, float] = {}
+    verdict = "not measured (needs the memory store)"
+    if detector:
+        off_replays = raw["memory"]["off"]
+        extra = {m: [d - o for d, o in zip(detector[m], detector["off"])] for m in ("warn", "fail")}
+        shares = {m: statistics.median(e / t for e, t in zip(extra[m], off_replays)) for m in extra}
+        verdict = "met" if max(shares.values()) <= 0.05 else "MISSED"
+        print(f"detector work alone on {args.steps} frames (median over repeats, each paired with that repeat's "
+              f"`off` replay): warn {1000 * statistics.median(extra['warn']):.1f} ms, "
+              f"fail {1000 * statistics.median(extra['fail']):.1f} ms = "
+              f"{100 * shares['warn']:.1f}% / {100 * shares['fail']:.1f}% of replay time: target at most 5% {verdict}")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({"summary": results, "raw": raw, "steps": args.steps,
-                                         "worst_ratio": worst, "detector_seconds": isolated,
-                                         "detector_share": shares}, indent=1), encoding="utf-8")
+                                         "worst_ratio": worst, "detector_seconds": detector,
+                                         "detector_share": shares, "verdict": verdict}, indent=1),
+                             encoding="utf-8")
     return 0
 
 
