@@ -425,19 +425,23 @@ class _Layout:
     def source(self, stmt: cst.CSTNode) -> tuple[str, int]:
         """(original text with leading comments, first line) of a module- or class-level statement."""
         span = self.spans.get(id(stmt))
-        if span is None or not self.lines:
+        if span is None:
             return self._codegen(stmt)
-        start, end = span
+        return self._slice(stmt, *span)
+
+    def _slice(self, stmt: cst.CSTNode, start: int, end: int) -> tuple[str, int]:
+        # whole original lines: indentation, trailing comments and CRLF kept as in the file
         lead = len(getattr(stmt, "leading_lines", ()))
         return _strip_blank_head("".join(self.lines[start - 1 - lead : end])), start
 
     def _codegen(self, stmt: cst.CSTNode) -> tuple[str, int]:
-        # the slow path: positions from libcst itself
+        # the slow path: positions from libcst itself (a metadata pass over the whole module)
         if self._wrapper is None:
             self._wrapper = MetadataWrapper(self.tree, unsafe_skip_copy=True).resolve(PositionProvider)
         decorators = getattr(stmt, "decorators", ())
-        line = self._wrapper[decorators[0] if decorators else stmt].start.line  # type: ignore[attr-defined]
-        return _strip_blank_head(self.tree.code_for_node(stmt)), line
+        start = self._wrapper[decorators[0] if decorators else stmt].start.line  # type: ignore[attr-defined]
+        end = self._wrapper[stmt].end.line  # type: ignore[attr-defined]
+        return self._slice(stmt, start, end)
 
 
 _LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
