@@ -17,6 +17,7 @@ from loom_runtime.history import load_histories
 
 from ..config import load_config
 from ..ops import live_flows, manifest_flows, replay_histories
+from ..ops.replay import import_roots
 from ._ops import echo_json, fail_on_loom_error, json_option
 
 __all__ = ["replay_command"]
@@ -26,12 +27,18 @@ __all__ = ["replay_command"]
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--manifest", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Replay on this manifest's current versions instead of the working tree's code.")
+@click.option("--import-path", "import_paths", multiple=True, type=click.Path(file_okay=False, path_type=Path),
+              help="With --manifest: where the chunks' imports (live step functions) are found (default: project root and src/).")
 @json_option
 @fail_on_loom_error("replay")
-def replay_command(paths: tuple[Path, ...], manifest: Path | None, as_json: bool) -> None:
+def replay_command(paths: tuple[Path, ...], manifest: Path | None, import_paths: tuple[Path, ...], as_json: bool) -> None:
     """Check that the current code replays exported histories without divergence."""
     histories = load_histories(paths)  # none at all is an error, not a pass
-    flows = manifest_flows(manifest) if manifest is not None else live_flows(load_config("."))
+    config = load_config(".")
+    if manifest is not None:
+        flows = manifest_flows(manifest, import_paths=list(import_paths) or import_roots(config))
+    else:
+        flows = live_flows(config)
     report = replay_histories(histories, flows)
     if as_json:
         echo_json(report.to_json())

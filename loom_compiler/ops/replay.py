@@ -20,6 +20,7 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Union
 
 from loom_runtime.definition import FlowDefinition
@@ -31,7 +32,7 @@ from ..config import LoomConfig
 from ..fingerprint import fingerprint_project
 from ..sources import DirectorySourceTree
 
-__all__ = ["ReplayReport", "replay_files", "replay_histories", "live_flows", "manifest_flows"]
+__all__ = ["ReplayReport", "replay_files", "replay_histories", "live_flows", "manifest_flows", "import_roots", "add_import_paths"]
 
 Target = Union[FlowVersion, FlowDefinition, Callable[..., Any], str]  # a str: why it is unavailable
 
@@ -83,7 +84,18 @@ def replay_files(paths: Iterable[str | os.PathLike[str]], flows: Mapping[str, Ta
     return replay_histories(load_histories(list(paths)), flows)
 
 
-def manifest_flows(manifest: str | os.PathLike[str]) -> dict[str, Target]:
+def add_import_paths(paths: Iterable[str | os.PathLike[str]]) -> None:
+    """Put ``paths`` first on ``sys.path`` (in order): where flows, and chunks' step imports, come from."""
+    for root in reversed([str(Path(p).resolve()) for p in paths]):
+        if root in sys.path:
+            sys.path.remove(root)
+        sys.path.insert(0, root)
+
+
+def manifest_flows(manifest: str | os.PathLike[str], *, import_paths: Iterable[str | os.PathLike[str]] = ()) -> dict[str, Target]:
+    """The current version of every flow in ``manifest``; its chunk imports live step functions,
+    which are looked up on ``import_paths`` first."""
+    add_import_paths(import_paths)
     registry = Registry.from_manifest(manifest)
     out: dict[str, Target] = {}
     for flow_id in registry.flow_ids():
@@ -104,9 +116,7 @@ def import_roots(config: LoomConfig) -> list[str]:
 def live_flows(config: LoomConfig) -> dict[str, Target]:
     """The working tree's flows, imported (the project root, and ``src/``, go on ``sys.path``)."""
     result = fingerprint_project(DirectorySourceTree(config.root, config), config)
-    for root in reversed(import_roots(config)):
-        if root not in sys.path:
-            sys.path.insert(0, root)
+    add_import_paths(import_roots(config))
     out: dict[str, Target] = {}
     for fp in result.flows:
         if "." in fp.function:

@@ -169,6 +169,33 @@ def test_a_timer_park_is_reproduced_and_a_shorter_body_diverges():
     assert EFFECTS == []
 
 
+def test_a_continuation_is_reproduced_with_its_input():
+    @flow("loop", steps=["tick"])
+    def loop(ctx, n):
+        ctx.execute("tick", reserve, str(n))
+        if n < 1:
+            ctx.continue_as_new(n + 1)
+        return n
+
+    @flow("loop", steps=["tick"])
+    def loop_by_two(ctx, n):
+        ctx.execute("tick", reserve, str(n))
+        if n < 1:
+            ctx.continue_as_new(n + 2)
+        return n
+
+    rt = Runtime()
+    rt.register(loop)
+    assert rt.start("loop", 0, execution_id="l").result == 1
+    first = read_history(rt.journal, "l")
+    assert first.events[-1].type == "EXECUTION_CONTINUED"
+    EFFECTS.clear()
+    assert replay_history(first, loop).ok
+    result = replay_history(first, loop_by_two)
+    assert result.kind == "mismatch" and "continued as new with 1, this code with 2" in result.message
+    assert EFFECTS == []
+
+
 def test_a_history_for_another_flow_is_an_error(parked):
     @flow("other")
     def other(ctx, _):
@@ -237,8 +264,15 @@ def test_export_then_replay_against_edited_code(tmp_path: Path):
     edit(root / "shop/pricing.py", "math.floor(total", "math.ceil(total")
     assert loom(root, "replay", str(tmp_path / "h")).returncode == 0
 
+    # the built artefact: the manifest's current chunk replays them too
+    assert loom(root, "build", "-q").returncode == 0
+    assert loom(root, "replay", str(tmp_path / "h"), "--manifest", "build/loom/manifest.json").returncode == 0
+
     # dropping the reserve step diverges from both recorded histories
     edit(root / "shop/flows.py", '    ctx.execute("reserve", reserve, order["sku"])\n', "")
+    assert loom(root, "build", "-q").returncode == 0
+    chunk = loom(root, "replay", str(tmp_path / "h"), "--manifest", "build/loom/manifest.json")
+    assert chunk.returncode == 1 and chunk.stdout.count("DIVERGED: ") == 2, chunk.stdout + chunk.stderr
     bad = loom(root, "replay", str(tmp_path / "h"), "--json")
     assert bad.returncode == 1, bad.stderr
     doc = json.loads(bad.stdout)
