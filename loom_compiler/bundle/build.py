@@ -42,7 +42,7 @@ import hashlib
 import os
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -140,8 +140,11 @@ def build_project(
     cache = SummaryCache(config.root / CACHE_DIRNAME, enabled=use_cache)
     pipeline = _Pipeline(config, cache, jobs=max(1, jobs), progress=progress, hide=out_rel)
 
-    with _output_lock(config.root / CACHE_DIRNAME, out_dir):
-        return _build_locked(config, out_dir, manifest_path, pipeline, cache, started, from_git, tree)
+    try:
+        with _output_lock(config.root / CACHE_DIRNAME, out_dir):
+            return _build_locked(config, out_dir, manifest_path, pipeline, cache, started, from_git, tree)
+    finally:
+        cache.flush()
 
 
 def _build_locked(config: LoomConfig, out_dir: Path, manifest_path: Path, pipeline: _Pipeline, cache: SummaryCache,
@@ -529,23 +532,27 @@ def _write_durably(out_dir: Path, files: Mapping[str, bytes]) -> None:
             except FileNotFoundError:
                 pass
         raise
-    for path in done:
+    # Concurrent fsyncs share journal commits (ext4, xfs): several times faster than in turn.
+    targets = [*done, *sorted({p.parent for p in done})]
+    if targets:
+        with ThreadPoolExecutor(max_workers=min(16, len(targets))) as pool:
+            list(pool.map(_fsync, targets))
+
+
+def _fsync(path: Path) -> None:
+    try:
         fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-    for directory in sorted({p.parent for p in done}):
-        try:
-            fd = os.open(directory, os.O_RDONLY)
-        except OSError:  # pragma: no cover - platforms without directory handles
-            continue
-        try:
-            os.fsync(fd)
-        except OSError:  # pragma: no cover
-            pass
-        finally:
-            os.close(fd)
+    except OSError:  # pragma: no cover - a directory handle on a platform without them
+        if path.is_dir():
+            return
+        raise
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover - directories that refuse fsync
+        if not path.is_dir():
+            raise
+    finally:
+        os.close(fd)
 
 
 @contextlib.contextmanager

@@ -24,6 +24,7 @@ import hashlib
 import os
 import pickle
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -67,6 +68,10 @@ class SummaryCache:
         self.enabled = enabled
         self.hits = 0
         self.misses = 0
+        # Entries are pickled at ``put`` (the value is frozen then) and written by a background
+        # thread, so file system latency overlaps with parsing; ``flush`` waits for them.
+        self._writer: ThreadPoolExecutor | None = None
+        self._unflushed: dict[str, bytes] = {}  # written by this process, maybe not yet on disk
 
     def _path(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.pickle"
@@ -76,8 +81,11 @@ class SummaryCache:
             self.misses += 1
             return None
         try:
-            with open(self._path(key), "rb") as fh:
-                value = pickle.load(fh)
+            if key in self._unflushed:
+                value = pickle.loads(self._unflushed[key])
+            else:
+                with open(self._path(key), "rb") as fh:
+                    value = pickle.load(fh)
         except FileNotFoundError:
             self.misses += 1
             return None
@@ -90,9 +98,22 @@ class SummaryCache:
     def put(self, key: str, value: Any) -> None:
         if not self.enabled:
             return
+        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        if self._writer is None:
+            self._writer = ThreadPoolExecutor(max_workers=4, thread_name_prefix="loom-cache")
+        self._unflushed[key] = data
+        self._writer.submit(self._write, key, data)
+
+    def flush(self) -> None:
+        """Wait until every ``put`` is on disk (or was dropped after an I/O error)."""
+        if self._writer is not None:
+            self._writer.shutdown(wait=True)
+            self._writer = None
+        self._unflushed.clear()
+
+    def _write(self, key: str, data: bytes) -> None:
         path = self._path(key)
         try:
-            data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
             path.parent.mkdir(parents=True, exist_ok=True)
             # pid + thread id: unique among concurrent writers, cheaper than mkstemp's retries
             tmp = path.with_name(f".{key[:16]}.{os.getpid()}.{threading.get_ident()}.tmp")

@@ -40,8 +40,11 @@ from __future__ import annotations
 
 import builtins
 import hashlib
+import io
+import keyword
 import re
 import symtable
+import tokenize
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -368,9 +371,14 @@ def emit_chunk(
         return (head + "\n\n".join(body)).rstrip("\n") + "\n"
 
     where = chunk_path or chunk_path_for(fp.flow_id, fp.code_hash)
+    fallback = module_imports or {}
+    # The flow decorator's names are not in the closure; take them from the decorator lines up
+    # front (the check below confirms, so a guess that is wrong only costs a second pass).
+    for name in _decorator_names(root.source):
+        if name in fallback and name not in taken:
+            import_as(fallback[name], name)
     text = render()
     missing = _unbound_globals(text, fp, where)
-    fallback = module_imports or {}
     if missing and all(name in fallback and name not in taken for name in missing):
         for name in missing:
             import_as(fallback[name], name)
@@ -386,6 +394,30 @@ def emit_chunk(
             line=fp.line,
         )
     return Chunk(fp.flow_id, fp.code_hash, entry, text, sources, renamed)
+
+
+def _decorator_names(source: str) -> list[str]:
+    """Global names in the decorator lines of a definition (``flow`` of ``@flow(...)``, ``lr`` of
+    ``@lr.flow(...)``, ``re`` of ``re.compile`` in its arguments): names, not strings, attributes
+    or keyword argument names."""
+    head: list[str] = []
+    for line in source.splitlines(keepends=True):
+        if line.lstrip().startswith(("def ", "async def ", "class ")):
+            break
+        head.append(line)
+    names: list[str] = []
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO("".join(head)).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return names
+    for i, tok in enumerate(tokens):
+        if tok.type != tokenize.NAME or keyword.iskeyword(tok.string):
+            continue
+        before = tokens[i - 1].string if i else ""
+        after = tokens[i + 1].string if i + 1 < len(tokens) else ""
+        if before != "." and after != "=":
+            names.append(tok.string)
+    return list(dict.fromkeys(names))
 
 
 def _consumed(chain: str, unit: _Unit, qualname: str) -> str:

@@ -24,7 +24,9 @@ def test_put_then_get_round_trips_and_counts(tmp_path):
     value = SourceError("shop/flows.py", 3, 4, "bad")
     assert cache.get(key()) is None
     cache.put(key(), value)
-    assert cache.get(key()) == value
+    assert cache.get(key()) == value  # before the background write landed, too
+    cache.flush()
+    assert SummaryCache(tmp_path / ".loom-cache").get(key()) == value
     assert (cache.hits, cache.misses) == (1, 1)
     assert not list((tmp_path / ".loom-cache").rglob("*.tmp"))
 
@@ -32,6 +34,7 @@ def test_put_then_get_round_trips_and_counts(tmp_path):
 def test_a_corrupt_entry_is_a_miss_not_a_failure(tmp_path):
     cache = SummaryCache(tmp_path)
     cache.put(key(), "value")
+    cache.flush()
     (entry,) = list(tmp_path.rglob("*.pickle"))
     entry.write_bytes(b"\x80\x05garbage")
     assert cache.get(key()) is None
@@ -40,4 +43,5 @@ def test_a_corrupt_entry_is_a_miss_not_a_failure(tmp_path):
 def test_disabled_cache_stores_nothing(tmp_path):
     cache = SummaryCache(tmp_path / "c", enabled=False)
     cache.put(key(), "value")
+    cache.flush()
     assert cache.get(key()) is None and not (tmp_path / "c").exists()
