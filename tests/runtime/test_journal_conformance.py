@@ -52,7 +52,7 @@ def _postgres(tmp_path, request, clock):
 STORE_FACTORIES = {"memory": _memory, "sqlite": _sqlite, "postgres": _postgres}
 
 
-@pytest.fixture(params=sorted(STORE_FACTORIES))
+@pytest.fixture(params=[pytest.param(k, marks=pytest.mark.postgres) if k == "postgres" else k for k in sorted(STORE_FACTORIES)])
 def env(request, tmp_path):
     clock = _Clock()
     store, make_peer = STORE_FACTORIES[request.param](tmp_path, request, clock)
