@@ -52,5 +52,5 @@ def check_command(path: Path, base: str | None, base_manifest: Path | None, mani
     prefix = repository_prefix(config.root) if fmt == "github" else ""
     text = render_check(report, fmt, colour=colour, path_prefix=prefix)
     if text:
-        click.echo(text)
+        click.echo(text, color=colour)
     raise SystemExit(report.exit_code)

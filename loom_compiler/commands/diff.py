@@ -43,7 +43,7 @@ def diff_command(path: Path, base: str | None, base_manifest: Path | None, fmt: 
     prefix = repository_prefix(config.root) if fmt == "github" else ""
     text = render_diff(diff, fmt, colour=colour, path_prefix=prefix)
     if text:
-        click.echo(text)
+        click.echo(text, color=colour)
     raise SystemExit(1 if diff.errors else 0)
 
 

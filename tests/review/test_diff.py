@@ -134,3 +134,11 @@ def test_the_working_tree_is_left_alone(repo: Path):
     review_diff(load_config(repo), base="v1")
     assert git(repo, "status", "--porcelain") == before
     assert compute_diff(snapshot_working_tree(load_config(repo)), snapshot_working_tree(load_config(repo))).has_changes is False
+
+
+def test_source_errors_in_the_working_tree_exit_1_and_name_the_place(repo: Path):
+    (repo / "shop/broken.py").write_text("from loom_runtime import flow\n\n@flow('x')\ndef f(ctx, x:\n    return 1\n")
+    result = CliRunner().invoke(main, ["diff", str(repo), "--base", "v1", "--color"])
+    assert result.exit_code == 1
+    assert "\x1b[31;1merror: shop/broken.py:4:" in result.stdout
+    assert CliRunner().invoke(main, ["check", str(repo), "--base", "v1"]).exit_code == 1
