@@ -43,7 +43,7 @@ def test_recover_skips_an_execution_leased_by_another_worker_without_replaying_i
 
 
 def test_a_step_longer_than_the_lease_keeps_it_through_the_heartbeat(journal_factory):
-    ttl = 0.6
+    ttl = 0.8
     seen, looked = [], []
     b = Runtime(journal=journal_factory(), worker_id="b", lease_ttl=ttl)
 
