@@ -33,8 +33,13 @@ JOURNAL_URL_FORMS = "memory:, sqlite:///relative/path.db, sqlite:////absolute/pa
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 
 
+# libpq also takes a password as a key=value DSN entry or a URL query parameter.
+_PASSWORD_PARAM = re.compile(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s&]+)", re.IGNORECASE)
+
+
 def redact_url(url: str) -> str:
-    """``url`` with any password replaced by ``***`` (for messages and logs)."""
+    """``url`` (or a key=value DSN) with any password replaced by ``***`` (for messages and logs)."""
+    url = _PASSWORD_PARAM.sub(r"\1***", url)
     try:
         parts = urlsplit(url)
     except ValueError:

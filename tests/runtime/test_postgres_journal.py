@@ -63,6 +63,12 @@ def test_bad_urls_are_refused_with_what_is_accepted(url, message):
 def test_passwords_never_appear_in_messages():
     assert redact_url("postgresql://loom:s3cret@db.internal:5432/jobs") == "postgresql://loom:***@db.internal:5432/jobs"
     assert redact_url("postgresql://loom@h/db") == "postgresql://loom@h/db"
+    assert redact_url("postgresql://loom@h/db?sslmode=require&password=s3cret") == (
+        "postgresql://loom@h/db?sslmode=require&password=***")
+    assert redact_url("host=h password='s3 cret' dbname=jobs") == "host=h password=*** dbname=jobs"
+    with pytest.raises(JournalError) as info:
+        PostgresJournal("host=127.0.0.1 port=1 user=loom password=s3cret dbname=db", connect_timeout=2)
+    assert "s3cret" not in str(info.value) and "password=***" in str(info.value)
     with pytest.raises(JournalError) as info:
         open_journal("ftp://loom:s3cret@h/x")
     assert "s3cret" not in str(info.value) and "loom:***@h" in str(info.value)
