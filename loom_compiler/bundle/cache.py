@@ -72,6 +72,8 @@ class SummaryCache:
         # thread, so file system latency overlaps with parsing; ``flush`` waits for them.
         self._writer: ThreadPoolExecutor | None = None
         self._unflushed: dict[str, bytes] = {}  # written by this process, maybe not yet on disk
+        # A first build has no cache directory: skip one failed open() per module.
+        self._empty = not self.directory.is_dir()
 
     def _path(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.pickle"
@@ -83,6 +85,9 @@ class SummaryCache:
         try:
             if key in self._unflushed:
                 value = pickle.loads(self._unflushed[key])
+            elif self._empty:
+                self.misses += 1
+                return None
             else:
                 with open(self._path(key), "rb") as fh:
                     value = pickle.load(fh)
