@@ -148,11 +148,8 @@ def run_loom(db: str, steps: int) -> dict:
 
 
 def _check_completed(runtime, handle, expected) -> None:
-    view = runtime.get(handle.execution_id) if hasattr(handle, "execution_id") else handle
-    status = getattr(view, "status", None)
-    result = getattr(view, "result", None)
-    if str(status).lower().rsplit(".", 1)[-1] != "completed" or result != expected:
-        raise RuntimeError(f"loom flow did not complete as expected: status={status!r} result={result!r}")
+    if handle.status != "completed" or handle.result != expected:
+        raise RuntimeError(f"loom flow did not complete as expected: status={handle.status!r} result={handle.result!r}")
 
 
 # ------------------------------------------------------------------------------- orchestration
