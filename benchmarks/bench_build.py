@@ -25,6 +25,7 @@ Ratios are against baselines measured in the same run (never absolute times).
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import shutil
 import sys
 import tempfile
@@ -311,7 +312,7 @@ def main() -> None:
         assert report3.ok and len(report3.new_versions) == 1, report3.new_versions
 
         print(f"loom build benchmark: {total_modules} modules, {args.flows} flows, jobs={args.jobs}")
-        print(f"  python {sys.version.split()[0]}, libcst {getattr(libcst, '__version__', '?')}")
+        print(f"  python {sys.version.split()[0]}, libcst {importlib.metadata.version('libcst')}")
         print(f"  parse floor (libcst.parse_module of the {len(flow_files)} flow files): {floor:8.3f} s")
         print(f"  cold build ({parsed_cold} modules parsed):                 {cold:8.3f} s"
               f"  = {cold / floor:5.2f}x floor   (target <= 2.00x)")

@@ -165,6 +165,17 @@ def test_chunks_of_v1_and_v2_run_side_by_side_each_with_its_own_helper(project: 
     assert result["pricing imported"] is False and result["util imported"] is False
 
 
+def test_a_missing_chunk_of_an_old_version_is_a_warning_naming_the_way_out(project: Path):
+    first = build(project)
+    old = first.manifest.flows["checkout"].versions[first.manifest.flows["checkout"].current]
+    edit(project / "shop/pricing.py", "RATE = 90", "RATE = 50")
+    build(project)
+    (project / "build/loom" / old.chunk).unlink()
+    report = build(project)
+    assert report.ok and old.code_hash in report.manifest.flows["checkout"].versions
+    assert any(old.chunk in w and "--from-git" in w for w in report.warnings)
+
+
 # -- incremental --------------------------------------------------------------------------------------
 
 
