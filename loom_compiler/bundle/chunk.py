@@ -454,7 +454,12 @@ def _keep_class_members(text: str, reached: set[str], *, where: str) -> str:
                 stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)
             )
             names = {n.value for n in _assigned_names(stmt)}
-            keep = is_doc or bool(names & reached) or (names and all(n.startswith("__") and n.endswith("__") for n in names))
+            # ``x: int`` (a dataclass field) shapes ``__init__`` and, annotations being lazy in a
+            # chunk, needs nothing at load time: kept like the dunders.
+            fields = all(isinstance(small, cst.AnnAssign) and small.value is None for small in stmt.body)
+            keep = is_doc or fields or bool(names & reached) or (
+                bool(names) and all(n.startswith("__") and n.endswith("__") for n in names)
+            )
         else:
             keep = False
         if keep:

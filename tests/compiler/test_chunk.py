@@ -170,6 +170,9 @@ def test_method_flow_bundles_its_class_from_the_source_file():
             def total(self, x):
                 return x + self.fee
 
+            label: Label  # a field: kept (lazy annotation)
+            unused = LOOKUP["x"]  # not reached: left out with its unbound name
+
             def report(self):  # not reached: left out with its unbound name
                 return json.dumps(self.fee)
 
@@ -188,6 +191,7 @@ def test_method_flow_bundles_its_class_from_the_source_file():
     assert "    # the class comment\n" in chunk.text
     assert chunk.text.count("def total") == 1
     assert "def report" not in chunk.text and "def __repr__" in chunk.text
+    assert "    label: Label" in chunk.text and "LOOKUP" not in chunk.text
     shop_run = run_chunk(chunk.text, "Shop.run")
     assert shop_run.__loom_flow__.id == "shop-run"
     assert shop_run(run_chunk(chunk.text, "Shop")(), Ctx(), 2) == 3
