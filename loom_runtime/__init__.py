@@ -34,6 +34,7 @@ from .families import Orphan, orphaned_frames, step_family
 from .journal import Event, ExecutionSummary, JournalStore, Lease, MemoryJournal, NewEvent, SqliteJournal
 from .journal import PostgresJournal, open_journal  # psycopg is imported only when a PostgresJournal is created
 from .runtime import ExecutionView, Handle, Runtime
+from .history import History, HistoryError, ReplayResult, load_history, read_history, replay_history
 
 __all__ = [
     "RESERVED_GATE",
