@@ -91,4 +91,10 @@ __all__ = [
     "Lease",
     "PostgresJournal",
     "open_journal",
+    "History",
+    "HistoryError",
+    "ReplayResult",
+    "load_history",
+    "read_history",
+    "replay_history",
 ]
