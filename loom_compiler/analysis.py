@@ -64,7 +64,8 @@ class Unit:
     index: int
     kind: UnitKind
     names: tuple[str, ...]  # module-level names it binds
-    canonical: str  # loom-fp/1 form ("" for statements that bind nothing)
+    canonical: str  # loom-fp/1 form ("" for statements that bind nothing and for steps; for a
+    # flow function the flow's own form: its name and the flow decorator left out)
     references: tuple[str, ...]  # dotted chains rooted at global names, sorted
     source: str  # original text: leading comments, decorators, formatting
     line: int  # first line of the statement proper (decorator or keyword)
@@ -129,9 +130,25 @@ def decorator_markers(config: LoomConfig | None) -> tuple[bytes, ...]:
     return tuple(sorted({d.rsplit(".", 1)[-1].encode() for d in names}))
 
 
+_MARKER_CACHE: dict[tuple[bytes, ...], re.Pattern[bytes]] = {}
+
+
 def might_define_flows(data: bytes, config: LoomConfig | None) -> bool:
-    """Cheap byte check: a file without ``@`` and a decorator's last name cannot declare a flow."""
-    return b"@" in data and any(marker in data for marker in decorator_markers(config))
+    """Cheap byte check: can this file declare a flow at all?
+
+    It needs an ``@`` and, as a whole word, the last name of a configured decorator: that name
+    must be spelled somewhere, on the decorator line (``@flow``, ``@lr.flow``,
+    ``@DBOS.workflow``) or in the import that aliases it (``from loom_runtime import flow as
+    durable``). "flows" or "workflows" in a docstring do not count. Conservative by design: a
+    false positive costs a parse, a false negative would drop a flow.
+    """
+    if b"@" not in data:
+        return False
+    markers = decorator_markers(config)
+    pattern = _MARKER_CACHE.get(markers)
+    if pattern is None:
+        pattern = _MARKER_CACHE[markers] = re.compile(rb"(?<![\w])(?:" + b"|".join(map(re.escape, markers)) + rb")(?![\w])")
+    return pattern.search(data) is not None
 
 
 def analyse_module(
@@ -246,9 +263,15 @@ class _Analyser:
                     kind = "step"
                     step_name = f"{self.module}.{nfkc(stmt.name.value)}"
                     break
+            found = len(self.flows)
             self.discover(stmt, prefix="", unit=index, cls=None)
             if kind == "step":
                 return Unit(index, kind, names, "", (), source, line, step_name)
+            if len(self.flows) > found:
+                # a flow: its canonical form already leaves out its name and the flow decorator
+                # (what its hash covers); computing the plain one too would double the work
+                site = self.flows[-1]
+                return Unit(index, kind, names, site.canonical, site.references, source, line)
             return Unit(index, kind, names, canonical(stmt), _sorted(references(stmt).globals), source, line)
         if isinstance(stmt, cst.ClassDef):
             self.discover_class(stmt, prefix="", unit=index)

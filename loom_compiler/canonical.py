@@ -183,14 +183,14 @@ def string_parts(node: cst.BaseExpression) -> list[cst.BaseExpression]:
 def literal_string_value(node: cst.BaseExpression) -> str | bytes | None:
     """The value of a plain (non-f) string literal, implicit concatenation included."""
     if type(node) is cst.SimpleString:
-        return ast.literal_eval(node.value)
+        return string_token_value(node.value)
     if type(node) is not cst.ConcatenatedString:
         return None
     values = []
     for part in string_parts(node):
         if type(part) is not cst.SimpleString:
             return None
-        values.append(ast.literal_eval(part.value))
+        values.append(string_token_value(part.value))
     if len({type(v) for v in values}) != 1:
         return None
     return values[0][:0].join(values)
@@ -361,7 +361,7 @@ class _Writer:
     def _collect_fparts(self, node: cst.BaseExpression, parts: list[Any]) -> None:
         for piece in string_parts(node):
             if type(piece) is cst.SimpleString:
-                _append_text(parts, ast.literal_eval(piece.value))
+                _append_text(parts, string_token_value(piece.value))
                 continue
             assert type(piece) is cst.FormattedString
             prefix = piece.start.lower().replace("f", "")
@@ -430,10 +430,32 @@ def _fstring_text(prefix: str, quote: str, raw: str, node: cst.CSTNode) -> str:
     return value
 
 
+def string_token_value(token: str) -> str | bytes:
+    """The value of one string literal token, by Python's own rules (``ast.literal_eval``).
+
+    Fast path, same result: a str token without backslashes (or a raw one) is its body.
+    """
+    i = 0
+    while token[i] not in "'\"":
+        i += 1
+    prefix = token[:i].lower()
+    quote = token[i : i + 3] if token[i : i + 3] in ('"""', "'''") else token[i]
+    body = token[i + len(quote) : len(token) - len(quote)]
+    if "b" not in prefix and "\r" not in body and ("r" in prefix or "\\" not in body):
+        return body
+    return ast.literal_eval(token)
+
+
 def _eval(node: cst.BaseNumber) -> Any:
+    token = node.value.replace("_", "")
     try:
-        return ast.literal_eval(node.value)
-    except (SyntaxError, ValueError) as exc:  # pragma: no cover - libcst validated the token
+        if type(node) is cst.Integer:
+            # int(x, 0) reads 0x/0o/0b prefixes; a decimal with leading zeros is only "0...0"
+            return int(token, 0) if not (len(token) > 1 and token[0] == "0" and token[1].isdigit()) else 0
+        if type(node) is cst.Float:
+            return float(token)
+        return complex(token)
+    except ValueError as exc:  # pragma: no cover - libcst validated the token
         raise CanonicalisationError(f"cannot evaluate number literal {node.value!r}: {exc}", node) from None
 
 

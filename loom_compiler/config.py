@@ -91,6 +91,11 @@ class LoomConfig:
         return self.root / self.out
 
     @property
+    def walk_exclude(self) -> tuple[str, ...]:
+        """``exclude`` plus the output directory: emitted chunks are copies of flows, never sources."""
+        return (*self.exclude, self.out.strip("/"))
+
+    @property
     def digest(self) -> str:
         """sha256 over the settings that change what ``analyse_module`` returns."""
         doc = {

@@ -175,7 +175,7 @@ class DirectorySourceTree:
     # -- SourceTree -----------------------------------------------------------------------------
     def _build_index(self) -> dict[str, _Entry]:
         index: dict[str, _Entry] = {}
-        for path in iter_python_files(self.root, self.root, self.config.exclude):
+        for path in iter_python_files(self.root, self.root, self.config.walk_exclude):
             name = self.module_name_for(path)
             if name and name not in index:
                 index[name] = _Entry(path, self.relpath(path))
@@ -197,7 +197,7 @@ class DirectorySourceTree:
             for cand in (base.joinpath(*parts).with_suffix(".py"), base.joinpath(*parts, "__init__.py")):
                 if cand.is_file():
                     rel = self.relpath(cand)
-                    if self.config.exclude and is_excluded(rel, self.config.exclude):
+                    if is_excluded(rel, self.config.walk_exclude):
                         return None
                     return _Entry(cand, rel)
         return None

@@ -112,6 +112,12 @@ PAIRS: tuple[Pair, ...] = (
     ),
     E("line-wrap-backslash", "line wrapping", _body("if total > 3:", "if total \\\n            > 3:")),
     E("crlf", "CRLF/LF", BASE.replace("\n", "\r\n")),
+    E(
+        "crlf-inside-multiline-string",
+        "CRLF/LF (a newline inside a string literal is a newline)",
+        after=_simple('    x = 1\n    return """a\n  b"""\n').replace("\n", "\r\n"),
+        before=_simple('    x = 1\n    return """a\n  b"""\n'),
+    ),
     E("bom", "a BOM", "\ufeff" + BASE),
     E(
         "semicolon-split",

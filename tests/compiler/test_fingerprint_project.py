@@ -184,3 +184,12 @@ def test_example_shop_fingerprints() -> None:
     kinds = {m["name"]: m["kind"] for m in checkout["closure"]}
     assert kinds["shop.pricing.needs_review"] == "function"
     assert kinds["shop.steps.charge"] == "step"
+
+
+def test_output_directory_is_never_walked(project: Path) -> None:
+    # chunks emitted by `loom build` are copies of flows; walking them would report every flow twice
+    _write(project, {"build/loom/chunks/checkout/abc.py": FLOW.format(id="checkout", name="checkout")})
+    result = fingerprint_project([project], load_config(project))
+    assert [f.flow_id for f in result.flows] == ["checkout"] and not result.errors
+    config = LoomConfig(root=project, packages=("app",), out="dist", exclude=("app/generated",))
+    assert {e.code for e in fingerprint_project([project], config).errors} == {"duplicate-id"}
