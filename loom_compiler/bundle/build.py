@@ -41,7 +41,7 @@ import contextlib
 import hashlib
 import os
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -55,7 +55,7 @@ from ..analysis import ModuleSummary, might_define_flows
 from ..config import LoomConfig
 from ..fingerprint import fingerprint_flows
 from ..model import FlowFingerprint, SourceError
-from ..sources import DirectorySourceTree, SourceTree
+from ..sources import DirectorySourceTree, SourceTree, is_excluded, iter_python_files
 from .cache import CACHE_DIRNAME, SummaryCache, cache_key
 from .chunk import Chunk, ChunkError, chunk_path_for, emit_chunk
 from .history import GitSourceTree
@@ -299,6 +299,34 @@ class _Source:
     def module_names(self) -> list[str]:
         return [m for m in self.tree.module_names() if self.path(m) is not None]
 
+    def candidates(self, wanted: Callable[[bytes], bool], exclude: Sequence[str]) -> list[str]:
+        """Modules whose bytes pass ``wanted`` (the cheap "might define a flow" check).
+
+        For a directory the files are walked without naming every one of them: naming resolves
+        paths (symlinks), which is most of a no-change build's time, so only the files that pass
+        are named, by the tree's own rules, and confirmed through ``path_of``.
+        """
+        tree = self.tree
+        if not isinstance(tree, DirectorySourceTree):
+            return [m for m in self.module_names() if (d := self.data(m)) is not None and wanted(d)]
+        found: dict[str, None] = {}
+        for path in iter_python_files(tree.root, tree.root):
+            try:
+                data = path.read_bytes()
+            except OSError:
+                continue
+            if not wanted(data):
+                continue
+            rel = tree.relpath(path)
+            if exclude and is_excluded(rel, exclude):
+                continue
+            module = tree.module_name_for(path)
+            if not module or self.path(module) != rel:
+                continue  # excluded, hidden, or the name belongs to another file
+            self._data[module] = data
+            found[module] = None
+        return sorted(found)
+
     def path(self, module: str) -> str | None:
         if module not in self._path:
             path = self.tree.path_of(module)
@@ -398,8 +426,7 @@ class _Pipeline:
     # -- flows ------------------------------------------------------------------------------------
     def collect(self, tree: SourceTree, *, label: str) -> _Collected:
         src = _Source(tree, self.hide)
-        names = src.module_names()
-        candidates = [m for m in names if (d := src.data(m)) is not None and might_define_flows(d, self.config)]
+        candidates = src.candidates(lambda data: might_define_flows(data, self.config), self.config.exclude)
         self.progress_total = 0
         self.progress.start(label, 0)
         memo: dict[str, Any] = {}

@@ -313,3 +313,29 @@ def test_builds_of_one_output_take_turns(project: Path):
         assert not (out_dir / "manifest.json").exists()
     worker.join(60)
     assert done.is_set() and (out_dir / "manifest.json").is_file()
+
+
+def test_the_directory_fast_scan_finds_what_the_source_tree_protocol_finds(project: Path, tmp_path: Path):
+    from loom_compiler.sources import DirectorySourceTree
+
+    class PlainTree:  # only the SourceTree protocol: the generic scan
+        def __init__(self, inner):
+            self.inner = inner
+
+        def module_names(self):
+            return self.inner.module_names()
+
+        def path_of(self, module):
+            return self.inner.path_of(module)
+
+        def read(self, module):
+            return self.inner.read(module)
+
+    edit(project / "pyproject.toml", 'packages = ["shop"]', 'packages = ["shop"]\nexclude = ["shop/refunds.py"]')
+    (project / "scripts").mkdir()
+    (project / "scripts/ops.py").write_text('from loom_runtime import flow\n\n@flow("ops")\ndef ops(ctx):\n    return 1\n')
+    config = load_config(project)
+    fast = build_project(config, out=tmp_path / "fast")
+    plain = build_project(config, out=tmp_path / "plain", tree=PlainTree(DirectorySourceTree(config=config)))
+    assert sorted(fast.manifest.flows) == ["checkout", "ops"]
+    assert files_of(tmp_path / "fast") == files_of(tmp_path / "plain")
