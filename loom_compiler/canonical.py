@@ -526,3 +526,53 @@ def recanonicalise(text: str) -> str:
         out.append(tok)
         prev = tok
     return "".join(out)
+
+
+def pretty(text: str, width: int = 100) -> str:
+    """Canonical text laid out for people (``--explain``): a node that does not fit in ``width``
+    columns puts each field on its own indented line. Never hashed."""
+    tokens = list(iter_tokens(text))
+    pos = 0
+
+    def parse() -> Any:
+        nonlocal pos
+        tok = tokens[pos]
+        pos += 1
+        if tok in ("(", "["):
+            close = ")" if tok == "(" else "]"
+            items = []
+            while tokens[pos] != close:
+                items.append(parse())
+            pos += 1
+            return (tok, items, close)
+        if tok.endswith("=") and pos < len(tokens) and tokens[pos] not in (")", "]"):
+            return (tok, parse())  # key=value
+        return tok
+
+    def flat(item: Any) -> str:
+        if isinstance(item, str):
+            return item
+        if len(item) == 2:
+            return item[0] + flat(item[1])
+        opening, items, close = item
+        return opening + " ".join(flat(i) for i in items) + close
+
+    def render(item: Any, indent: int, out: list[str], prefix: str = "") -> None:
+        one = prefix + flat(item)
+        if len(one) + indent <= width or isinstance(item, str):
+            out.append(" " * indent + one)
+            return
+        if len(item) == 2:
+            render(item[1], indent, out, prefix + item[0])
+            return
+        opening, items, close = item
+        head = [] if opening == "[" or not items or not isinstance(items[0], str) else [items[0]]
+        out.append(" " * indent + prefix + opening + " ".join(head))
+        for child in items[len(head) :]:
+            render(child, indent + 2, out)
+        out[-1] += close
+
+    out: list[str] = []
+    while pos < len(tokens):
+        render(parse(), 0, out)
+    return "\n".join(out)

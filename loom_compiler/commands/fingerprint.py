@@ -16,6 +16,7 @@ import click
 
 from loom_runtime.errors import ConfigError
 
+from ..canonical import pretty
 from ..config import load_config
 from ..fingerprint import ProjectResult, fingerprint_project
 from ..model import FlowFingerprint, SourceError
@@ -84,7 +85,8 @@ def render_explain(flow: FlowFingerprint) -> str:
             out.append(f"  uses {name} -> {target}")
         if member.canonical:
             out.append("  canonical (loom-fp/1):")
-            out.extend("    " + line for line in member.canonical.splitlines())
+            for part in member.canonical.split("\n"):  # a constant bound by several statements
+                out.extend("    " + line for line in pretty(part, 96).splitlines())
         out.append("")
     return "\n".join(out).rstrip() + "\n"
 

@@ -193,3 +193,14 @@ def test_output_directory_is_never_walked(project: Path) -> None:
     assert [f.flow_id for f in result.flows] == ["checkout"] and not result.errors
     config = LoomConfig(root=project, packages=("app",), out="dist", exclude=("app/generated",))
     assert {e.code for e in fingerprint_project([project], config).errors} == {"duplicate-id"}
+
+
+def test_pretty_canonical_form_reads_back_to_the_hashed_text() -> None:
+    from loom_compiler.canonical import pretty, recanonicalise
+
+    source = FLOW.format(id="x", name="x").replace("return h()", "return h(" + ", ".join(f"'{i}' * {i}" for i in range(30)) + ")")
+    summary = analyse_module(source.encode(), module="app.flows", path="app/flows.py")
+    text = summary.flows[0].canonical
+    laid_out = pretty(text, 60)
+    assert "\n" in laid_out and max(len(line) for line in laid_out.splitlines()) < len(text)
+    assert recanonicalise(laid_out) == text
