@@ -157,7 +157,7 @@ def test_cli_explain_shows_members_hashes_and_canonical_form(project: Path) -> N
     assert "[flow] app.flows.checkout app/flows.py:5" in result.output
     assert "[function] app.helpers.h app/helpers.py:1" in result.output
     assert "uses h -> app.helpers.h" in result.output
-    assert '(FunctionDef name=<flow>' in result.output
+    assert '(FunctionDef\n      name=<flow>' in result.output or '(FunctionDef name=<flow>' in result.output
     missing = CliRunner().invoke(main, ["fingerprint", str(project), "--explain", "nope"])
     assert missing.exit_code == 1 and "no flow `nope`" in missing.output and "checkout" in missing.output
 
