@@ -88,13 +88,23 @@ class _ModuleIndex:
         for unit in summary.units:
             for name in unit.names:
                 units.setdefault(name, []).append(unit)
-        return cls(
-            summary,
-            units,
-            summary.import_map(),
-            {m.qualname: m for m in summary.members},
-            {f.qualname: f for f in summary.flows},
-        )
+        members: dict[str, MemberUnit] = {}
+        for m in summary.members:
+            seen = members.get(m.qualname)
+            if seen is None:
+                members[m.qualname] = m
+            elif seen.source != m.source:
+                # bound twice in the class body (a property and its setter): like module-level
+                # names, the member is every statement that binds it, in order
+                members[m.qualname] = MemberUnit(
+                    m.qualname,
+                    seen.canonical + "\n" + m.canonical,
+                    tuple(sorted({*seen.references, *m.references})),
+                    tuple(sorted({*seen.members, *m.members})),
+                    seen.source + m.source,
+                    seen.line,
+                )
+        return cls(summary, units, summary.import_map(), members, {f.qualname: f for f in summary.flows})
 
 
 class ClosureGraph:

@@ -232,3 +232,25 @@ def test_module_summary_records_units_imports_and_original_text() -> None:
     assert limit.kind == "constant" and limit.line == 6
     assert limit.source == "# the limit\nLIMIT = 3  # three\n"
     assert [u.kind for u in summary.units] == ["statement", "statement", "statement", "constant", "statement"]
+
+
+def test_member_bound_twice_is_every_binding() -> None:
+    source = (
+        HEAD
+        + "class Shop:\n"
+        + "    @property\n    def rate(self):\n        return self._rate\n"
+        + "    @rate.setter\n    def rate(self, value):\n        self._rate = value * 2\n"
+        + '    @flow("run")\n    def run(self, ctx):\n        self.rate = 3\n        return self.rate\n'
+    )
+    edited = source.replace("value * 2", "value * 3")
+    assert _hash_of(source) != _hash_of(edited)  # the setter is part of what self.rate means
+    (flow,) = fingerprint_module(source).flows
+    rate = next(m for m in flow.closure if m.qualname == "m.Shop.rate")
+    assert rate.source.count("def rate") == 2
+
+
+def test_relative_import_beyond_the_top_package_is_an_error() -> None:
+    summary = analyse_module(b"from ... import x\n", module="pkg.mod", path="pkg/mod.py")
+    (error,) = summary.errors
+    assert (error.line, error.column, error.code) == (1, 0, "import")
+    assert "beyond the top-level package" in error.message
