@@ -322,6 +322,10 @@ class _Analyser:
             decorator, args, stripped = "", FlowArgs(id=None), node
         refs = references(stripped, method_of_class=cls is not None)
         globals_ = set(refs.globals)
+        members = set(refs.members)
+        if cls is not None and not any(dotted_chain(d.decorator) == "staticmethod" for d in node.decorators):
+            # the instance a method flow runs on is built by these: state they set is input
+            members |= {"__init__", "__post_init__"}
         if cls is not None:
             header = cls.with_changes(body=cst.IndentedBlock(body=[cst.SimpleStatementLine([cst.Pass()])]))
             globals_ |= references(header).globals
@@ -336,7 +340,7 @@ class _Analyser:
                 unit=unit,
                 canonical=canonical(stripped, anonymous=stripped),
                 references=_sorted(globals_),
-                members=_sorted(refs.members),
+                members=_sorted(members),
                 class_qualname=prefix[:-1] if cls is not None else None,
                 source=self.layout.source(node)[0],
             )

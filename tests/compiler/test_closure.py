@@ -254,3 +254,15 @@ def test_relative_import_beyond_the_top_package_is_an_error() -> None:
     (error,) = summary.errors
     assert (error.line, error.column, error.code) == (1, 0, "import")
     assert "beyond the top-level package" in error.message
+
+
+def test_method_flow_includes_the_constructor_of_its_instance() -> None:
+    source = (
+        HEAD
+        + "class Shop:\n"
+        + "    def __init__(self, limit=3):\n        self.limit = limit\n"
+        + '    @flow("run")\n    def run(self, ctx):\n        return self.limit\n'
+    )
+    closure = _closure(source)
+    assert closure["m.Shop.run"][1] == (("self.__init__", "m.Shop.__init__"),)
+    assert _hash_of(source) != _hash_of(source.replace("limit=3", "limit=4"))
