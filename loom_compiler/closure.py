@@ -236,6 +236,10 @@ class ClosureGraph:
             assert where is not None
             for chain in node.refs:
                 key = self.resolve_chain(where, chain)
+                if key == node.key and chain.partition(".")[0] in where.imports:
+                    # `from x import f` then `f = wrap(f)`: the f it reads is the import
+                    root, _, rest = chain.partition(".")
+                    key = self.resolve_target(where.imports[root] + ("." + rest if rest else ""))
                 if key is None or key == node.key:
                     continue
                 bindings[chain] = key

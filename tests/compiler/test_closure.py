@@ -266,3 +266,26 @@ def test_method_flow_includes_the_constructor_of_its_instance() -> None:
     closure = _closure(source)
     assert closure["m.Shop.run"][1] == (("self.__init__", "m.Shop.__init__"),)
     assert _hash_of(source) != _hash_of(source.replace("limit=3", "limit=4"))
+
+
+def test_a_rebinding_of_an_imported_name_still_reaches_the_import(tmp_path: Path) -> None:
+    files = {
+        "shop/__init__.py": "",
+        "shop/pricing.py": "def discount(x):\n    return x * 0.9\n",
+        "shop/flows.py": (
+            "import functools\nfrom loom_runtime import flow\nfrom shop.pricing import discount\n"
+            "discount = functools.lru_cache(discount)\n"
+            '@flow("c")\ndef c(ctx):\n    return discount(1)\n'
+        ),
+    }
+    hashes = []
+    for name, rate in (("a", "0.9"), ("b", "0.8")):
+        root = tmp_path / name
+        _write(root, {**files, "shop/pricing.py": files["shop/pricing.py"].replace("0.9", rate)})
+        (flow,) = fingerprint_project([root], LoomConfig(root=root, packages=("shop",))).flows
+        assert dict(next(m for m in flow.closure if m.qualname == "shop.flows.discount").bindings) == {
+            "discount": "shop.pricing.discount",
+            "functools.lru_cache": "functools.lru_cache",
+        }
+        hashes.append(flow.code_hash)
+    assert hashes[0] != hashes[1]
