@@ -1,0 +1,63 @@
+"""``DirectorySourceTree``: module names from package roots, exclusion, decoding."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from loom_compiler import DirectorySourceTree, LoomConfig, SourceTree
+from loom_compiler.sources import SourceDecodeError, decode_source, is_excluded
+
+
+def _touch(root: Path, *rels: str) -> None:
+    for rel in rels:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(f"# {rel}\n", encoding="utf-8")
+
+
+def test_src_layout_and_root_level_modules(tmp_path: Path) -> None:
+    _touch(tmp_path, "src/shop/__init__.py", "src/shop/flows.py", "src/shop/sub/x.py", "scripts/run.py",
+           "build/loom/chunks/c.py", ".venv/lib/y.py", "src/shop/generated/g.py")
+    config = LoomConfig(root=tmp_path, packages=("shop",), exclude=("src/shop/generated",))
+    tree = DirectorySourceTree(config=config)
+    assert isinstance(tree, SourceTree)
+    assert list(tree.module_names()) == ["scripts.run", "shop", "shop.flows", "shop.sub.x"]
+    assert tree.path_of("shop.flows") == "src/shop/flows.py"
+    assert tree.path_of("shop") == "src/shop/__init__.py"
+    assert tree.read("shop.sub.x") == b"# src/shop/sub/x.py\n"
+    assert tree.path_of("shop.generated.g") is None and tree.read("nope") is None
+
+
+def test_lookup_without_walking_matches_the_index(tmp_path: Path) -> None:
+    _touch(tmp_path, "shop/__init__.py", "shop/pricing.py", "shop/gen/z.py")
+    config = LoomConfig(root=tmp_path, packages=("shop",), exclude=("shop/gen",))
+    fresh = DirectorySourceTree(config=config)  # probes files directly
+    assert fresh.path_of("shop.pricing") == "shop/pricing.py"
+    assert fresh.path_of("shop.gen.z") is None
+    assert fresh.path_of("not a module") is None
+    walked = DirectorySourceTree(config=config)
+    names = list(walked.module_names())
+    assert {m: walked.path_of(m) for m in names} == {m: fresh.path_of(m) for m in names}
+
+
+@pytest.mark.parametrize(
+    ("path", "patterns", "excluded"),
+    [
+        ("shop/gen/x.py", ("shop/gen",), True),
+        ("shop/gen/x.py", ("shop/gen/",), True),
+        ("shop/gen/x.py", ("*/gen",), True),
+        ("shop/genx/x.py", ("shop/gen",), False),
+        ("shop/x_test.py", ("*_test.py",), True),
+        ("shop/x.py", ("tests",), False),
+    ],
+)
+def test_exclude_globs(path: str, patterns: tuple[str, ...], excluded: bool) -> None:
+    assert is_excluded(path, patterns) is excluded
+
+
+def test_decode_accepts_a_bom_and_locates_bad_bytes() -> None:
+    assert decode_source(b"\xef\xbb\xbfx = 1\n") == "x = 1\n"
+    with pytest.raises(SourceDecodeError, match="not valid UTF-8") as info:
+        decode_source(b"a = 1\nb = '\xff'\n")
+    assert (info.value.line, info.value.column) == (2, 5)
