@@ -37,6 +37,7 @@ import ast
 import dataclasses
 import json
 import unicodedata
+import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -421,7 +422,7 @@ def _fstring_text(prefix: str, quote: str, raw: str, node: cst.CSTNode) -> str:
     # and "{{"/"}}" stand for single braces
     q = quote if len(quote) == 3 else quote
     try:
-        value = ast.literal_eval(prefix + q + raw.replace("{{", "{").replace("}}", "}") + q)
+        value = _quiet_literal_eval(prefix + q + raw.replace("{{", "{").replace("}}", "}") + q)
     except (SyntaxError, ValueError):
         # a backslash before the closing quote cannot occur in valid source; fall back to text
         value = raw
@@ -443,7 +444,15 @@ def string_token_value(token: str) -> str | bytes:
     body = token[i + len(quote) : len(token) - len(quote)]
     if "b" not in prefix and "\r" not in body and ("r" in prefix or "\\" not in body):
         return body
-    return ast.literal_eval(token)
+    return _quiet_literal_eval(token)
+
+
+def _quiet_literal_eval(token: str) -> Any:
+    # "\d" is an invalid escape: its value is still backslash + d, but Python 3.12+ warns about
+    # it while compiling; a fingerprint run must not print warnings about the user's code
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.literal_eval(token)
 
 
 def _eval(node: cst.BaseNumber) -> Any:
