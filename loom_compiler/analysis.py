@@ -224,9 +224,15 @@ class _Analyser:
             names = tuple(sorted(self.binds(stmt)))
             unit_names.append(names)
             self.local_names.update(names)
-        # a name bound by a module-level definition is not the import of the same name
-        decorator_imports = {k: v for k, v in self.imports.items() if k not in self.local_names}
-        self.decorator_imports = decorator_imports
+        # for decorators, a name bound by a module-level def/class or plain assignment is not the
+        # import of the same name; one bound inside ``try: from x import flow / except: flow = None``
+        # still is (the import is what runs when the dependency is installed)
+        shadowing: set[str] = set()
+        for stmt, names in zip(stmts, unit_names):
+            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef, cst.SimpleStatementLine)):
+                shadowing.update(names)
+        self.decorator_imports = {k: v for k, v in self.imports.items() if k not in shadowing}
+        self.local_names = shadowing
 
         units: list[Unit] = []
         self.flows: list[FlowSite] = []

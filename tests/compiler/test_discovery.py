@@ -184,3 +184,14 @@ def test_duplicate_ids_name_every_location() -> None:
     for error in errors:
         assert error.code == "duplicate-id"
         assert "app/m.py:3:0 (a)" in error.message and "app/m.py:6:0 (b)" in error.message
+
+
+def test_optional_import_of_the_decorator_is_still_the_decorator() -> None:
+    source = (
+        "try:\n    from loom_runtime import flow\nexcept ImportError:\n    flow = None\n\n"
+        '@flow("x")\ndef f(ctx): pass\n'
+    )
+    flows, errors = _flows(source)
+    assert list(flows) == ["x"] and not errors
+    shadowed = 'from loom_runtime import flow\nflow = lambda *a, **k: (lambda fn: fn)\n@flow("x")\ndef f(ctx): pass\n'
+    assert _flows(shadowed)[0] == {}
