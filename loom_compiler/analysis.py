@@ -86,6 +86,9 @@ class MemberUnit:
 
 @dataclass(frozen=True, slots=True)
 class FlowSite:
+    """A flow declared in the module: where, with which decorator arguments, and what its own
+    code (flow decorator removed, name left out) canonicalises to and uses."""
+
     qualname: str  # "checkout" or "Checkout.run"
     args: FlowArgs
     decorator: str  # qualified name of the flow decorator
@@ -101,6 +104,11 @@ class FlowSite:
 
 @dataclass(frozen=True, slots=True)
 class ModuleSummary:
+    """Everything the closure, hashing and bundling stages need from one module, as plain values
+    (picklable, comparable). ``errors`` are per-flow problems; a module that cannot be parsed at
+    all is a ``SourceError`` instead of a summary. Lines are 1-based, columns 0-based (libcst's
+    and CPython's convention)."""
+
     module: str
     path: str
     is_package: bool
