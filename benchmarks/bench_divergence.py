@@ -181,7 +181,7 @@ def format_table(results: dict[str, dict], steps: int) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--steps", type=int, default=10_000)
-    ap.add_argument("--repeat", type=int, default=11)
+    ap.add_argument("--repeat", type=int, default=21)
     ap.add_argument("--stores", default="sqlite,memory")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
