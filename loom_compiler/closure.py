@@ -15,7 +15,7 @@ the code that uses them. A flow function reached by name from its own closure is
 
 One graph per run. Every flow of a ``fingerprint_flows`` call shares one ``ClosureGraph``: a
 member is resolved and hashed once however many flows reach it (the stdlib, fingerprinted as
-16,700 flows, would otherwise re-walk the same helpers thousands of times). Sharing cannot change
+14,500 flows, would otherwise re-walk the same helpers thousands of times). Sharing cannot change
 a hash: a member's hash depends only on what it reaches, and strongly connected components are
 the same in any subgraph closed under reachability.
 
