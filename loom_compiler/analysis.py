@@ -66,7 +66,9 @@ class Unit:
     names: tuple[str, ...]  # module-level names it binds
     canonical: str  # loom-fp/1 form ("" for statements that bind nothing and for steps; for a
     # flow function the flow's own form: its name and the flow decorator left out)
-    references: tuple[str, ...]  # dotted chains rooted at global names, sorted
+    #: dotted chains rooted at global names, sorted; "=<target>" is an absolute import target
+    #: (imports inside a compound statement such as ``try: import x / except: import y``)
+    references: tuple[str, ...]
     source: str  # original text: leading comments, decorators, formatting
     line: int  # first line of the statement proper (decorator or keyword)
     step_name: str | None = None  # for kind "step": the step's qualified name
@@ -298,6 +300,11 @@ class _Analyser:
         refs: set[str] = set()
         for s in body:
             refs |= references(s).globals
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            # ``try: from .fast import f / except ImportError: from .slow import f``: every
+            # alternative's target is reached ("=" marks an absolute target, not a local name)
+            for node in _module_level_imports([stmt]):
+                refs.update("=" + t for t in self.import_targets.get(id(node), ()) if t)
         return Unit(index, "constant", names, canonical_statements(body), _sorted(refs), source, line)
 
     # -- flows ----------------------------------------------------------------------------------
@@ -383,10 +390,13 @@ class _Analyser:
     def collect_imports(self, stmts: Sequence[cst.CSTNode]) -> tuple[dict[str, str], list[str]]:
         imports: dict[str, str] = {}
         stars: list[str] = []
+        self.import_targets: dict[int, list[str]] = {}  # id(import statement) -> its targets
         for node in _module_level_imports(stmts):
+            targets = self.import_targets.setdefault(id(node), [])
             if isinstance(node, cst.Import):
                 for alias in node.names:
                     target = dotted_chain(alias.name) or ""
+                    targets.append(target)
                     if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                         imports[nfkc(alias.asname.name.value)] = target
                     else:
@@ -403,6 +413,7 @@ class _Analyser:
                 name = nfkc(alias.name.value)  # type: ignore[union-attr]
                 local = nfkc(alias.asname.name.value) if alias.asname is not None else name  # type: ignore[union-attr]
                 imports[local] = f"{base}.{name}" if base else name
+                targets.append(imports[local])
         return imports, stars
 
     def resolve_from(self, node: cst.ImportFrom) -> str | None:

@@ -243,6 +243,12 @@ class ClosureGraph:
             where = self.index(node.module)
             assert where is not None
             for chain in node.refs:
+                if chain.startswith("="):
+                    key = self.resolve_target(chain[1:])
+                    bindings["import " + chain[1:]] = key
+                    if key not in self.nodes:
+                        self.nodes[key] = self._make_node(key, where)
+                    continue
                 key = self.resolve_chain(where, chain)
                 if key == node.key and chain.partition(".")[0] in where.imports:
                     # `from x import f` then `f = wrap(f)`: the f it reads is the import
@@ -305,7 +311,9 @@ class ClosureGraph:
                 path=n.path,
                 line=n.line,
                 source=n.source,
-                bindings=tuple((name, _name(k)) for name, k in n.bindings or ()),
+                # guarded-import edges ("import <target>") are hashed but not listed: the member's
+                # text binds those names itself, so they are not names it *uses*
+                bindings=tuple((name, _name(k)) for name, k in n.bindings or () if not name.startswith("import ")),
                 target=n.target,
                 canonical=n.canonical,
             )

@@ -289,3 +289,27 @@ def test_a_rebinding_of_an_imported_name_still_reaches_the_import(tmp_path: Path
         }
         hashes.append(flow.code_hash)
     assert hashes[0] != hashes[1]
+
+
+def test_every_alternative_of_a_guarded_import_is_reached(tmp_path: Path) -> None:
+    files = {
+        "shop/__init__.py": "",
+        "shop/fast.py": "def discount(x):\n    return x * 0.9\n",
+        "shop/slow.py": "def discount(x):\n    return x - x / 10\n",
+        "shop/flows.py": (
+            "from loom_runtime import flow\n"
+            "try:\n    from shop.fast import discount\nexcept ImportError:\n    from shop.slow import discount\n"
+            '@flow("c")\ndef c(ctx):\n    return discount(1)\n'
+        ),
+    }
+
+    def code_hash(name: str, edits: dict[str, str]) -> tuple[str, dict[str, str]]:
+        root = tmp_path / name
+        _write(root, {**files, **edits})
+        (flow,) = fingerprint_project([root], LoomConfig(root=root, packages=("shop",))).flows
+        return flow.code_hash, {m.qualname for m in flow.closure}
+
+    base, members = code_hash("base", {})
+    assert {"shop.flows.discount", "shop.fast.discount", "shop.slow.discount"} <= members
+    assert code_hash("fast", {"shop/fast.py": "def discount(x):\n    return x * 0.8\n"})[0] != base
+    assert code_hash("slow", {"shop/slow.py": "def discount(x):\n    return x - x / 5\n"})[0] != base
