@@ -420,7 +420,9 @@ def _append_text(parts: list[Any], text: str | bytes) -> None:
 def _fstring_text(prefix: str, quote: str, raw: str, node: cst.CSTNode) -> str:
     # literal text inside an f-string: same escapes as a plain string with the same prefix,
     # and "{{"/"}}" stand for single braces
-    q = quote if len(quote) == 3 else quote
+    if "\\" not in raw and "\r" not in raw and "b" not in prefix:
+        return raw.replace("{{", "{").replace("}}", "}")  # nothing to unescape
+    q = quote
     try:
         value = _quiet_literal_eval(prefix + q + raw.replace("{{", "{").replace("}}", "}") + q)
     except (SyntaxError, ValueError):
@@ -453,6 +455,11 @@ def _quiet_literal_eval(token: str) -> Any:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return ast.literal_eval(token)
+
+
+def number_value(node: cst.BaseNumber) -> int | float | complex:
+    """The value of a number literal token (``1_000``, ``0x3E8``, ``1e3``, ``2j``)."""
+    return _eval(node)
 
 
 def _eval(node: cst.BaseNumber) -> Any:

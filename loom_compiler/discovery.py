@@ -29,7 +29,7 @@ from typing import Any
 
 import libcst as cst
 
-from .canonical import literal_string_value, nfkc
+from .canonical import literal_string_value, nfkc, number_value
 from .scopes import dotted_chain
 
 __all__ = ["resolve_decorator", "FlowArgs", "extract_flow_args", "FlowArgError", "LOOM_FLOW"]
@@ -191,8 +191,27 @@ def _regex_flags(node: cst.BaseExpression, imports: Mapping[str, str]) -> int:
     raise FlowArgError("regex flags in step_families must be re.<FLAG> names", node)
 
 
+_CONSTANT_NAMES = {"True": True, "False": False, "None": None}
+
+
 def _literal(node: cst.BaseExpression, what: str) -> Any:
-    """Evaluate a literal expression safely (``ast.literal_eval`` on its own source text)."""
+    """Evaluate a literal expression safely (``ast.literal_eval`` on its own source text).
+
+    The common shapes (strings, numbers, lists/tuples of them) are read straight off the tree;
+    ``literal_eval`` compiles, which costs more than the rest of a small module's analysis.
+    """
+    kind = type(node)
+    if kind is cst.SimpleString or kind is cst.ConcatenatedString:
+        value = literal_string_value(node)
+        if value is not None:
+            return value
+    elif kind is cst.Integer or kind is cst.Float:
+        return number_value(node)
+    elif kind is cst.Name and node.value in _CONSTANT_NAMES:  # type: ignore[attr-defined]
+        return _CONSTANT_NAMES[node.value]  # type: ignore[attr-defined]
+    elif (kind is cst.List or kind is cst.Tuple) and all(type(e) is cst.Element for e in node.elements):  # type: ignore[attr-defined]
+        items = [_literal(e.value, what) for e in node.elements]  # type: ignore[attr-defined]
+        return items if kind is cst.List else tuple(items)
     code = cst.Module([]).code_for_node(node)
     try:
         return ast.literal_eval(code.strip())

@@ -114,12 +114,17 @@ def iter_python_files(top: Path, root: Path, exclude: Iterable[str] = ()) -> Ite
 def _rel(path: Path, root: Path) -> str:
     # the absolute path first: a symlinked file keeps the name it is listed under; then the
     # resolved one, for a checkout reached through a symlinked directory
-    for candidate in (Path(os.path.abspath(path)), path.resolve()):
+    for candidate in _absolute_then_resolved(path):
         try:
             return candidate.relative_to(root).as_posix()
         except ValueError:
             continue
     return path.as_posix()
+
+
+def _absolute_then_resolved(path: Path) -> Iterator[Path]:
+    yield Path(os.path.abspath(path))
+    yield path.resolve()  # only when the absolute path is not under the root (rare: costs lstat calls)
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +165,7 @@ class DirectorySourceTree:
 
     def module_name_for(self, path: Path) -> str:
         """Dotted module name of a file (``pkg/__init__.py`` -> ``pkg``)."""
-        for candidate in (Path(os.path.abspath(path)), path.resolve()):
+        for candidate in _absolute_then_resolved(path):
             for base in (*self.package_bases(), self.root):
                 try:
                     rel = candidate.relative_to(base)
