@@ -19,7 +19,7 @@ import fnmatch
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from .config import LoomConfig
@@ -77,8 +77,7 @@ def decode_source(data: bytes) -> str:
 
 def is_excluded(rel_posix: str, patterns: Iterable[str]) -> bool:
     """``exclude`` globs match the POSIX path relative to the root, or any of its leading dirs."""
-    path = PurePosixPath(rel_posix)
-    candidates = [rel_posix] + [str(p) for p in path.parents if str(p) != "."]
+    candidates = [rel_posix] + [rel_posix[:i] for i, ch in enumerate(rel_posix) if ch == "/" and i]
     for pattern in patterns:
         pat = pattern.rstrip("/")
         for cand in candidates:
@@ -95,20 +94,21 @@ def iter_python_files(top: Path, root: Path, exclude: Iterable[str] = ()) -> Ite
         return
     for dirpath, dirnames, filenames in os.walk(top):
         here = Path(dirpath)
+        base = _rel(here, root) if exclude else ""
+        prefix = "" if base in ("", ".") else base + "/"
         kept = []
         for d in sorted(dirnames):
             if d in _SKIP_DIRS or d.startswith("."):
                 continue
-            if exclude and is_excluded(_rel(here / d, root), exclude):
+            if exclude and is_excluded(prefix + d, exclude):
                 continue
             kept.append(d)
         dirnames[:] = kept
         for name in sorted(filenames):
             if name.endswith(".py"):
-                path = here / name
-                if exclude and is_excluded(_rel(path, root), exclude):
+                if exclude and is_excluded(prefix + name, exclude):
                     continue
-                yield path
+                yield here / name
 
 
 def _rel(path: Path, root: Path) -> str:
