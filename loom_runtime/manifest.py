@@ -10,8 +10,8 @@ drift. JSON layout (keys sorted on write, no timestamps, no absolute paths)::
 A ``VersionEntry`` holds ``flowHash``, ``legacyFlowHash``, ``version``, ``steps``,
 ``stepFamilies``, ``compatibleWith``, ``chunk`` (relative to the manifest), ``chunkDigest``,
 ``entry`` (the flow function's name inside its chunk), ``source`` (``path``, ``line``,
-``sourceDigest``) and ``closure`` (member → hash). A regex step family is stored as
-``{"pattern": …, "flags": …}``; a plain family as a string.
+``sourceDigest``, optional ``closureSources``) and ``closure`` (member → hash). A regex step
+family is stored as ``{"pattern": …, "flags": …}``; a plain family as a string.
 
 The reader validates shape and formats and names the file, the flow and the offending key: hashes
 must be well formed (a codeHash key must be usable as ``code_fingerprint``; ``chunkDigest`` and
@@ -19,6 +19,30 @@ must be well formed (a codeHash key must be usable as ``code_fingerprint``; ``ch
 ``..``, a drive or a backslash. What needs the disk (symlinks that lead out of the manifest's
 directory, the chunk bytes against ``chunkDigest``) is checked by ``loom_runtime.chunks`` when a
 chunk is opened, because only then is reading the file worth its cost.
+
+**Closure sources.** ``source.sourceDigest`` is the sha256 of the file that defines the flow, but
+a codeHash covers the flow's whole closure: an edit to a helper in ``shop/pricing.py`` changes the
+code the process runs while the flow's own file is unchanged. So each version built from a source
+tree also records ``source.closureSources``: ``{"<module>": "sha256:<64 hex>"}``, the digest of the
+bytes of every first-party module that holds a member of the closure (the flow's own module
+included; modules reached only through a ``@step``, whose body is not in the codeHash, are not).
+Example::
+
+    "source": {"closureSources": {"shop.flows": "sha256:…", "shop.pricing": "sha256:…"},
+               "line": 12, "path": "shop/flows.py", "sourceDigest": "sha256:…"}
+
+Why this shape: ``sourceDigest`` keeps its meaning, so manifests already written (and runtimes
+already deployed, which ignore unknown keys) stay valid; keys are *module names*, not paths,
+because ``source.path`` is relative to a project root that an installed service does not have,
+while a module name is what the runtime can locate through the import system; keys are sorted and
+values are content digests, so the file stays deterministic. The field is optional: a version
+without it (an older build) is read as before (``SourceRef.closure_sources is None``) and written
+back unchanged, so a cumulative rebuild keeps earlier entries byte-stable. When present it is
+validated (module names dotted identifiers, digests ``sha256:<64 hex>``) and an error names the
+key. Rejected: a list of ``{path, digest}`` (paths cannot be located in an installed service), one
+digest over all closure files (the runtime could not say *which* module changed, and would need
+the build's file order), and ``sourceDigest`` turned into a map (it would break every manifest
+reader already deployed).
 
 Two readers share those checks: ``load_manifest`` (tools: every flow now, every error now) and
 ``ManifestDocument.read`` (the runtime registry: the top level now, each flow on first use, and for
@@ -69,9 +93,15 @@ class SourceRef:
     path: str  # POSIX path relative to the project root
     line: int
     source_digest: str  # sha256:<hex> of the bytes of the file that defines the flow (not its closure)
+    #: module name -> sha256:<hex> of its file, for every first-party module of the closure; None
+    #: for a version written by a build that did not record it (the key is then left out on write).
+    closure_sources: Mapping[str, str] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"line": self.line, "path": self.path, "sourceDigest": self.source_digest}
+        doc: dict[str, Any] = {"line": self.line, "path": self.path, "sourceDigest": self.source_digest}
+        if self.closure_sources is not None:
+            doc["closureSources"] = dict(sorted(self.closure_sources.items()))
+        return doc
 
 
 @dataclass(frozen=True, slots=True)
@@ -421,6 +451,19 @@ class _Reader:
             )
         return rel
 
+    def closure_sources(self, src: Mapping[str, Any], at: str, flow_id: str) -> dict[str, str] | None:
+        if "closureSources" not in src:
+            return None  # written by a build that did not record it
+        doc = self.obj(src["closureSources"], f"{at}.closureSources", flow_id)
+        for module, digest in doc.items():
+            if _bad_entry(module):
+                raise self.fail(f"{at}.closureSources", f"must be keyed by dotted module names, got {module!r}", flow_id)
+            if not isinstance(digest, str) or not _SHA256_RE.fullmatch(digest):
+                raise self.fail(
+                    f"{at}.closureSources.{module}", f"must look like 'sha256:<64 hex>', got {digest!r}", flow_id
+                )
+        return dict(doc)
+
     def version(self, flow_id: str, code_hash: str, doc: Any) -> VersionEntry:
         fast = _fast_version(code_hash, doc)
         return fast if fast is not None else self.checked_version(flow_id, code_hash, doc)
@@ -473,6 +516,7 @@ class _Reader:
                 path=self.text(src, "path", f"{at}.source", flow_id),
                 line=self.integer(src, "line", f"{at}.source", flow_id),
                 source_digest=self.hashed(src, "sourceDigest", f"{at}.source", flow_id, _SHA256_RE, "'sha256:<64 hex>'"),
+                closure_sources=self.closure_sources(src, f"{at}.source", flow_id),
             ),
             closure=dict(closure),
         )
@@ -563,6 +607,15 @@ def _fast_version(code_hash: str, v: Any) -> VersionEntry | None:
     for x in closure.values():
         if type(x) is not str:
             return None
+    closure_sources = src.get("closureSources")
+    if closure_sources is not None:
+        if type(closure_sources) is not dict:
+            return None
+        for module, digest in closure_sources.items():
+            if type(digest) is not str or not _SHA256_RE.fullmatch(digest) or _bad_entry(module):
+                return None
+    elif "closureSources" in src:
+        return None  # an explicit null: the slow path names it
     return VersionEntry(
         code_hash=code_hash,
         flow_hash=flow_hash,
@@ -574,6 +627,7 @@ def _fast_version(code_hash: str, v: Any) -> VersionEntry | None:
         chunk=chunk,
         chunk_digest=chunk_digest,
         entry=entry,
-        source=SourceRef(path=path, line=line, source_digest=source_digest),
+        source=SourceRef(path=path, line=line, source_digest=source_digest,
+                         closure_sources=dict(closure_sources) if closure_sources is not None else None),
         closure=dict(closure),
     )

@@ -26,15 +26,35 @@ resumes few; ``verify()`` checks every entry, and optionally every chunk digest,
 
 **Live code and the manifest.** ``register(fn)`` binds a live flow without ``code_fingerprint=``
 to the codeHash of the manifest's current version of that id, so the process knows its own
-fingerprint without libcst. The binding is checked: the live file is ``inspect.getsourcefile(fn)``
-(the file Python actually loaded; ``source.path`` in the manifest is relative to a project root that
-an installed service does not have, so it is only quoted in messages) and its bytes must hash to
-``sourceDigest``; the live structural hash must equal the version's ``flowHash``. If not, the
-manifest is stale: a warning (``on_warn``, default ``warnings.warn``) naming the flow and
-"run `loom build`", and the flow runs *without* a fingerprint rather than under a codeHash that
-describes other code; ``strict=True`` raises ``StaleManifestError`` instead. Limitation:
-``sourceDigest`` covers the defining file only, so a stale manifest after an edit to a helper in
-another first-party module is not detected here (``loom check`` in CI is the guard for that).
+fingerprint without libcst. The binding is checked, because the codeHash covers the whole closure
+and an execution recording it must have run exactly that code:
+
+* the flow's own file is ``inspect.getsourcefile(fn)`` (the file Python actually loaded;
+  ``source.path`` in the manifest is relative to a project root that an installed service does not
+  have, so it is only quoted in messages) and its bytes must hash to ``sourceDigest``;
+* every module of ``source.closureSources`` (each first-party module holding a closure member)
+  must have a live file whose bytes hash to the recorded digest. A module is located without
+  importing it: ``sys.modules[name].__file__`` when it is loaded (the usual case: the flow module
+  imported it), else ``importlib.util.find_spec(name)``, which does not execute the module itself
+  but does import its parent packages (``find_spec("shop.pricing")`` runs ``shop/__init__.py`` if
+  ``shop`` is not imported yet; a flow in ``shop.flows`` has imported it already). A module that
+  cannot be located (no spec, no source file, a parent that fails to import) is *stale*, with its
+  own message, never silently passed: an unverifiable closure must not borrow the codeHash;
+* the live structural hash must equal the version's ``flowHash``.
+
+If any check fails the manifest is stale: a warning (``on_warn``, default ``warnings.warn``) that
+names the flow, the changed file(s) and closure module(s) and says "run `loom build`", and the flow
+runs *without* a fingerprint rather than under a codeHash that describes other code;
+``strict=True`` raises ``StaleManifestError`` instead. A manifest written before
+``closureSources`` existed is checked on the flow's own file only, as before. Each distinct file is
+read and hashed once per registry (bytes, not path+mtime+size: a checkout or copy can rewrite a
+file with the same size and mtime, and a digest of the bytes is what the manifest compares), so
+registering many flows that share helpers costs one read per helper file. The check is
+conservative by construction: any byte change in a closure module (even to a function outside the
+closure) asks for a rebuild, which is cheap, while a missed change would silently record a wrong
+codeHash. Not covered: a first-party module that only routes a name (a package ``__init__``
+re-exporting a helper) holds no closure member; retargeting such a re-export changes the codeHash,
+but only the build (``loom check`` in CI) notices it.
 
 Re-registering a flow id replaces the version with the same codeHash and makes the newest
 registration current; live versions with other codeHashes stay resolvable, which is how a test
@@ -52,14 +72,16 @@ from __future__ import annotations
 
 import hashlib
 import importlib.resources
+import importlib.util
 import inspect
 import os
 import shutil
+import sys
 import tempfile
 import threading
 import warnings
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Union
@@ -233,7 +255,8 @@ class Registry:
         self._manifest_path: str | None = None
         self._manifest_dir: Path | None = None
         self._lock = threading.RLock()
-        self._file_digests: dict[str, str] = {}
+        self._file_digests: dict[str, str] = {}  # real path -> sha256 of its bytes (one read per file)
+        self._module_files: dict[str, str] = {}  # module name -> its located real path
 
     @property
     def manifest_path(self) -> str | None:
@@ -446,6 +469,11 @@ class Registry:
                 f"(sourceDigest {ve.source.source_digest}, live file {digest})",
             )
             return None
+        if ve.source.closure_sources:
+            problem = self._closure_problem(ve.source.closure_sources)
+            if problem is not None:
+                self._stale(defn.id, problem, closure=True)
+                return None
         structure = flow_content_hash(defn)
         if structure != ve.flow_hash:
             self._stale(
@@ -455,11 +483,67 @@ class Registry:
             return None
         return ve.code_hash
 
-    def _stale(self, flow_id: str, why: str) -> None:
-        message = (
-            f"flow `{flow_id}`: the loom manifest is stale: {why}. Run `loom build` and ship the new manifest; "
-            f"until then `{flow_id}` runs without a code fingerprint"
-        )
+    def _closure_problem(self, closure_sources: Mapping[str, str]) -> str | None:
+        """What differs between the closure modules' live files and the manifest, or None."""
+        changed: list[tuple[str, str]] = []  # (display path, module)
+        missing: list[str] = []
+        for module in sorted(closure_sources):
+            path, why = self._module_file(module)
+            if path is None:
+                missing.append(f"closure module `{module}` cannot be located to compare with the manifest ({why})")
+                continue
+            digest = self._file_digest(path)
+            if digest is None:
+                missing.append(f"closure module `{module}` cannot be read at {path} to compare with the manifest")
+            elif digest != closure_sources[module]:
+                changed.append((_display_path(module, path), module))
+        parts = []
+        if changed:
+            files = ", ".join(dict.fromkeys(p for p, _ in changed))
+            modules = ", ".join(f"`{m}`" for _, m in changed)
+            plural = "s" if len(changed) > 1 else ""
+            parts.append(f"{files} changed since the manifest was built (closure module{plural} {modules})")
+        parts.extend(missing)
+        return "; ".join(parts) or None
+
+    def _module_file(self, module: str) -> tuple[str | None, str]:
+        """The real path of ``module``'s live source file, or ``(None, why not)``. Never executes the
+        module itself; ``find_spec`` of a dotted name imports its parent packages (see docstring)."""
+        path = self._module_files.get(module)
+        if path is not None:
+            return path, ""
+        loaded = sys.modules.get(module)
+        if loaded is not None:
+            origin = getattr(loaded, "__file__", None)
+            how = "it is imported but has no __file__"
+        else:
+            try:
+                spec = importlib.util.find_spec(module)
+            except Exception as exc:  # a parent package's __init__ may raise anything
+                return None, f"looking it up raised {type(exc).__name__}: {exc}"
+            if spec is None:
+                return None, "no such module on sys.path"
+            origin = spec.origin if spec.has_location else None
+            how = f"its spec has no source file (origin {spec.origin!r})"
+        if not origin or not origin.endswith(".py"):
+            # A sourceless (.pyc-only) or extension module: nothing to compare the digest with.
+            return None, how if not origin else f"its live file {origin} is not Python source"
+        path = os.path.realpath(origin)
+        self._module_files[module] = path  # only successes: a later sys.path change may fix a miss
+        return path, ""
+
+    def _stale(self, flow_id: str, why: str, *, closure: bool = False) -> None:
+        if closure:
+            # Leads with the files that changed: that is what the author must rebuild for.
+            message = (
+                f"flow `{flow_id}`: {why}; run `loom build` and ship the new manifest "
+                f"({self._manifest_path} is stale); until then `{flow_id}` runs without a code fingerprint"
+            )
+        else:
+            message = (
+                f"flow `{flow_id}`: the loom manifest is stale: {why}. Run `loom build` and ship the new manifest; "
+                f"until then `{flow_id}` runs without a code fingerprint"
+            )
         if self.strict:
             raise StaleManifestError(message, path=self._manifest_path, flow_id=flow_id)
         self._warn(message)
@@ -593,6 +677,13 @@ def _copy_tree(src: Any, dest: Path, where: str) -> None:
             _copy_tree(child, dest / name, where)
         else:
             (dest / name).write_bytes(child.read_bytes())
+
+
+def _display_path(module: str, path: str) -> str:
+    """``shop/pricing.py`` for module ``shop.pricing`` at ``/srv/app/shop/pricing.py``: the file as
+    the author knows it (relative to the import root), whatever the install location."""
+    parts = module.count(".") + 1 + (os.path.basename(path) == "__init__.py")
+    return "/".join(Path(path).parts[-parts:])
 
 
 def _source_file(fn: Callable[..., Any]) -> str | None:

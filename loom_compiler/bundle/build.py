@@ -59,7 +59,7 @@ from ..sources import DirectorySourceTree, SourceTree, is_excluded, iter_python_
 from .cache import CACHE_DIRNAME, SummaryCache, cache_key
 from .chunk import Chunk, ChunkError, chunk_path_for, emit_chunk
 from .history import GitSourceTree
-from .manifest_build import merge_manifest
+from .manifest_build import closure_source_digests, merge_manifest
 from .progress import BuildSummary, NullProgress, Progress
 
 __all__ = ["BuildReport", "build_project", "MANIFEST_NAME"]
@@ -104,6 +104,7 @@ class _Built:
     fp: FlowFingerprint
     chunk: Chunk
     source_sha: str  # hex sha256 of the defining file (``chunk.source_digest`` of its bytes)
+    closure_sources: Mapping[str, str] = field(default_factory=dict)  # module -> sha256:<hex> (manifest_build)
 
 
 @dataclass(slots=True)
@@ -221,7 +222,7 @@ def _build_locked(config: LoomConfig, out_dir: Path, manifest_path: Path, pipeli
             chunk=rel,
             chunk_digest=b.chunk.digest,
             entry=b.chunk.entry,
-            source=SourceRef(b.fp.path, b.fp.line, "sha256:" + b.source_sha),
+            source=SourceRef(b.fp.path, b.fp.line, "sha256:" + b.source_sha, b.closure_sources),
             closure={m.qualname: m.hash for m in b.fp.closure},
         )
 
@@ -492,7 +493,7 @@ class _Pipeline:
             except ChunkError as exc:
                 errs.append(SourceError(exc.path, exc.line, exc.column, str(exc), code="bundle"))
                 continue
-            built.append(_Built(fp, chunk, src.sha(module) or ""))
+            built.append(_Built(fp, chunk, src.sha(module) or "", closure_source_digests(fp, src.sha)))
         deps = tuple((m, src.sha(m)) for m in sorted(requested))
         return deps, tuple(built), tuple(errs)
 

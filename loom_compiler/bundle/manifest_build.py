@@ -16,16 +16,37 @@ A flow that is gone from the working tree keeps its versions and becomes ``remov
 ``current: null``. Rejected: rebuilding the whole manifest from history on every build (slow and
 it would lose versions built from refs that were later garbage-collected from git), and dropping
 removed flows (their in-flight executions would strand).
+
+**Closure sources.** ``closure_source_digests`` gives the ``source.closureSources`` of a version
+(see ``loom_runtime.manifest``): the sha256 of every first-party module holding a member of the
+flow's closure, from the bytes the build already read (the bundler's ``_Source`` hashed each file
+once while scanning; nothing is re-read). Step members do not count (a step is hashed by name,
+so an edit to its body leaves the codeHash, and the manifest, valid), nor modules outside the
+source tree. Entries of earlier manifests keep what they had (they are merged in unchanged); only
+versions built in this run carry the field, which the working tree's entry then supplies.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from loom_runtime.manifest import FINGERPRINT_SCHEME, FlowEntry, Manifest, VersionEntry
 
-__all__ = ["MergeResult", "merge_manifest"]
+from ..model import FlowFingerprint
+
+__all__ = ["MergeResult", "closure_source_digests", "merge_manifest"]
+
+
+def closure_source_digests(fp: FlowFingerprint, sha256_hex: Callable[[str], str | None]) -> dict[str, str]:
+    """``{module: "sha256:<hex>"}`` (sorted) for every module of ``fp``'s closure that the source
+    tree holds; ``sha256_hex(module)`` is the hex digest of the module's bytes, None if not in it."""
+    out: dict[str, str] = {}
+    for module in sorted({m.module for m in fp.closure if m.kind != "step"}):
+        digest = sha256_hex(module)
+        if digest:
+            out[module] = "sha256:" + digest
+    return out
 
 
 @dataclass(frozen=True, slots=True)
