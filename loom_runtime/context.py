@@ -13,6 +13,11 @@ Before a live ``STEP_STARTED``, a park, a timer registration or a continuation, 
 detector (:mod:`loom_runtime.divergence`) is consulted (completion is checked by the runtime).
 Emits and a live decision's record are not judged (ADR-0113 fix round 1).
 
+A recorded id asked for as another kind of work (a step where a decision was recorded, or the
+reverse) raises :class:`~loom_runtime.errors.NonDeterminismError` and latches it like a divergence
+refusal: whatever the body does with it, nothing more is appended, and the runtime parks the
+execution on the reserved gate (see :mod:`loom_runtime.runtime`).
+
 Step results, decisions, payloads and inputs are JSON values and are returned as JSON decodes them
 (a tuple comes back as a list) on the live run too, so a body sees the same thing live and replayed.
 A step that raises records ``STEP_FAILED`` and the body gets :class:`StepFailedError` (live: with the
@@ -80,6 +85,8 @@ class Context:
         self._scope_children: dict[str, int] = {}
         #: A journal error (a stale writer's FencingError) ends the run even if the body catches it.
         self.journal_error: JournalError | None = None
+        #: The first change of kind of work under a recorded id; latched (nothing is appended after it).
+        self.nondeterminism: NonDeterminismError | None = None
 
     # -- identity ----------------------------------------------------------------------------
 
@@ -291,6 +298,8 @@ class Context:
     def _append(self, events: Sequence[NewEvent]) -> None:
         if self._detector.latched is not None:  # a body that swallowed a refusal appends nothing more
             raise self._detector.latched
+        if self.nondeterminism is not None:
+            raise self.nondeterminism
         if self.journal_error is not None:
             raise self.journal_error
         try:
@@ -305,12 +314,18 @@ class Context:
         other = self._state.decisions if kind == "step" else self._state.frames
         if ident in other:
             recorded = "decision" if kind == "step" else "step"
-            raise NonDeterminismError(
+            # Latched like a divergence refusal: a body that swallows it appends nothing more, and the
+            # runtime parks the execution on the reserved gate once the body unwinds.
+            self.nondeterminism = NonDeterminismError(
                 f"flow `{self.flow_id}` execution `{self.execution_id}`: `{ident}` is recorded as a {recorded} "
                 f"but this run asked for it as a {kind}; the body changed the kind of work under one id",
+                ident=ident,
+                recorded=recorded,
+                asked=kind,
                 execution_id=self.execution_id,
                 flow_id=self.flow_id,
             )
+            raise self.nondeterminism
         seen = self._asked if kind == "step" else self._asked_decisions
         if ident in seen:
             hint = f" (mint `{ident}#<n>` in a loop)" if kind == "step" else ""

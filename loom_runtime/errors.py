@@ -135,7 +135,29 @@ class FlowReplayDivergenceError(FlowDivergenceError):
 
 
 class NonDeterminismError(FlowDivergenceError):
-    """A re-run asked for a recorded id with a different kind of work (a step where a decision was)."""
+    """A re-run asked for a recorded id with a different kind of work (a step where a decision was).
+
+    ``ident`` is the id, ``recorded``/``asked`` the two kinds (``"step"``, ``"decision"``). Like a
+    divergence refusal, the execution is parked on ``__loom_diverged__`` (``parked`` says whether the
+    park landed) and ``Runtime.retry_diverged`` re-runs it once the code is fixed.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        ident: str | None = None,
+        recorded: str | None = None,
+        asked: str | None = None,
+        execution_id: str | None = None,
+        flow_id: str | None = None,
+        parked: bool = False,
+    ) -> None:
+        super().__init__(message, execution_id=execution_id, flow_id=flow_id)
+        self.ident = ident
+        self.recorded = recorded
+        self.asked = asked
+        self.parked = parked
 
 
 class JournalError(LoomError):

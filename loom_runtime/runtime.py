@@ -14,7 +14,14 @@ Refusals. Under ``divergence="fail"`` a diverged re-run appends nothing but an o
 reserved gate ``__loom_diverged__`` (``correlationKey: "skipped <n>: <ids>"``), reports through
 ``on_warn`` and raises :class:`FlowReplayDivergenceError`; it is not failed, ``recover`` and timers
 skip it, and ``retry_diverged`` re-runs it once the code is fixed, pinned, listed or migrated. A
-``FlowCodeMismatchError`` is raised before anything is appended. A step's exception is a flow
+re-run that asks for a recorded id as another kind of work (``NonDeterminismError``) is parked the
+same way (``correlationKey: "kind changed: …"``) in every divergence mode: it cannot proceed under
+any mode, and left running it was re-driven by every ``recover`` pass, forever and invisibly.
+Rejected for it: failing the execution (a deploy fault must not end a long-lived execution; the
+fixed or pinned code finishes it) and a separate reserved gate (one gate, one way out:
+``retry_diverged``). A ``FlowCodeMismatchError`` is raised before anything is appended (it stays
+running on purpose: registering the version it needs is the fix, and the next ``recover`` picks
+it up without an operator). A step's exception is a flow
 outcome (``STEP_FAILED``, then ``EXECUTION_FAILED`` unless the body catches it); a journal error
 (a stale writer's ``FencingError``) is not, and propagates: the run stops as a crash would.
 
@@ -37,7 +44,7 @@ import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NoReturn
 
 from .context import Context, _ContinueAsNew, _normalise, _Parked, _qualname
 from .definition import RESERVED_GATE, FlowDefinition
@@ -489,6 +496,8 @@ class Runtime:
             raise ctx.journal_error
         if detector.latched is not None:  # refused, whatever the body did with the refusal
             self._park_diverged(ctx, detector)
+        if ctx.nondeterminism is not None:  # likewise latched: park before any outcome is written
+            self._park_nondeterministic(ctx, ctx.nondeterminism)
         if outcome == "parked":
             return Handle(execution_id, state.flow_id, ev.SUSPENDED, gate=value)
         if outcome == "continue":
@@ -508,9 +517,9 @@ class Runtime:
                 ctx._append([NewEvent(ev.EXECUTION_COMPLETED, {"result": result})])
                 return Handle(execution_id, state.flow_id, ev.COMPLETED, result=result)
         exc = value
-        if isinstance(exc, (JournalError, NonDeterminismError)):
-            # not a flow outcome: a stale writer or a changed kind of work. Leave the journal as a
-            # crash would and let the caller see it.
+        if isinstance(exc, JournalError):
+            # not a flow outcome: a stale writer. Leave the journal as a crash would and let the
+            # caller see it.
             raise exc
         error = {"type": _qualname(type(exc)), "message": str(exc)}
         ctx._append([NewEvent(ev.EXECUTION_FAILED, {"error": error})])
@@ -526,22 +535,11 @@ class Runtime:
         ctx._append([NewEvent(ev.EXECUTION_CONTINUED, {"nextExecutionId": successor, "input": new_input})])
         return Handle(state.execution_id, state.flow_id, ev.CONTINUED, result=successor)
 
-    def _park_diverged(self, ctx: Context, detector: DivergenceDetector) -> None:
+    def _park_diverged(self, ctx: Context, detector: DivergenceDetector) -> NoReturn:
         refusal = detector.latched
         assert refusal is not None
         skipped = refusal.skipped
-        key = f"skipped {len(skipped)}: {', '.join(skipped)}"
-        if len(key) > 2000:
-            key = key[:1997] + "..."
-        try:
-            self._append(
-                ctx.execution_id,
-                [NewEvent(ev.EXECUTION_SUSPENDED, {"condition": {"on": RESERVED_GATE, "correlationKey": key}})],
-                expected_seq=ctx._last_seq,
-            )
-            parked, outcome = True, f"PARKED on `{RESERVED_GATE}`: no step effect ran."
-        except JournalError as exc:
-            parked, outcome = False, f"REFUSED and NOT parked ({exc}): no step effect ran."
+        parked, outcome = self._park_refused(ctx, f"skipped {len(skipped)}: {', '.join(skipped)}")
         message = divergence_message(
             flow_id=ctx.flow_id, execution_id=ctx.execution_id, skipped=skipped,
             before=detector.latched_before or "a live append", outcome=outcome,
@@ -551,6 +549,40 @@ class Runtime:
         raise FlowReplayDivergenceError(
             message, skipped=skipped, execution_id=ctx.execution_id, flow_id=ctx.flow_id, parked=parked
         ) from None
+
+    def _park_nondeterministic(self, ctx: Context, refusal: NonDeterminismError) -> NoReturn:
+        """A changed kind of work under a recorded id: parked like a divergence, in every mode.
+
+        Unlike D3 this is not governed by ``divergence``: the run cannot go on under either mode
+        (serving a step's result as a decision, or the reverse, is wrong whatever the mode), and
+        leaving it running made every ``recover`` re-drive it forever."""
+        kinds = f"`{refusal.ident}` recorded as a {refusal.recorded}, asked for as a {refusal.asked}"
+        parked, outcome = self._park_refused(ctx, f"kind changed: {kinds}")
+        message = (
+            f"flow `{ctx.flow_id}` execution `{ctx.execution_id}`: {kinds}; the flow body changed the kind "
+            f"of work under one id. {outcome} Fix: deploy the version it started on (ship its chunk) or "
+            "migrate it with runtime.resume_as(...); then call runtime.retry_diverged(execution_id)."
+        )
+        self.divergence_refusals += 1
+        self._warn(message)
+        raise NonDeterminismError(
+            message, ident=refusal.ident, recorded=refusal.recorded, asked=refusal.asked,
+            execution_id=ctx.execution_id, flow_id=ctx.flow_id, parked=parked,
+        ) from None
+
+    def _park_refused(self, ctx: Context, key: str) -> tuple[bool, str]:
+        """Append the park on ``__loom_diverged__`` (and nothing else); say whether it landed."""
+        if len(key) > 2000:
+            key = key[:1997] + "..."
+        try:
+            self._append(
+                ctx.execution_id,
+                [NewEvent(ev.EXECUTION_SUSPENDED, {"condition": {"on": RESERVED_GATE, "correlationKey": key}})],
+                expected_seq=ctx._last_seq,
+            )
+            return True, f"PARKED on `{RESERVED_GATE}`: no step effect ran."
+        except JournalError as exc:
+            return False, f"REFUSED and NOT parked ({exc}): no step effect ran."
 
     def _divergence_warning(self, message: str, skipped: tuple[str, ...]) -> None:
         self.divergence_warnings += 1
