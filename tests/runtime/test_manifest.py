@@ -35,7 +35,8 @@ def entry(**over):
         chunk="chunks/checkout/aaaaaaaaaaaaaaaa.py",
         chunk_digest="sha256:" + "d" * 64,
         entry="checkout",
-        source=SourceRef(path="shop/flows.py", line=12, source_digest="sha256:" + "e" * 64),
+        source=SourceRef(path="shop/flows.py", line=12, source_digest="sha256:" + "e" * 64,
+                         closure_sources={"shop.pricing": "sha256:" + "9" * 64, "shop.flows": "sha256:" + "e" * 64}),
         closure={"shop.flows.checkout": "sha256:" + "f" * 64},
     )
     base.update(over)
@@ -199,7 +200,8 @@ VERSION_KEYS = ["flowHash", "legacyFlowHash", "version", "steps", "stepFamilies"
                 "chunkDigest", "entry", "source", "closure"]
 
 
-@pytest.mark.parametrize("key", VERSION_KEYS + ["source.path", "source.line", "source.sourceDigest"])
+@pytest.mark.parametrize("key", VERSION_KEYS + ["source.path", "source.line", "source.sourceDigest",
+                                                "source.closureSources"])
 def test_fast_path_accepts_exactly_what_the_checked_reader_accepts(key):
     # The one-pass reader must never accept a value the field-by-field reader refuses, and must
     # build the same entry when both accept.

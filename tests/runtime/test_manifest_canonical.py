@@ -25,6 +25,7 @@ from loom_runtime.manifest import (
 HEX = "0123456789abcdef"
 hashes = st.text(HEX, min_size=64, max_size=64).map(lambda h: "sha256:" + h)
 names = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12)
+modules = st.lists(st.from_regex(r"[a-z_][a-z0-9_]{0,6}", fullmatch=True), min_size=1, max_size=3).map(".".join)
 
 
 @st.composite
@@ -42,7 +43,8 @@ def version_entries(draw, code_hash: str) -> VersionEntry:
         chunk="chunks/" + draw(st.text("abc-_", min_size=1, max_size=8)) + "/x.py",
         chunk_digest=draw(hashes),
         entry=draw(st.sampled_from(["run", "Flows.run", "checkout"])),
-        source=SourceRef(path=draw(names), line=draw(st.integers(1, 999)), source_digest=draw(hashes)),
+        source=SourceRef(path=draw(names), line=draw(st.integers(1, 999)), source_digest=draw(hashes),
+                         closure_sources=draw(st.none() | st.dictionaries(modules, hashes, max_size=3))),
         closure=draw(st.dictionaries(names, hashes, max_size=3)),
     )
 
