@@ -72,6 +72,7 @@ from .replay import Frame, ReplayState, fold
 __all__ = ["Runtime", "Handle", "ExecutionView"]
 
 _STRATEGIES = ("replay-check", "force")
+_LEAVES_RUNNING = frozenset({ev.EXECUTION_SUSPENDED, ev.EXECUTION_COMPLETED, ev.EXECUTION_FAILED, ev.EXECUTION_CONTINUED})
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,7 +336,10 @@ class Runtime:
             # a migration is one of the ways out of a divergence park: re-run on the target now
             batch.append(NewEvent(ev.EXECUTION_RESUMED, {"gate": RESERVED_GATE, "payload": None}))
         try:
-            self._append(execution_id, batch, expected_seq=state.last_seq)
+            self._append(
+                execution_id, batch, expected_seq=state.last_seq,
+                leaves_running=batch[-1].type == ev.EXECUTION_MIGRATED and state.status != ev.RUNNING,
+            )
         except BaseException:
             self._release_leases()
             raise
@@ -440,9 +444,24 @@ class Runtime:
         threading.Thread(target=beat, name=f"loom-lease-heartbeat-{self.worker_id}", daemon=True).start()
         return stop
 
-    def _append(self, execution_id: str, events: list[NewEvent], *, expected_seq: int) -> int:
-        """Every runtime write goes through here: fenced on ``expected_seq`` and, for a worker, its lease."""
-        return self.journal.append(execution_id, events, expected_seq=expected_seq, lease=self._lease(execution_id))
+    def _append(
+        self, execution_id: str, events: list[NewEvent], *, expected_seq: int, leaves_running: bool | None = None
+    ) -> int:
+        """Every runtime write goes through here: fenced on ``expected_seq`` and, for a worker, its lease.
+
+        A batch that parks or ends the execution (``leaves_running``; by default judged from its last
+        event) frees the lease in the store's own transaction (``releases_lease``); the worker drops
+        it from its table under the same lock as the append, so the heartbeat cannot re-take it in
+        between and fence a ``resume`` that another worker sends right after the park."""
+        if self.worker_id is None:
+            return self.journal.append(execution_id, events, expected_seq=expected_seq)
+        if leaves_running is None:
+            leaves_running = events[-1].type in _LEAVES_RUNNING
+        with self._lease_lock:
+            seq = self.journal.append(execution_id, events, expected_seq=expected_seq, lease=self._take_lease(execution_id))
+            if leaves_running:
+                self._leases.pop(execution_id, None)
+            return seq
 
     def _lease(self, execution_id: str) -> Lease | None:
         if self.worker_id is None:

@@ -25,7 +25,7 @@ from .events import (
     decode_payload,
     encode_payload,
 )
-from .protocol import Lease, check_lease, grant_lease
+from .protocol import Lease, check_lease, grant_lease, releases_lease
 
 __all__ = ["MemoryJournal"]
 
@@ -78,6 +78,8 @@ class MemoryJournal:
                 rows.append((i, event.type, text, now, EVENT_SCHEMA))
             ex.rows.extend(rows)  # only after every event validated: all or nothing
             ex.summary = summary
+            if releases_lease(summary):
+                ex.lease_owner, ex.lease_expires = None, 0.0
             return summary.last_seq
 
     def read(self, execution_id: str, after_seq: int = 0) -> tuple[Event, ...]:

@@ -54,7 +54,7 @@ from .events import (
     decode_payload,
     encode_payload,
 )
-from .protocol import Lease, check_lease, grant_lease
+from .protocol import Lease, check_lease, grant_lease, releases_lease
 
 __all__ = ["PostgresJournal", "POSTGRES_JOURNAL_SCHEMA"]
 
@@ -94,6 +94,8 @@ _DDL = (
 
 _SUMMARY_COLS = "execution_id, flow_id, status, last_seq, flow_hash, code_hash, gate, wake_at"
 _NOW = "extract(epoch from clock_timestamp())::double precision"
+# An append that parks or ends the execution frees its lease in the same statement (the epoch stays).
+_RELEASE_SQL = {False: "", True: ", lease_owner=NULL, lease_expires=0"}
 
 
 def _psycopg() -> Any:
@@ -267,7 +269,7 @@ class PostgresJournal:
                         )
                     conn.execute(
                         "UPDATE loom_executions SET status=%s, gate=%s, wake_at=%s, flow_hash=%s, code_hash=%s,"
-                        " last_seq=%s WHERE execution_id=%s",
+                        " last_seq=%s" + _RELEASE_SQL[releases_lease(summary)] + " WHERE execution_id=%s",
                         (summary.status, summary.gate, summary.wake_at, summary.flow_hash, summary.code_hash,
                          summary.last_seq, execution_id),
                     )

@@ -27,6 +27,9 @@ parametrised conformance test (``tests/runtime/test_journal_conformance.py``) ch
     Worker ownership for multi-worker stores. A lease is granted when nobody holds an unexpired
     one, or renewed for the same owner; a new owner gets a bumped ``epoch`` (a fencing token), so
     an ``append`` carrying an older holder's lease is refused even if that holder wakes up late.
+    An append that leaves the execution not running (parked or ended, :func:`releases_lease`)
+    frees its lease in the same transaction: a parked execution belongs to nobody, so a
+    ``resume`` by another worker right after the park never meets the parking driver's lease.
 ``close()``
 
 Design notes. The protocol is deliberately small and synchronous (the runtime is a synchronous
@@ -42,7 +45,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from .events import Event, ExecutionSummary, NewEvent
+from .events import RUNNING, Event, ExecutionSummary, NewEvent
 
 __all__ = ["JournalStore", "Lease"]
 
@@ -80,6 +83,15 @@ class JournalStore(Protocol):
     def release_lease(self, lease: Lease) -> None: ...
 
     def close(self) -> None: ...
+
+
+def releases_lease(summary: ExecutionSummary) -> bool:
+    """Whether the append that produced ``summary`` frees the execution's lease (see the module doc).
+
+    Rejected: waiting in ``resume`` for the parking driver to release its lease (a bounded retry
+    loop still fails past its bound, and adds latency to every answer that races a park), and
+    releasing it afterwards in a second transaction (the window this closes)."""
+    return summary.status != RUNNING
 
 
 def check_lease(

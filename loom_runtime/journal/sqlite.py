@@ -44,7 +44,7 @@ from .events import (
     decode_payload,
     encode_payload,
 )
-from .protocol import Lease, check_lease, grant_lease
+from .protocol import Lease, check_lease, grant_lease, releases_lease
 
 __all__ = ["SqliteJournal", "JOURNAL_SCHEMA"]
 
@@ -80,6 +80,8 @@ CREATE TABLE IF NOT EXISTS events (
 """
 
 _SUMMARY_COLS = "execution_id, flow_id, status, last_seq, flow_hash, code_hash, gate, wake_at"
+# An append that parks or ends the execution frees its lease in the same statement (the epoch stays).
+_RELEASE_SQL = {False: "", True: ", lease_owner=NULL, lease_expires=0"}
 
 
 class SqliteJournal:
@@ -197,7 +199,7 @@ class SqliteJournal:
                 )
                 conn.execute(
                     "UPDATE executions SET status=?, gate=?, wake_at=?, flow_hash=?, code_hash=?, last_seq=?"
-                    " WHERE execution_id=?",
+                    + _RELEASE_SQL[releases_lease(summary)] + " WHERE execution_id=?",
                     (summary.status, summary.gate, summary.wake_at, summary.flow_hash, summary.code_hash,
                      summary.last_seq, execution_id),
                 )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from loom_runtime import FencingError, Runtime, flow
+from loom_runtime.journal import NewEvent
 
 
 class Clock:
@@ -103,3 +104,95 @@ def test_a_worker_that_stalls_past_its_lease_is_fenced(journal_factory):
         a.start("job", execution_id="e1")
     assert ran == ["fast", "slow", "last", "slow"]
     assert _journal_is_clean(a.journal)[-1] == "EXECUTION_COMPLETED"
+
+
+class AfterPark:
+    """Worker a's view of the store: runs ``then()`` right after a park commits, before a's call
+    returns and releases what it holds (the window in which another worker's resume arrives)."""
+
+    def __init__(self, store, then):
+        self._store, self._then, self.fired = store, then, 0
+
+    def append(self, execution_id, events, **kw):
+        seq = self._store.append(execution_id, events, **kw)
+        if events[-1].type == "EXECUTION_SUSPENDED" and not self.fired:
+            self.fired += 1
+            self._then()
+        return seq
+
+    def __getattr__(self, name):
+        return getattr(self._store, name)
+
+
+def test_a_resume_right_after_a_park_never_meets_the_parking_workers_lease(journal_factory):
+    clock, ran, answered = Clock(), [], []
+
+    @flow("job", steps=["a", "b"])
+    def job(ctx, _):
+        ctx.execute("a", lambda: ran.append("a") or 1)
+        ctx.suspend("approval")
+        return ctx.execute("b", lambda: ran.append("b") or 2)
+
+    b = Runtime(journal=journal_factory(clock=clock), clock=clock, worker_id="b", lease_ttl=10)
+    b.register(job)
+
+    def answer_now():  # another worker answers the gate the instant the park is visible
+        answered.append(b.resume("e1", {"ok": True}, gate="approval"))
+
+    a = Runtime(journal=AfterPark(journal_factory(clock=clock), answer_now), clock=clock, worker_id="a", lease_ttl=10)
+    a.register(job)
+    assert a.start("job", execution_id="e1").status == "suspended"  # a's view when it parked
+    [h] = answered
+    assert (h.status, h.result) == ("completed", 2)  # b drove it on at once: no "leased to `a`"
+    assert ran == ["a", "b"]
+    assert _journal_is_clean(b.journal)[-4:] == ["EXECUTION_RESUMED", "STEP_STARTED", "STEP_COMPLETED", "EXECUTION_COMPLETED"]
+    a.journal.acquire_lease("e1", "c", ttl=1)  # and nobody holds it afterwards
+
+
+def test_a_park_frees_the_lease_in_the_same_append(journal_factory):
+    clock = Clock()
+    store = journal_factory(clock=clock)
+    store.create("e1", NewEvent("EXECUTION_STARTED", {"flowId": "job", "input": None}))
+    lease = store.acquire_lease("e1", "a", ttl=10)
+    store.append("e1", [NewEvent("STEP_STARTED", {"stepId": "s"})], expected_seq=1, lease=lease)
+    with pytest.raises(FencingError, match="leased to `a`"):  # running: still a's
+        store.acquire_lease("e1", "b", ttl=10)
+    store.append("e1", [NewEvent("EXECUTION_SUSPENDED", {"condition": {"on": "g"}})], expected_seq=2, lease=lease)
+    taken = store.acquire_lease("e1", "b", ttl=10)  # parked: nobody's
+    assert taken.epoch == lease.epoch + 1  # a new owner, a new fencing token
+    with pytest.raises(FencingError, match="stale"):  # a's old lease cannot write any more
+        store.append("e1", [NewEvent("EXECUTION_RESUMED", {"gate": "g", "payload": None})], expected_seq=3, lease=lease)
+
+
+def test_a_retry_right_after_a_divergence_park_never_meets_the_parking_workers_lease(journal_factory):
+    from loom_runtime import FlowReplayDivergenceError
+
+    clock, ran, retried = Clock(), [], []
+
+    @flow("job", steps=["a", "b"])
+    def job(ctx, _):
+        ctx.execute("a", lambda: ran.append("a") or 1)
+        ctx.suspend("approval")
+        return ctx.execute("b", lambda: ran.append("b") or 2)
+
+    @flow("job", steps=["a", "b"])
+    def edited(ctx, _):  # never asks for the recorded `a`
+        ctx.suspend("approval")
+        return ctx.execute("b", lambda: ran.append("b-edited") or 3)
+
+    b = Runtime(journal=journal_factory(clock=clock), clock=clock, worker_id="b", lease_ttl=10)
+    b.register(job)
+    assert b.start("job", execution_id="e1").status == "suspended"
+
+    def retry_now():  # b runs the fixed code; its retry lands between a's park and a's return
+        retried.append(b.retry_diverged("e1"))
+
+    a = Runtime(journal=AfterPark(journal_factory(clock=clock), retry_now), clock=clock, worker_id="a",
+                lease_ttl=10, divergence="fail", on_warn=lambda _: None)
+    a.register(edited)
+    with pytest.raises(FlowReplayDivergenceError, match="PARKED"):
+        a.resume("e1", {"ok": True}, gate="approval")
+    [h] = retried
+    assert (h.status, h.result) == ("completed", 2)
+    assert ran == ["a", "b"]
+    _journal_is_clean(b.journal)
