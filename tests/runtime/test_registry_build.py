@@ -6,13 +6,14 @@ does): it proves the chunk contract end to end, on the bundler's real output.
 
 from __future__ import annotations
 
+import importlib
 import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
-from loom_runtime import Registry, Runtime
+from loom_runtime import Registry, Runtime, StaleManifestError
 from loom_runtime.chunks import CHUNK_NAMESPACE
 
 build = pytest.importorskip("loom_compiler.bundle.build")
@@ -68,3 +69,42 @@ def test_built_chunks_load_side_by_side_and_live_code_binds_to_the_build(shop):
     live = reg.register(shop.flows.checkout)
     assert seen == [] and live.origin == "live" and live.code_hash == versions[0].code_hash
     assert reg.resolve("checkout", code_hash=v1_hash).origin == "chunk"
+
+
+def test_an_edit_to_a_helper_module_after_the_build_is_not_bound_to_the_old_code_hash(shop):
+    manifest = build_shop(shop)
+    built = Registry.from_manifest(manifest).current("checkout").code_hash
+    pricing = shop / "shop" / "pricing.py"
+    pricing.write_text(pricing.read_text().replace("return total > REVIEW_LIMIT", "return total >= REVIEW_LIMIT"))
+    flows = importlib.import_module("shop.flows")  # the live process runs the edited helper
+
+    seen: list[str] = []
+    live = Registry.from_manifest(manifest, on_warn=seen.append).register(flows.checkout)
+    assert live.code_hash is None and live.code_hash != built
+    assert len(seen) == 1
+    assert seen[0].startswith(
+        "flow `checkout`: shop/pricing.py changed since the manifest was built (closure module `shop.pricing`); "
+        "run `loom build`"
+    )
+    strict = Registry.from_manifest(manifest, strict=True)
+    with pytest.raises(StaleManifestError, match=r"flow `checkout`: shop/pricing\.py changed .*closure module `shop\.pricing`"):
+        strict.register(flows.checkout)
+    assert strict.current("checkout").origin == "chunk"  # nothing was registered
+
+    # The rebuild the message asks for makes the live code bind again, to the new codeHash.
+    rebuilt = build_shop(shop)
+    seen.clear()
+    again = Registry.from_manifest(rebuilt, on_warn=seen.append).register(flows.checkout)
+    assert seen == [] and again.code_hash not in (None, built)
+
+
+def test_an_edit_to_a_step_body_keeps_the_binding(shop):
+    # Step bodies are not in the codeHash (served from the journal), so steps.py is not a closure source.
+    manifest = build_shop(shop)
+    steps = shop / "shop" / "steps.py"
+    steps.write_text(steps.read_text() + "\n\ndef added_later():\n    return 1\n")
+    flows = importlib.import_module("shop.flows")
+
+    seen: list[str] = []
+    live = Registry.from_manifest(manifest, on_warn=seen.append).register(flows.checkout)
+    assert seen == [] and live.code_hash == Registry.from_manifest(manifest).current("checkout").code_hash
