@@ -9,6 +9,10 @@
    flow, ``Registry.verify()`` and ``load_manifest`` (every entry checked at once).
 3. First-use chunk import (containment + sha256 + compile + exec) against ``compile`` alone and
    against a plain ``importlib`` import of the same file (bytecode cache off).
+4. ``register`` of one live flow whose closure spans N first-party modules (default 10): a fresh
+   registry over a manifest whose current version lists ``source.closureSources`` (every closure
+   module's file is located and hashed) against the same manifest without the field (an older
+   build: only the flow's own file is hashed), and against a bare ``Registry()`` (no binding).
 
 Targets (issue 4): resolve a few microseconds; 10,000-version manifest under 100 ms.
 """
@@ -16,6 +20,7 @@ Targets (issue 4): resolve a few microseconds; 10,000-version manifest under 100
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import importlib.util
 import json
@@ -114,7 +119,9 @@ def generate_manifest(directory: Path, n_versions: int, per_flow: int = 10, clos
                 chunk=f"chunks/{fid}/{ch[7:23]}.py",
                 chunk_digest=code(f"chunk {fid}/{v}"),
                 entry="run",
-                source=SourceRef(path="shop/flows.py", line=10 + v, source_digest=code(f"src {v}")),
+                # Like a real build: the digest of each module holding a closure member.
+                source=SourceRef(path="shop/flows.py", line=10 + v, source_digest=code(f"src {v}"),
+                                 closure_sources={"shop.flows": code(f"src {v}"), "shop.pricing": code(f"pricing {v}")}),
                 # Default eleven members, like examples/shop's checkout: ~2 kB per version.
                 closure={f"shop.flows.{fid}": ch,
                          **{f"shop.pricing.helper_{k}": code(f"h{k} {v}") for k in range(closure_members - 1)}},
@@ -281,16 +288,123 @@ def bench_first_use(repeat: int) -> None:
               f"{t_reg / t_import:5.2f}x importlib")
 
 
+def live_helper(k: int) -> str:
+    """Helper module ``k`` of the register benchmark: about 3 kB, like a real pricing module."""
+    head = f'"""Helper module {k}."""\n\nimport math\n\nRATE_{k} = {k}.5\n'
+    return head + "".join(
+        textwrap.dedent(f"""
+
+        def helper_{k}_{j}(order):
+            total = 0
+            for item in order.get("items", []):
+                total += item.get("qty", 0) * {j + 1} * RATE_{k}
+            return math.floor(total)
+        """)
+        for j in range(15)
+    )
+
+
+def bench_register(repeat: int, n_modules: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        pkg = root / "benchreg"
+        pkg.mkdir()
+        (pkg / "__init__.py").write_text("")
+        for k in range(n_modules):
+            (pkg / f"helpers_{k}.py").write_text(live_helper(k))
+        imports = "".join(f"from benchreg.helpers_{k} import helper_{k}_0\n" for k in range(n_modules))
+        calls = " + ".join(f"helper_{k}_0(order)" for k in range(n_modules)) or "0"
+        (pkg / "flows.py").write_text(
+            f"from loom_runtime import flow\n{imports}\n\n"
+            f"@flow(\"bench-register\", steps=[\"reserve\", \"charge\"])\n"
+            f"def run(ctx=None, order=None):\n    order = order or {{}}\n    return {calls}\n"
+        )
+        sys.path.insert(0, str(root))
+        try:
+            import benchreg.flows as live
+        finally:
+            sys.path.remove(str(root))
+
+        def file_digest(path: Path) -> str:
+            return "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
+
+        defn = FlowDefinition.from_function(live.run)
+        ch = code("bench-register")
+        sources = {"benchreg.flows": file_digest(pkg / "flows.py"),
+                   **{f"benchreg.helpers_{k}": file_digest(pkg / f"helpers_{k}.py") for k in range(n_modules)}}
+
+        def manifest(name: str, with_sources: bool) -> Path:
+            src = SourceRef(path="benchreg/flows.py", line=5, source_digest=sources["benchreg.flows"])
+            if with_sources:
+                src = dataclasses.replace(src, closure_sources=sources)  # type: ignore[call-arg]
+            entry = VersionEntry(
+                code_hash=ch, flow_hash=flow_content_hash(defn), legacy_flow_hash=legacy_flow_content_hash(defn),
+                version=1, steps=defn.steps, step_families=(), compatible_with=(), chunk="chunks/x.py",
+                chunk_digest=code("chunk"), entry="run", source=src,
+                closure={f"benchreg.helpers_{k}.helper_{k}_0": code(str(k)) for k in range(n_modules)},
+            )
+            path = root / name / "manifest.json"
+            path.parent.mkdir()
+            path.write_bytes(dump_manifest(Manifest(flows={"bench-register": FlowEntry("bench-register", ch, {ch: entry})})))
+            return path
+
+        with_field = manifest("new", True) if "closure_sources" in SourceRef.__slots__ else None
+        without = manifest("old", False)
+        seen: list[str] = []
+
+        def fresh_register(path: Path | None) -> None:
+            reg = Registry.from_manifest(path, on_warn=seen.append) if path is not None else Registry()
+            if path is not None:
+                reg.current("bench-register")  # parse the entry outside the timed part
+            t0 = time.perf_counter()
+            v = reg.register(live.run)
+            times.append(time.perf_counter() - t0)
+            assert path is None or v.code_hash == ch, seen
+
+        results = {}
+        for label, path in (("bare", None), ("old", without), ("new", with_field)):
+            if label == "new" and path is None:
+                continue
+            times: list[float] = []
+            for _ in range(repeat * 20):
+                fresh_register(path)
+            results[label] = min(times)
+        if with_field is not None:
+            # Another flow sharing those helpers, on the same registry: every file is hashed already.
+            reg = Registry.from_manifest(with_field, on_warn=seen.append)
+            reg.register(live.run)
+            results["again"] = per_call(lambda: reg.register(live.run), 200, repeat)
+        assert not seen, seen
+        print(f"\nregister of one flow whose closure spans {n_modules} helper modules + its own (fresh registry each)")
+        print(f"  baseline Registry().register (no manifest)   {results['bare'] * 1e6:8.0f} us")
+        print(f"  manifest without closureSources (own file)   {results['old'] * 1e6:8.0f} us   "
+              f"{results['old'] / results['bare']:5.2f}x bare")
+        if "new" in results:
+            print(f"  manifest with closureSources ({n_modules + 1} files)      {results['new'] * 1e6:8.0f} us   "
+                  f"{results['new'] / results['bare']:5.2f}x bare, {results['new'] / results['old']:5.2f}x without")
+            print(f"  again on the same registry (files cached)    {results['again'] * 1e6:8.0f} us   "
+                  f"{results['again'] / results['bare']:5.2f}x bare")
+        for name in [m for m in sys.modules if m == "benchreg" or m.startswith("benchreg.")]:
+            del sys.modules[name]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--versions", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--closure-members", type=int, default=11, help="closure entries per generated version")
+    parser.add_argument("--closure-modules", type=int, default=10, help="helper modules in the register benchmark")
+    parser.add_argument("--only", choices=("resolve", "load", "first-use", "register"), default=None)
     args = parser.parse_args()
     print(f"python {sys.version.split()[0]}")
-    bench_resolve(args.repeat)
-    bench_load(args.versions, args.repeat, args.closure_members)
-    bench_first_use(args.repeat)
+    if args.only in (None, "resolve"):
+        bench_resolve(args.repeat)
+    if args.only in (None, "load"):
+        bench_load(args.versions, args.repeat, args.closure_members)
+    if args.only in (None, "first-use"):
+        bench_first_use(args.repeat)
+    if args.only in (None, "register"):
+        bench_register(args.repeat, args.closure_modules)
 
 
 if __name__ == "__main__":

@@ -256,7 +256,7 @@ class Registry:
         self._manifest_dir: Path | None = None
         self._lock = threading.RLock()
         self._file_digests: dict[str, str] = {}  # real path -> sha256 of its bytes (one read per file)
-        self._module_files: dict[str, str] = {}  # module name -> its located real path
+        self._module_files: dict[str, str] = {}  # module name -> its located source file
 
     @property
     def manifest_path(self) -> str | None:
@@ -507,7 +507,7 @@ class Registry:
         return "; ".join(parts) or None
 
     def _module_file(self, module: str) -> tuple[str | None, str]:
-        """The real path of ``module``'s live source file, or ``(None, why not)``. Never executes the
+        """The path of ``module``'s live source file, or ``(None, why not)``. Never executes the
         module itself; ``find_spec`` of a dotted name imports its parent packages (see docstring)."""
         path = self._module_files.get(module)
         if path is not None:
@@ -528,7 +528,10 @@ class Registry:
         if not origin or not origin.endswith(".py"):
             # A sourceless (.pyc-only) or extension module: nothing to compare the digest with.
             return None, how if not origin else f"its live file {origin} is not Python source"
-        path = os.path.realpath(origin)
+        # abspath, not realpath: origins are absolute already, and resolving symlinks costs an lstat
+        # per path component (as much as reading the file). A module reached through a symlink is
+        # at worst read twice (once under each spelling), never compared wrongly.
+        path = os.path.abspath(origin)
         self._module_files[module] = path  # only successes: a later sys.path change may fix a miss
         return path, ""
 
