@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import importlib
 import sys
-import textwrap
 import uuid
 from pathlib import Path
 
