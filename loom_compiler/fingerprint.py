@@ -205,7 +205,7 @@ def fingerprint_project(
             if not top.exists():
                 errors.append(SourceError(tree.relpath(top), 0, 0, "no such file or directory", code="io"))
                 continue
-            for path in iter_python_files(top, config.root, config.walk_exclude):
+            for path in iter_python_files(top, config.root, config.walk_exclude, packages=config.packages):
                 resolved = Path(os.path.abspath(path))
                 if resolved in seen:
                     continue

@@ -30,11 +30,24 @@ __all__ = [
     "decode_source",
     "SourceDecodeError",
     "is_excluded",
+    "is_loom_output",
     "iter_python_files",
 ]
 
-# never descended into when walking a directory
-_SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", ".git", ".hg", ".venv", "venv", ".tox", ".nox"})
+# Never descended into when walking a directory (nor resolved into by a lookup), unless a
+# configured package lies there: tool, VCS and environment directories, and build output, which
+# holds copies of the package (setuptools' ``build/lib``, an unpacked wheel) or loom chunks that
+# declare the same flows again ("flow id declared 2 times"). Names starting with "." are skipped too.
+_SKIP_DIRS = frozenset({
+    "__pycache__", "node_modules", "site-packages", ".git", ".hg", ".venv", "venv", ".tox", ".nox",
+    ".loom-cache", "build", "dist",
+})
+# ``build``/``dist`` holding an ``__init__.py`` are packages (``shop/build/``), not output
+_OUTPUT_NAMES = frozenset({"build", "dist"})
+#: a directory holding this file is a copy of a loom bundle made by the packaging hooks
+BUNDLE_MARKER = ".loom-editable-copy"
+_MANIFEST_NAME = "manifest.json"
+_MANIFEST_SCHEMA = b'"loom-manifest/1"'
 
 
 @runtime_checkable
@@ -86,29 +99,86 @@ def is_excluded(rel_posix: str, patterns: Iterable[str]) -> bool:
     return False
 
 
-def iter_python_files(top: Path, root: Path, exclude: Iterable[str] = ()) -> Iterator[Path]:
-    """``*.py`` files under ``top`` in sorted order, honouring ``exclude`` (relative to ``root``)."""
+def is_loom_output(directory: Path, filenames: Iterable[str] | None = None) -> bool:
+    """Whether ``directory`` holds loom build output: a ``manifest.json`` of the loom schema (an
+    out directory, a wheel's ``_loom``) or the packaging hooks' bundle marker. ``filenames`` (its
+    listing, when the caller has one) saves the probes: the manifest is read only when listed."""
+    names = None if filenames is None else set(filenames)
+    if names is None or BUNDLE_MARKER in names:
+        if (directory / BUNDLE_MARKER).is_file():
+            return True
+    if names is not None and _MANIFEST_NAME not in names:
+        return False
+    try:
+        with open(directory / _MANIFEST_NAME, "rb") as fh:
+            head = fh.read(65536)
+    except OSError:
+        return False
+    # a loose byte check is enough here: any JSON naming the loom schema is loom's output
+    return _MANIFEST_SCHEMA in head
+
+
+def kept_dirs(packages: Iterable[str]) -> frozenset[str]:
+    """Relative directories the user named in ``packages`` (with their parents, at the root and
+    under ``src/``): never skipped, even when called ``build`` or ``dist``."""
+    kept: set[str] = set()
+    for pkg in packages:
+        parts = pkg.split(".")
+        for base in ((), ("src",)):
+            full = [*base, *parts]
+            kept.update("/".join(full[:i]) for i in range(1, len(full) + 1))
+    return frozenset(kept)
+
+
+def skipped_by_name(directory: Path, name: str) -> bool:
+    """A tool, environment or build-output directory (``build``/``dist`` only when not a package)."""
+    if name in _SKIP_DIRS or name.startswith(".") or name.endswith(".egg-info"):
+        return not (name in _OUTPUT_NAMES and (directory / "__init__.py").is_file())
+    return False
+
+
+def iter_python_files(top: Path, root: Path, exclude: Iterable[str] = (), *,
+                      packages: Iterable[str] = ()) -> Iterator[Path]:
+    """``*.py`` files under ``top`` in sorted order, honouring ``exclude`` (relative to ``root``).
+
+    Below ``top``, non-source directories are not entered: tool and environment directories,
+    build output (``build``, ``dist``, ``*.egg-info``) and any directory holding loom output
+    (``is_loom_output``), unless ``packages`` names them. ``top`` itself was asked for.
+    """
     exclude = tuple(exclude)
+    kept = kept_dirs(packages)
     if top.is_file():
         yield top
         return
+    # from the root, every directory on a file's path was checked on the way down
+    from_root = os.path.abspath(top) == os.path.abspath(root)
     for dirpath, dirnames, filenames in os.walk(top):
         here = Path(dirpath)
-        base = _rel(here, root) if exclude else ""
+        base = _rel(here, root) if exclude or kept or dirpath != str(top) else ""
         prefix = "" if base in ("", ".") else base + "/"
-        kept = []
+        if dirpath != str(top) and base not in kept and is_loom_output(here, filenames):
+            dirnames[:] = []
+            continue
+        kept_here = []
         for d in sorted(dirnames):
-            if d in _SKIP_DIRS or d.startswith("."):
-                continue
-            if exclude and is_excluded(prefix + d, exclude):
-                continue
-            kept.append(d)
-        dirnames[:] = kept
+            if (prefix + d) not in kept:
+                if skipped_by_name(here / d, d):
+                    continue
+                if exclude and is_excluded(prefix + d, exclude):
+                    continue
+            kept_here.append(d)
+        dirnames[:] = kept_here
         for name in sorted(filenames):
             if name.endswith(".py"):
-                if exclude and is_excluded(prefix + name, exclude):
+                if exclude and (_own_name_excluded(prefix + name, exclude) if from_root
+                                else is_excluded(prefix + name, exclude)):
                     continue
                 yield here / name
+
+
+def _own_name_excluded(rel: str, patterns: Iterable[str]) -> bool:
+    # the walk has already pruned every excluded directory above ``rel``
+    return any(fnmatch.fnmatchcase(rel, p.rstrip("/")) for p in patterns)
 
 
 def _rel(path: Path, root: Path) -> str:
@@ -134,7 +204,12 @@ class _Entry:
 
 
 class DirectorySourceTree:
-    """The working tree under ``root`` (``config.root`` by default)."""
+    """The working tree under ``root`` (``config.root`` by default).
+
+    Walking names each file with string operations on its path relative to the root (the walk
+    starts at the resolved root, so no file needs resolving again); a lookup before any walk
+    probes the candidate files and checks their directories against the same skip rules.
+    """
 
     def __init__(self, root: Path | str | None = None, config: LoomConfig | None = None) -> None:
         if config is None:
@@ -143,6 +218,9 @@ class DirectorySourceTree:
         self.root = Path(root).resolve() if root is not None else config.root
         self._index: dict[str, _Entry] | None = None
         self._bases: tuple[Path, ...] | None = None
+        self._base_prefixes: tuple[str, ...] | None = None
+        self._kept = kept_dirs(config.packages)
+        self._dir_skipped: dict[str, bool] = {}
 
     # -- naming ---------------------------------------------------------------------------------
     def package_bases(self) -> tuple[Path, ...]:
@@ -163,6 +241,16 @@ class DirectorySourceTree:
         self._bases = tuple(bases)
         return self._bases
 
+    def _prefixes(self) -> tuple[str, ...]:
+        """``package_bases`` then the root, as POSIX prefixes of paths relative to the root."""
+        if self._base_prefixes is None:
+            prefixes: list[str] = []
+            for base in (*self.package_bases(), self.root):
+                rel = base.relative_to(self.root).as_posix()
+                prefixes.append("" if rel == "." else rel + "/")
+            self._base_prefixes = tuple(prefixes)
+        return self._base_prefixes
+
     def module_name_for(self, path: Path) -> str:
         """Dotted module name of a file (``pkg/__init__.py`` -> ``pkg``)."""
         for candidate in _absolute_then_resolved(path):
@@ -174,22 +262,54 @@ class DirectorySourceTree:
                 return _dotted(rel)
         return path.stem
 
+    def module_name_of_rel(self, rel: str) -> str:
+        """``module_name_for`` of a file given by its POSIX path relative to the root."""
+        for prefix in self._prefixes():
+            if rel.startswith(prefix):
+                return _dotted_posix(rel[len(prefix):])
+        return _dotted_posix(rel)  # pragma: no cover - the root prefix "" always matches
+
     def relpath(self, path: Path) -> str:
         return _rel(path, self.root)
 
-    # -- SourceTree -----------------------------------------------------------------------------
-    def _build_index(self) -> dict[str, _Entry]:
+    def walk(self) -> Iterator[tuple[str, str, Path]]:
+        """``(module, rel, path)`` of every module file, in sorted order, with the skip rules and
+        ``walk_exclude`` applied; a module name bound twice keeps its first file. Builds the index
+        as it goes, so lookups after a walk cost nothing."""
         index: dict[str, _Entry] = {}
-        for path in iter_python_files(self.root, self.root, self.config.walk_exclude):
-            name = self.module_name_for(path)
+        root = str(self.root)
+        for path in iter_python_files(self.root, self.root, self.config.walk_exclude, packages=self.config.packages):
+            full = str(path)
+            rel = full[len(root) + 1:].replace(os.sep, "/") if full.startswith(root + os.sep) else self.relpath(path)
+            name = self.module_name_of_rel(rel)
             if name and name not in index:
-                index[name] = _Entry(path, self.relpath(path))
-        return index
+                index[name] = _Entry(path, rel)
+                yield name, rel, path
+        self._index = index
 
+    # -- SourceTree -----------------------------------------------------------------------------
     def module_names(self) -> Iterable[str]:
         if self._index is None:
-            self._index = self._build_index()
+            for _ in self.walk():
+                pass
+        assert self._index is not None
         return sorted(self._index)
+
+    def _skipped_dir(self, rel_dir: str) -> bool:
+        """Whether a directory (relative to the root) or one of its parents is one the walk skips."""
+        if not rel_dir:
+            return False
+        known = self._dir_skipped.get(rel_dir)
+        if known is None:
+            parent, _, name = rel_dir.rpartition("/")
+            directory = self.root / rel_dir
+            known = self._skipped_dir(parent) or (
+                rel_dir not in self._kept
+                and (skipped_by_name(directory, name) or is_loom_output(directory)
+                     or is_excluded(rel_dir, self.config.walk_exclude))
+            )
+            self._dir_skipped[rel_dir] = known
+        return known
 
     def _lookup(self, module: str) -> _Entry | None:
         if self._index is not None:
@@ -198,11 +318,12 @@ class DirectorySourceTree:
         parts = module.split(".")
         if not all(p.isidentifier() for p in parts):
             return None
-        for base in (*self.package_bases(), self.root):
-            for cand in (base.joinpath(*parts).with_suffix(".py"), base.joinpath(*parts, "__init__.py")):
+        for prefix in self._prefixes():
+            for tail in ("/".join(parts) + ".py", "/".join(parts) + "/__init__.py"):
+                rel = prefix + tail
+                cand = self.root / rel
                 if cand.is_file():
-                    rel = self.relpath(cand)
-                    if is_excluded(rel, self.config.walk_exclude):
+                    if self._skipped_dir(rel.rpartition("/")[0]) or is_excluded(rel, self.config.walk_exclude):
                         return None
                     return _Entry(cand, rel)
         return None
@@ -219,6 +340,13 @@ class DirectorySourceTree:
             return entry.path.read_bytes()
         except OSError:
             return None
+
+
+def _dotted_posix(rel: str) -> str:
+    parts = rel[:-3].split("/") if rel.endswith(".py") else rel.split("/")
+    if parts and parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
 
 
 def _dotted(rel: Path) -> str:

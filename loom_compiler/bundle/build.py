@@ -55,7 +55,7 @@ from ..analysis import ModuleSummary, might_define_flows
 from ..config import LoomConfig
 from ..fingerprint import fingerprint_flows
 from ..model import FlowFingerprint, SourceError
-from ..sources import DirectorySourceTree, SourceTree, is_excluded, iter_python_files
+from ..sources import DirectorySourceTree, SourceTree
 from .cache import CACHE_DIRNAME, SummaryCache, cache_key
 from .chunk import Chunk, ChunkError, chunk_path_for, emit_chunk
 from .history import GitSourceTree
@@ -300,30 +300,27 @@ class _Source:
     def module_names(self) -> list[str]:
         return [m for m in self.tree.module_names() if self.path(m) is not None]
 
-    def candidates(self, wanted: Callable[[bytes], bool], exclude: Sequence[str]) -> list[str]:
+    def candidates(self, wanted: Callable[[bytes], bool]) -> list[str]:
         """Modules whose bytes pass ``wanted`` (the cheap "might define a flow" check).
 
-        For a directory the files are walked without naming every one of them: naming resolves
-        paths (symlinks), which is most of a no-change build's time, so only the files that pass
-        are named, by the tree's own rules, and confirmed through ``path_of``.
+        A directory is walked once (``DirectorySourceTree.walk``: skip rules and ``exclude``
+        applied, every file named by string operations, the tree indexed as a side effect), so the
+        later lookups of the modules closures reach cost a dictionary access, not file probes.
         """
         tree = self.tree
         if not isinstance(tree, DirectorySourceTree):
             return [m for m in self.module_names() if (d := self.data(m)) is not None and wanted(d)]
         found: dict[str, None] = {}
-        for path in iter_python_files(tree.root, tree.root):
+        walked = list(tree.walk())  # names every file by string operations; indexes the tree
+        for module, rel, path in walked:
             try:
                 data = path.read_bytes()
             except OSError:
                 continue
             if not wanted(data):
                 continue
-            rel = tree.relpath(path)
-            if exclude and is_excluded(rel, exclude):
-                continue
-            module = tree.module_name_for(path)
-            if not module or self.path(module) != rel:
-                continue  # excluded, hidden, or the name belongs to another file
+            if self.path(module) != rel:
+                continue  # hidden (the output directory), or the name belongs to another file
             self._data[module] = data
             found[module] = None
         return sorted(found)
@@ -427,7 +424,7 @@ class _Pipeline:
     # -- flows ------------------------------------------------------------------------------------
     def collect(self, tree: SourceTree, *, label: str) -> _Collected:
         src = _Source(tree, self.hide)
-        candidates = src.candidates(lambda data: might_define_flows(data, self.config), self.config.exclude)
+        candidates = src.candidates(lambda data: might_define_flows(data, self.config))
         self.progress_total = 0
         self.progress.start(label, 0)
         memo: dict[str, Any] = {}

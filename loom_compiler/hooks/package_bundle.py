@@ -130,9 +130,9 @@ def build_bundle(
             "manifest already holds the versions it named"
         )
         config = replace(config, history=())
-    # The editable link (or copy) inside the package is output, never source.
-    own = (package_dir / PACKAGE_MANIFEST_DIR).relative_to(config.root).as_posix()
-    report = build_project(replace(config, exclude=(*config.exclude, *exclude, own)))
+    # The editable link (or copy) inside the package is output, never source: the source walk
+    # skips any directory holding a loom manifest or the copy marker (``sources.is_loom_output``).
+    report = build_project(replace(config, exclude=(*config.exclude, *exclude)) if exclude else config)
     for warning in report.warnings:
         warn(warning)
     if report.errors:

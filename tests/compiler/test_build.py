@@ -339,3 +339,38 @@ def test_the_directory_fast_scan_finds_what_the_source_tree_protocol_finds(proje
     plain = build_project(config, out=tmp_path / "plain", tree=PlainTree(DirectorySourceTree(config=config)))
     assert sorted(fast.manifest.flows) == ["checkout", "ops"]
     assert files_of(tmp_path / "fast") == files_of(tmp_path / "plain")
+
+
+# -- what the scan never reads as source -------------------------------------------------------------
+
+
+def test_a_second_out_directory_does_not_scan_the_first(project: Path) -> None:
+    first = build(project)
+    assert first.ok and (project / "build" / "loom" / "manifest.json").is_file()
+    other = build(project, out="release/loom")
+    assert other.ok, other.errors
+    assert {f.flow_id for f in other.flows} == {f.flow_id for f in first.flows}
+    # and back: "release/loom" holds a loom manifest, so it is output wherever it lives
+    third = build(project, out="again")
+    assert third.ok, third.errors
+    assert {f.path for f in third.flows} == {"shop/flows.py", "shop/refunds.py"}
+
+
+def test_cli_build_into_another_out_dir(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(project)
+    runner = CliRunner()
+    assert runner.invoke(main, ["build", "--out", "other"]).exit_code == 0
+    for args in (["build"], ["build", "--out", "third"]):  # neither scans "other" (nor build/loom)
+        result = runner.invoke(main, args)
+        assert result.exit_code == 0, result.output
+        assert "declared 2 times" not in result.output
+
+
+def test_a_stale_setuptools_copy_of_the_package_is_not_source(project: Path) -> None:
+    shutil.copytree(project / "shop", project / "build" / "lib" / "shop")
+    shutil.copytree(project / "shop", project / "dist" / "bundle_shop-1.0" / "shop")
+    (project / "bundle_shop.egg-info").mkdir()
+    shutil.copy(project / "shop" / "flows.py", project / "bundle_shop.egg-info" / "flows.py")
+    report = build(project, out="out")
+    assert report.ok, report.errors
+    assert all(f.path.startswith("shop/") for f in report.flows)

@@ -61,3 +61,36 @@ def test_decode_accepts_a_bom_and_locates_bad_bytes() -> None:
     with pytest.raises(SourceDecodeError, match="not valid UTF-8") as info:
         decode_source(b"a = 1\nb = '\xff'\n")
     assert (info.value.line, info.value.column) == (2, 5)
+
+
+MANIFEST = '{"flows": {}, "schema": "loom-manifest/1"}\n'
+
+
+def test_build_output_and_tool_directories_are_not_walked(tmp_path: Path) -> None:
+    _touch(tmp_path, "shop/__init__.py", "shop/flows.py", "build/lib/shop/flows.py", "dist/x/shop/flows.py",
+           "shop.egg-info/x.py", ".loom-cache/y.py", "node_modules/z.py", "release/chunks/c/abc.py",
+           "shop/_loom/chunks/c/abc.py", "copy/chunks/d.py", "shop/build/__init__.py", "shop/build/steps.py")
+    (tmp_path / "release" / "manifest.json").write_text(MANIFEST)  # an out directory by another name
+    (tmp_path / "shop" / "_loom" / "manifest.json").write_text(MANIFEST)
+    (tmp_path / "copy" / ".loom-editable-copy").write_text("")
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "manifest.json").write_text('{"name": "not loom"}')
+    _touch(tmp_path, "notes/n.py")
+    config = LoomConfig(root=tmp_path, packages=("shop",))
+    walked = DirectorySourceTree(config=config)
+    # shop/build holds an __init__.py: a package of that name, not output
+    assert list(walked.module_names()) == ["notes.n", "shop", "shop.build", "shop.build.steps", "shop.flows"]
+    fresh = DirectorySourceTree(config=config)  # probes files: the same rules
+    for module in ("build.lib.shop.flows", "dist.x.shop.flows", "release.chunks.c.abc", "shop._loom.chunks.c.abc",
+                   "copy.chunks.d", "node_modules.z"):
+        assert fresh.path_of(module) is None, module
+    assert fresh.path_of("shop.build.steps") == "shop/build/steps.py"
+
+
+def test_a_package_listed_by_name_is_walked_even_in_build(tmp_path: Path) -> None:
+    _touch(tmp_path, "build/__init__.py", "build/flows.py", "dist/tools/__init__.py", "dist/tools/t.py")
+    (tmp_path / "dist" / "__init__.py").unlink(missing_ok=True)
+    config = LoomConfig(root=tmp_path, packages=("build", "dist.tools"))
+    assert list(DirectorySourceTree(config=config).module_names()) == ["build", "build.flows", "dist.tools",
+                                                                       "dist.tools.t"]
+    assert DirectorySourceTree(config=config).path_of("dist.tools.t") == "dist/tools/t.py"
