@@ -74,8 +74,12 @@ def test_hatch_wheels_carry_their_versions_and_an_upgrade_finishes_on_the_old_ch
     checkout = manifest2["flows"]["checkout"]
     v2_hash = checkout["current"]
     assert v2_hash != v1_hash and set(checkout["versions"]) == {v1_hash, v2_hash}
-    # refund does not reach DISCOUNT_RATE: one version, the same one
-    assert manifest2["flows"]["refund"] == manifest1["flows"]["refund"]
+    # refund does not reach DISCOUNT_RATE: one version, the same one. Only its source.closureSources
+    # moves: it records the bytes of the pricing.py this build read (the runtime compares live files to it).
+    refund1, refund2 = manifest1["flows"]["refund"], manifest2["flows"]["refund"]
+    sources1, sources2 = (v["source"].pop("closureSources") for r in (refund1, refund2) for v in r["versions"].values())
+    assert refund2 == refund1 and sources1.keys() == sources2.keys()
+    assert sources1["shop.pricing"] != sources2["shop.pricing"] and sources1["shop.flows"] == sources2["shop.flows"]
     old_chunk = "shop/_loom/" + checkout["versions"][v1_hash]["chunk"]
     with zipfile.ZipFile(wheel1) as z1, zipfile.ZipFile(wheel2) as z2:
         assert z1.read(old_chunk) == z2.read(old_chunk)  # v1's chunk ships unchanged in wheel 2
