@@ -37,11 +37,12 @@ have advanced it).
 from __future__ import annotations
 
 import os
+import random
 import threading
 import time
 import uuid
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, NoReturn
@@ -52,6 +53,7 @@ from .divergence import DivergenceDetector, DivergenceWarning, divergence_messag
 from .errors import (
     ExecutionNotFoundError,
     ExecutionStateError,
+    FencingError,
     FlowReplayDivergenceError,
     FlowUsageError,
     JournalError,
@@ -61,7 +63,7 @@ from .errors import (
 )
 from .families import orphaned_frames
 from .journal import events as ev
-from .journal.events import Event, NewEvent, is_json_value
+from .journal.events import Event, ExecutionSummary, NewEvent, is_json_value
 from .journal.memory import MemoryJournal
 from .journal.protocol import JournalStore, Lease
 from .journal.sqlite import SqliteJournal
@@ -164,6 +166,7 @@ class Runtime:
         self._leases: dict[str, tuple[Lease, float]] = {}  # lease, monotonic time it was taken
         self._lease_lock = threading.RLock()  # shared with the lease heartbeat thread
         self._on_warn = on_warn
+        self._rng = random.Random()  # the visit order of a worker's passes (seeded from the OS)
         #: Divergence reports in ``warn`` mode (one per run at most).
         self.divergence_warnings = 0
         #: Runs refused (and parked) in ``fail`` mode.
@@ -242,34 +245,69 @@ class Runtime:
         return self.resume(execution_id, None, gate=RESERVED_GATE)
 
     def tick(self, now: float | None = None) -> list[Handle]:
-        """Fire every durable timer due at ``now`` (default: the clock) and run those executions on."""
+        """Fire every durable timer due at ``now`` (default: the clock) and run those executions on.
+
+        A timer another worker (or process) fires first is skipped: no handle, and for a worker no
+        read either (it claims the lease before reading; see :meth:`recover`).
+        """
         now = self.clock() if now is None else now
         handles = []
-        for s in self.journal.due_timers(now):
+        for s in self._visit_order(self.journal.due_timers(now)):
             try:
+                if not self._claim(s.execution_id):
+                    continue
                 handles.append(self.resume(s.execution_id, None, gate=s.gate))
+            except ExecutionStateError:
+                continue  # answered since the listing: not ours to report
             except LoomError as exc:
                 handles.append(self._error_handle(s.execution_id, exc))
+            finally:
+                self._release_leases()  # a claim that did not reach a drive
         return handles
 
     def recover(self) -> list[Handle]:
         """After a crash: fire due timers, then re-drive every *running* execution (parked ones wait).
 
         A refusal or mismatch of one execution does not stop the pass; it is reported on its handle.
+        With ``worker_id`` set, executions another worker holds a live lease on are skipped: the
+        listing leaves them out (the store judges leases by its own clock) and one leased between
+        the listing and the claim is skipped on the failed claim, before any read; neither is in the
+        result. Each pass visits the executions in a random order of its own, so several workers do
+        not all queue on the same first execution.
         """
         handles = self.tick()
         done = {h.execution_id for h in handles}
-        for s in self.journal.list_executions(statuses=[ev.RUNNING]):
+        running = self.journal.list_executions(statuses=[ev.RUNNING], leasable_by=self.worker_id)
+        for s in self._visit_order(running):
             if s.execution_id in done:
                 continue
             try:
-                # A worker claims the execution before reading it: one leased by another worker is
-                # skipped (FencingError on its handle) without replaying its body.
-                self._lease(s.execution_id)
+                # A worker claims the execution before reading it; the drive releases it.
+                if not self._claim(s.execution_id):
+                    continue
                 handles.append(self._drive_chain(s.execution_id))
             except LoomError as exc:
                 handles.append(self._error_handle(s.execution_id, exc))
         return handles
+
+    def _claim(self, execution_id: str) -> bool:
+        """Take the lease before reading (a worker); ``False`` when another worker holds it."""
+        try:
+            self._lease(execution_id)
+        except FencingError:
+            return False
+        return True
+
+    def _visit_order(self, summaries: tuple[ExecutionSummary, ...]) -> Sequence[ExecutionSummary]:
+        """Execution-id order for a lone runtime (deterministic); a fresh shuffle per pass for a worker.
+
+        Rejected: a fixed offset derived from the worker id (workers whose offsets fall close walk
+        the same run of executions in lock-step every pass; a per-pass shuffle decorrelates them)."""
+        if self.worker_id is None or len(summaries) < 2:
+            return summaries
+        order = list(summaries)
+        self._rng.shuffle(order)
+        return order
 
     # -- migration (D4) -----------------------------------------------------------------------
 

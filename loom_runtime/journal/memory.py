@@ -96,11 +96,16 @@ class MemoryJournal:
             return self._get(execution_id).summary
 
     def list_executions(
-        self, *, statuses: Iterable[str] | None = None, flow_id: str | None = None
+        self, *, statuses: Iterable[str] | None = None, flow_id: str | None = None, leasable_by: str | None = None
     ) -> tuple[ExecutionSummary, ...]:
         wanted = None if statuses is None else frozenset(statuses)
         with self._lock:
-            rows = [ex.summary for _, ex in sorted(self._executions.items())]
+            now = self._clock()
+            rows = [
+                ex.summary
+                for _, ex in sorted(self._executions.items())
+                if leasable_by is None or ex.lease_owner in (None, leasable_by) or ex.lease_expires <= now
+            ]
         return tuple(
             s for s in rows if (wanted is None or s.status in wanted) and (flow_id is None or s.flow_id == flow_id)
         )

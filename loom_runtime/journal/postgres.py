@@ -311,7 +311,7 @@ class PostgresJournal:
                 raise self._failed(exc, f"reading execution `{execution_id}`") from None
 
     def list_executions(
-        self, *, statuses: Iterable[str] | None = None, flow_id: str | None = None
+        self, *, statuses: Iterable[str] | None = None, flow_id: str | None = None, leasable_by: str | None = None
     ) -> tuple[ExecutionSummary, ...]:
         sql, args = f"SELECT {_SUMMARY_COLS} FROM loom_executions WHERE true", []
         if statuses is not None:
@@ -320,6 +320,10 @@ class PostgresJournal:
         if flow_id is not None:
             sql += " AND flow_id=%s"
             args.append(flow_id)
+        if leasable_by is not None:
+            # the server's clock unless a test clock is set, exactly as acquire_lease judges expiry
+            sql += f" AND (lease_owner IS NULL OR lease_owner=%s OR lease_expires<={'%s' if self._clock else _NOW})"
+            args.extend([leasable_by] + ([self._clock()] if self._clock else []))
         return self._summaries(sql + " ORDER BY execution_id", args, "listing executions")
 
     def due_timers(self, now: float) -> tuple[ExecutionSummary, ...]:

@@ -19,8 +19,11 @@ parametrised conformance test (``tests/runtime/test_journal_conformance.py``) ch
 ``read(execution_id, after_seq=0) -> tuple[Event, ...]``
     Events with ``seq > after_seq`` in order. Refuses events written by a newer schema.
 ``summary(execution_id) -> ExecutionSummary``
-``list_executions(*, statuses=None, flow_id=None) -> tuple[ExecutionSummary, ...]``
+``list_executions(*, statuses=None, flow_id=None, leasable_by=None) -> tuple[ExecutionSummary, ...]``
     Ordered by execution id. The ops census groups these by flow id, codeHash and status.
+    ``leasable_by``: only executions that owner could lease now (no live lease, or its own), judged
+    by the store's clock in the same query, so a worker's recovery pass skips executions other
+    workers drive without a lease attempt or a read each.
 ``due_timers(now) -> tuple[ExecutionSummary, ...]``
     Suspended executions parked on a timer gate whose ``wake_at <= now`` (an indexed query).
 ``acquire_lease(execution_id, owner, *, ttl, now=None) -> Lease`` / ``release_lease(lease)``
@@ -73,7 +76,7 @@ class JournalStore(Protocol):
     def summary(self, execution_id: str) -> ExecutionSummary: ...
 
     def list_executions(
-        self, *, statuses: Iterable[str] | None = None, flow_id: str | None = None
+        self, *, statuses: Iterable[str] | None = None, flow_id: str | None = None, leasable_by: str | None = None
     ) -> tuple[ExecutionSummary, ...]: ...
 
     def due_timers(self, now: float) -> tuple[ExecutionSummary, ...]: ...

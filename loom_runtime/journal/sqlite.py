@@ -228,7 +228,7 @@ class SqliteJournal:
             return self._row(self._conn, execution_id)[0]
 
     def list_executions(
-        self, *, statuses: Iterable[str] | None = None, flow_id: str | None = None
+        self, *, statuses: Iterable[str] | None = None, flow_id: str | None = None, leasable_by: str | None = None
     ) -> tuple[ExecutionSummary, ...]:
         sql, args = f"SELECT {_SUMMARY_COLS} FROM executions WHERE 1=1", []
         if statuses is not None:
@@ -238,6 +238,9 @@ class SqliteJournal:
         if flow_id is not None:
             sql += " AND flow_id=?"
             args.append(flow_id)
+        if leasable_by is not None:
+            sql += " AND (lease_owner IS NULL OR lease_owner=? OR lease_expires<=?)"
+            args.extend([leasable_by, self._clock()])
         with self._lock:
             rows = self._conn.execute(sql + " ORDER BY execution_id", args).fetchall()
         return tuple(ExecutionSummary(*r) for r in rows)

@@ -219,6 +219,44 @@ def test_expired_lease_cannot_append(env):
         store.append("e1", [step_started("x")], expected_seq=1, lease=a)
 
 
+@pytest.mark.parametrize("outcome", [
+    NewEvent("EXECUTION_SUSPENDED", {"condition": {"on": "approval"}}),
+    NewEvent("EXECUTION_COMPLETED", {"result": 1}),
+    NewEvent("EXECUTION_FAILED", {"error": {"type": "E", "message": "m"}}),
+    NewEvent("EXECUTION_CONTINUED", {"nextExecutionId": "e1~1", "input": None}),
+], ids=lambda e: e.type)
+def test_an_append_that_parks_or_ends_frees_the_lease_in_the_same_transaction(env, outcome):
+    store, peer, _ = env
+    store.create("e1", started())
+    a = store.acquire_lease("e1", "worker-a", ttl=10)
+    store.append("e1", [step_started("x"), step_completed("x")], expected_seq=1, lease=a)
+    with pytest.raises(FencingError, match="leased to `worker-a`"):  # running: still worker-a's
+        peer().acquire_lease("e1", "worker-b", ttl=10)
+    store.append("e1", [outcome], expected_seq=3, lease=a)
+    b = peer().acquire_lease("e1", "worker-b", ttl=10)  # parked or ended: nobody's, at once
+    assert b.epoch == a.epoch + 1  # a new owner gets a new fencing token
+    if outcome.type == "EXECUTION_SUSPENDED":
+        with pytest.raises(FencingError, match="stale"):  # worker-a's lease cannot write any more
+            store.append("e1", [NewEvent("EXECUTION_RESUMED", {"gate": "approval", "payload": None})],
+                         expected_seq=4, lease=a)
+
+
+def test_list_executions_leasable_by_leaves_out_live_leases_of_other_owners(env):
+    store, _, clock = env
+    for eid in ("e1", "e2", "e3", "e4"):
+        store.create(eid, started())
+    store.acquire_lease("e1", "worker-a", ttl=10)
+    store.acquire_lease("e2", "worker-b", ttl=10)
+    store.acquire_lease("e3", "worker-a", ttl=100)
+    ids = lambda **kw: [s.execution_id for s in store.list_executions(**kw)]  # noqa: E731
+    assert ids(statuses=["running"]) == ["e1", "e2", "e3", "e4"]  # no filter: everything
+    assert ids(statuses=["running"], leasable_by="worker-b") == ["e2", "e4"]  # its own and the free one
+    assert ids(statuses=["running"], leasable_by="worker-a") == ["e1", "e3", "e4"]
+    clock.now += 10  # expiry is judged by the store's clock: e1 and e2 lapse, e3 does not
+    assert ids(statuses=["running"], leasable_by="worker-c") == ["e1", "e2", "e4"]
+    assert ids(statuses=["completed"], leasable_by="worker-c") == []
+
+
 def test_racing_writers_never_share_a_sequence_number(env):
     store, make_peer, _ = env
     store.create("e1", started())
