@@ -29,7 +29,6 @@ from loom_runtime.history import History, ReplayResult, load_histories, replay_h
 from loom_runtime.registry import FlowVersion, Registry
 
 from ..config import LoomConfig
-from ..fingerprint import fingerprint_project
 from ..sources import DirectorySourceTree
 
 __all__ = ["ReplayReport", "replay_files", "replay_histories", "live_flows", "manifest_flows", "import_roots", "add_import_paths"]
@@ -115,6 +114,8 @@ def import_roots(config: LoomConfig) -> list[str]:
 
 def live_flows(config: LoomConfig) -> dict[str, Target]:
     """The working tree's flows, imported (the project root, and ``src/``, go on ``sys.path``)."""
+    from ..fingerprint import fingerprint_project  # libcst: only when live flows are asked for
+
     result = fingerprint_project(DirectorySourceTree(config.root, config), config)
     add_import_paths(import_roots(config))
     out: dict[str, Target] = {}
