@@ -271,8 +271,8 @@ class Runtime:
         A refusal or mismatch of one execution does not stop the pass; it is reported on its handle.
         With ``worker_id`` set, executions another worker holds a live lease on are skipped: the
         listing leaves them out (the store judges leases by its own clock) and one leased between
-        the listing and the claim is skipped on the failed claim, before any read; neither is in the
-        result. Each pass visits the executions in a random order of its own, so several workers do
+        the listing and the claim is skipped on the failed claim, before any read, and so is one
+        parked or finished since the listing; none of them is in the result. Each pass visits the executions in a random order of its own, so several workers do
         not all queue on the same first execution.
         """
         handles = self.tick()
@@ -282,8 +282,13 @@ class Runtime:
             if s.execution_id in done:
                 continue
             try:
-                # A worker claims the execution before reading it; the drive releases it.
+                # A worker claims the execution before reading it; the drive releases it. One that
+                # another worker parked or finished since the listing is left alone on its summary
+                # row (a key lookup), not on a read and fold of its events.
                 if not self._claim(s.execution_id):
+                    continue
+                if self.worker_id is not None and self.journal.summary(s.execution_id).status != ev.RUNNING:
+                    self._release_leases()
                     continue
                 handles.append(self._drive_chain(s.execution_id))
             except LoomError as exc:

@@ -259,3 +259,22 @@ def test_workers_visit_executions_in_orders_of_their_own(journal_factory):
     assert sorted(first_a, key=lambda s: s.execution_id) == list(summaries)  # a permutation, nothing lost
     # two workers (and two passes of one) start at different places (40! orders: equal by chance ~1e-48)
     assert first_a != first_b and first_a != again_a
+
+
+def test_recover_leaves_an_execution_finished_since_the_listing_unread(journal_factory):
+    clock = Clock()
+
+    @flow("job")
+    def job(ctx, _):
+        return ctx.execute("s", lambda: 1)
+
+    a = Runtime(journal=journal_factory(clock=clock), clock=clock, worker_id="a")
+    a.register(job)
+    a.journal.create("e1", NewEvent("EXECUTION_STARTED", {"flowId": "job", "input": None}))
+    snapshot = a.journal.list_executions(statuses=["running"])  # b lists e1 as running ...
+    assert a.recover()[0].status == "completed"  # ... and a finishes it before b gets to it
+    store = CountingReads(journal_factory(clock=clock))
+    b = Runtime(journal=_ListsStale(store, snapshot), clock=clock, worker_id="b")
+    b.register(job)
+    assert b.recover() == [] and store.reads == []
+    b.journal.acquire_lease("e1", "c", ttl=1)  # b let go of its claim
