@@ -255,7 +255,7 @@ class Registry:
         self._manifest_path: str | None = None
         self._manifest_dir: Path | None = None
         self._lock = threading.RLock()
-        self._file_digests: dict[str, str] = {}  # real path -> sha256 of its bytes (one read per file)
+        self._file_digests: dict[str, str] = {}  # path -> sha256 of its bytes (one read per file)
         self._module_files: dict[str, str] = {}  # module name -> its located source file
 
     @property
