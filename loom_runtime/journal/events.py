@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -49,6 +49,7 @@ __all__ = [
     "apply_to_summary",
     "encode_payload",
     "decode_payload",
+    "decode_rows",
     "check_schema",
     "is_json_value",
     "timer_gate",
@@ -224,6 +225,17 @@ def decode_payload(text: str, *, execution_id: str, seq: int) -> dict[str, Any]:
     if not isinstance(doc, dict):
         raise JournalError(f"execution `{execution_id}` event {seq}: stored payload is not a JSON object")
     return doc
+
+
+def decode_rows(
+    rows: Iterable[tuple[int, str, str, float, int]], *, execution_id: str, where: str = ""
+) -> tuple[Event, ...]:
+    """Stored ``(seq, type, payload text, recorded_at, schema)`` rows as events (every store's ``read``)."""
+    out = []
+    for seq, etype, text, at, schema in rows:
+        check_schema(schema, where=f"{where}execution `{execution_id}` event {seq}")
+        out.append(Event(seq, etype, decode_payload(text, execution_id=execution_id, seq=seq), at, schema))
+    return tuple(out)
 
 
 def check_schema(schema: int, *, where: str) -> None:

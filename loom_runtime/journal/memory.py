@@ -12,20 +12,25 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from ..errors import ExecutionNotFoundError, FencingError, JournalError
+from ..errors import ExecutionNotFoundError, JournalError
 from .events import (
     EVENT_SCHEMA,
-    EXECUTION_STARTED,
     TIMER_GATE_PREFIX,
     Event,
     ExecutionSummary,
     NewEvent,
     apply_to_summary,
-    check_schema,
-    decode_payload,
+    decode_rows,
     encode_payload,
 )
-from .protocol import Lease, check_lease, grant_lease, releases_lease
+from .protocol import (
+    Lease,
+    check_expected_seq,
+    check_lease,
+    check_started,
+    grant_lease,
+    releases_lease,
+)
 
 __all__ = ["MemoryJournal"]
 
@@ -46,8 +51,7 @@ class MemoryJournal:
         self._clock = clock
 
     def create(self, execution_id: str, started: NewEvent) -> int:
-        if started.type != EXECUTION_STARTED:
-            raise JournalError(f"execution `{execution_id}`: create() needs EXECUTION_STARTED, got {started.type}")
+        check_started(execution_id, started)
         text = encode_payload(started)
         with self._lock:
             if execution_id in self._executions:
@@ -64,11 +68,7 @@ class MemoryJournal:
         texts = [encode_payload(e) for e in events]
         with self._lock:
             ex = self._get(execution_id)
-            if ex.summary.last_seq != expected_seq:
-                raise FencingError(
-                    f"execution `{execution_id}`: stale append (expected last seq {expected_seq}, "
-                    f"journal is at {ex.summary.last_seq}); another writer advanced it, re-read and re-drive"
-                )
+            check_expected_seq(execution_id, expected=expected_seq, actual=ex.summary.last_seq)
             now = self._clock()
             check_lease(execution_id, lease, owner=ex.lease_owner, epoch=ex.lease_epoch, expires_at=ex.lease_expires, now=now)
             summary = ex.summary
@@ -85,11 +85,7 @@ class MemoryJournal:
     def read(self, execution_id: str, after_seq: int = 0) -> tuple[Event, ...]:
         with self._lock:
             rows = list(self._get(execution_id).rows[max(after_seq, 0) :])
-        out = []
-        for seq, etype, text, at, schema in rows:
-            check_schema(schema, where=f"execution `{execution_id}` event {seq}")
-            out.append(Event(seq, etype, decode_payload(text, execution_id=execution_id, seq=seq), at, schema))
-        return tuple(out)
+        return decode_rows(rows, execution_id=execution_id)
 
     def summary(self, execution_id: str) -> ExecutionSummary:
         with self._lock:

@@ -41,20 +41,26 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from ..errors import ExecutionNotFoundError, FencingError, JournalError, JournalSchemaError
+from ..errors import ExecutionNotFoundError, FencingError, JournalError
 from .events import (
     EVENT_SCHEMA,
-    EXECUTION_STARTED,
     TIMER_GATE_PREFIX,
     Event,
     ExecutionSummary,
     NewEvent,
     apply_to_summary,
-    check_schema,
-    decode_payload,
+    decode_rows,
     encode_payload,
 )
-from .protocol import Lease, check_lease, grant_lease, releases_lease
+from .protocol import (
+    Lease,
+    check_expected_seq,
+    check_lease,
+    check_started,
+    check_store_schemas,
+    grant_lease,
+    releases_lease,
+)
 
 __all__ = ["PostgresJournal", "POSTGRES_JOURNAL_SCHEMA"]
 
@@ -198,22 +204,12 @@ class PostgresJournal:
                     return
         except pg.Error as exc:
             raise self._failed(exc, "creating the journal tables") from None
-        for key, ours in (("journalSchema", POSTGRES_JOURNAL_SCHEMA), ("eventSchema", EVENT_SCHEMA)):
-            try:
-                theirs = int(rows.get(key, "0"))
-            except ValueError:
-                theirs = -1
-            if theirs > ours or theirs < 1:
-                raise JournalSchemaError(
-                    f"{self.where}: journal written with {key} {rows.get(key)!r}; this runtime reads up to {ours}. "
-                    "Upgrade loom-toolchain on this worker (never point an older runtime at a newer journal)."
-                )
+        check_store_schemas(rows, journal_schema=POSTGRES_JOURNAL_SCHEMA, where=self.where)
 
     # -- the protocol ------------------------------------------------------------------------
 
     def create(self, execution_id: str, started: NewEvent) -> int:
-        if started.type != EXECUTION_STARTED:
-            raise JournalError(f"execution `{execution_id}`: create() needs EXECUTION_STARTED, got {started.type}")
+        check_started(execution_id, started)
         text = encode_payload(started)
         summary = apply_to_summary(None, execution_id, 1, started)
         pg = self._pg
@@ -248,11 +244,7 @@ class PostgresJournal:
                 conn = self._connection()
                 with conn.transaction():
                     summary, owner, epoch, expires, db_now = self._row(conn, execution_id, lock=True)
-                    if summary.last_seq != expected_seq:
-                        raise FencingError(
-                            f"execution `{execution_id}`: stale append (expected last seq {expected_seq}, "
-                            f"journal is at {summary.last_seq}); another writer advanced it, re-read and re-drive"
-                        )
+                    check_expected_seq(execution_id, expected=expected_seq, actual=summary.last_seq)
                     now = db_now if self._clock is None else self._clock()
                     check_lease(execution_id, lease, owner=owner, epoch=epoch, expires_at=expires, now=now)
                     rows = []
@@ -296,11 +288,7 @@ class PostgresJournal:
                     self._row(conn, execution_id)  # raises ExecutionNotFoundError
             except pg.Error as exc:
                 raise self._failed(exc, f"reading execution `{execution_id}`") from None
-        out = []
-        for seq, etype, text, at, schema in rows:
-            check_schema(schema, where=f"{self.where}: execution `{execution_id}` event {seq}")
-            out.append(Event(seq, etype, decode_payload(text, execution_id=execution_id, seq=seq), at, schema))
-        return tuple(out)
+        return decode_rows(rows, execution_id=execution_id, where=f"{self.where}: ")
 
     def summary(self, execution_id: str) -> ExecutionSummary:
         pg = self._pg

@@ -44,11 +44,12 @@ recorded interleaved with the live worker's).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from .events import RUNNING, Event, ExecutionSummary, NewEvent
+from ..errors import FencingError, JournalError, JournalSchemaError
+from .events import EVENT_SCHEMA, EXECUTION_STARTED, RUNNING, Event, ExecutionSummary, NewEvent
 
 __all__ = ["JournalStore", "Lease"]
 
@@ -88,6 +89,38 @@ class JournalStore(Protocol):
     def close(self) -> None: ...
 
 
+def check_started(execution_id: str, started: NewEvent) -> None:
+    """``create`` takes only an ``EXECUTION_STARTED``."""
+
+    if started.type != EXECUTION_STARTED:
+        raise JournalError(f"execution `{execution_id}`: create() needs EXECUTION_STARTED, got {started.type}")
+
+
+def check_expected_seq(execution_id: str, *, expected: int, actual: int) -> None:
+    """The sequence fence of ``append``: ``FencingError`` unless the writer read the last event."""
+
+    if actual != expected:
+        raise FencingError(
+            f"execution `{execution_id}`: stale append (expected last seq {expected}, "
+            f"journal is at {actual}); another writer advanced it, re-read and re-drive"
+        )
+
+
+def check_store_schemas(stored: Mapping[str, str], *, journal_schema: int, where: str) -> None:
+    """Refuse a journal whose ``meta`` rows say a newer (or unreadable) layout or event schema wrote it."""
+
+    for key, ours in (("journalSchema", journal_schema), ("eventSchema", EVENT_SCHEMA)):
+        try:
+            theirs = int(stored.get(key, "0"))
+        except ValueError:
+            theirs = -1
+        if theirs > ours or theirs < 1:
+            raise JournalSchemaError(
+                f"{where}: journal written with {key} {stored.get(key)!r}; this runtime reads up to {ours}. "
+                "Upgrade loom-toolchain on this worker (never point an older runtime at a newer journal)."
+            )
+
+
 def releases_lease(summary: ExecutionSummary) -> bool:
     """Whether the append that produced ``summary`` frees the execution's lease (see the module doc).
 
@@ -101,7 +134,6 @@ def check_lease(
     execution_id: str, lease: Lease | None, *, owner: str | None, epoch: int, expires_at: float, now: float
 ) -> None:
     """Raise ``FencingError`` unless ``lease`` (when given) is the execution's live lease."""
-    from ..errors import FencingError
 
     if lease is None:
         return
@@ -120,7 +152,6 @@ def grant_lease(
     execution_id: str, requester: str, *, owner: str | None, epoch: int, expires_at: float, ttl: float, now: float
 ) -> Lease:
     """The lease ``requester`` gets, or ``FencingError`` when another owner holds a live one."""
-    from ..errors import FencingError
 
     if ttl <= 0:
         raise ValueError(f"lease ttl must be positive, got {ttl!r}")

@@ -31,20 +31,26 @@ import threading
 import time
 from collections.abc import Iterable, Sequence
 
-from ..errors import ExecutionNotFoundError, FencingError, JournalError, JournalSchemaError
+from ..errors import ExecutionNotFoundError, FencingError, JournalError
 from .events import (
     EVENT_SCHEMA,
-    EXECUTION_STARTED,
     TIMER_GATE_PREFIX,
     Event,
     ExecutionSummary,
     NewEvent,
     apply_to_summary,
-    check_schema,
-    decode_payload,
+    decode_rows,
     encode_payload,
 )
-from .protocol import Lease, check_lease, grant_lease, releases_lease
+from .protocol import (
+    Lease,
+    check_expected_seq,
+    check_lease,
+    check_started,
+    check_store_schemas,
+    grant_lease,
+    releases_lease,
+)
 
 __all__ = ["SqliteJournal", "JOURNAL_SCHEMA"]
 
@@ -122,16 +128,7 @@ class SqliteJournal:
                     [("journalSchema", str(JOURNAL_SCHEMA)), ("eventSchema", str(EVENT_SCHEMA))],
                 )
                 return
-        for key, ours in (("journalSchema", JOURNAL_SCHEMA), ("eventSchema", EVENT_SCHEMA)):
-            try:
-                theirs = int(rows.get(key, "0"))
-            except ValueError:
-                theirs = -1
-            if theirs > ours or theirs < 1:
-                raise JournalSchemaError(
-                    f"{self.path}: journal written with {key} {rows.get(key)!r}; this runtime reads up to {ours}. "
-                    "Upgrade loom-toolchain on this worker (never point an older runtime at a newer journal)."
-                )
+        check_store_schemas(rows, journal_schema=JOURNAL_SCHEMA, where=self.path)
 
     class _Tx:
         def __init__(self, store: SqliteJournal) -> None:
@@ -156,8 +153,7 @@ class SqliteJournal:
         return SqliteJournal._Tx(self)
 
     def create(self, execution_id: str, started: NewEvent) -> int:
-        if started.type != EXECUTION_STARTED:
-            raise JournalError(f"execution `{execution_id}`: create() needs EXECUTION_STARTED, got {started.type}")
+        check_started(execution_id, started)
         text = encode_payload(started)
         summary = apply_to_summary(None, execution_id, 1, started)
         try:
@@ -182,11 +178,7 @@ class SqliteJournal:
         try:
             with self._tx() as conn:
                 summary, owner, epoch, expires = self._row(conn, execution_id)
-                if summary.last_seq != expected_seq:
-                    raise FencingError(
-                        f"execution `{execution_id}`: stale append (expected last seq {expected_seq}, "
-                        f"journal is at {summary.last_seq}); another writer advanced it, re-read and re-drive"
-                    )
+                check_expected_seq(execution_id, expected=expected_seq, actual=summary.last_seq)
                 now = self._clock()
                 check_lease(execution_id, lease, owner=owner, epoch=epoch, expires_at=expires, now=now)
                 rows = []
@@ -217,11 +209,7 @@ class SqliteJournal:
             ).fetchall()
             if not rows and after_seq == 0:
                 self._row(self._conn, execution_id)  # raises ExecutionNotFoundError
-        out = []
-        for seq, etype, text, at, schema in rows:
-            check_schema(schema, where=f"{self.path}: execution `{execution_id}` event {seq}")
-            out.append(Event(seq, etype, decode_payload(text, execution_id=execution_id, seq=seq), at, schema))
-        return tuple(out)
+        return decode_rows(rows, execution_id=execution_id, where=f"{self.path}: ")
 
     def summary(self, execution_id: str) -> ExecutionSummary:
         with self._lock:
