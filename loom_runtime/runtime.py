@@ -216,6 +216,23 @@ class Runtime:
                 execution_id=execution_id,
                 status=state.status,
             )
+        return self._answer(state, payload)
+
+    def retry_diverged(self, execution_id: str) -> Handle:
+        """Re-run an execution parked on ``__loom_diverged__`` (after fixing, pinning, listing or migrating)."""
+        state = self._fold(execution_id)
+        if state.status != ev.SUSPENDED or state.gate != RESERVED_GATE:
+            where = f"parked on `{state.gate}`" if state.status == ev.SUSPENDED else state.status
+            raise ExecutionStateError(
+                f"execution `{execution_id}` is {where}, not parked on `{RESERVED_GATE}`; nothing to retry",
+                execution_id=execution_id,
+                status=state.status,
+            )
+        return self._answer(state, None)
+
+    def _answer(self, state: ReplayState, payload: Any) -> Handle:
+        """Append the answer to the gate ``state`` is parked on and drive the execution on."""
+        execution_id = state.execution_id
         if state.gate == RESERVED_GATE:
             payload = None
         if not is_json_value(payload):
@@ -231,18 +248,6 @@ class Runtime:
             self._release_leases()
             raise
         return self._drive_chain(execution_id)
-
-    def retry_diverged(self, execution_id: str) -> Handle:
-        """Re-run an execution parked on ``__loom_diverged__`` (after fixing, pinning, listing or migrating)."""
-        state = self._fold(execution_id)
-        if state.status != ev.SUSPENDED or state.gate != RESERVED_GATE:
-            where = f"parked on `{state.gate}`" if state.status == ev.SUSPENDED else state.status
-            raise ExecutionStateError(
-                f"execution `{execution_id}` is {where}, not parked on `{RESERVED_GATE}`; nothing to retry",
-                execution_id=execution_id,
-                status=state.status,
-            )
-        return self.resume(execution_id, None, gate=RESERVED_GATE)
 
     def tick(self, now: float | None = None) -> list[Handle]:
         """Fire every durable timer due at ``now`` (default: the clock) and run those executions on.
@@ -533,7 +538,10 @@ class Runtime:
                 try:
                     self.journal.release_lease(lease)
                 except LoomError:
-                    pass  # an expired or stolen lease needs no release
+                    # The store could not be reached (a stolen or expired lease is a no-op there,
+                    # not an error): the lease lapses by itself within lease_ttl, and raising here
+                    # would replace the drive's own outcome.
+                    pass
 
     def _drive(self, execution_id: str) -> Handle:
         state = self._fold(execution_id)
