@@ -51,7 +51,9 @@ _INF = float("inf")
 
 class DivergenceWarning(UserWarning):
     """Issued (when no ``on_warn`` is given) for a divergence in ``warn`` mode or a refusal."""
-_SHOWN = 20
+
+
+_SHOWN = 20  # skipped ids a message names before "and N more"
 
 
 def resolve_mode(divergence: str | None, *, strict: bool) -> str:
@@ -105,11 +107,6 @@ class DivergenceDetector:
             self._pending = {f.step_id for f in baseline}
         self._cursor = 0
 
-    @property
-    def pending(self) -> frozenset[str]:
-        """Recorded frames not (yet) asked for by this re-run."""
-        return frozenset(self._pending)
-
     # -- what the re-run asked for ------------------------------------------------------------
 
     def asked(self, step_id: str) -> None:
@@ -124,7 +121,7 @@ class DivergenceDetector:
         decider ran in; frames first started inside it are exempt too (bounded fail-open: a body
         step that merely overlapped the decider is exempted with them).
         """
-        if not self._pending:
+        if self._idle() or not self._pending:
             return
         if inner_steps is not None:
             self._pending.difference_update(inner_steps)
