@@ -81,13 +81,16 @@ class ReplayState:
     resumes: dict[str, list[Any]] = field(default_factory=dict)
     scopes_started: dict[str, int] = field(default_factory=dict)
     scopes_completed: set[str] = field(default_factory=set)
-    migrated_seq: int = 0
+    migrated_seq: int = 0  # the last EXECUTION_MIGRATED (0: never migrated)
     to_flow_hash: str | None = None
     to_code_hash: str | None = None
-    migrated: bool = False
     continued_to: str | None = None
     result: Any = None
     error: dict[str, Any] | None = None
+
+    @property
+    def migrated(self) -> bool:
+        return self.migrated_seq > 0
 
     @property
     def effective_flow_hash(self) -> str | None:
@@ -157,7 +160,7 @@ def _apply(st: ReplayState, e: Event) -> None:
     elif t == ev.PARALLEL_COMPLETED:
         st.scopes_completed.add(p["scope"])
     elif t == ev.EXECUTION_MIGRATED:
-        st.migrated, st.migrated_seq = True, e.seq
+        st.migrated_seq = e.seq
         st.to_flow_hash = p.get("toFlowHash") or None
         st.to_code_hash = p.get("toCodeHash") or None
         if "frames" in p:
