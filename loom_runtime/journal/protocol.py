@@ -57,7 +57,6 @@ __all__ = ["JournalStore", "Lease"]
 @dataclass(frozen=True, slots=True)
 class Lease:
     """Ownership of one execution by one worker; ``epoch`` is the fencing token."""
-
     execution_id: str
     owner: str
     epoch: int
@@ -91,14 +90,12 @@ class JournalStore(Protocol):
 
 def check_started(execution_id: str, started: NewEvent) -> None:
     """``create`` takes only an ``EXECUTION_STARTED``."""
-
     if started.type != EXECUTION_STARTED:
         raise JournalError(f"execution `{execution_id}`: create() needs EXECUTION_STARTED, got {started.type}")
 
 
 def check_expected_seq(execution_id: str, *, expected: int, actual: int) -> None:
     """The sequence fence of ``append``: ``FencingError`` unless the writer read the last event."""
-
     if actual != expected:
         raise FencingError(
             f"execution `{execution_id}`: stale append (expected last seq {expected}, "
@@ -108,7 +105,6 @@ def check_expected_seq(execution_id: str, *, expected: int, actual: int) -> None
 
 def check_store_schemas(stored: Mapping[str, str], *, journal_schema: int, where: str) -> None:
     """Refuse a journal whose ``meta`` rows say a newer (or unreadable) layout or event schema wrote it."""
-
     for key, ours in (("journalSchema", journal_schema), ("eventSchema", EVENT_SCHEMA)):
         try:
             theirs = int(stored.get(key, "0"))
@@ -134,7 +130,6 @@ def check_lease(
     execution_id: str, lease: Lease | None, *, owner: str | None, epoch: int, expires_at: float, now: float
 ) -> None:
     """Raise ``FencingError`` unless ``lease`` (when given) is the execution's live lease."""
-
     if lease is None:
         return
     if lease.owner != owner or lease.epoch != epoch:
@@ -152,7 +147,6 @@ def grant_lease(
     execution_id: str, requester: str, *, owner: str | None, epoch: int, expires_at: float, ttl: float, now: float
 ) -> Lease:
     """The lease ``requester`` gets, or ``FencingError`` when another owner holds a live one."""
-
     if ttl <= 0:
         raise ValueError(f"lease ttl must be positive, got {ttl!r}")
     if owner is not None and owner != requester and expires_at > now:
