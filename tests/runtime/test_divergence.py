@@ -318,6 +318,9 @@ def test_warn_mode_stops_judging_after_its_report():
     for _ in range(10_000):  # after the report: an early return, no scan
         det.check("step `y` starts")
     assert len(reports) == 1
+    det.exempt("s", None)  # a served legacy decision would scan every pending id for `s:`/`s#` ...
+    det.exempt("d", ("s1", "s2"))
+    assert {"s1", "s2"} <= det._pending  # ... but after the report nothing is judged, so nothing is done
 
 
 # -- the latch and the reserved gate -----------------------------------------------------------
