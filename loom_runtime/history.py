@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from .definition import RESERVED_GATE, FlowDefinition
-from .errors import FlowNotFoundError, FlowReplayDivergenceError, JournalError, LoomError
+from .errors import FlowNotFoundError, FlowReplayDivergenceError, JournalError, LoomError, NonDeterminismError
 from .journal import events as ev
 from .journal.events import Event, ExecutionSummary, NewEvent, apply_to_summary
 from .journal.memory import MemoryJournal
@@ -402,6 +402,12 @@ def replay_history(
             f"execution `{eid}`: this code never asks for recorded step(s) {listed}; a resume on it would be "
             "refused as diverged (no effect ran during the replay)",
             skipped=skipped,
+        )
+    except NonDeterminismError as exc:
+        return result(
+            "error",
+            f"execution `{eid}`: `{exc.ident}` is recorded as a {exc.recorded} but this code asks for it as a "
+            f"{exc.asked}; a resume on it would be parked on `{RESERVED_GATE}` (no effect ran during the replay)",
         )
     except _LiveWork as exc:
         if journal.mismatch is not None:

@@ -204,6 +204,35 @@ def test_a_history_for_another_flow_is_an_error(parked):
     assert replay_history(parked, other).kind == "error"
 
 
+def test_a_step_where_the_history_records_a_decision_is_a_clear_error():
+    rt = Runtime()
+
+    @flow("route")
+    def decided(ctx, _):
+        way = ctx.decide("way", lambda: "air")
+        ctx.suspend("go")
+        return way
+
+    rt.register(decided)
+    rt.start("route", execution_id="r")
+    history = read_history(rt.journal, "r")
+
+    @flow("route")
+    def stepped(ctx, _):
+        way = ctx.execute("way", notify)
+        ctx.suspend("go")
+        return way
+
+    EFFECTS.clear()
+    result = replay_history(history, stepped)
+    assert result.kind == "error"
+    assert result.message == (
+        "execution `r`: `way` is recorded as a decision but this code asks for it as a step; "
+        "a resume on it would be parked on `__loom_diverged__` (no effect ran during the replay)"
+    )
+    assert EFFECTS == []
+
+
 def test_malformed_history_files_name_the_file_and_event(tmp_path: Path, parked):
     doc = json.loads(dump_history(parked))
     doc["events"][2]["seq"] = 7
