@@ -105,6 +105,11 @@ class SummaryCache:
             return
         self._unflushed[key] = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
 
+    def put_pickled(self, key: str, data: bytes) -> None:
+        """``put`` of a value already pickled (by a worker process)."""
+        if self.enabled:
+            self._unflushed[key] = data
+
     def flush(self) -> None:
         """Write every ``put`` entry (each through a temp file and ``os.replace``); an I/O error
         drops the entry: a read-only checkout or a full disk must not fail the build."""

@@ -29,13 +29,14 @@ __all__ = ["build_command"]
 @click.argument("path", required=False, default=".", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Output directory (default: [tool.loom] out, else build/loom under the project root).")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Worker processes for parsing.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Worker processes for parsing (default: one per CPU, up to 4, when many modules need parsing; "
+                   "1 parses in this process).")
 @click.option("--from-git", "from_git", multiple=True, metavar="REF",
               help="Also add the versions of flows as they were at this git ref (repeatable).")
 @click.option("--no-cache", is_flag=True, help="Ignore and do not fill .loom-cache/.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary line.")
-def build_command(path: Path, out: Path | None, jobs: int, from_git: tuple[str, ...], no_cache: bool, quiet: bool) -> None:
+def build_command(path: Path, out: Path | None, jobs: int | None, from_git: tuple[str, ...], no_cache: bool, quiet: bool) -> None:
     """Write per-version chunks and the cumulative manifest for the project at PATH."""
     try:
         config = load_config(path)

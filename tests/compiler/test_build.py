@@ -374,3 +374,38 @@ def test_a_stale_setuptools_copy_of_the_package_is_not_source(project: Path) -> 
     report = build(project, out="out")
     assert report.ok, report.errors
     assert all(f.path.startswith("shop/") for f in report.flows)
+
+
+# -- automatic jobs ----------------------------------------------------------------------------------
+
+
+def _many_flows(root: Path, count: int) -> None:
+    (root / "app").mkdir(parents=True)
+    (root / "pyproject.toml").write_text('[tool.loom]\npackages = ["app"]\n')
+    (root / "app" / "__init__.py").write_text("")
+    (root / "app" / "helpers.py").write_text("def bump(x):\n    return x + 1\n")
+    for i in range(count):
+        (root / "app" / f"f{i:02d}.py").write_text(
+            "from loom_runtime import flow\nfrom app.helpers import bump\n\n\n"
+            f"@flow('f{i:02d}')\ndef f{i:02d}(ctx, n):\n    return bump(n) * {i}\n"
+        )
+
+
+def test_automatic_jobs_use_workers_for_a_large_parse_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pools: list[int] = []
+    real_pool = build_module._process_pool
+    monkeypatch.setattr(build_module, "_process_pool", lambda workers: pools.append(workers) or real_pool(workers))
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    big, serial = tmp_path / "big", tmp_path / "serial"
+    _many_flows(big, build_module.AUTO_MIN_MODULES + 2)
+    shutil.copytree(big, serial)
+    auto = build_project(load_config(big))
+    assert pools == [2] and auto.ok
+    one = build_project(load_config(serial), jobs=1)
+    assert pools == [2]
+    assert (big / "build/loom/manifest.json").read_bytes() == (serial / "build/loom/manifest.json").read_bytes()
+    assert set(one.parsed) <= set(auto.parsed)  # workers also parse the packages on import paths
+    # a rebuild after one edit parses one module: no workers
+    edit(big / "app" / "f00.py", "* 0", "* 100")
+    again = build_project(load_config(big))
+    assert again.ok and again.parsed == ("app.f00",) and pools == [2]
