@@ -19,17 +19,23 @@ synchronous driver, so contention inside one process is low; several processes e
 store on the same file. Rejected: a connection per thread (connections leak with short-lived
 threads, and nothing here needs parallel reads inside one process).
 
+Every ``sqlite3`` error (a lock held past ``timeout``, a full disk, a closed store) surfaces as a
+:class:`~loom_runtime.errors.JournalError`, and a failed ``COMMIT`` is rolled back, so the runtime
+stops as a crash would instead of handing a flow body an exception it could catch and record.
+
 A file written by a newer journal or event schema is refused at open with
 :class:`~loom_runtime.errors.JournalSchemaError`; it is never "upgraded" by an older runtime.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
 
 from ..errors import ExecutionNotFoundError, FencingError, JournalError
 from .events import (
@@ -53,6 +59,8 @@ from .protocol import (
 )
 
 __all__ = ["SqliteJournal", "JOURNAL_SCHEMA"]
+
+_T = TypeVar("_T")
 
 #: Table layout version of this store.
 JOURNAL_SCHEMA = 1
@@ -90,6 +98,22 @@ _SUMMARY_COLS = "execution_id, flow_id, status, last_seq, flow_hash, code_hash, 
 _RELEASE_SQL = {False: "", True: ", lease_owner=NULL, lease_expires=0"}
 
 
+def _storage_errors(method: Callable[..., _T]) -> Callable[..., _T]:
+    """sqlite3's own errors (a write lock held past the busy timeout, a full disk, a closed store) as
+    :class:`JournalError`. The runtime stops on a JournalError as a crash would; a raw
+    ``sqlite3.OperationalError`` raised into a flow body was an ordinary exception there, which a
+    body could catch and the runtime recorded as the flow's failure (or, caught, its completion)."""
+
+    @functools.wraps(method)
+    def guarded(self: SqliteJournal, *args: Any, **kwargs: Any) -> _T:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.Error as exc:
+            raise JournalError(f"{self.path}: {method.__name__.lstrip('_')} failed ({exc})") from exc
+
+    return guarded
+
+
 class SqliteJournal:
     def __init__(
         self, path: str | os.PathLike[str], *, timeout: float = 30.0, clock=time.time, synchronous: str = "FULL"
@@ -115,6 +139,7 @@ class SqliteJournal:
             self._conn.close()
             raise
 
+    @_storage_errors
     def _init_schema(self) -> None:
         with self._tx():
             # executescript() would COMMIT our transaction; run the DDL statement by statement.
@@ -144,14 +169,26 @@ class SqliteJournal:
             return self.store._conn
 
         def __exit__(self, exc_type, exc, tb) -> None:
+            conn = self.store._conn
             try:
-                self.store._conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
+                if exc_type is not None:
+                    conn.execute("ROLLBACK")
+                    return
+                try:
+                    conn.execute("COMMIT")
+                except BaseException:
+                    # A failed COMMIT can leave the transaction open; the next BEGIN would then fail
+                    # on every call of this store. Nothing of it was committed: roll it back.
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise
             finally:
                 self.store._lock.release()
 
     def _tx(self) -> SqliteJournal._Tx:
         return SqliteJournal._Tx(self)
 
+    @_storage_errors
     def create(self, execution_id: str, started: NewEvent) -> int:
         check_started(execution_id, started)
         text = encode_payload(started)
@@ -171,6 +208,7 @@ class SqliteJournal:
             raise JournalError(f"execution `{execution_id}` already exists; pick another execution id") from None
         return 1
 
+    @_storage_errors
     def append(
         self, execution_id: str, events: Sequence[NewEvent], *, expected_seq: int, lease: Lease | None = None
     ) -> int:
@@ -201,6 +239,7 @@ class SqliteJournal:
             ) from None
         return summary.last_seq
 
+    @_storage_errors
     def read(self, execution_id: str, after_seq: int = 0) -> tuple[Event, ...]:
         with self._lock:
             rows = self._conn.execute(
@@ -211,10 +250,12 @@ class SqliteJournal:
                 self._row(self._conn, execution_id)  # raises ExecutionNotFoundError
         return decode_rows(rows, execution_id=execution_id, where=f"{self.path}: ")
 
+    @_storage_errors
     def summary(self, execution_id: str) -> ExecutionSummary:
         with self._lock:
             return self._row(self._conn, execution_id)[0]
 
+    @_storage_errors
     def list_executions(
         self, *, statuses: Iterable[str] | None = None, flow_id: str | None = None, leasable_by: str | None = None
     ) -> tuple[ExecutionSummary, ...]:
@@ -233,6 +274,7 @@ class SqliteJournal:
             rows = self._conn.execute(sql + " ORDER BY execution_id", args).fetchall()
         return tuple(ExecutionSummary(*r) for r in rows)
 
+    @_storage_errors
     def due_timers(self, now: float) -> tuple[ExecutionSummary, ...]:
         with self._lock:
             rows = self._conn.execute(
@@ -242,6 +284,7 @@ class SqliteJournal:
             ).fetchall()
         return tuple(ExecutionSummary(*r) for r in rows)
 
+    @_storage_errors
     def acquire_lease(self, execution_id: str, owner: str, *, ttl: float, now: float | None = None) -> Lease:
         with self._tx() as conn:
             _, cur_owner, epoch, expires = self._row(conn, execution_id)
@@ -253,6 +296,7 @@ class SqliteJournal:
             )
             return lease
 
+    @_storage_errors
     def release_lease(self, lease: Lease) -> None:
         with self._tx() as conn:
             conn.execute(

@@ -66,3 +66,55 @@ def test_synchronous_is_full_by_default_and_normal_on_request(tmp_path):
         assert normal._conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
     with pytest.raises(ValueError, match="synchronous must be 'FULL' or 'NORMAL'"):
         SqliteJournal(tmp_path / "c.db", synchronous="OFF")
+
+
+def test_a_write_lock_held_past_the_busy_timeout_is_a_journal_error_and_leaves_no_open_transaction(tmp_path):
+    from loom_runtime.errors import JournalError
+
+    path = tmp_path / "j.sqlite3"
+    store = SqliteJournal(path, timeout=0.05)
+    store.create("e1", _started())
+    blocker = sqlite3.connect(path, isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+    with pytest.raises(JournalError, match=r"append failed \(database is locked\)"):
+        store.append("e1", [NewEvent("STEP_STARTED", {"stepId": "a"})], expected_seq=1)
+    with pytest.raises(JournalError, match="acquire_lease failed"):
+        store.acquire_lease("e1", "w", ttl=5)
+    blocker.execute("ROLLBACK")
+    assert store.append("e1", [NewEvent("STEP_STARTED", {"stepId": "a"})], expected_seq=1) == 2  # usable again
+    store.close()
+    with pytest.raises(JournalError, match="closed"):
+        store.read("e1")
+    blocker.close()
+
+
+def test_a_storage_error_is_never_recorded_as_the_flows_outcome(tmp_path):
+    from loom_runtime import JournalError, Runtime, flow
+
+    path = tmp_path / "j.sqlite3"
+    blocker = sqlite3.connect(path, isolation_level=None)
+    ran = []
+
+    def charge():
+        ran.append("charge")
+        if len(ran) == 1:  # the journal is locked when the first completion is written
+            blocker.execute("BEGIN IMMEDIATE")
+        return "charged"
+
+    @flow("pay", steps=["charge"])
+    def pay(ctx, _):
+        try:
+            return ctx.execute("charge", charge)
+        except Exception:  # a body that catches everything must not turn a lost write into an outcome
+            blocker.execute("ROLLBACK")
+            return "caught"
+
+    rt = Runtime(journal=SqliteJournal(path, timeout=0.05))
+    rt.register(pay)
+    with pytest.raises(JournalError, match="database is locked"):
+        rt.start("pay", execution_id="e1")
+    assert rt.get("e1").status == "running"  # as a crash leaves it: no EXECUTION_COMPLETED("caught")
+    assert [e.type for e in rt.get("e1").events] == ["EXECUTION_STARTED", "STEP_STARTED"]
+    [h] = rt.recover()  # at least once: the unfinished step runs again and completes
+    assert (h.status, h.result, ran) == ("completed", "charged", ["charge", "charge"])
+    blocker.close()
