@@ -63,7 +63,7 @@ from ..config import LoomConfig
 from ..fingerprint import fingerprint_flows
 from ..model import FlowFingerprint, SourceError
 from ..sources import DirectorySourceTree, SourceTree
-from .cache import CACHE_DIRNAME, SummaryCache, cache_key
+from .cache import CACHE_DIRNAME, SummaryCache, cache_key, write_entries
 from .chunk import Chunk, ChunkError, chunk_path_for, emit_chunk
 from .history import GitSourceTree
 from .manifest_build import closure_source_digests, merge_manifest
@@ -291,11 +291,14 @@ def _collect_all(pipeline: _Pipeline, tree: SourceTree, config: LoomConfig, from
 # -- the per-tree pipeline ----------------------------------------------------------------------------
 
 
-def _analyse_job(args: tuple[bytes, str, str, LoomConfig]) -> bytes:
-    # pickled here, once: the bytes travel back and go into the cache as they are
-    data, module, path, config = args
-    return pickle.dumps(analysis.analyse_module(data, module=module, path=path, config=config),
-                        protocol=pickle.HIGHEST_PROTOCOL)
+def _analyse_job(args: tuple[bytes, str, str, LoomConfig, str | None, str]) -> bytes:
+    # pickled once, here; the worker writes the cache entry itself, in parallel with the others
+    data, module, path, config, cache_dir, key = args
+    pickled = pickle.dumps(analysis.analyse_module(data, module=module, path=path, config=config),
+                           protocol=pickle.HIGHEST_PROTOCOL)
+    if cache_dir is not None:
+        write_entries(cache_dir, {key: pickled})
+    return pickled
 
 
 class _Source:
@@ -416,12 +419,12 @@ class _Pipeline:
             self._pool = _process_pool(workers)
         self.progress_total += len(todo)
         self.progress.advance(0, total=self.progress_total)
-        jobs = [(src.data(m), m, src.path(m), self.config) for m in todo]
+        cache_dir = str(self.cache.directory) if self.cache.enabled else None
+        jobs = [(src.data(m), m, src.path(m), self.config, cache_dir, self._summary_key(src, m)) for m in todo]
         chunksize = max(1, len(jobs) // (workers * 8))
         for module, pickled in zip(todo, self._pool.map(_analyse_job, jobs, chunksize=chunksize)):
             memo[module] = pickle.loads(pickled)
             self.parsed.append(module)
-            self.cache.put_pickled(self._summary_key(src, module), pickled)
             self.progress.advance(1)
 
     def _max_workers(self) -> int:

@@ -30,7 +30,7 @@ from typing import Any
 
 from loom_runtime.manifest import FINGERPRINT_SCHEME
 
-__all__ = ["CACHE_DIRNAME", "SummaryCache", "cache_key", "compiler_token"]
+__all__ = ["CACHE_DIRNAME", "SummaryCache", "cache_key", "compiler_token", "write_entries"]
 
 CACHE_DIRNAME = ".loom-cache"
 _FORMAT = "loom-cache/1"
@@ -105,38 +105,38 @@ class SummaryCache:
             return
         self._unflushed[key] = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
 
-    def put_pickled(self, key: str, data: bytes) -> None:
-        """``put`` of a value already pickled (by a worker process)."""
-        if self.enabled:
-            self._unflushed[key] = data
-
     def flush(self) -> None:
-        """Write every ``put`` entry (each through a temp file and ``os.replace``); an I/O error
-        drops the entry: a read-only checkout or a full disk must not fail the build."""
+        """Write every ``put`` entry; see ``write_entries``."""
         pending, self._unflushed = self._unflushed, {}
-        if not pending:
-            return
-        directory = os.fspath(self.directory)
-        made: set[str] = set()
-        # pid + thread id: unique among concurrent writers, cheaper than mkstemp's retries
-        suffix = f".{os.getpid()}.{threading.get_ident()}.tmp"
-        for key, data in pending.items():
-            sub = os.path.join(directory, key[:2])
+        if pending:
+            write_entries(self.directory, pending)
+            self._empty = False
+
+
+def write_entries(directory: Path | str, entries: dict[str, bytes]) -> None:
+    """Write pickled entries under ``directory``, each through a temp file and ``os.replace``. An
+    I/O error drops the entry: a read-only checkout or a full disk must not fail the build. Also
+    called by parse workers for the summaries they produce (in parallel, off the main process)."""
+    base = os.fspath(directory)
+    made: set[str] = set()
+    # pid + thread id: unique among concurrent writers, cheaper than mkstemp's retries
+    suffix = f".{os.getpid()}.{threading.get_ident()}.tmp"
+    for key, data in entries.items():
+        sub = os.path.join(base, key[:2])
+        try:
+            if sub not in made:
+                os.makedirs(sub, exist_ok=True)
+                made.add(sub)
+            tmp = os.path.join(sub, f".{key[:16]}{suffix}")
             try:
-                if sub not in made:
-                    os.makedirs(sub, exist_ok=True)
-                    made.add(sub)
-                tmp = os.path.join(sub, f".{key[:16]}{suffix}")
+                with open(tmp, "wb") as fh:
+                    fh.write(data)
+                os.replace(tmp, os.path.join(sub, f"{key}.pickle"))
+            except BaseException:
                 try:
-                    with open(tmp, "wb") as fh:
-                        fh.write(data)
-                    os.replace(tmp, os.path.join(sub, f"{key}.pickle"))
-                except BaseException:
-                    try:
-                        os.unlink(tmp)
-                    except FileNotFoundError:
-                        pass
-                    raise
-            except OSError:
-                continue
-        self._empty = False
+                    os.unlink(tmp)
+                except FileNotFoundError:
+                    pass
+                raise
+        except OSError:
+            continue
