@@ -20,15 +20,16 @@ which is the only truth after a crash; a fold is linear in the events and cheap 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from .definition import RESERVED_GATE
 from .errors import JournalError
 from .journal import events as ev
-from .journal.events import Event
+from .journal.events import Event, NewEvent
 
-__all__ = ["Frame", "DecisionRecord", "ReplayState", "fold"]
+__all__ = ["Frame", "DecisionRecord", "ReplayState", "advance", "fold"]
 
 STARTED, COMPLETED, FAILED = "started", "completed", "failed"
 
@@ -108,6 +109,16 @@ def fold(execution_id: str, events: tuple[Event, ...] | list[Event]) -> ReplaySt
     st = ReplayState(execution_id=execution_id)
     for e in events:
         _apply(st, e)
+    return st
+
+
+def advance(st: ReplayState, events: Iterable[NewEvent], *, first_seq: int) -> ReplayState:
+    """``st`` after the caller itself appended ``events`` as ``first_seq, first_seq+1, …``.
+
+    For the runtime's own bootstrap appends (a resume, a migration): the append was fenced on
+    ``st.last_seq``, so the state plus these events is exactly the journal, without a second read."""
+    for seq, e in enumerate(events, start=first_seq):
+        _apply(st, Event(seq, e.type, e.payload))
     return st
 
 

@@ -69,7 +69,7 @@ from .journal.protocol import JournalStore, Lease
 from .journal.sqlite import SqliteJournal
 from .journal.urls import open_journal
 from .registry import FlowVersion, Registry
-from .replay import Frame, ReplayState, fold
+from .replay import Frame, ReplayState, advance, fold
 
 __all__ = ["Runtime", "Handle", "ExecutionView"]
 
@@ -238,16 +238,13 @@ class Runtime:
         if not is_json_value(payload):
             raise FlowUsageError(f"execution `{execution_id}`: a resume payload must be a JSON value, got {type(payload).__name__}")
         self._resolve(state)  # a code mismatch refuses before anything is appended
+        batch = [NewEvent(ev.EXECUTION_RESUMED, {"gate": state.gate, "payload": _normalise(payload)})]
         try:
-            self._append(
-                execution_id,
-                [NewEvent(ev.EXECUTION_RESUMED, {"gate": state.gate, "payload": _normalise(payload)})],
-                expected_seq=state.last_seq,
-            )
+            self._append(execution_id, batch, expected_seq=state.last_seq)
         except BaseException:
             self._release_leases()
             raise
-        return self._drive_chain(execution_id)
+        return self._drive_chain(execution_id, advance(state, batch, first_seq=state.last_seq + 1))
 
     def tick(self, now: float | None = None) -> list[Handle]:
         """Fire every durable timer due at ``now`` (default: the clock) and run those executions on.
@@ -391,7 +388,7 @@ class Runtime:
         except BaseException:
             self._release_leases()
             raise
-        return self._drive_chain(execution_id)
+        return self._drive_chain(execution_id, advance(state, batch, first_seq=state.last_seq + 1))
 
     def _target_version(self, flow_id: str, target: str | FlowVersion) -> FlowVersion:
         if isinstance(target, FlowVersion):
@@ -454,11 +451,14 @@ class Runtime:
             execution_id=state.execution_id,
         )
 
-    def _drive_chain(self, execution_id: str) -> Handle:
-        """Drive an execution, then each continue-as-new successor; return the last one's handle."""
+    def _drive_chain(self, execution_id: str, state: ReplayState | None = None) -> Handle:
+        """Drive an execution, then each continue-as-new successor; return the last one's handle.
+
+        ``state``: the execution's fold when the caller already holds it up to the journal's end
+        (it read it and appended its own bootstrap on top, fenced); otherwise it is read here."""
         heartbeat = self._start_heartbeat()
         try:
-            handle = self._drive(execution_id)
+            handle = self._drive(execution_id, state)
             while handle.status == ev.CONTINUED and handle.result is not None:
                 handle = self._drive(handle.result)
             return handle
@@ -543,8 +543,9 @@ class Runtime:
                     # would replace the drive's own outcome.
                     pass
 
-    def _drive(self, execution_id: str) -> Handle:
-        state = self._fold(execution_id)
+    def _drive(self, execution_id: str, state: ReplayState | None = None) -> Handle:
+        if state is None:
+            state = self._fold(execution_id)
         if state.status != ev.RUNNING:
             return self._state_handle(state)
         version = self._resolve(state)

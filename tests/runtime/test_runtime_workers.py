@@ -278,3 +278,22 @@ def test_recover_leaves_an_execution_finished_since_the_listing_unread(journal_f
     b.register(job)
     assert b.recover() == [] and store.reads == []
     b.journal.acquire_lease("e1", "c", ttl=1)  # b let go of its claim
+
+
+def test_a_resume_or_retry_reads_the_journal_once(journal_factory):
+    clock = Clock()
+
+    @flow("job", steps=["a", "b"])
+    def job(ctx, _):
+        ctx.execute("a", lambda: 1)
+        answer = ctx.suspend("approval")
+        return ctx.execute("b", lambda: answer)
+
+    store = CountingReads(journal_factory(clock=clock))
+    rt = Runtime(journal=store, clock=clock, worker_id="w")
+    rt.register(job)
+    rt.start("job", execution_id="e1")
+    store.reads.clear()
+    h = rt.resume("e1", {"ok": 1}, gate="approval")
+    assert (h.status, h.result) == ("completed", {"ok": 1})
+    assert store.reads == ["e1"]  # the fold it checked the gate on is the fold it drives from
