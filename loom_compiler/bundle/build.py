@@ -260,7 +260,8 @@ def _build_locked(config: LoomConfig, out_dir: Path, manifest_path: Path, pipeli
                     "naming a commit that has that version"
                 )
     written = [rel for rel in sorted(planned) if rel in used and _file_bytes(out_dir / rel) != planned[rel]]
-    _write_durably(out_dir, {rel: planned[rel] for rel in written})
+    # the cache entries are written while the chunks' fsyncs wait on the disk
+    _write_durably(out_dir, {rel: planned[rel] for rel in written}, while_syncing=cache.flush)
     data = dump_manifest(merged.manifest)
     if _file_bytes(manifest_path) != data:
         atomic_write_bytes(manifest_path, data)
@@ -576,7 +577,7 @@ def _sorted_errors(errors: Iterable[SourceError]) -> list[SourceError]:
     return sorted(dict.fromkeys(errors), key=lambda e: (e.path, e.line, e.column, e.message))
 
 
-def _write_durably(out_dir: Path, files: Mapping[str, bytes]) -> None:
+def _write_durably(out_dir: Path, files: Mapping[str, bytes], *, while_syncing: Callable[[], None] = lambda: None) -> None:
     """Write each file through a temporary name and ``os.replace``, then make them all durable
     before the manifest that names them is written: one pass of ``fsync`` after all the writes
     lets the kernel batch them (an ``fsync`` right after each write costs several times more)."""
@@ -600,9 +601,13 @@ def _write_durably(out_dir: Path, files: Mapping[str, bytes]) -> None:
         raise
     # Concurrent fsyncs share journal commits (ext4, xfs): several times faster than in turn.
     targets = [*done, *sorted({p.parent for p in done})]
-    if targets:
-        with ThreadPoolExecutor(max_workers=min(16, len(targets))) as pool:
-            list(pool.map(_fsync, targets))
+    if not targets:
+        while_syncing()
+        return
+    with ThreadPoolExecutor(max_workers=min(16, len(targets))) as pool:
+        synced = pool.map(_fsync, targets)
+        while_syncing()  # fsync holds no GIL: other work fits in the wait
+        list(synced)
 
 
 def _fsync(path: Path) -> None:
