@@ -572,7 +572,7 @@ class Runtime:
         if outcome == "parked":
             return Handle(execution_id, state.flow_id, ev.SUSPENDED, gate=value)
         if outcome == "continue":
-            return self._continue(ctx, state, detector, value)
+            return self._continue(ctx, state, value)
         if outcome == "return":
             try:
                 detector.check("completion")
@@ -596,7 +596,7 @@ class Runtime:
         ctx._append([NewEvent(ev.EXECUTION_FAILED, {"error": error})])
         return Handle(execution_id, state.flow_id, ev.FAILED, error=error, exception=exc)
 
-    def _continue(self, ctx: Context, state: ReplayState, detector: DivergenceDetector, new_input: Any) -> Handle:
+    def _continue(self, ctx: Context, state: ReplayState, new_input: Any) -> Handle:
         successor = _successor_id(state.execution_id)
         current = self.registry.current(state.flow_id)  # a continuation re-versions (ADR 0109)
         try:

@@ -3,6 +3,8 @@
 Events are kept as their encoded JSON text (not the caller's dicts), so a caller mutating a payload
 after appending cannot rewrite history, and a non-JSON payload fails here exactly as it would in a
 durable store. One lock makes every operation atomic. Nothing survives the process.
+Rejected: keeping the decoded events (cheaper reads, but every reader would share one mutable
+payload, and the store would accept what a durable one refuses).
 """
 
 from __future__ import annotations
