@@ -50,6 +50,7 @@ from .journal.events import Event, ExecutionSummary, NewEvent, apply_to_summary
 from .journal.memory import MemoryJournal
 from .journal.protocol import JournalStore
 from .manifest import atomic_write_bytes
+from .replay import ReplayState, advance
 from .registry import FlowVersion, Registry
 from .runtime import Runtime
 
@@ -156,6 +157,7 @@ def history_from_json(doc: Any, *, where: str = "<history>") -> History:
         raise HistoryError(f"{where}: `events` must be a non-empty list (execution `{eid}` has no events)")
     events: list[Event] = []
     summary: ExecutionSummary | None = None
+    state = ReplayState(execution_id=eid)  # folded as read: a field the fold needs must be there
     for i, item in enumerate(raw):
         at = f"{where}: execution `{eid}` events[{i}]"
         if not isinstance(item, Mapping):
@@ -168,8 +170,12 @@ def history_from_json(doc: Any, *, where: str = "<history>") -> History:
         try:
             new = NewEvent(str(etype), payload)
             summary = apply_to_summary(summary, eid, seq, new)
+            advance(state, [new], first_seq=seq)
         except JournalError as exc:
             raise HistoryError(f"{at}: {exc}") from None
+        except (KeyError, TypeError, ValueError) as exc:
+            missing = f"field {exc}" if isinstance(exc, KeyError) else f"a malformed field ({exc})"
+            raise HistoryError(f"{at}: {etype} payload lacks {missing}; export it again with `loom export`") from None
         events.append(Event(seq=seq, type=new.type, payload=dict(payload)))
     flow_id = doc.get("flowId")
     if flow_id is not None and flow_id != events[0].payload.get("flowId"):

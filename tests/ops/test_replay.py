@@ -240,6 +240,11 @@ def test_malformed_history_files_name_the_file_and_event(tmp_path: Path, parked)
     bad.write_text(json.dumps(doc))
     with pytest.raises(HistoryError, match=r"bad\.json: execution `o1` events\[2\]: `seq` must be 3"):
         load_histories([bad])
+    doc["events"][2]["seq"] = 3
+    del doc["events"][2]["payload"][next(k for k in ("stepId", "condition", "decisionId") if k in doc["events"][2]["payload"])]
+    bad.write_text(json.dumps(doc))
+    with pytest.raises(HistoryError, match=r"bad\.json: execution `o1` events\[2\]: \w+ payload lacks field '\w+'"):
+        load_histories([bad])
     (tmp_path / "empty").mkdir()
     with pytest.raises(HistoryError, match="no histories found"):
         load_histories([tmp_path / "empty"])
