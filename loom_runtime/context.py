@@ -152,6 +152,7 @@ class Context:
         if rec is not None:
             self._detector.exempt(decision_id, rec.inner_steps, window=rec.overflow_window)
             return rec.value
+        self._raise_if_stopped()  # the decider is real work (a model call): not after a refusal
         inner: list[str] = []
         began_after = self._last_seq
         self._decision_stack.append(inner)
@@ -295,13 +296,17 @@ class Context:
 
     # -- internals ---------------------------------------------------------------------------
 
-    def _append(self, events: Sequence[NewEvent]) -> None:
-        if self._detector.latched is not None:  # a body that swallowed a refusal appends nothing more
+    def _raise_if_stopped(self) -> None:
+        """A body that swallowed a refusal or a journal error does no more durable work."""
+        if self._detector.latched is not None:
             raise self._detector.latched
         if self.nondeterminism is not None:
             raise self.nondeterminism
         if self.journal_error is not None:
             raise self.journal_error
+
+    def _append(self, events: Sequence[NewEvent]) -> None:
+        self._raise_if_stopped()
         try:
             self._last_seq = self._runtime._append(self.execution_id, list(events), expected_seq=self._last_seq)
         except JournalError as exc:

@@ -137,3 +137,23 @@ def test_a_body_that_swallows_the_error_appends_nothing_more(journal):
     assert isinstance(h.exception, NonDeterminismError) and h.gate == RESERVED_GATE
     assert ran == []  # `pack` after the swallowed error did not run
     assert [e.type for e in rt.get("e1").events] == before + ["EXECUTION_SUSPENDED"]
+
+
+def test_a_swallowed_refusal_stops_a_later_decider_from_running(journal):
+    crashed_running_execution(journal)
+    ran: list[str] = []
+
+    @flow("ship", steps=["pick", "pack"])
+    def ship(ctx, _):
+        ctx.execute("pick", lambda: "picked")
+        try:
+            ctx.execute("route", lambda: "sea")
+        except NonDeterminismError:
+            pass
+        return ctx.decide("ask-model", lambda: ran.append("model call") or "answer")
+
+    rt = Runtime(journal=journal, on_warn=lambda _: None)
+    rt.register(ship)
+    [h] = rt.recover()
+    assert isinstance(h.exception, NonDeterminismError) and h.gate == RESERVED_GATE
+    assert ran == []  # the decider (a model call) never ran after the refusal
