@@ -645,6 +645,10 @@ def _unbound_globals(text: str, fp: FlowFingerprint, chunk_path: str) -> list[st
             path=fp.path,
             line=fp.line,
         ) from None
+    return _raw_unbound(table) if _RAW_SYMTABLE is not None else _wrapped_unbound(table)
+
+
+def _wrapped_unbound(table: symtable.SymbolTable) -> list[str]:
     defined = {s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported()}
     missing: dict[str, None] = {}
 
@@ -659,3 +663,42 @@ def _unbound_globals(text: str, fp: FlowFingerprint, chunk_path: str) -> list[st
 
     walk(table)
     return list(missing)
+
+
+def _raw_unbound(table: symtable.SymbolTable) -> list[str]:
+    """``_wrapped_unbound`` over the C tables' flag words: the ``Symbol`` objects the wrapper makes
+    for every name of every scope cost about as much as building the tables (one per chunk)."""
+    raw = _RAW_SYMTABLE
+    assert raw is not None
+    use, local, imported, scope_off, scope_mask, implicit, explicit = raw
+    top = table._table  # type: ignore[attr-defined]
+    defined = {name for name, flags in top.symbols.items() if flags & (local | imported)}
+    missing: dict[str, None] = {}
+    stack = [(top, True)]
+    while stack:
+        entry, is_module = stack.pop()
+        for name, flags in entry.symbols.items():
+            if not flags & use:
+                continue
+            scope = (flags >> scope_off) & scope_mask
+            if (scope == implicit or (is_module and scope != explicit)) and name not in defined \
+                    and name not in _BUILTINS:
+                missing[name] = None
+        stack.extend((child, False) for child in reversed(entry.children))
+    return list(missing)  # the wrapper's order: module first, then scopes depth first
+
+
+def _raw_symtable_flags() -> tuple[int, ...] | None:
+    try:
+        import _symtable
+
+        table = symtable.symtable("x = 1\n", "<probe>", "exec")
+        if not hasattr(table, "_table") or not hasattr(table._table, "symbols"):  # type: ignore[attr-defined]
+            return None
+        return (_symtable.USE, _symtable.DEF_LOCAL, _symtable.DEF_IMPORT, _symtable.SCOPE_OFF, _symtable.SCOPE_MASK,
+                _symtable.GLOBAL_IMPLICIT, _symtable.GLOBAL_EXPLICIT)
+    except (ImportError, AttributeError):  # pragma: no cover - another interpreter
+        return None
+
+
+_RAW_SYMTABLE = _raw_symtable_flags()

@@ -287,3 +287,24 @@ def test_one_package_head_for_bundled_helpers_and_live_steps():
     assert "from json import dumps\n" in chunk.text
     assert "json = _loom_namespace(dumps=dumps, helper=helper)" in chunk.text
     assert run_chunk(chunk.text)(Ctx()) == "[1]!"
+
+
+UNBOUND_CASES = [
+    "import os\nx = 1\ndef f(a):\n    return a + x + os.sep + missing_one\n",
+    "class C:\n    y = undefined_in_class\n    def m(self):\n        global g\n        g = 1\n        return [z for z in w] + q\n",
+    "def outer():\n    v = 1\n    def inner():\n        nonlocal v\n        return v + later + nowhere\n    return inner\nlater = 2\n",
+    "from a import b as c\nlambda: c + d\nprint(__name__, e)\n",
+    "try:\n    import fast as impl\nexcept ImportError:\n    impl = None\nasync def run():\n    async for i in impl:\n        await other(i)\n",
+]
+
+
+@pytest.mark.parametrize("text", UNBOUND_CASES)
+def test_the_fast_unbound_check_agrees_with_the_symtable_wrapper(text: str) -> None:
+    import symtable
+
+    from loom_compiler.bundle import chunk
+
+    table = symtable.symtable(text, "chunk.py", "exec")
+    assert chunk._RAW_SYMTABLE is not None  # CPython: the fast path is taken
+    assert chunk._raw_unbound(table) == chunk._wrapped_unbound(table)
+    assert chunk._wrapped_unbound(table)  # every case has a name to report
