@@ -104,6 +104,22 @@ def test_cheap_check_uses_the_decorators_last_names() -> None:
     assert not might_define_flows(b"@flow('x')\ndef f(): pass\n", config)
 
 
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # whole words only: "flows", "workflow", "flow_id", "overflow" are not the decorator's name
+        (b'"""Order flows and workflows."""\n@property\ndef flow_id(self): return overflow\n', False),
+        (b"@dataclass\nclass Flowchart:\n    subflow: int = 0\n", False),
+        (b"import loom_runtime as lr\n@lr.flow('x')\ndef f(ctx): pass\n", True),
+        # the alias's import names it: the decorator line alone would not
+        (b"from loom_runtime import flow as durable\n@durable('x')\ndef f(ctx): pass\n", True),
+        (b"from loom_runtime import flow\nf = flow('x')(g)\n", False),  # no "@": not a decorator
+    ],
+)
+def test_cheap_check_is_a_whole_word_decorator_name_and_an_at_sign(source: bytes, expected: bool) -> None:
+    assert might_define_flows(source, None) is expected
+
+
 def test_analyse_module_returns_errors_as_values() -> None:
     error = analyse_module(b"def f(:\n", module="m", path="m.py")
     assert isinstance(error, SourceError) and error.code == "syntax" and error.line == 1
