@@ -256,7 +256,7 @@ class Runtime:
         handles = []
         for s in self._visit_order(self.journal.due_timers(now)):
             try:
-                if not self._claim(s.execution_id):
+                if not self._claim(s.execution_id, ev.SUSPENDED):
                     continue
                 handles.append(self.resume(s.execution_id, None, gate=s.gate))
             except ExecutionStateError:
@@ -274,8 +274,9 @@ class Runtime:
         With ``worker_id`` set, executions another worker holds a live lease on are skipped: the
         listing leaves them out (the store judges leases by its own clock) and one leased between
         the listing and the claim is skipped on the failed claim, before any read, and so is one
-        parked or finished since the listing; none of them is in the result. Each pass visits the executions in a random order of its own, so several workers do
-        not all queue on the same first execution.
+        parked or finished since the listing; none of them is in the result. Each pass visits the
+        executions in a random order of its own, so several workers do not all queue on the same
+        first execution.
         """
         handles = self.tick()
         done = {h.execution_id for h in handles}
@@ -284,24 +285,28 @@ class Runtime:
             if s.execution_id in done:
                 continue
             try:
-                # A worker claims the execution before reading it; the drive releases it. One that
-                # another worker parked or finished since the listing is left alone on its summary
-                # row (a key lookup), not on a read and fold of its events.
-                if not self._claim(s.execution_id):
-                    continue
-                if self.worker_id is not None and self.journal.summary(s.execution_id).status != ev.RUNNING:
-                    self._release_leases()
+                if not self._claim(s.execution_id, ev.RUNNING):
                     continue
                 handles.append(self._drive_chain(s.execution_id))
             except LoomError as exc:
                 handles.append(self._error_handle(s.execution_id, exc))
+            finally:
+                self._release_leases()  # a claim that did not reach a drive
         return handles
 
-    def _claim(self, execution_id: str) -> bool:
-        """Take the lease before reading (a worker); ``False`` when another worker holds it."""
+    def _claim(self, execution_id: str, status: str) -> bool:
+        """A worker takes the lease before reading; ``False`` when another worker holds it, or when
+        the execution is no longer ``status`` (another worker parked, answered or finished it since
+        the listing: its summary row says so, a key lookup instead of a read and fold of its
+        events). A lone runtime claims nothing and reads as it drives."""
+        if self.worker_id is None:
+            return True
         try:
             self._lease(execution_id)
         except FencingError:
+            return False
+        if self.journal.summary(execution_id).status != status:
+            self._release_leases()
             return False
         return True
 

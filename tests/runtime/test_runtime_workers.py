@@ -297,3 +297,36 @@ def test_a_resume_or_retry_reads_the_journal_once(journal_factory):
     h = rt.resume("e1", {"ok": 1}, gate="approval")
     assert (h.status, h.result) == ("completed", {"ok": 1})
     assert store.reads == ["e1"]  # the fold it checked the gate on is the fold it drives from
+
+
+class _DueStale:
+    """A store whose due-timer listing is a snapshot taken earlier."""
+
+    def __init__(self, store, snapshot):
+        self._store, self._snapshot = store, snapshot
+
+    def due_timers(self, now):
+        return self._snapshot
+
+    def __getattr__(self, name):
+        return getattr(self._store, name)
+
+
+def test_a_timer_fired_by_another_worker_since_the_listing_is_skipped_unread(journal_factory):
+    clock = Clock()
+
+    @flow("nap")
+    def nap(ctx, _):
+        ctx.sleep("t", 5)
+        return ctx.execute("after", lambda: "woke")
+
+    a = Runtime(journal=journal_factory(clock=clock), clock=clock, worker_id="a")
+    a.register(nap)
+    assert a.start("nap", execution_id="e1").status == "suspended"
+    clock.now += 6
+    snapshot = a.journal.due_timers(clock.now)  # b lists the due timer ...
+    assert [h.status for h in a.tick()] == ["completed"]  # ... a fires it and finishes first
+    store = CountingReads(journal_factory(clock=clock))
+    b = Runtime(journal=_DueStale(store, snapshot), clock=clock, worker_id="b")
+    b.register(nap)
+    assert b.tick() == [] and store.reads == []
