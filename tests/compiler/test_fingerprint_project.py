@@ -222,3 +222,19 @@ def test_pretty_canonical_form_reads_back_to_the_hashed_text() -> None:
     laid_out = pretty(text, 60)
     assert "\n" in laid_out and max(len(line) for line in laid_out.splitlines()) < len(text)
     assert recanonicalise(laid_out) == text
+
+
+def test_unvalidated_parse_builds_the_same_tree_and_leaves_validation_on() -> None:
+    import libcst as cst
+
+    from loom_compiler.analysis import parse_module_unvalidated
+
+    source = FLOW.format(id="x", name="x") + "\nclass C((A)):\n    x: int = (1 if y else [z for z in w])\n"
+    tree = parse_module_unvalidated(source)
+    assert tree.deep_equals(cst.parse_module(source)) and tree.code == source
+    with pytest.raises(cst.CSTValidationError, match="empty name"):
+        cst.Name("")  # nodes built after the parse are validated again
+    with pytest.raises(cst.ParserSyntaxError):
+        parse_module_unvalidated("def f(:\n")
+    with pytest.raises(cst.CSTValidationError):
+        cst.Name("")
