@@ -163,6 +163,8 @@ def might_define_flows(data: bytes, config: LoomConfig | None) -> bool:
     if b"@" not in data:
         return False
     markers = decorator_markers(config)
+    if not any(marker in data for marker in markers):
+        return False  # a substring search (C, memchr) rules out most files before the regex
     pattern = _MARKER_CACHE.get(markers)
     if pattern is None:
         pattern = _MARKER_CACHE[markers] = re.compile(rb"(?<![\w])(?:" + b"|".join(map(re.escape, markers)) + rb")(?![\w])")

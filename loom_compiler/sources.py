@@ -145,16 +145,20 @@ def iter_python_files(top: Path, root: Path, exclude: Iterable[str] = (), *,
     build output (``build``, ``dist``, ``*.egg-info``) and any directory holding loom output
     (``is_loom_output``), unless ``packages`` names them. ``top`` itself was asked for.
     """
-    exclude = tuple(exclude)
-    kept = kept_dirs(packages)
     if top.is_file():
         yield top
         return
+    for full, _ in _walk(top, root, tuple(exclude), kept_dirs(packages)):
+        yield Path(full)
+
+
+def _walk(top: Path, root: Path, exclude: tuple[str, ...], kept: frozenset[str]) -> Iterator[tuple[str, str]]:
+    """``iter_python_files`` below a directory as strings: (path, POSIX path relative to ``root``)."""
     # from the root, every directory on a file's path was checked on the way down
     from_root = os.path.abspath(top) == os.path.abspath(root)
     for dirpath, dirnames, filenames in os.walk(top):
         here = Path(dirpath)
-        base = _rel(here, root) if exclude or kept or dirpath != str(top) else ""
+        base = _rel(here, root)
         prefix = "" if base in ("", ".") else base + "/"
         if dirpath != str(top) and base not in kept and is_loom_output(here, filenames):
             dirnames[:] = []
@@ -173,7 +177,7 @@ def iter_python_files(top: Path, root: Path, exclude: Iterable[str] = (), *,
                 if exclude and (_own_name_excluded(prefix + name, exclude) if from_root
                                 else is_excluded(prefix + name, exclude)):
                     continue
-                yield here / name
+                yield os.path.join(dirpath, name), prefix + name
 
 
 def _own_name_excluded(rel: str, patterns: Iterable[str]) -> bool:
@@ -199,7 +203,7 @@ def _absolute_then_resolved(path: Path) -> Iterator[Path]:
 
 @dataclass(frozen=True, slots=True)
 class _Entry:
-    path: Path
+    path: str
     rel: str
 
 
@@ -272,19 +276,16 @@ class DirectorySourceTree:
     def relpath(self, path: Path) -> str:
         return _rel(path, self.root)
 
-    def walk(self) -> Iterator[tuple[str, str, Path]]:
+    def walk(self) -> Iterator[tuple[str, str, str]]:
         """``(module, rel, path)`` of every module file, in sorted order, with the skip rules and
         ``walk_exclude`` applied; a module name bound twice keeps its first file. Builds the index
         as it goes, so lookups after a walk cost nothing."""
         index: dict[str, _Entry] = {}
-        root = str(self.root)
-        for path in iter_python_files(self.root, self.root, self.config.walk_exclude, packages=self.config.packages):
-            full = str(path)
-            rel = full[len(root) + 1:].replace(os.sep, "/") if full.startswith(root + os.sep) else self.relpath(path)
+        for full, rel in _walk(self.root, self.root, self.config.walk_exclude, self._kept):
             name = self.module_name_of_rel(rel)
             if name and name not in index:
-                index[name] = _Entry(path, rel)
-                yield name, rel, path
+                index[name] = _Entry(full, rel)
+                yield name, rel, full
         self._index = index
 
     # -- SourceTree -----------------------------------------------------------------------------
@@ -325,7 +326,7 @@ class DirectorySourceTree:
                 if cand.is_file():
                     if self._skipped_dir(rel.rpartition("/")[0]) or is_excluded(rel, self.config.walk_exclude):
                         return None
-                    return _Entry(cand, rel)
+                    return _Entry(str(cand), rel)
         return None
 
     def path_of(self, module: str) -> str | None:
@@ -337,7 +338,8 @@ class DirectorySourceTree:
         if entry is None:
             return None
         try:
-            return entry.path.read_bytes()
+            with open(entry.path, "rb") as fh:
+                return fh.read()
         except OSError:
             return None
 

@@ -331,7 +331,8 @@ class _Source:
         walked = list(tree.walk())  # names every file by string operations; indexes the tree
         for module, rel, path in walked:
             try:
-                data = path.read_bytes()
+                with open(path, "rb") as fh:
+                    data = fh.read()
             except OSError:
                 continue
             if not wanted(data):
