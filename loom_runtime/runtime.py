@@ -186,6 +186,13 @@ class Runtime:
             raise FlowUsageError(f"flow `{flow_id}`: the input must be a JSON value, got {type(input).__name__}")
         eid = execution_id if execution_id is not None else uuid.uuid4().hex
         self.journal.create(eid, self._started_event(version, input))
+        # A worker leases its new execution at once: left unleased until the body's first append,
+        # another worker's recover could take it over and run its first decider too.
+        try:
+            self._lease(eid)
+        except BaseException:
+            self._release_leases()
+            raise
         return self._drive_chain(eid)
 
     def _started_event(self, version: FlowVersion, input: Any) -> NewEvent:

@@ -330,3 +330,25 @@ def test_a_timer_fired_by_another_worker_since_the_listing_is_skipped_unread(jou
     b = Runtime(journal=_DueStale(store, snapshot), clock=clock, worker_id="b")
     b.register(nap)
     assert b.tick() == [] and store.reads == []
+
+
+def test_a_started_execution_is_leased_before_its_body_runs(journal_factory):
+    clock, deciders, seen = Clock(), [], []
+    b = Runtime(journal=journal_factory(clock=clock), clock=clock, worker_id="b")
+
+    @flow("job")
+    def job(ctx, _):
+        def decider():  # transient work before the first append: another worker looks for work now
+            deciders.append("ran")
+            seen.extend(b.recover())
+            return "plan"
+
+        plan = ctx.decide("plan", decider)
+        return ctx.execute("act", lambda: plan)
+
+    b.register(job)
+    a = Runtime(journal=journal_factory(clock=clock), clock=clock, worker_id="a")
+    a.register(job)
+    h = a.start("job", execution_id="e1")
+    assert (h.status, h.result) == ("completed", "plan")
+    assert seen == [] and deciders == ["ran"]  # b neither drove it nor ran its decider
