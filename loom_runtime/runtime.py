@@ -471,7 +471,9 @@ class Runtime:
         heartbeat = self._start_heartbeat()
         try:
             handle = self._drive(execution_id, state)
-            while handle.status == ev.CONTINUED and handle.result is not None:
+            # a successor is claimed before it is read, as in recover; one another worker already
+            # drives is left to it (this call returns the `continued` handle that names it)
+            while handle.status == ev.CONTINUED and handle.result is not None and self._claim(handle.result, ev.RUNNING):
                 handle = self._drive(handle.result)
             return handle
         finally:

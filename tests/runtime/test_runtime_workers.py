@@ -352,3 +352,34 @@ def test_a_started_execution_is_leased_before_its_body_runs(journal_factory):
     h = a.start("job", execution_id="e1")
     assert (h.status, h.result) == ("completed", "plan")
     assert seen == [] and deciders == ["ran"]  # b neither drove it nor ran its decider
+
+
+def test_a_successor_another_worker_took_is_left_to_it(journal_factory):
+    clock = Clock()
+
+    @flow("loop")
+    def loop(ctx, n):
+        ctx.execute("tick", lambda: n)
+        if n < 1:
+            ctx.continue_as_new(n + 1)
+        return n
+
+    other = journal_factory(clock=clock)
+
+    class TakesSuccessor(CountingReads):
+        def append(self, execution_id, events, **kw):
+            seq = self._store.append(execution_id, events, **kw)
+            if events[-1].type == "EXECUTION_CONTINUED":  # worker b grabs the successor at once
+                other.acquire_lease(events[-1].payload["nextExecutionId"], "b", ttl=10)
+            return seq
+
+    store = TakesSuccessor(journal_factory(clock=clock))
+    a = Runtime(journal=store, clock=clock, worker_id="a")
+    a.register(loop)
+    h = a.start("loop", 0, execution_id="e1")
+    assert (h.execution_id, h.status, h.result) == ("e1", "continued", "e1~1")
+    assert "e1~1" not in store.reads  # a never read the successor b holds
+    b = Runtime(journal=other, clock=clock, worker_id="b")
+    b.register(loop)
+    [done] = b.recover()
+    assert (done.execution_id, done.status, done.result) == ("e1~1", "completed", 1)
