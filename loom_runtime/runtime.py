@@ -25,6 +25,14 @@ it up without an operator). A step's exception is a flow
 outcome (``STEP_FAILED``, then ``EXECUTION_FAILED`` unless the body catches it); a journal error
 (a stale writer's ``FencingError``) is not, and propagates: the run stops as a crash would.
 
+Workers (``worker_id``). A worker claims an execution's lease before it reads it (``start``,
+``recover``, timers, a continuation's successor) and holds it while it drives; an append that
+parks or ends the execution frees it in the same transaction, so a parked execution belongs to
+nobody and whoever answers it drives it on. ``recover`` lists only what it could lease, skips a
+lost race on the summary row (never a read of the events), and visits in a shuffled order per
+pass. Rejected: a coordinator assigning executions to workers (a second moving part that must
+itself fail over; the lease in the journal row already is the assignment).
+
 Crash semantics: a step is *at least once*. If the process dies between ``STEP_STARTED`` and
 ``STEP_COMPLETED`` the next run (``recover``) re-runs it; a completed step is always served.
 
@@ -85,8 +93,8 @@ class Handle:
     execution is parked. ``error``: the recorded ``{type, message}`` of a failed execution.
     ``exception``: the exception this call observed (a failed body, a refusal in ``recover``).
     A call that continued an execution as new drives the successors too and returns the handle of
-    the last one; a ``continued`` handle (from ``get``-like paths) carries the successor id in
-    ``result``.
+    the last one; a ``continued`` handle (from ``get``-like paths, or when another worker already
+    holds the successor) carries the successor id in ``result``.
     """
 
     execution_id: str
@@ -119,6 +127,7 @@ class ExecutionView:
 
     @property
     def parked_on_divergence(self) -> bool:
+        """Refused and parked on ``__loom_diverged__`` (a divergence, or a changed kind of work)."""
         return self.status == ev.SUSPENDED and self.gate == RESERVED_GATE
 
 
