@@ -38,6 +38,7 @@ from loom_compiler.model import SourceError
 
 from .canonical import SCHEME, CanonicalisationError, canonical, canonical_statements, flatten_block, nfkc
 from .discovery import LOOM_FLOW, FlowArgError, FlowArgs, extract_flow_args, resolve_decorator
+from .precheck import decorator_markers, might_define_flows
 from .scopes import bound_names, dotted_chain, references
 from .sources import SourceDecodeError, decode_source
 
@@ -141,34 +142,6 @@ class ModuleSummary:
             if m.qualname == qualname:
                 return m
         return None
-
-
-def decorator_markers(config: LoomConfig | None) -> tuple[bytes, ...]:
-    names = config.decorators if config is not None else (LOOM_FLOW,)
-    return tuple(sorted({d.rsplit(".", 1)[-1].encode() for d in names}))
-
-
-_MARKER_CACHE: dict[tuple[bytes, ...], re.Pattern[bytes]] = {}
-
-
-def might_define_flows(data: bytes, config: LoomConfig | None) -> bool:
-    """Cheap byte check: can this file declare a flow at all?
-
-    It needs an ``@`` and, as a whole word, the last name of a configured decorator: that name
-    must be spelled somewhere, on the decorator line (``@flow``, ``@lr.flow``,
-    ``@DBOS.workflow``) or in the import that aliases it (``from loom_runtime import flow as
-    durable``). "flows" or "workflows" in a docstring do not count. Conservative by design: a
-    false positive costs a parse, a false negative would drop a flow.
-    """
-    if b"@" not in data:
-        return False
-    markers = decorator_markers(config)
-    if not any(marker in data for marker in markers):
-        return False  # a substring search (C, memchr) rules out most files before the regex
-    pattern = _MARKER_CACHE.get(markers)
-    if pattern is None:
-        pattern = _MARKER_CACHE[markers] = re.compile(rb"(?<![\w])(?:" + b"|".join(map(re.escape, markers)) + rb")(?![\w])")
-    return pattern.search(data) is not None
 
 
 def analyse_module(

@@ -6,12 +6,38 @@ Public subpackage of ``loom_compiler``; the modules each do one thing:
 ``progress`` (terminal bar and summary) and ``build`` (``build_project``, the orchestration).
 """
 
-from .build import MANIFEST_NAME, BuildReport, build_project
-from .cache import SummaryCache
-from .chunk import Chunk, ChunkError, chunk_path_for, emit_chunk, flow_slug, source_digest
-from .history import GitError, GitSourceTree
-from .manifest_build import MergeResult, merge_manifest
-from .progress import BuildSummary, format_summary, make_progress
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .build import MANIFEST_NAME, BuildReport, build_project
+    from .cache import SummaryCache
+    from .chunk import Chunk, ChunkError, chunk_path_for, emit_chunk, flow_slug, source_digest
+    from .history import GitError, GitSourceTree
+    from .manifest_build import MergeResult, merge_manifest
+    from .progress import BuildSummary, format_summary, make_progress
+
+# Public name -> submodule, imported on first access (PEP 562): ``loom build`` served from the
+# cache must not import libcst through ``chunk``.
+_LAZY = {
+    "MANIFEST_NAME": "build", "BuildReport": "build", "build_project": "build",
+    "SummaryCache": "cache",
+    "Chunk": "chunk_file", "ChunkError": "chunk_file", "chunk_path_for": "chunk_file", "flow_slug": "chunk_file",
+    "source_digest": "chunk_file", "emit_chunk": "chunk",
+    "GitError": "history", "GitSourceTree": "history",
+    "MergeResult": "manifest_build", "merge_manifest": "manifest_build",
+    "BuildSummary": "progress", "format_summary": "progress", "make_progress": "progress",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "build_project",

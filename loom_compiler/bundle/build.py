@@ -52,19 +52,23 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..analysis import ModuleSummary
+
+# libcst (``analysis``, ``fingerprint``, ``chunk``) is imported only when something is parsed or
+# emitted: a build served from the cache never loads it (most of a fresh no-change ``loom build``).
 
 from loom_runtime.errors import ManifestError
 from loom_runtime.manifest import Manifest, SourceRef, VersionEntry, atomic_write_bytes, dump_manifest, load_manifest
 
-from .. import analysis
-from ..analysis import ModuleSummary, might_define_flows
 from ..config import LoomConfig
-from ..fingerprint import fingerprint_flows
 from ..model import FlowFingerprint, SourceError
+from ..precheck import might_define_flows
 from ..sources import DirectorySourceTree, SourceTree
 from .cache import CACHE_DIRNAME, SummaryCache, cache_key, write_entries
-from .chunk import Chunk, ChunkError, chunk_path_for, emit_chunk
+from .chunk_file import Chunk, ChunkError, chunk_path_for
 from .history import GitSourceTree
 from .manifest_build import closure_source_digests, merge_manifest
 from .progress import BuildSummary, NullProgress, Progress
@@ -295,6 +299,8 @@ def _collect_all(pipeline: _Pipeline, tree: SourceTree, config: LoomConfig, from
 def _analyse_job(args: tuple[bytes, str, str, LoomConfig, str | None, str]) -> bytes:
     # pickled once, here; the worker writes the cache entry itself, in parallel with the others
     data, module, path, config, cache_dir, key = args
+    from .. import analysis
+
     pickled = pickle.dumps(analysis.analyse_module(data, module=module, path=path, config=config),
                            protocol=pickle.HIGHEST_PROTOCOL)
     if cache_dir is not None:
@@ -392,6 +398,8 @@ class _Pipeline:
             # The total grows as closures reach further modules: "parsed so far / known so far".
             self.progress_total += 1
             self.progress.advance(0, total=self.progress_total)
+            from .. import analysis
+
             result = analysis.analyse_module(data, module=module, path=path, config=self.config)
             self.parsed.append(module)
             self.cache.put(key, result)
@@ -476,7 +484,7 @@ class _Pipeline:
                 nxt: set[str] = set()
                 for module in frontier:
                     s = memo.get(module)
-                    if isinstance(s, ModuleSummary):
+                    if s is not None and not isinstance(s, SourceError):
                         nxt |= self._imported_modules(src, s) - seen
                 seen |= nxt
                 self.prefetch(src, memo, sorted(nxt))
@@ -512,6 +520,8 @@ class _Pipeline:
         assert summary is not None
         if not summary.flows and not summary.errors:
             return ((module, src.sha(module)),), (), ()
+        from ..fingerprint import fingerprint_flows
+
         flows, errors = fingerprint_flows({module: summary}, self.config, loader=loader)
         built: list[_Built] = []
         errs = list(errors)
@@ -533,6 +543,8 @@ class _Pipeline:
             for unit in summary.units_binding(top):
                 if unit.kind == "class":
                     class_source, class_line = unit.source, unit.line
+        from .chunk import emit_chunk
+
         return emit_chunk(fp, class_source=class_source, class_line=class_line,
                           module_imports=summary.import_map())
 

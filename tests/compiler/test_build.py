@@ -182,13 +182,15 @@ def test_a_missing_chunk_of_an_old_version_is_a_warning_naming_the_way_out(proje
 @pytest.fixture
 def analyse_spy(monkeypatch):
     calls: list[str] = []
-    real = build_module.analysis.analyse_module
+    from loom_compiler import analysis
+
+    real = analysis.analyse_module
 
     def spy(data, *, module, path, config=None, **kw):
         calls.append(module)
         return real(data, module=module, path=path, config=config, **kw)
 
-    monkeypatch.setattr(build_module.analysis, "analyse_module", spy)
+    monkeypatch.setattr(analysis, "analyse_module", spy)
     return calls
 
 
@@ -409,3 +411,15 @@ def test_automatic_jobs_use_workers_for_a_large_parse_only(tmp_path: Path, monke
     edit(big / "app" / "f00.py", "* 0", "* 100")
     again = build_project(load_config(big))
     assert again.ok and again.parsed == ("app.f00",) and pools == [2]
+
+
+def test_a_build_served_from_the_cache_never_imports_libcst(project: Path) -> None:
+    assert build(project).ok
+    probe = (
+        "import sys\n"
+        "from loom_compiler.cli import main\n"
+        "try:\n    main(['build', '-q'])\nexcept SystemExit as exc:\n    assert exc.code == 0, exc.code\n"
+        "print(sorted(m for m in sys.modules if m.startswith('libcst')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], cwd=project, capture_output=True, text=True, check=True)
+    assert done.stdout.strip().splitlines()[-1] == "[]"
