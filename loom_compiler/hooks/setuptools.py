@@ -87,7 +87,9 @@ def wrap_build_py(base: type, root: Path) -> type:
             if bundle is None:
                 from .package_bundle import build_bundle
 
-                # setuptools copies the package into build/ (build/lib, build/bdist.*): not source
+                # setuptools copies the package into build/ (build/lib, build/bdist.*): not source.
+                # The source walk skips a top-level build/ by itself; this covers --build-base
+                # elsewhere (any name), which the walk cannot tell from a source directory.
                 build_base = Path(os.path.abspath(self.get_finalized_command("build").build_base))
                 try:
                     exclude: tuple[str, ...] = (build_base.relative_to(self._loom_root.resolve()).as_posix(),)
