@@ -33,6 +33,9 @@ from loom_runtime.manifest import FINGERPRINT_SCHEME
 __all__ = ["CACHE_DIRNAME", "SummaryCache", "cache_key", "compiler_token", "write_entries"]
 
 CACHE_DIRNAME = ".loom-cache"
+# One flat directory of entries: no 256-way fan-out by key prefix (ext4, APFS and NTFS index large
+# directories; the fan-out cost a first build ~160 mkdir calls, ~1 ms each on a busy disk).
+ENTRIES_DIRNAME = "entries"
 _FORMAT = "loom-cache/1"
 
 
@@ -76,7 +79,7 @@ class SummaryCache:
         self._empty = not self.directory.is_dir()
 
     def _path(self, key: str) -> Path:
-        return self.directory / key[:2] / f"{key}.pickle"
+        return self.directory / ENTRIES_DIRNAME / f"{key}.pickle"
 
     def get(self, key: str) -> Any | None:
         if not self.enabled:
@@ -117,16 +120,15 @@ def write_entries(directory: Path | str, entries: dict[str, bytes]) -> None:
     """Write pickled entries under ``directory``, each through a temp file and ``os.replace``. An
     I/O error drops the entry: a read-only checkout or a full disk must not fail the build. Also
     called by parse workers for the summaries they produce (in parallel, off the main process)."""
-    base = os.fspath(directory)
-    made: set[str] = set()
+    sub = os.path.join(os.fspath(directory), ENTRIES_DIRNAME)
+    try:
+        os.makedirs(sub, exist_ok=True)
+    except OSError:
+        return
     # pid + thread id: unique among concurrent writers, cheaper than mkstemp's retries
     suffix = f".{os.getpid()}.{threading.get_ident()}.tmp"
     for key, data in entries.items():
-        sub = os.path.join(base, key[:2])
         try:
-            if sub not in made:
-                os.makedirs(sub, exist_ok=True)
-                made.add(sub)
             tmp = os.path.join(sub, f".{key[:16]}{suffix}")
             try:
                 with open(tmp, "wb") as fh:
