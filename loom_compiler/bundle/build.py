@@ -16,10 +16,11 @@ Stages, per source tree (the working tree, then each history ref):
    candidates, then waves of the first-party modules they import, are analysed in a
    ``ProcessPoolExecutor`` before the (serial) closure stage. Serial builds load helpers lazily
    instead, so they parse only what a closure reaches. Automatic means one worker per CPU (at most
-   ``AUTO_MAX_JOBS``) for a wave of at least ``AUTO_MIN_MODULES`` modules to parse, else serial:
-   starting workers and shipping summaries back costs about as much as parsing a dozen modules,
-   and a no-change or one-edit rebuild parses next to nothing (measured on 2 cores: a cold build
-   of 150 modules ~1.6x faster with 2 workers; figures in ``benchmarks/README.md``).
+   ``AUTO_MAX_JOBS``, forked: where fork is unavailable, serial) for a wave of at least
+   ``AUTO_MIN_MODULES`` modules to parse, else serial: starting workers and shipping summaries
+   back costs about as much as parsing a dozen modules, and a no-change or one-edit rebuild parses
+   next to nothing. Measured on 2 cores (``benchmarks/bench_build.py``): a cold build of 150
+   modules ~1.25x faster with 2 workers when the second core is free, about even when it is busy.
 4. **Chunks and manifest.** Each version's chunk goes to ``chunks/<slug>/<16 hex>.py``; an
    existing file is never rewritten: if a chunk of the same codeHash already exists with other
    bytes (comments or ``compatible_with`` edited), the new text gets its own file
@@ -440,6 +441,10 @@ class _Pipeline:
     def _max_workers(self) -> int:
         if self.jobs is not None:
             return self.jobs
+        if not _can_fork():
+            # a spawned worker re-imports the compiler (~0.3 s) and the caller's __main__ (a script
+            # without a ``__main__`` guard would run again): automatic means forked workers or none
+            return 1
         cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
         return max(1, min(cpus, AUTO_MAX_JOBS))
 
@@ -559,11 +564,17 @@ def _process_pool(workers: int) -> ProcessPoolExecutor:
     would spend ~0.3 s importing them) when that is safe: no other thread runs in this process.
     Elsewhere, the platform's default start method."""
     import multiprocessing
-    import threading
 
-    if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
+    if _can_fork():
         return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"))
     return ProcessPoolExecutor(max_workers=workers)
+
+
+def _can_fork() -> bool:
+    import multiprocessing
+    import threading
+
+    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
 
 
 def _duplicate_ids(flows: Sequence[FlowFingerprint]) -> list[SourceError]:
