@@ -170,7 +170,11 @@ class PostgresJournal:
                 # Look before creating: CREATE SCHEMA IF NOT EXISTS needs the CREATE privilege on the
                 # database even when the schema exists, which a worker's role often lacks.
                 if conn.execute("SELECT 1 FROM pg_namespace WHERE nspname=%s", (self.schema,)).fetchone() is None:
-                    conn.execute(f"CREATE SCHEMA IF NOT EXISTS {ident}")
+                    # Under the DDL lock: CREATE SCHEMA IF NOT EXISTS is not atomic either, and two
+                    # workers creating one schema together got a unique violation.
+                    with conn.transaction():
+                        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_DDL_LOCK,))
+                        conn.execute(f"CREATE SCHEMA IF NOT EXISTS {ident}")
                 conn.execute("SELECT set_config('search_path', %s, false)", (ident,))
         except pg.Error as exc:
             conn.close()
