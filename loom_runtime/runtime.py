@@ -178,7 +178,8 @@ class Runtime:
         self._rng = random.Random()  # the visit order of a worker's passes (seeded from the OS)
         #: Divergence reports in ``warn`` mode (one per run at most).
         self.divergence_warnings = 0
-        #: Runs refused (and parked) in ``fail`` mode.
+        #: Runs refused and parked on ``__loom_diverged__``: a divergence in ``fail`` mode, or a
+        #: changed kind of work (any mode).
         self.divergence_refusals = 0
 
     # -- registration and starts --------------------------------------------------------------
