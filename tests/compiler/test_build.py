@@ -19,6 +19,8 @@ from loom_compiler.cli import main
 from loom_compiler.config import load_config
 from loom_runtime.manifest import load_manifest
 
+from helpers.git_repo import edit
+
 DATA = Path(__file__).parent / "data" / "bundle_shop"
 SNAPSHOTS = Path(__file__).parent / "snapshots" / "bundle_shop"
 
@@ -36,12 +38,6 @@ def build(root: Path, **kw):
 
 def files_of(directory: Path) -> dict[str, bytes]:
     return {p.relative_to(directory).as_posix(): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
-
-
-def edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text()
-    assert old in text, f"{old!r} not in {path}"
-    path.write_text(text.replace(old, new))
 
 
 # -- output ------------------------------------------------------------------------------------------

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -13,31 +12,12 @@ from loom_compiler.bundle.build import build_project
 from loom_compiler.cli import main
 from loom_compiler.config import load_config
 
-DATA = Path(__file__).parent / "data" / "bundle_shop"
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
-
-
-def edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text()
-    assert old in text
-    path.write_text(text.replace(old, new))
+from helpers.git_repo import BUNDLE_SHOP, edit, git, repo_from
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    shutil.copytree(DATA, root, ignore=shutil.ignore_patterns("build", ".loom-cache", "__pycache__"))
-    (root / ".gitignore").write_text("build/\n.loom-cache/\n__pycache__/\n")
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.name", "Loom Test")
-    git(root, "config", "user.email", "loom@example.invalid")
-    git(root, "config", "commit.gpgsign", "false")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "v1")
-    git(root, "tag", "v1")
+    root = repo_from(BUNDLE_SHOP, tmp_path / "repo")
     # a pristine build of v1, to compare the history build against
     shutil.copytree(root, tmp_path / "v1-checkout", ignore=shutil.ignore_patterns(".git"))
     edit(root / "shop/pricing.py", "RATE = 90", "RATE = 70")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -11,16 +10,7 @@ from loom_compiler.bundle.history import GitError, GitSourceTree
 from loom_compiler.config import LoomConfig
 from loom_compiler.sources import DirectorySourceTree
 
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
-
-
-def make_repo(top: Path) -> None:
-    git(top, "init", "-q", "-b", "main")
-    git(top, "config", "user.name", "Loom Test")
-    git(top, "config", "user.email", "loom@example.invalid")
-    git(top, "config", "commit.gpgsign", "false")
+from helpers.git_repo import commit_all, git, init_repo
 
 
 def write(root: Path, files: dict[str, str]) -> None:
@@ -30,19 +20,12 @@ def write(root: Path, files: dict[str, str]) -> None:
         p.write_text(text)
 
 
-def commit_all(top: Path, message: str, tag: str | None = None) -> None:
-    git(top, "add", "-A")
-    git(top, "commit", "-q", "-m", message)
-    if tag:
-        git(top, "tag", tag)
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     top = tmp_path / "mono"
     project = top / "services" / "shop"
     top.mkdir()
-    make_repo(top)
+    init_repo(top)
     write(project, {
         "src/shop/__init__.py": "",
         "src/shop/pricing.py": "RATE = 1\n",

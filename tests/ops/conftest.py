@@ -24,7 +24,9 @@ from loom_runtime.journal.events import NewEvent
 from loom_runtime.journal.sqlite import SqliteJournal
 from loom_runtime.manifest import load_manifest
 
-DATA = Path(__file__).resolve().parents[1] / "review" / "data" / "shop_project"
+from helpers.git_repo import BUNDLE_SHOP, edit
+
+DATA = BUNDLE_SHOP
 HOTFIX = "sha256:" + "ab" * 32
 
 
@@ -39,12 +41,6 @@ class Shop:
     @property
     def url(self) -> str:
         return f"sqlite:///{self.journal}"  # an absolute path: four slashes
-
-
-def edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text()
-    assert old in text
-    path.write_text(text.replace(old, new))
 
 
 def started(manifest, flow_id: str, code_hash: str, flow_hash: str | None = None) -> NewEvent:

@@ -11,7 +11,7 @@ from loom_compiler.cli import main
 from loom_compiler.config import load_config
 from loom_compiler.review import build_manifest, check_diff, review_diff, snapshot_git
 
-from .conftest import edit
+from helpers.git_repo import edit
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -14,7 +14,7 @@ from loom_compiler.config import load_config
 from loom_compiler.review import compute_diff, review_diff, snapshot_git, snapshot_working_tree
 from loom_runtime.errors import ConfigError
 
-from .conftest import edit, git
+from helpers.git_repo import edit, git
 
 
 def changed(diff, flow_id):

@@ -11,7 +11,7 @@ from loom_compiler.cli import main
 from loom_compiler.config import load_config
 from loom_compiler.review import check_diff, render_check, render_diff, review_diff
 
-from .conftest import edit
+from helpers.git_repo import edit
 
 
 @pytest.fixture

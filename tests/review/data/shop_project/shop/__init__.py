@@ -1,1 +1,0 @@
-"""A small shop whose flows reach helpers in several first-party modules."""
