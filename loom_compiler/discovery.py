@@ -7,7 +7,8 @@ bindings (``from loom_runtime import flow as durable`` binds ``durable`` to
 decorators. A name defined in the module itself resolves to ``<module>.<name>``.
 
 The flow id is the decorator's first positional argument if it is a string, else its ``id=`` or
-``name=`` keyword, else ``<module>:<qualname>`` (DESIGN §8). For ``loom_runtime.flow`` the other
+``name=`` keyword, else ``<module>:<qualname>`` (DESIGN §8); ``loom_runtime.flow`` itself takes
+no ``name=`` and requires its id (as the runtime does at import), so a build refuses it without one. For ``loom_runtime.flow`` the other
 arguments (``version``, ``steps``, ``deadline``, ``compatible_with``, ``step_families``,
 ``code_fingerprint``) must be literals: they feed the structural hash and the manifest, and a
 build must not import user code to evaluate them. ``re.compile("...")`` is accepted in
@@ -83,9 +84,17 @@ class FlowArgs:
     code_fingerprint: str | None = None
 
 
+#: ``loom_runtime.flow``'s ``id`` is required (the runtime refuses ``@flow`` and ``@flow()`` at
+#: import), so the default ``module:qualname`` id is for other frameworks' decorators only: a build
+#: must not record a flow that the deployed code cannot register.
+_LOOM_NEEDS_ID = '@flow needs an id: write @flow("my-flow") (loom_runtime.flow has no default id)'
+
+
 def extract_flow_args(decorator: cst.BaseExpression, *, loom: bool, imports: Mapping[str, str]) -> FlowArgs:
     """Read the flow id (and, for ``loom_runtime.flow``, the other arguments) from a decorator."""
     if not isinstance(decorator, cst.Call):
+        if loom:
+            raise FlowArgError(_LOOM_NEEDS_ID, decorator, "flow-id")
         return FlowArgs(id=None)
     positional = [a for a in decorator.args if a.keyword is None and not a.star]
     keywords = {nfkc(a.keyword.value): a for a in decorator.args if a.keyword is not None}
@@ -111,6 +120,8 @@ def extract_flow_args(decorator: cst.BaseExpression, *, loom: bool, imports: Map
         flow_id = value
     if not loom:
         return FlowArgs(id=flow_id)
+    if flow_id is None:
+        raise FlowArgError(_LOOM_NEEDS_ID, decorator, "flow-id")
     if len(positional) > 1:
         raise FlowArgError("@flow takes one positional argument (the id); pass the others by keyword", positional[1])
     for name, arg in keywords.items():

@@ -107,8 +107,23 @@ def called(): pass
 
 
 def test_default_id_is_module_colon_qualname() -> None:
-    flows, _ = _flows('from loom_runtime import flow\nclass A:\n    class B:\n        @flow\n        def run(self, ctx): pass\n')
-    assert list(flows) == ["app.m:A.B.run"]
+    source = 'from dbos import DBOS\nclass A:\n    class B:\n        @DBOS.workflow()\n        def run(self, ctx): pass\n'
+    flows, errors = _flows(source, FRAMEWORKS)
+    assert list(flows) == ["app.m:A.B.run"] and not errors
+
+
+@pytest.mark.parametrize(
+    ("decorator", "where"),
+    [("@flow", (3, 1)), ("@flow()", (3, 1)), ("@flow(version=2)", (3, 1)), ("@lr.flow", (3, 1))],
+)
+def test_loom_flow_without_an_id_is_an_error_not_a_default_id(decorator: str, where: tuple[int, int]) -> None:
+    # the runtime refuses @flow / @flow() at import: a build must not record such a flow
+    source = f"from loom_runtime import flow\nimport loom_runtime as lr\n{decorator}\ndef f(ctx): pass\n"
+    flows, errors = _flows(source)
+    assert flows == {}
+    (error,) = errors
+    assert re.search(r"@flow needs an id: write @flow\(\"my-flow\"\)", error.message), error.message
+    assert (error.line, error.column, error.code) == (*where, "flow-id")
 
 
 def test_decorator_arguments_become_a_flow_definition() -> None:
