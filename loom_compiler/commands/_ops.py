@@ -1,4 +1,5 @@
-"""Shared bits of the ops commands (census, deploy-check, gc, export): options and error exits."""
+"""Shared bits of the commands: the ops commands' options and error exits (census, deploy-check,
+gc, export, replay) and the short-digest and table rendering (those and ``fingerprint``)."""
 
 from __future__ import annotations
 

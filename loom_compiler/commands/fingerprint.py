@@ -20,15 +20,11 @@ from ..canonical import pretty
 from ..config import load_config
 from ..fingerprint import ProjectResult, fingerprint_project
 from ..model import FlowFingerprint, SourceError
+from ._ops import short, table
 
 __all__ = ["fingerprint_command", "render_json", "render_table", "render_explain"]
 
 JSON_SCHEMA = "loom-fingerprint/1"
-
-
-def _short(digest: str, n: int = 12) -> str:
-    algo, _, hexpart = digest.partition(":")
-    return f"{algo}:{hexpart[:n]}"
 
 
 def render_json(result: ProjectResult) -> str:
@@ -57,14 +53,8 @@ def _error_json(error: SourceError) -> dict:
 
 def render_table(flows: tuple[FlowFingerprint, ...]) -> str:
     headers = ("FLOW", "FUNCTION", "LOCATION", "CODEHASH", "CLOSURE")
-    rows = [
-        (f.flow_id, f"{f.module}.{f.function}", f"{f.path}:{f.line}", _short(f.code_hash), str(len(f.closure)))
-        for f in flows
-    ]
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip()]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
-    return "\n".join(lines)
+    rows = [(f.flow_id, f"{f.module}.{f.function}", f"{f.path}:{f.line}", short(f.code_hash), str(len(f.closure))) for f in flows]
+    return table(headers, rows)
 
 
 def render_explain(flow: FlowFingerprint) -> str:
@@ -111,6 +101,9 @@ def fingerprint_command(
     root: Path | None,
 ) -> None:
     """Fingerprint the flows under PATH... (files or directories; default: the project root)."""
+    if explain is not None and as_json:
+        # --explain prints text; honouring only one of them silently would also hide the errors
+        raise click.UsageError("--explain prints text and cannot be combined with --json; drop one of them")
     start = root or (paths[0] if paths else Path.cwd())
     try:
         config = load_config(
@@ -134,10 +127,9 @@ def fingerprint_command(
         click.echo(render_json(result))
     else:
         click.echo(render_table(result.flows))
-    if result.errors and not as_json:
-        for error in result.errors:
-            click.echo(f"error: {error}", err=True)
     if result.errors:
-        if not as_json:
+        if not as_json:  # the JSON document carries them
+            for error in result.errors:
+                click.echo(f"error: {error}", err=True)
             click.echo(f"{len(result.errors)} error(s)", err=True)
         raise SystemExit(1)

@@ -178,6 +178,16 @@ def test_cli_explain_shows_members_hashes_and_canonical_form(project: Path) -> N
     assert missing.exit_code == 1 and "no flow `nope`" in missing.output and "checkout" in missing.output
 
 
+def test_cli_explain_reports_errors_and_refuses_json(project: Path) -> None:
+    _write(project, {"app/broken.py": "@flow(\n"})
+    explained = CliRunner().invoke(main, ["fingerprint", str(project), "--explain", "checkout"])
+    assert explained.exit_code == 1 and "[flow] app.flows.checkout" in explained.output
+    assert "error: app/broken.py:1:5: syntax error" in explained.output
+    # it used to print the text, swallow the errors (as if JSON carried them) and exit 1 silently
+    both = CliRunner().invoke(main, ["fingerprint", str(project), "--explain", "checkout", "--json"])
+    assert both.exit_code == 2 and "cannot be combined with --json" in both.output
+
+
 def test_cli_flags_override_config(project: Path) -> None:
     result = CliRunner().invoke(main, ["fingerprint", str(project), "--json", "--decorator", "x.y"])
     assert json.loads(result.output)["flows"] == []
