@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -132,9 +132,40 @@ def kept_dirs(packages: Iterable[str]) -> frozenset[str]:
 
 def skipped_by_name(directory: Path, name: str) -> bool:
     """A tool, environment or build-output directory (``build``/``dist`` only when not a package)."""
+    return skipped_dir_name(name, lambda: (directory / "__init__.py").is_file())
+
+
+def skipped_dir_name(name: str, is_package: Callable[[], bool]) -> bool:
+    """``skipped_by_name`` for any tree (a directory, a git ref's listing): ``is_package`` says
+    whether the directory holds an ``__init__.py``; it is asked only for ``build``/``dist``."""
     if name in _SKIP_DIRS or name.startswith(".") or name.endswith(".egg-info"):
-        return not (name in _OUTPUT_NAMES and (directory / "__init__.py").is_file())
+        return not (name in _OUTPUT_NAMES and is_package())
     return False
+
+
+def package_prefixes(packages: Iterable[str], exists: Callable[[str], bool]) -> tuple[str, ...]:
+    """Where module names are computed from, as POSIX prefixes of paths relative to the project
+    root (``"src/"``, ``""``): the parent of each configured package found at the root or under
+    ``src/`` (``exists(rel)``: a directory or a ``rel + ".py"`` file is there), then the root.
+    Longest first, so that in a tree with packages both at the root and under ``src/`` a file under
+    ``src/<pkg>`` is named ``<pkg>.…``, not ``src.<pkg>.…``. One rule for every ``SourceTree``."""
+    prefixes: set[str] = {""}
+    for pkg in packages:
+        parts = pkg.split(".")
+        for base in ("", "src/"):
+            if exists(base + "/".join(parts)):
+                prefixes.add(base)  # ``a.b`` lives at ``<base>a/b``: named from ``base``
+                break
+    return tuple(sorted(prefixes, key=lambda p: (-len(p), p)))
+
+
+def module_name_of(rel: str, prefixes: Iterable[str]) -> str:
+    """Dotted module name of a ``.py`` file from its POSIX path relative to the project root
+    (``src/shop/__init__.py`` -> ``shop``), named from the first of ``prefixes`` it lies under."""
+    for prefix in prefixes:
+        if rel.startswith(prefix):
+            return _dotted_posix(rel[len(prefix):])
+    return _dotted_posix(rel)
 
 
 def iter_python_files(top: Path, root: Path, exclude: Iterable[str] = (), *,
@@ -221,57 +252,33 @@ class DirectorySourceTree:
         self.config = config
         self.root = Path(root).resolve() if root is not None else config.root
         self._index: dict[str, _Entry] | None = None
-        self._bases: tuple[Path, ...] | None = None
         self._base_prefixes: tuple[str, ...] | None = None
         self._kept = kept_dirs(config.packages)
         self._dir_skipped: dict[str, bool] = {}
 
     # -- naming ---------------------------------------------------------------------------------
-    def package_bases(self) -> tuple[Path, ...]:
-        """Directories that module names are computed from (a package root's parent first)."""
-        if self._bases is not None:
-            return self._bases
-        bases: list[Path] = []
-        for pkg in self.config.packages:
-            rel = Path(*pkg.split("."))
-            for base in (self.root, self.root / "src"):
-                if (base / rel).is_dir() or (base / rel).with_suffix(".py").is_file():
-                    top = base / rel
-                    for _ in pkg.split("."):
-                        top = top.parent
-                    if top not in bases:
-                        bases.append(top)
-                    break
-        self._bases = tuple(bases)
-        return self._bases
-
     def _prefixes(self) -> tuple[str, ...]:
-        """``package_bases`` then the root, as POSIX prefixes of paths relative to the root."""
         if self._base_prefixes is None:
-            prefixes: list[str] = []
-            for base in (*self.package_bases(), self.root):
-                rel = base.relative_to(self.root).as_posix()
-                prefixes.append("" if rel == "." else rel + "/")
-            self._base_prefixes = tuple(prefixes)
+            root = self.root
+            self._base_prefixes = package_prefixes(
+                self.config.packages, lambda rel: (root / rel).is_dir() or (root / (rel + ".py")).is_file()
+            )
         return self._base_prefixes
 
     def module_name_for(self, path: Path) -> str:
-        """Dotted module name of a file (``pkg/__init__.py`` -> ``pkg``)."""
+        """Dotted module name of a file (``pkg/__init__.py`` -> ``pkg``); a file outside the root
+        is named by its stem."""
         for candidate in _absolute_then_resolved(path):
-            for base in (*self.package_bases(), self.root):
-                try:
-                    rel = candidate.relative_to(base)
-                except ValueError:
-                    continue
-                return _dotted(rel)
+            try:
+                rel = candidate.relative_to(self.root)
+            except ValueError:
+                continue
+            return self.module_name_of_rel(rel.as_posix())
         return path.stem
 
     def module_name_of_rel(self, rel: str) -> str:
         """``module_name_for`` of a file given by its POSIX path relative to the root."""
-        for prefix in self._prefixes():
-            if rel.startswith(prefix):
-                return _dotted_posix(rel[len(prefix):])
-        return _dotted_posix(rel)  # pragma: no cover - the root prefix "" always matches
+        return module_name_of(rel, self._prefixes())
 
     def relpath(self, path: Path) -> str:
         return _rel(path, self.root)
@@ -350,9 +357,3 @@ def _dotted_posix(rel: str) -> str:
         parts.pop()
     return ".".join(parts)
 
-
-def _dotted(rel: Path) -> str:
-    parts = list(rel.with_suffix("").parts)
-    if parts and parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)

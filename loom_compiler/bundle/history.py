@@ -3,8 +3,9 @@
 The tree is read with ``git ls-tree`` and ``git cat-file --batch`` (one process for every blob),
 never by checking the ref out: the work tree, the index and ``HEAD`` are left exactly as they were,
 so building history is safe in a dirty checkout and in parallel with an editor. Module names follow
-the same rules as ``DirectorySourceTree`` (package roots at the project root or under ``src/``,
-``exclude`` globs, hidden and virtualenv directories skipped), applied to the paths of the ref.
+the same rules as ``DirectorySourceTree`` (``sources.package_prefixes``/``module_name_of``: package
+roots at the project root or under ``src/``; ``exclude`` globs; tool, environment and build-output
+directories skipped by ``sources.skipped_dir_name``), applied to the paths of the ref.
 
 The project root may sit below the repository's top directory (a monorepo); paths are relative
 to the project root in both trees, so a flow's ``source.path`` means the same file at every ref.
@@ -18,17 +19,14 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Iterable
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from loom_runtime.errors import ConfigError
 
 from ..config import LoomConfig
-from ..sources import is_excluded
+from ..sources import is_excluded, kept_dirs, module_name_of, package_prefixes, skipped_dir_name
 
 __all__ = ["GitSourceTree", "GitError", "resolve_ref"]
-
-_SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", ".git", ".hg", ".venv", "venv", ".tox", ".nox"})
-
 
 class GitError(ConfigError):
     """A ref cannot be read (not a repository, unknown ref, git missing). ``key`` names the option."""
@@ -93,45 +91,34 @@ class GitSourceTree:
             if not full.endswith(".py") or not full.startswith(self._prefix):
                 continue
             rel = full[len(self._prefix) :]
-            parts = PurePosixPath(rel).parts
-            if any(p in _SKIP_DIRS or p.startswith(".") for p in parts[:-1]):
-                continue
             if self.config.exclude and is_excluded(rel, self.config.exclude):
                 continue
             paths[rel] = oid
+        paths = self._skip_dirs(paths)
         self._blobs = paths
-        bases = self._package_bases(paths)
+        listing = set(paths)
+        dirs = {rel[:i] for rel in listing for i, ch in enumerate(rel) if ch == "/"}
+        prefixes = package_prefixes(self.config.packages, lambda rel: rel in dirs or rel + ".py" in listing)
         for rel in sorted(paths):
-            name = self._module_name(rel, bases)
+            name = module_name_of(rel, prefixes)
             if name and name not in self._index:
                 self._index[name] = rel
 
-    def _package_bases(self, paths: Iterable[str]) -> tuple[str, ...]:
-        listing = set(paths)
-        dirs = {str(p) for rel in listing for p in PurePosixPath(rel).parents if str(p) != "."}
-        bases: list[str] = []
-        for pkg in self.config.packages:
-            rel = "/".join(pkg.split("."))
-            for base in ("", "src/"):
-                if f"{base}{rel}" in dirs or f"{base}{rel}.py" in listing:
-                    top = PurePosixPath(f"{base}{rel}")
-                    for _ in pkg.split("."):
-                        top = top.parent
-                    b = "" if str(top) == "." else str(top) + "/"
-                    if b not in bases:
-                        bases.append(b)
-                    break
-        return tuple(bases)
+    def _skip_dirs(self, paths: dict[str, str]) -> dict[str, str]:
+        """The directory skip rules of ``DirectorySourceTree`` (tool, environment and build-output
+        directories, unless ``packages`` names them), judged on the ref's listing."""
+        kept = kept_dirs(self.config.packages)
+        skipped: dict[str, bool] = {}
 
-    @staticmethod
-    def _module_name(rel: str, bases: tuple[str, ...]) -> str:
-        for base in (*bases, ""):
-            if rel.startswith(base):
-                parts = list(PurePosixPath(rel[len(base) :]).with_suffix("").parts)
-                if parts and parts[-1] == "__init__":
-                    parts.pop()
-                return ".".join(parts)
-        return PurePosixPath(rel).stem
+        def is_skipped(rel_dir: str) -> bool:
+            if rel_dir not in skipped:
+                parent, _, name = rel_dir.rpartition("/")
+                skipped[rel_dir] = (bool(parent) and is_skipped(parent)) or (
+                    rel_dir not in kept and skipped_dir_name(name, lambda: f"{rel_dir}/__init__.py" in paths)
+                )
+            return skipped[rel_dir]
+
+        return {rel: oid for rel, oid in paths.items() if "/" not in rel or not is_skipped(rel.rpartition("/")[0])}
 
     # -- SourceTree -----------------------------------------------------------------------------
     def module_names(self) -> Iterable[str]:

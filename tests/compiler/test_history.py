@@ -75,3 +75,32 @@ def test_an_unknown_ref_names_the_option_and_the_ref(repo: Path):
 def test_outside_a_repository_is_a_clear_error(tmp_path: Path):
     with pytest.raises(GitError, match="cannot resolve git ref 'v1'"):
         GitSourceTree(LoomConfig(root=tmp_path), "v1", key="tool.loom.history")
+
+
+def test_skip_rules_and_mixed_layouts_agree_with_the_directory_tree(tmp_path: Path):
+    # committed build output (a setuptools build/lib copy, a venv, an egg-info) is not source at a
+    # ref either: it used to be named as modules there (build.lib.shop.flows, a second `checkout`)
+    top = tmp_path / "mixed"
+    write(top, {
+        "tools/__init__.py": "",
+        "tools/run.py": "x = 1\n",
+        "src/shop/__init__.py": "",
+        "src/shop/flows.py": "x = 2\n",
+        "src/shop/dist/__init__.py": "",  # a package called dist: kept
+        "src/shop/dist/x.py": "",
+        "build/lib/shop/flows.py": "x = 3\n",
+        "dist/old.py": "",
+        "shop.egg-info/x.py": "",
+        ".venv/lib/site.py": "",
+        "venv/lib/site.py": "",
+    })
+    init_repo(top)
+    commit_all(top, "v1")
+    config = LoomConfig(root=top, packages=("tools", "shop"))  # root-level package first
+    expected = ["shop", "shop.dist", "shop.dist.x", "shop.flows", "tools", "tools.run"]
+    assert list(DirectorySourceTree(config=config).module_names()) == expected
+    tree = GitSourceTree(config, "HEAD")
+    assert list(tree.module_names()) == expected
+    # a file under src/<pkg> is named from src/ even though another package sits at the root
+    assert tree.path_of("shop.flows") == "src/shop/flows.py" and tree.read("shop.flows") == b"x = 2\n"
+    assert DirectorySourceTree(config=config).module_name_for(top / "src/shop/flows.py") == "shop.flows"
