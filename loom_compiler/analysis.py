@@ -186,18 +186,30 @@ def parse_module_unvalidated(text: str) -> cst.Module:
 
     The switch is ``CSTNode.__post_init__`` (where libcst calls ``_validate``) for the duration of
     the call, so only the parser's own nodes skip it: nodes built later (``with_changes``) are
-    validated as usual. It is a process-wide switch, so it is only thrown when this is the only
-    thread (the CLI, build workers); otherwise, or if libcst moves its validation, a plain parse.
+    validated as usual, and ``finally`` puts it back whatever the parse raises. It is thrown only
+    when it is safe to: this is the only thread (the switch is process-wide; the CLI and the build
+    workers are single-threaded) and libcst's ``__post_init__`` is exactly ``self._validate()``
+    (checked on its code, so a libcst that moves validation or gives ``__post_init__`` other work
+    gets a plain parse, never a half-initialised tree). A nested call (a signal handler parsing
+    while the switch is thrown) sees the switch, not ``_validate``, and parses plainly.
     """
     base = cst.CSTNode
-    if base.__dict__.get("__post_init__") is None or threading.active_count() != 1:
+    validate = base.__dict__.get("__post_init__")
+    if not _only_validates(validate) or threading.active_count() != 1:
         return cst.parse_module(text)
-    validate = base.__dict__["__post_init__"]
-    base.__post_init__ = _skip_validation  # type: ignore[method-assign]
     try:
+        base.__post_init__ = _skip_validation  # type: ignore[method-assign]
         return cst.parse_module(text)
     finally:
         base.__post_init__ = validate  # type: ignore[method-assign]
+
+
+def _only_validates(post_init: object) -> bool:
+    """Whether ``post_init`` is libcst's ``def __post_init__(self): self._validate()`` (every
+    release pyproject allows: checked in 1.1.0 and 1.9.0): one argument, ``_validate`` the only
+    name it looks up."""
+    code = getattr(post_init, "__code__", None)
+    return code is not None and code.co_argcount == 1 and code.co_names == ("_validate",)
 
 
 class _Analyser:

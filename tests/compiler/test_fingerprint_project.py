@@ -248,3 +248,57 @@ def test_unvalidated_parse_builds_the_same_tree_and_leaves_validation_on() -> No
         parse_module_unvalidated("def f(:\n")
     with pytest.raises(cst.CSTValidationError):
         cst.Name("")
+
+
+def test_unvalidated_parse_is_taken_only_when_safe_and_always_undone(monkeypatch) -> None:
+    import threading
+
+    import libcst as cst
+
+    from loom_compiler import analysis
+
+    original = cst.CSTNode.__dict__["__post_init__"]
+    seen: list[object] = []
+    real_parse = cst.parse_module
+
+    def spy(text: str) -> cst.Module:
+        seen.append(cst.CSTNode.__dict__["__post_init__"])
+        return real_parse(text)
+
+    monkeypatch.setattr(cst, "parse_module", spy)
+    assert threading.active_count() == 1  # else the first check below tests nothing
+    analysis.parse_module_unvalidated("x = 1\n")
+    assert seen.pop() is analysis._skip_validation  # the fast path is really taken
+    assert cst.CSTNode.__dict__["__post_init__"] is original
+
+    # an interrupt inside the parse leaves validation on
+    def interrupted(text: str) -> cst.Module:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cst, "parse_module", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        analysis.parse_module_unvalidated("x = 1\n")
+    assert cst.CSTNode.__dict__["__post_init__"] is original
+    monkeypatch.setattr(cst, "parse_module", spy)
+
+    # another thread alive: a plain parse
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        analysis.parse_module_unvalidated("x = 1\n")
+        assert seen.pop() is original
+    finally:
+        stop.set()
+        other.join()
+
+    # a libcst whose __post_init__ does more than validate: a plain parse, never skipped
+    built: list[str] = []
+
+    def post_init(self) -> None:
+        self._validate()
+        built.append(type(self).__name__)
+
+    monkeypatch.setattr(cst.CSTNode, "__post_init__", post_init)
+    assert analysis.parse_module_unvalidated("x = 1\n").code == "x = 1\n"
+    assert seen.pop() is post_init and "Name" in built
