@@ -6,19 +6,46 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from functools import wraps
+from pathlib import Path
 from typing import Any
 
 import click
 
 from loom_runtime.errors import ConfigError, LoomError
 
-__all__ = ["store_option", "json_option", "fail_on_loom_error", "short", "echo_json", "table"]
+__all__ = [
+    "store_option", "json_option", "project_argument", "base_options", "colour_option", "import_path_option",
+    "fail_on_loom_error", "short", "echo_json", "table",
+]
 
 store_option = click.option(
     "--store", "store", required=True, metavar="URL",
     help="The journal: sqlite:///relative.db, sqlite:////absolute.db or postgresql://user@host/db.",
 )
 json_option = click.option("--json", "as_json", is_flag=True, help="Print a JSON document instead of a table.")
+project_argument = click.argument(
+    "path", required=False, default=".", type=click.Path(exists=True, file_okay=False, path_type=Path)
+)
+colour_option = click.option(
+    "--color/--no-color", "color", default=None, help="Colour text output (default: when stdout is a terminal)."
+)
+
+
+def base_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``--base GIT_REF`` and ``--base-manifest PATH``: what ``loom diff`` and ``loom check`` compare against."""
+    fn = click.option("--base-manifest", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                      help="Compare against the current versions of this manifest instead of a git ref.")(fn)
+    return click.option("--base", metavar="GIT_REF", default=None,
+                        help="Compare against this git ref (default: [tool.loom.check] base).")(fn)
+
+
+def import_path_option(*, only_with_manifest: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--import-path DIR`` (repeatable): where the chunks' imports are found (deploy-check, replay)."""
+    what = "where the chunks' imports (live step functions) are found (default: project root and src/)."
+    return click.option(
+        "--import-path", "import_paths", multiple=True, type=click.Path(file_okay=False, path_type=Path),
+        help=f"With --manifest: {what}" if only_with_manifest else what[0].upper() + what[1:],
+    )
 
 
 def fail_on_loom_error(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

@@ -20,19 +20,18 @@ from loom_runtime.errors import LoomError
 
 from ..config import load_config
 from ..review import build_manifest, check_diff, render_check, repository_prefix, review_diff
+from ._ops import base_options, colour_option, project_argument
 
 __all__ = ["check_command"]
 
 
 @click.command("check")
-@click.argument("path", required=False, default=".", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--base", metavar="GIT_REF", default=None, help="Compare against this git ref (default: [tool.loom.check] base).")
-@click.option("--base-manifest", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Compare against the current versions of this manifest instead of a git ref.")
+@project_argument
+@base_options
 @click.option("--manifest", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="The build manifest whose versions count as kept (default: [tool.loom.check] manifest, else <out>/manifest.json).")
 @click.option("--format", "fmt", type=click.Choice(("text", "github")), default="text", show_default=True)
-@click.option("--color/--no-color", "color", default=None)
+@colour_option
 def check_command(path: Path, base: str | None, base_manifest: Path | None, manifest: Path | None, fmt: str,
                   color: bool | None) -> None:
     """Fail when a changed flow would strand in-flight executions."""

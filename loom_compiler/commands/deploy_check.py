@@ -18,7 +18,7 @@ import click
 from ..config import load_config
 from ..ops import deploy_check, open_store, unfinished
 from ..ops.replay import import_roots
-from ._ops import echo_json, fail_on_loom_error, json_option, short, store_option
+from ._ops import echo_json, fail_on_loom_error, import_path_option, json_option, short, store_option
 
 __all__ = ["deploy_check_command"]
 
@@ -27,8 +27,7 @@ __all__ = ["deploy_check_command"]
 @store_option
 @click.option("--manifest", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="The build manifest (default: <out>/manifest.json of the project).")
-@click.option("--import-path", "import_paths", multiple=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Where the chunks' imports (live step functions) are found (default: project root and src/).")
+@import_path_option()
 @json_option
 @fail_on_loom_error("deploy-check")
 def deploy_check_command(store: str, manifest: Path | None, import_paths: tuple[Path, ...], as_json: bool) -> None:

@@ -20,17 +20,16 @@ from loom_runtime.errors import LoomError
 
 from ..config import load_config
 from ..review import FORMATS, render_diff, repository_prefix, review_diff
+from ._ops import base_options, colour_option, project_argument
 
 __all__ = ["diff_command"]
 
 
 @click.command("diff")
-@click.argument("path", required=False, default=".", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--base", metavar="GIT_REF", default=None, help="Compare against this git ref (default: [tool.loom.check] base).")
-@click.option("--base-manifest", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Compare against the current versions of this manifest instead of a git ref.")
+@project_argument
+@base_options
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
-@click.option("--color/--no-color", "color", default=None, help="Colour text output (default: when stdout is a terminal).")
+@colour_option
 def diff_command(path: Path, base: str | None, base_manifest: Path | None, fmt: str, color: bool | None) -> None:
     """Show which flows changed against a base and which closure members changed."""
     try:

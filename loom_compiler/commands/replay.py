@@ -18,7 +18,7 @@ from loom_runtime.history import load_histories
 from ..config import load_config
 from ..ops import live_flows, manifest_flows, replay_histories
 from ..ops.replay import import_roots
-from ._ops import echo_json, fail_on_loom_error, json_option
+from ._ops import echo_json, fail_on_loom_error, import_path_option, json_option
 
 __all__ = ["replay_command"]
 
@@ -27,8 +27,7 @@ __all__ = ["replay_command"]
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--manifest", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Replay on this manifest's current versions instead of the working tree's code.")
-@click.option("--import-path", "import_paths", multiple=True, type=click.Path(file_okay=False, path_type=Path),
-              help="With --manifest: where the chunks' imports (live step functions) are found (default: project root and src/).")
+@import_path_option(only_with_manifest=True)
 @json_option
 @fail_on_loom_error("replay")
 def replay_command(paths: tuple[Path, ...], manifest: Path | None, import_paths: tuple[Path, ...], as_json: bool) -> None:
