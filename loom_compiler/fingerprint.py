@@ -205,6 +205,14 @@ def fingerprint_project(
             if not top.exists():
                 errors.append(SourceError(tree.relpath(top), 0, 0, "no such file or directory", code="io"))
                 continue
+            if top.is_dir() and top.resolve() == tree.root:
+                # the whole project (the CLI's default): the tree's own walk, which the bundler
+                # uses too, names each file once and indexes the tree for the closures' lookups
+                for module, rel, full in tree.walk():
+                    if Path(full) not in seen:
+                        seen.add(Path(full))
+                        candidates.append((module, rel, _reader(Path(full))))
+                continue
             for path in iter_python_files(top, config.root, config.walk_exclude, packages=config.packages):
                 resolved = Path(os.path.abspath(path))
                 if resolved in seen:
