@@ -2,6 +2,11 @@
 
 Its own module, free of libcst, so that scanning a tree (every build, a no-change build entirely)
 never imports the parser.
+
+Rejected: ``ast.parse`` of every file to look at its decorators (a parse per file is what the check
+exists to avoid), and matching ``@name`` only on decorator lines (``from loom_runtime import flow as
+durable`` then ``@durable(...)`` would be a false negative: a dropped flow, where a false positive
+only costs a parse).
 """
 
 from __future__ import annotations

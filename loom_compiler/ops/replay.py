@@ -11,6 +11,10 @@ seeded with the history. "Current" is one of:
 
 A history whose flow the current code does not define is an ``error`` result, not a skip, and an
 empty set of histories is an error before anything runs (``load_histories``).
+
+Rejected: replaying against the production journal (a check must not append to it, nor need
+access to it in CI) and running the step functions (replay serves recorded results; running
+effects in CI would charge cards).
 """
 
 from __future__ import annotations
