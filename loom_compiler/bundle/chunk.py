@@ -104,12 +104,74 @@ def emit_chunk(
     it out on purpose) and the arguments of that decorator (``re.compile`` in ``step_families``).
 
     Raises ``ChunkError`` when the closure cannot be made self-contained.
+
+    Stages: the units (``_collect_units``), their chunk names (``_Names``, the flow's own first),
+    how each unit spells what it uses (``_plan_spellings``), the namespaces for module aliases, the
+    body in dependency order, then rendering and the self-containment check.
     """
-    members = {m.qualname: m for m in fp.closure}
     if not fp.closure:
         raise ChunkError(f"flow `{fp.flow_id}` has an empty closure; nothing to bundle", path=fp.path, line=fp.line)
+    members = {m.qualname: m for m in fp.closure}
     root = fp.closure[0]
+    top_name = fp.function.split(".")[0]
+    units, owner = _collect_units(fp, members, class_source, class_line)
 
+    names = _Names()
+    # Names: the flow's own unit first (never renamed), then its module's units, then the others.
+    root_key = owner[root.qualname]
+    names.allocate(root_key, units[root_key].name, "")
+    for key in sorted(units, key=lambda k: (units[k].module != fp.module, units[k].module, k)):
+        names.allocate(key, units[key].name, units[key].module)
+
+    carried: dict[str, list[ClosureMember]] = {}
+    for q, key in owner.items():
+        if q in members:
+            carried.setdefault(key, []).append(members[q])
+    plans = {key: _plan_spellings(units, key, carried.get(key, []), owner, members, names) for key in sorted(units)}
+
+    ns_paths: dict[str, dict[tuple[str, ...], str]] = {}
+    for prefix, paths in sorted(names.namespaces.items()):
+        ns = f"module:{prefix}"
+        # A unit that uses the namespace is defined after it, so it cannot be in it.
+        kept = {p: k for p, k in paths.items() if k not in units or ns not in units[k].deps}
+        ns_paths[ns] = kept
+        units[ns] = _Unit(ns, names.chunk_name[ns], prefix, None, 0, None, "", {k for k in kept.values() if k in units})
+
+    body, renamed = _body(units, _dependency_order(units, root_key), plans, ns_paths, names.chunk_name)
+    sources = tuple(sorted({u.path for u in units.values() if u.path}))
+    entry = names.chunk_name[root_key] + fp.function[len(top_name) :]
+    header = _header(fp, entry, sources)
+    where = chunk_path or chunk_path_for(fp.flow_id, fp.code_hash)
+    fallback = module_imports or {}
+    # The flow decorator's names are not in the closure; take them from the decorator lines up
+    # front (the check below confirms, so a guess that is wrong only costs a second pass).
+    for name in _decorator_names(root.source):
+        if name in fallback and name not in names.taken:
+            names.import_as(fallback[name], name)
+    text = _render(header, body, names)
+    missing = _unbound_globals(text, fp, where)
+    if missing and all(name in fallback and name not in names.taken for name in missing):
+        for name in missing:
+            names.import_as(fallback[name], name)
+        text = _render(header, body, names)
+        missing = _unbound_globals(text, fp, where)
+    if missing:
+        listed = ", ".join(f"`{n}`" for n in missing)
+        raise ChunkError(
+            f"flow `{fp.flow_id}`: the closure uses {listed} but nothing in it defines or imports "
+            f"{'it' if len(missing) == 1 else 'them'}; define the name at module level or import it "
+            "(a chunk cannot fall back to the live module)",
+            path=fp.path,
+            line=fp.line,
+        )
+    return Chunk(fp.flow_id, fp.code_hash, entry, text, sources, renamed)
+
+
+def _collect_units(
+    fp: FlowFingerprint, members: Mapping[str, ClosureMember], class_source: str | None, class_line: int
+) -> tuple[dict[str, _Unit], dict[str, str]]:
+    """The chunk's blocks and, for every closure member, the key of the unit carrying its text
+    (a method flow's class carries the members it reaches; other definitions carry themselves)."""
     units: dict[str, _Unit] = {}
     owner: dict[str, str] = {}  # member qualname -> key of the unit that carries its text
     top_name = fp.function.split(".")[0]
@@ -143,13 +205,25 @@ def emit_chunk(
             )
         units[q] = _Unit(q, _local_name(m).split(".")[0], m.module, m.path, m.line, m, m.source)
         owner[q] = q
+    return units, owner
 
-    taken: dict[str, str] = {}  # chunk name -> thing
-    chunk_name: dict[str, str] = {}  # thing -> chunk name
 
-    def allocate(thing: str, preferred: str, module: str) -> str:
-        if thing in chunk_name:
-            return chunk_name[thing]
+class _Names:
+    """The chunk's one namespace: a chunk name per distinct thing (a unit key, ``import:<target>``,
+    ``module:<dotted>``), the imports of live code and the first-party module namespaces."""
+
+    def __init__(self) -> None:
+        self.taken: dict[str, str] = {}  # chunk name -> thing
+        self.chunk_name: dict[str, str] = {}  # thing -> chunk name
+        self.imports: dict[str, str] = {}  # import target -> chunk name
+        self.submodules: set[str] = set()  # dotted prefixes of chains through a plain ``import x``
+        # first-party module -> {attribute path below it: unit key} for chains like ``p.discount``
+        self.namespaces: dict[str, dict[tuple[str, ...], str]] = {}
+
+    def allocate(self, thing: str, preferred: str, module: str) -> str:
+        if thing in self.chunk_name:
+            return self.chunk_name[thing]
+        taken = self.taken
         name = preferred
         if (name in taken and taken[name] != thing) or name in _RESERVED:
             base = f"{preferred}__{module.replace('.', '_')}" if module else preferred
@@ -157,109 +231,99 @@ def emit_chunk(
             while name in taken or name in _RESERVED:
                 name, n = f"{base}_{n}", n + 1
         taken[name] = thing
-        chunk_name[thing] = name
+        self.chunk_name[thing] = name
         return name
 
-    # Names: the flow's own unit first (never renamed), then its module's units, then the others.
-    root_key = owner[root.qualname]
-    allocate(root_key, units[root_key].name, "")
-    for key in sorted(units, key=lambda k: (units[k].module != fp.module, units[k].module, k)):
-        allocate(key, units[key].name, units[key].module)
+    def import_as(self, target: str, preferred: str) -> str:
+        if target not in self.imports:
+            self.imports[target] = self.allocate(f"import:{target}", preferred, target.rpartition(".")[0])
+        return self.imports[target]
 
-    imports: dict[str, str] = {}  # import target -> chunk name
-    submodules: set[str] = set()  # dotted prefixes of chains through a plain ``import x``
-
-    def import_as(target: str, preferred: str) -> str:
-        if target not in imports:
-            imports[target] = allocate(f"import:{target}", preferred, target.rpartition(".")[0])
-        return imports[target]
-
-    # first-party module -> {attribute path below it: unit key} for chains like ``p.discount``
-    namespaces: dict[str, dict[tuple[str, ...], str]] = {}
-
-    def via_namespace(unit: _Unit, head: str, module: str, paths: Mapping[tuple[str, ...], str]) -> str:
+    def via_namespace(self, unit: _Unit, head: str, module: str, paths: Mapping[tuple[str, ...], str]) -> str:
         ns = f"module:{module}"
-        namespaces.setdefault(module, {}).update(paths)
+        self.namespaces.setdefault(module, {}).update(paths)
         unit.deps.add(ns)
-        return allocate(ns, head, module)
+        return self.allocate(ns, head, module)
 
-    plans: dict[str, dict[str, str]] = {}  # unit key -> {spelling in its text: chunk name}
-    carried: dict[str, list[ClosureMember]] = {}
-    for q, key in owner.items():
-        if q in members:
-            carried.setdefault(key, []).append(members[q])
-    for key in sorted(units):
-        unit = units[key]
-        spellings: dict[str, str] = {}
-        heads: dict[str, str] = {}  # spelling -> first-party module it is a namespace for
-        later: list[tuple[str, str]] = []
-        # Pass 1: bundled members and first-party module objects (they decide the namespaces).
-        for m in carried.get(key, []):
-            for chain, value in m.bindings:
-                thing = owner.get(value)
-                if thing is not None:
-                    if thing == key:  # references to itself (``self.x``, recursion) stay as written
-                        continue
-                    unit.deps.add(thing)
-                    consumed = _consumed(chain, units[thing], value)
-                    head, _, tail = consumed.partition(".")
-                    if tail and value.endswith("." + tail):
-                        # ``p.discount`` with ``p`` a first-party module: ``p`` becomes a namespace
-                        # of the bundled members, so the member's text stays byte for byte.
-                        module = value[: -len(tail) - 1]
-                        heads[head] = module
-                        spellings[head] = via_namespace(unit, head, module, {tuple(tail.split(".")): thing})
-                    else:
-                        spellings[consumed] = chunk_name[thing]
+
+def _plan_spellings(
+    units: Mapping[str, _Unit],
+    key: str,
+    carried: list[ClosureMember],
+    owner: Mapping[str, str],
+    members: Mapping[str, ClosureMember],
+    names: _Names,
+) -> dict[str, str]:
+    """How the unit ``key`` spells each thing it uses -> that thing's chunk name (recording the
+    imports and namespaces it needs in ``names`` and its dependencies in ``unit.deps``)."""
+    unit = units[key]
+    spellings: dict[str, str] = {}
+    heads: dict[str, str] = {}  # spelling -> first-party module it is a namespace for
+    later: list[tuple[str, str]] = []
+    # Pass 1: bundled members and first-party module objects (they decide the namespaces).
+    for m in carried:
+        for chain, value in m.bindings:
+            thing = owner.get(value)
+            if thing is not None:
+                if thing == key:  # references to itself (``self.x``, recursion) stay as written
                     continue
-                vm = members.get(value)
-                target = (vm.target or value) if vm is not None else value
-                if vm is None or vm.kind != "step":
-                    under = {
-                        _module_path(units[k], target): k for q, k in owner.items() if q.startswith(target + ".")
-                    }
-                    if under:
-                        # The module object of a first-party module used as a value (``p`` passed
-                        # on): a namespace of every bundled member under it.
-                        head = chain.split(".")[0]
-                        heads[head] = target
-                        spellings[head] = via_namespace(unit, head, target, under)
-                        continue
-                later.append((chain, target))
-        # Pass 2: imports of live code (third-party, steps).
-        for chain, target in later:
-            head, _, rest = chain.partition(".")
-            module = heads.get(head)
-            if module is not None and target.startswith(module + "."):
-                # ``shop.steps.charge`` beside ``shop.pricing.discount``: the step is imported live
-                # and hung into the namespace ``shop`` already stands for.
-                import_as(target, target.rpartition(".")[2])
-                via_namespace(unit, head, module, {tuple(target[len(module) + 1 :].split(".")): f"import:{target}"})
+                unit.deps.add(thing)
+                consumed = _consumed(chain, units[thing], value)
+                head, _, tail = consumed.partition(".")
+                if tail and value.endswith("." + tail):
+                    # ``p.discount`` with ``p`` a first-party module: ``p`` becomes a namespace
+                    # of the bundled members, so the member's text stays byte for byte.
+                    module = value[: -len(tail) - 1]
+                    heads[head] = module
+                    spellings[head] = names.via_namespace(unit, head, module, {tuple(tail.split(".")): thing})
+                else:
+                    spellings[consumed] = names.chunk_name[thing]
                 continue
-            if rest and target.endswith("." + rest):
-                # ``math.floor`` -> import ``math`` under the spelling the code uses
-                spellings[head] = import_as(target[: -len(rest) - 1], head)
-                if "." in rest:
-                    # ``import urllib.parse`` binds ``urllib`` only; the summary keeps the
-                    # binding, not the submodule, so load what may be one (see render).
-                    submodules.add(target.rpartition(".")[0])
-            elif rest:
-                spellings[chain] = import_as(target, chain.rpartition(".")[2])
-            else:
-                spellings[head] = import_as(target, head)
-        spellings.setdefault(unit.name, chunk_name[key])
-        plans[key] = spellings
+            vm = members.get(value)
+            target = (vm.target or value) if vm is not None else value
+            if vm is None or vm.kind != "step":
+                under = {_module_path(units[k], target): k for q, k in owner.items() if q.startswith(target + ".")}
+                if under:
+                    # The module object of a first-party module used as a value (``p`` passed
+                    # on): a namespace of every bundled member under it.
+                    head = chain.split(".")[0]
+                    heads[head] = target
+                    spellings[head] = names.via_namespace(unit, head, target, under)
+                    continue
+            later.append((chain, target))
+    # Pass 2: imports of live code (third-party, steps).
+    for chain, target in later:
+        head, _, rest = chain.partition(".")
+        module = heads.get(head)
+        if module is not None and target.startswith(module + "."):
+            # ``shop.steps.charge`` beside ``shop.pricing.discount``: the step is imported live
+            # and hung into the namespace ``shop`` already stands for.
+            names.import_as(target, target.rpartition(".")[2])
+            names.via_namespace(unit, head, module, {tuple(target[len(module) + 1 :].split(".")): f"import:{target}"})
+            continue
+        if rest and target.endswith("." + rest):
+            # ``math.floor`` -> import ``math`` under the spelling the code uses
+            spellings[head] = names.import_as(target[: -len(rest) - 1], head)
+            if "." in rest:
+                # ``import urllib.parse`` binds ``urllib`` only; the summary keeps the
+                # binding, not the submodule, so load what may be one (see _render).
+                names.submodules.add(target.rpartition(".")[0])
+        elif rest:
+            spellings[chain] = names.import_as(target, chain.rpartition(".")[2])
+        else:
+            spellings[head] = names.import_as(target, head)
+    spellings.setdefault(unit.name, names.chunk_name[key])
+    return spellings
 
-    ns_paths: dict[str, dict[tuple[str, ...], str]] = {}
-    for prefix, paths in sorted(namespaces.items()):
-        ns = f"module:{prefix}"
-        # A unit that uses the namespace is defined after it, so it cannot be in it.
-        kept = {p: k for p, k in paths.items() if k not in units or ns not in units[k].deps}
-        ns_paths[ns] = kept
-        units[ns] = _Unit(ns, chunk_name[ns], prefix, None, 0, None, "", {k for k in kept.values() if k in units})
 
-    ordered = _dependency_order(units, root_key)
-    sources = tuple(sorted({u.path for u in units.values() if u.path}))
+def _body(
+    units: Mapping[str, _Unit],
+    ordered: list[str],
+    plans: Mapping[str, Mapping[str, str]],
+    ns_paths: Mapping[str, Mapping[tuple[str, ...], str]],
+    chunk_name: Mapping[str, str],
+) -> tuple[list[str], dict[str, str]]:
+    """The blocks in dependency order (renamed where their plan says so), and the renamed units."""
     body: list[str] = []
     renamed: dict[str, str] = {}
     for key in ordered:
@@ -277,9 +341,11 @@ def emit_chunk(
             note = f" (renamed from `{unit.name}`)"
         label = f"{unit.path}:{unit.line}" if unit.path else unit.module
         body.append(f"# --- {key} from {label}{note}\n{text}")
+    return body, renamed
 
-    entry = chunk_name[root_key] + fp.function[len(top_name) :]
-    header = "\n".join(
+
+def _header(fp: FlowFingerprint, entry: str, sources: tuple[str, ...]) -> str:
+    return "\n".join(
         [
             "# Loom chunk: generated by `loom build`, do not edit (the manifest pins its sha256).",
             f"# flow: {fp.flow_id}",
@@ -294,50 +360,26 @@ def emit_chunk(
         ]
     )
 
-    def render() -> str:
-        lines = _import_lines(imports)
-        if namespaces:
-            lines.append(f"from types import SimpleNamespace as {_NAMESPACE_FACTORY}")
-        if submodules:
-            names = ", ".join(f'"{m}"' for m in sorted(submodules))
-            lines += [
-                "",
-                "# Submodules the source's `import` statements may have loaded (an attribute such as",
-                "# a class is no submodule: that import fails and is skipped).",
-                f"for _loom_submodule in ({names},):",
-                "    try:",
-                "        __import__(_loom_submodule)",
-                "    except ImportError:",
-                "        pass",
-                "del _loom_submodule",
-            ]
-        head = header + ("\n".join(lines) + "\n\n\n" if lines else "")
-        return (head + "\n\n".join(body)).rstrip("\n") + "\n"
 
-    where = chunk_path or chunk_path_for(fp.flow_id, fp.code_hash)
-    fallback = module_imports or {}
-    # The flow decorator's names are not in the closure; take them from the decorator lines up
-    # front (the check below confirms, so a guess that is wrong only costs a second pass).
-    for name in _decorator_names(root.source):
-        if name in fallback and name not in taken:
-            import_as(fallback[name], name)
-    text = render()
-    missing = _unbound_globals(text, fp, where)
-    if missing and all(name in fallback and name not in taken for name in missing):
-        for name in missing:
-            import_as(fallback[name], name)
-        text = render()
-        missing = _unbound_globals(text, fp, where)
-    if missing:
-        names = ", ".join(f"`{n}`" for n in missing)
-        raise ChunkError(
-            f"flow `{fp.flow_id}`: the closure uses {names} but nothing in it defines or imports "
-            f"{'it' if len(missing) == 1 else 'them'}; define the name at module level or import it "
-            "(a chunk cannot fall back to the live module)",
-            path=fp.path,
-            line=fp.line,
-        )
-    return Chunk(fp.flow_id, fp.code_hash, entry, text, sources, renamed)
+def _render(header: str, body: list[str], names: _Names) -> str:
+    lines = _import_lines(names.imports)
+    if names.namespaces:
+        lines.append(f"from types import SimpleNamespace as {_NAMESPACE_FACTORY}")
+    if names.submodules:
+        listed = ", ".join(f'"{m}"' for m in sorted(names.submodules))
+        lines += [
+            "",
+            "# Submodules the source's `import` statements may have loaded (an attribute such as",
+            "# a class is no submodule: that import fails and is skipped).",
+            f"for _loom_submodule in ({listed},):",
+            "    try:",
+            "        __import__(_loom_submodule)",
+            "    except ImportError:",
+            "        pass",
+            "del _loom_submodule",
+        ]
+    head = header + ("\n".join(lines) + "\n\n\n" if lines else "")
+    return (head + "\n\n".join(body)).rstrip("\n") + "\n"
 
 
 def _decorator_names(source: str) -> list[str]:
