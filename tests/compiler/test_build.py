@@ -19,7 +19,7 @@ from loom_compiler.cli import main
 from loom_compiler.config import load_config
 from loom_runtime.manifest import load_manifest
 
-from helpers.git_repo import edit
+from helpers.git_repo import copy_project, edit
 
 DATA = Path(__file__).parent / "data" / "bundle_shop"
 SNAPSHOTS = Path(__file__).parent / "snapshots" / "bundle_shop"
@@ -28,7 +28,7 @@ SNAPSHOTS = Path(__file__).parent / "snapshots" / "bundle_shop"
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     root = tmp_path / "bundle_shop"
-    shutil.copytree(DATA, root, ignore=shutil.ignore_patterns("build", ".loom-cache", "__pycache__"))
+    copy_project(DATA, root)
     return root
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,8 @@ from loom_compiler.config import load_config
 from loom_compiler.model import ClosureMember, FlowFingerprint
 from loom_runtime import FlowDefinition
 from loom_runtime.manifest import load_manifest
+
+from helpers.git_repo import copy_project
 
 DATA = Path(__file__).parent / "data" / "bundle_shop"
 H = "sha256:" + "0" * 64
@@ -31,7 +32,7 @@ def sha(path: Path) -> str:
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     root = tmp_path / "bundle_shop"
-    shutil.copytree(DATA, root, ignore=shutil.ignore_patterns("build", ".loom-cache", "__pycache__"))
+    copy_project(DATA, root)
     return root
 
 

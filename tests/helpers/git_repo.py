@@ -1,4 +1,4 @@
-"""Real git repositories for tests of ``--from-git``, ``history``, ``loom diff`` and ``loom check``.
+"""Fixture project copies and real git repositories for tests of ``--from-git``, ``history``, ``loom diff`` and ``loom check``.
 
 One place for the ``git`` runner, the in-place ``edit`` and the repository set-up, so the compiler
 and review tests build their repositories the same way (identity configured, signing off, so a
@@ -13,12 +13,18 @@ import shutil
 import subprocess
 from pathlib import Path
 
-__all__ = ["BUNDLE_SHOP", "commit_all", "edit", "git", "init_repo", "repo_from"]
+__all__ = ["BUNDLE_SHOP", "commit_all", "copy_project", "edit", "git", "init_repo", "repo_from"]
 
 #: the fixture project used by the bundle snapshots and by every git-based review test
 BUNDLE_SHOP = Path(__file__).resolve().parent.parent / "compiler" / "data" / "bundle_shop"
 
 _BUILD_LITTER = ("build", ".loom-cache", "__pycache__")
+
+
+def copy_project(source: Path, root: Path) -> Path:
+    """A copy of a fixture project at ``root``, without build output or caches."""
+    shutil.copytree(source, root, ignore=shutil.ignore_patterns(*_BUILD_LITTER))
+    return root
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -50,7 +56,7 @@ def commit_all(top: Path, message: str, tag: str | None = None) -> None:
 
 def repo_from(source: Path, root: Path, *, tag: str = "v1") -> Path:
     """A copy of ``source`` at ``root`` (build output left out and ignored), committed and tagged."""
-    shutil.copytree(source, root, ignore=shutil.ignore_patterns(*_BUILD_LITTER))
+    copy_project(source, root)
     (root / ".gitignore").write_text("".join(f"{name}/\n" for name in _BUILD_LITTER))
     init_repo(root)
     commit_all(root, tag, tag)

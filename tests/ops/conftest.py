@@ -12,7 +12,6 @@ worker writes it) holds:
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from loom_runtime.journal.events import NewEvent
 from loom_runtime.journal.sqlite import SqliteJournal
 from loom_runtime.manifest import load_manifest
 
-from helpers.git_repo import BUNDLE_SHOP, edit
+from helpers.git_repo import BUNDLE_SHOP, copy_project, edit
 
 DATA = BUNDLE_SHOP
 HOTFIX = "sha256:" + "ab" * 32
@@ -53,7 +52,7 @@ def started(manifest, flow_id: str, code_hash: str, flow_hash: str | None = None
 @pytest.fixture
 def shop(tmp_path: Path) -> Shop:
     root = tmp_path / "shop"
-    shutil.copytree(DATA, root, ignore=shutil.ignore_patterns("build", ".loom-cache", "__pycache__"))
+    copy_project(DATA, root)
     hashes = []
     for old, new in ((None, None), ("RATE = 90", "RATE = 80"), ("RATE = 80", "RATE = 70")):
         if old:

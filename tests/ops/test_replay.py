@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +13,8 @@ from click.testing import CliRunner
 from loom_compiler.cli import main
 from loom_runtime import Runtime, flow
 from loom_runtime.history import HistoryError, dump_history, history_from_json, load_histories, read_history, replay_history
+
+from helpers.git_repo import copy_project
 
 from .conftest import DATA, edit
 
@@ -280,7 +281,7 @@ def loom(cwd: Path, *args: str) -> subprocess.CompletedProcess:
 
 def test_export_then_replay_against_edited_code(tmp_path: Path):
     root = tmp_path / "shop"
-    shutil.copytree(DATA, root, ignore=shutil.ignore_patterns("build", ".loom-cache", "__pycache__"))
+    copy_project(DATA, root)
     journal = tmp_path / "j.db"
     subprocess.run([sys.executable, "-c", RUN, str(journal)], cwd=root, check=True, capture_output=True)
 
