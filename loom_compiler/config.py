@@ -184,15 +184,18 @@ def _read_table(pyproject: Path) -> dict[str, Any]:
     table = tool.get("loom", {})
     if not isinstance(table, Mapping):
         raise ConfigError(f"{where}: `tool.loom` must be a table, got {type(table).__name__}", key="tool.loom", path=where)
+    return _checked_table("tool.loom", table, _KEYS, path=where)
+
+
+def _checked_table(prefix: str, table: Mapping[str, Any], keys: Mapping[str, tuple[str, str]], *, path: str) -> dict[str, Any]:
+    """``{attribute: checked value}`` for a TOML table; an unknown key is an error naming it."""
     values: dict[str, Any] = {}
     for key, value in table.items():
-        if key not in _KEYS:
-            known = ", ".join(sorted(_KEYS))
-            raise ConfigError(
-                f"{where}: unknown key `tool.loom.{key}`; known keys: {known}", key=f"tool.loom.{key}", path=where
-            )
-        attr, kind = _KEYS[key]
-        values[attr] = _check(f"tool.loom.{key}", value, kind, path=where)
+        if key not in keys:
+            known = ", ".join(sorted(keys))
+            raise ConfigError(f"{path}: unknown key `{prefix}.{key}`; known keys: {known}", key=f"{prefix}.{key}", path=path)
+        attr, kind = keys[key]
+        values[attr] = _check(f"{prefix}.{key}", value, kind, path=path)
     return values
 
 
@@ -202,16 +205,7 @@ def _check(key: str, value: Any, kind: str, *, path: str) -> Any:
             return value
         if not isinstance(value, Mapping):
             raise ConfigError(f"{path}: `{key}` must be a table, got {value!r}", key=key, path=path)
-        fields: dict[str, Any] = {}
-        for sub, item in value.items():
-            if sub not in _CHECK_KEYS:
-                known = ", ".join(sorted(_CHECK_KEYS))
-                raise ConfigError(
-                    f"{path}: unknown key `{key}.{sub}`; known keys: {known}", key=f"{key}.{sub}", path=path
-                )
-            attr, sub_kind = _CHECK_KEYS[sub]
-            fields[attr] = _check(f"{key}.{sub}", item, sub_kind, path=path)
-        return CheckSettings(**fields)
+        return CheckSettings(**_checked_table(key, value, _CHECK_KEYS, path=path))
     if kind == "str":
         if not isinstance(value, str) or not value:
             raise ConfigError(f"{path}: `{key}` must be a non-empty string, got {value!r}", key=key, path=path)
