@@ -71,6 +71,9 @@ def test_other_frameworks_decorators(tmp_path: Path) -> None:
         ('step-decorators = "loom_runtime.step"', "tool.loom.step-decorators", "list of strings"),
         ('history = [""]', "tool.loom.history", "non-empty string"),
         ("exclude = {a = 1}", "tool.loom.exclude", "list of strings"),
+        ('check = {bse = "main"}', "tool.loom.check.bse", "unknown key `tool.loom.check.bse`; known keys: base"),
+        ("check = {base = 1}", "tool.loom.check.base", "must be a non-empty string"),
+        ('check = "main"', "tool.loom.check", "must be a table"),
     ],
 )
 def test_wrong_keys_and_types_name_the_key(tmp_path: Path, table: str, key: str, match: str) -> None:
