@@ -188,11 +188,13 @@ def fingerprint_project(
 
     Paths are walked for ``*.py`` (``exclude`` honoured); module names come from the config's
     package roots. Files that cannot hold a flow decorator are not parsed unless a closure
-    reaches them.
+    reaches them or they were named on their own (``loom fingerprint broken.py`` reports its
+    syntax error; the same file found by walking a directory costs nothing).
     """
     errors: list[SourceError] = []
     flow_summaries: dict[str, ModuleSummary] = {}
     loaded: dict[str, ModuleSummary | SourceError | None] = {}
+    asked: set[str] = set()  # modules of files named on their own: parsed even without a flow marker
     if isinstance(tree_or_paths, SourceTree):
         tree = tree_or_paths
         candidates = [(m, tree.path_of(m) or m, lambda m=m: tree.read(m)) for m in tree.module_names()]
@@ -219,6 +221,8 @@ def fingerprint_project(
                     continue
                 seen.add(resolved)
                 candidates.append((tree.module_name_for(resolved), tree.relpath(resolved), _reader(resolved)))
+                if top.is_file():
+                    asked.add(candidates[-1][0])
     for module, path, read in candidates:
         try:
             data = read()
@@ -228,7 +232,7 @@ def fingerprint_project(
         if data is None:
             errors.append(SourceError(path, 0, 0, "cannot read file", code="io"))
             continue
-        if not all_functions and not might_define_flows(data, config):
+        if not all_functions and module not in asked and not might_define_flows(data, config):
             continue
         result = analyse_module(data, module=module, path=path, config=config, all_functions=all_functions)
         if isinstance(result, SourceError):

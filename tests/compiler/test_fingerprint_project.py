@@ -167,6 +167,14 @@ def test_cli_errors_exit_non_zero_and_are_json_objects(project: Path) -> None:
     assert "app/broken.py:1:5: syntax error" in human.output
 
 
+def test_a_file_named_on_its_own_is_checked_even_without_a_flow(project: Path) -> None:
+    _write(project, {"app/broken_helper.py": "def helper(:\n    return 1\n"})
+    walked = CliRunner().invoke(main, ["fingerprint", str(project)])
+    assert walked.exit_code == 0, walked.output  # unreached and flow-free: not parsed
+    named = CliRunner().invoke(main, ["fingerprint", str(project / "app/broken_helper.py")])
+    assert named.exit_code == 1 and "app/broken_helper.py:1:11: syntax error" in named.output
+
+
 def test_cli_explain_shows_members_hashes_and_canonical_form(project: Path) -> None:
     result = CliRunner().invoke(main, ["fingerprint", str(project), "--explain", "checkout"])
     assert result.exit_code == 0, result.output
