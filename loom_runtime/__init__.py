@@ -5,35 +5,55 @@ the code they started with (D2), and the durable execution core with divergence 
 step-family replay-check (D4).
 """
 
+# Authoring
 from .definition import RESERVED_GATE, FlowDefinition, StepDefinition, flow, step
+from .context import Context
+
+# Errors: one root, LoomError
 from .errors import (
     ChunkIntegrityError,
     ConfigError,
     ExecutionNotFoundError,
+    ExecutionStateError,
     FencingError,
     FlowCodeMismatchError,
     FlowDefinitionError,
     FlowDivergenceError,
     FlowNotFoundError,
+    FlowRemovedError,
     FlowReplayDivergenceError,
+    FlowUsageError,
     JournalError,
     JournalSchemaError,
     LoomError,
     ManifestError,
     NonDeterminismError,
+    ReplayCheckError,
     StaleManifestError,
+    StepFailedError,
 )
+
+# D1 hashes, the manifest schema and the registry (D2)
 from .hashing import flow_content_hash, flow_hash_matches, legacy_flow_content_hash
 from .manifest import FlowEntry, Manifest, SourceRef, VersionEntry, load_manifest
 from .registry import PACKAGE_MANIFEST_DIR, FlowVersion, Registry, StaleManifestWarning
-from .errors import FlowRemovedError
-from .context import Context
-from .divergence import DivergenceWarning
-from .errors import ExecutionStateError, FlowUsageError, ReplayCheckError, StepFailedError
-from .families import Orphan, orphaned_frames, step_family
-from .journal import Event, ExecutionSummary, JournalStore, Lease, MemoryJournal, NewEvent, SqliteJournal
-from .journal import PostgresJournal, open_journal  # psycopg is imported only when a PostgresJournal is created
+
+# The durable core: runtime, journals (psycopg is imported only when a PostgresJournal is created),
+# divergence (D3), step families (D4), exported histories
 from .runtime import ExecutionView, Handle, Runtime
+from .journal import (
+    Event,
+    ExecutionSummary,
+    JournalStore,
+    Lease,
+    MemoryJournal,
+    NewEvent,
+    PostgresJournal,
+    SqliteJournal,
+    open_journal,
+)
+from .divergence import DivergenceWarning
+from .families import Orphan, orphaned_frames, step_family
 from .history import History, HistoryError, ReplayResult, load_history, read_history, replay_history
 
 __all__ = [
