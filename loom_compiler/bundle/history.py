@@ -4,8 +4,9 @@ The tree is read with ``git ls-tree`` and ``git cat-file --batch`` (one process 
 never by checking the ref out: the work tree, the index and ``HEAD`` are left exactly as they were,
 so building history is safe in a dirty checkout and in parallel with an editor. Module names follow
 the same rules as ``DirectorySourceTree`` (``sources.package_prefixes``/``module_name_of``: package
-roots at the project root or under ``src/``; ``exclude`` globs; tool, environment and build-output
-directories skipped by ``sources.skipped_dir_name``), applied to the paths of the ref.
+roots at the project root or under ``src/``; ``exclude`` globs and the ``out`` directory, whose
+chunks repeat the flows; tool, environment and build-output directories skipped by
+``sources.skipped_dir_name``), applied to the paths of the ref.
 
 The project root may sit below the repository's top directory (a monorepo); paths are relative
 to the project root in both trees, so a flow's ``source.path`` means the same file at every ref.
@@ -91,7 +92,7 @@ class GitSourceTree:
             if not full.endswith(".py") or not full.startswith(self._prefix):
                 continue
             rel = full[len(self._prefix) :]
-            if self.config.exclude and is_excluded(rel, self.config.exclude):
+            if is_excluded(rel, self.config.walk_exclude):  # `exclude` and the out directory
                 continue
             paths[rel] = oid
         paths = self._skip_dirs(paths)

@@ -104,3 +104,18 @@ def test_skip_rules_and_mixed_layouts_agree_with_the_directory_tree(tmp_path: Pa
     # a file under src/<pkg> is named from src/ even though another package sits at the root
     assert tree.path_of("shop.flows") == "src/shop/flows.py" and tree.read("shop.flows") == b"x = 2\n"
     assert DirectorySourceTree(config=config).module_name_for(top / "src/shop/flows.py") == "shop.flows"
+
+
+def test_a_committed_out_directory_is_not_source_at_a_ref(tmp_path: Path):
+    # chunks repeat their flows: named as modules at a ref they were "flow id declared 2 times"
+    top = tmp_path / "shipped"
+    write(top, {
+        "shop/__init__.py": "",
+        "shop/flows.py": "x = 1\n",
+        "release/loom/chunks/checkout/0123456789abcdef.py": "x = 1\n",
+    })
+    init_repo(top)
+    commit_all(top, "v1")
+    config = LoomConfig(root=top, packages=("shop",), out="release/loom")
+    assert list(GitSourceTree(config, "HEAD").module_names()) == ["shop", "shop.flows"]
+    assert list(DirectorySourceTree(config=config).module_names()) == ["shop", "shop.flows"]
