@@ -152,6 +152,8 @@ def render_markdown(diff: ReviewDiff) -> str:
         elif f.structure_changed:
             out.append("The declared structure changed: `compatible_with` cannot serve old executions; keep the old version or migrate them.")
         out.append("")
+    if diff.warnings:
+        out += ["**Warnings**", ""] + [f"- `{_md(w)}`" for w in diff.warnings] + [""]
     if diff.errors:
         out += ["**Errors**", ""] + [f"- `{_md(str(e))}`" for e in diff.errors] + [""]
     return "\n".join(out).rstrip() + "\n"
@@ -198,6 +200,8 @@ def render_github(diff: ReviewDiff, *, path_prefix: str = "") -> str:
             message += f" Advice: {advice[0]}."
         out.append(_command("warning", message, file=f.path, line=f.line, title=f"loom: flow {f.flow_id} changed",
                             prefix=path_prefix))
+    for w in diff.warnings:  # the base could not be read completely: no file of the head to point at
+        out.append(_command("warning", w, file=None, line=0, title="loom: base", prefix=path_prefix))
     for e in diff.errors:
         out.append(_command("error", e.message, file=e.path, line=e.line, title="loom: source error", prefix=path_prefix))
     return "\n".join(out)

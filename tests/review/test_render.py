@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from loom_compiler.cli import main
 from loom_compiler.config import load_config
 from loom_compiler.review import check_diff, render_check, render_diff, review_diff
 
-from helpers.git_repo import edit
+from helpers.git_repo import edit, git
 
 
 @pytest.fixture
@@ -66,3 +67,19 @@ def test_repository_prefix_is_the_project_directory_inside_git(repo: Path, tmp_p
     outside = tmp_path / "not-a-repo"
     outside.mkdir()
     assert repository_prefix(outside) == ""
+
+
+def test_every_format_says_the_base_could_not_be_read_completely(repo: Path):
+    # a flow module broken at the base: its flow looks "new"; every format must say why
+    (repo / "shop/late.py").write_text('from loom_runtime import flow\n\n\n@flow("late")\ndef late(ctx, x:\n    return x\n')
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "broken")
+    git(repo, "tag", "broken")
+    (repo / "shop/late.py").write_text('from loom_runtime import flow\n\n\n@flow("late")\ndef late(ctx, x):\n    return x\n')
+    diff = review_diff(load_config(repo), base="broken")
+    (warning,) = diff.warnings
+    assert warning.startswith("broken: shop/late.py:5:") and "syntax error" in warning
+    assert f"warning: {warning}" in render_diff(diff, "text")
+    assert warning in json.loads(render_diff(diff, "json"))["warnings"]
+    assert "**Warnings**" in render_diff(diff, "markdown") and "shop/late.py:5:" in render_diff(diff, "markdown")
+    assert "::warning title=loom%3A base::broken: shop/late.py:5:" in render_diff(diff, "github")
