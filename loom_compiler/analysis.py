@@ -117,8 +117,8 @@ class FlowSite:
 class ModuleSummary:
     """Everything the closure, hashing and bundling stages need from one module, as plain values
     (picklable, comparable). ``errors`` are per-flow problems; a module that cannot be parsed at
-    all is a ``SourceError`` instead of a summary. Lines are 1-based, columns 0-based (libcst's
-    and CPython's convention)."""
+    all is a ``SourceError`` instead of a summary. Lines and columns are 1-based, as
+    compilers and editors print ``file:line:column``."""
 
     module: str
     path: str
@@ -168,13 +168,13 @@ def analyse_module(
     except cst.ParserSyntaxError as exc:
         return _syntax_error(text, path, exc)
     except RecursionError:
-        return SourceError(path, 1, 0, "too deeply nested for the parser", code="syntax")
+        return SourceError(path, 1, 1, "too deeply nested for the parser", code="syntax")
     try:
         return _Analyser(tree, text, module=module, path=path, config=config, all_functions=all_functions).run()
     except RecursionError:
-        return SourceError(path, 1, 0, "expression nesting too deep to fingerprint", code="syntax")
+        return SourceError(path, 1, 1, "expression nesting too deep to fingerprint", code="syntax")
     except CanonicalisationError as exc:
-        return SourceError(path, 1, 0, str(exc), code="syntax")
+        return SourceError(path, 1, 1, str(exc), code="syntax")
 
 
 def _skip_validation(self: cst.CSTNode) -> None:
@@ -229,13 +229,15 @@ class _Analyser:
 
     # -- positions (computed only when a flow or an error needs one) -----------------------------
     def position(self, node: cst.CSTNode) -> tuple[int, int]:
+        """(line, column), both 1-based as editors and compilers print them (libcst's and ast's
+        columns are 0-based)."""
         known = self.layout.position(node)
         if known is not None:
-            return known
+            return known[0], known[1] + 1
         if self._positions is None:
             self._positions = MetadataWrapper(self.tree, unsafe_skip_copy=True).resolve(PositionProvider)
         rng = self._positions[node]
-        return rng.start.line, rng.start.column  # type: ignore[attr-defined]
+        return rng.start.line, rng.start.column + 1  # type: ignore[attr-defined]
 
     def error(self, node: cst.CSTNode, message: str, code: str) -> None:
         line, column = self.position(node)
@@ -525,7 +527,7 @@ def _syntax_error(text: str, path: str, exc: cst.ParserSyntaxError) -> SourceErr
         ast.parse(text, filename=path)
     except SyntaxError as err:
         line = err.lineno or exc.raw_line
-        column = max((err.offset or 1) - 1, 0)
+        column = max(err.offset or 1, 1)  # CPython's offset is already 1-based
         return SourceError(path, line, column, f"syntax error: {err.msg}", code="syntax")
     except (ValueError, RecursionError, MemoryError):
         pass
@@ -533,7 +535,7 @@ def _syntax_error(text: str, path: str, exc: cst.ParserSyntaxError) -> SourceErr
     return SourceError(
         path,
         exc.raw_line,
-        exc.raw_column,
+        exc.raw_column + 1,
         f"syntax error: {detail} (libcst {_LIBCST_VERSION} cannot parse this; is it newer Python syntax?)",
         code="syntax",
     )

@@ -71,8 +71,8 @@ class SourceError:
     """A per-file problem, reported as a value so a build can go on with the other files."""
 
     path: str
-    line: int
-    column: int
+    line: int  # 1-based; 0 when the problem has no position (an unreadable file)
+    column: int  # 1-based, as editors and compilers print file:line:column; 0 with line 0
     message: str
     code: str = "error"  # "syntax", "encoding", "flow-id", "duplicate-id", ...
 

@@ -66,7 +66,7 @@ class SourceTree(Protocol):
 
 
 class SourceDecodeError(ValueError):
-    def __init__(self, message: str, line: int = 1, column: int = 0) -> None:
+    def __init__(self, message: str, line: int = 1, column: int = 1) -> None:
         super().__init__(message)
         self.line = line
         self.column = column
@@ -80,7 +80,7 @@ def decode_source(data: bytes) -> str:
         offset = exc.start + (3 if data.startswith(b"\xef\xbb\xbf") else 0)
         head = data[:offset]
         line = head.count(b"\n") + 1
-        column = offset - (head.rfind(b"\n") + 1)
+        column = offset - head.rfind(b"\n")  # 1-based
         raise SourceDecodeError(
             f"not valid UTF-8 ({exc.reason}, byte 0x{data[offset]:02x}); save the file as UTF-8",
             line,

@@ -252,7 +252,7 @@ def test_member_bound_twice_is_every_binding() -> None:
 def test_relative_import_beyond_the_top_package_is_an_error() -> None:
     summary = analyse_module(b"from ... import x\n", module="pkg.mod", path="pkg/mod.py")
     (error,) = summary.errors
-    assert (error.line, error.column, error.code) == (1, 0, "import")
+    assert (error.line, error.column, error.code) == (1, 1, "import")
     assert "beyond the top-level package" in error.message
 
 

@@ -114,7 +114,7 @@ def test_default_id_is_module_colon_qualname() -> None:
 
 @pytest.mark.parametrize(
     ("decorator", "where"),
-    [("@flow", (3, 1)), ("@flow()", (3, 1)), ("@flow(version=2)", (3, 1)), ("@lr.flow", (3, 1))],
+    [("@flow", (3, 2)), ("@flow()", (3, 2)), ("@flow(version=2)", (3, 2)), ("@lr.flow", (3, 2))],
 )
 def test_loom_flow_without_an_id_is_an_error_not_a_default_id(decorator: str, where: tuple[int, int]) -> None:
     # the runtime refuses @flow / @flow() at import: a build must not record such a flow
@@ -156,24 +156,24 @@ def checkout(ctx): pass
     assert defn.fn is None
     assert flow.flow_hash == flow_content_hash(defn)
     assert flow.legacy_flow_hash == legacy_flow_content_hash(defn)
-    assert (flow.line, flow.column) == (12, 0)
+    assert (flow.line, flow.column) == (12, 1)
 
 
 @pytest.mark.parametrize(
     ("decorator", "match", "where"),
     [
-        ("@flow(NAME)", "flow id must be a string literal", (4, 6)),
-        ('@flow(f"x{1}")', "flow id must be a string literal", (4, 6)),
-        ('@flow("x", version=V)', "`version` must be a literal", (4, 19)),
-        ('@flow("x", version=0)', "version must be a positive int", (4, 19)),
-        ('@flow("x", steps=STEPS)', "`steps` must be a literal", (4, 17)),
-        ('@flow("x", steps="charge")', "steps must be a list of string literals", (4, 17)),
-        ('@flow("x", deadline=timedelta(1))', "`deadline` must be a literal", (4, 20)),
-        ('@flow("x", bogus=1)', "unknown @flow argument `bogus`", (4, 11)),
-        ('@flow("x", "y")', "one positional argument", (4, 11)),
-        ('@flow(*ARGS)', "cannot be read statically", (4, 6)),
-        ('@flow("x", step_families=[re.compile(P)])', "`step_families pattern` must be a literal", (4, 37)),
-        ('@flow("x", step_families=[3])', "step_families entries must be strings", (4, 26)),
+        ("@flow(NAME)", "flow id must be a string literal", (4, 7)),
+        ('@flow(f"x{1}")', "flow id must be a string literal", (4, 7)),
+        ('@flow("x", version=V)', "`version` must be a literal", (4, 20)),
+        ('@flow("x", version=0)', "version must be a positive int", (4, 20)),
+        ('@flow("x", steps=STEPS)', "`steps` must be a literal", (4, 18)),
+        ('@flow("x", steps="charge")', "steps must be a list of string literals", (4, 18)),
+        ('@flow("x", deadline=timedelta(1))', "`deadline` must be a literal", (4, 21)),
+        ('@flow("x", bogus=1)', "unknown @flow argument `bogus`", (4, 12)),
+        ('@flow("x", "y")', "one positional argument", (4, 12)),
+        ('@flow(*ARGS)', "cannot be read statically", (4, 7)),
+        ('@flow("x", step_families=[re.compile(P)])', "`step_families pattern` must be a literal", (4, 38)),
+        ('@flow("x", step_families=[3])', "step_families entries must be strings", (4, 27)),
     ],
 )
 def test_non_literal_arguments_are_errors_with_a_location(decorator: str, match: str, where: tuple[int, int]) -> None:
@@ -198,7 +198,7 @@ def test_duplicate_ids_name_every_location() -> None:
     assert len(errors) == 2
     for error in errors:
         assert error.code == "duplicate-id"
-        assert "app/m.py:3:0 (a)" in error.message and "app/m.py:6:0 (b)" in error.message
+        assert "app/m.py:3:1 (a)" in error.message and "app/m.py:6:1 (b)" in error.message
 
 
 def test_optional_import_of_the_decorator_is_still_the_decorator() -> None:

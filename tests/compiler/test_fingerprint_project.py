@@ -48,7 +48,7 @@ def test_syntax_error_names_file_line_column_and_other_files_continue(project: P
     result = fingerprint_project([project], load_config(project))
     assert [f.flow_id for f in result.flows] == ["checkout"]
     (error,) = result.errors
-    assert (error.path, error.line, error.column, error.code) == ("app/broken.py", 5, 11, "syntax")
+    assert (error.path, error.line, error.column, error.code) == ("app/broken.py", 5, 12, "syntax")
     assert "never closed" in error.message
 
 
@@ -63,7 +63,7 @@ def test_non_utf8_is_an_error_and_a_bom_is_fine(project: Path) -> None:
     result = fingerprint_project([project], load_config(project))
     assert sorted(f.flow_id for f in result.flows) == ["bom", "checkout"]
     (error,) = result.errors
-    assert (error.path, error.line, error.column, error.code) == ("app/latin.py", 4, 15, "encoding")
+    assert (error.path, error.line, error.column, error.code) == ("app/latin.py", 4, 16, "encoding")
     assert "UTF-8" in error.message
 
 
@@ -160,11 +160,11 @@ def test_cli_errors_exit_non_zero_and_are_json_objects(project: Path) -> None:
     result = CliRunner().invoke(main, ["fingerprint", str(project), "--json"])
     assert result.exit_code == 1
     doc = json.loads(result.output)
-    assert doc["errors"] == [{"path": "app/broken.py", "line": 1, "column": 5, "message": doc["errors"][0]["message"]}]
+    assert doc["errors"] == [{"path": "app/broken.py", "line": 1, "column": 6, "message": doc["errors"][0]["message"]}]
     assert [f["id"] for f in doc["flows"]] == ["checkout"]
     human = CliRunner().invoke(main, ["fingerprint", str(project)])
     assert human.exit_code == 1
-    assert "app/broken.py:1:5: syntax error" in human.output
+    assert "app/broken.py:1:6: syntax error" in human.output
 
 
 def test_a_file_named_on_its_own_is_checked_even_without_a_flow(project: Path) -> None:
@@ -172,7 +172,7 @@ def test_a_file_named_on_its_own_is_checked_even_without_a_flow(project: Path) -
     walked = CliRunner().invoke(main, ["fingerprint", str(project)])
     assert walked.exit_code == 0, walked.output  # unreached and flow-free: not parsed
     named = CliRunner().invoke(main, ["fingerprint", str(project / "app/broken_helper.py")])
-    assert named.exit_code == 1 and "app/broken_helper.py:1:11: syntax error" in named.output
+    assert named.exit_code == 1 and "app/broken_helper.py:1:12: syntax error" in named.output
 
 
 def test_cli_explain_shows_members_hashes_and_canonical_form(project: Path) -> None:
@@ -190,7 +190,7 @@ def test_cli_explain_reports_errors_and_refuses_json(project: Path) -> None:
     _write(project, {"app/broken.py": "@flow(\n"})
     explained = CliRunner().invoke(main, ["fingerprint", str(project), "--explain", "checkout"])
     assert explained.exit_code == 1 and "[flow] app.flows.checkout" in explained.output
-    assert "error: app/broken.py:1:5: syntax error" in explained.output
+    assert "error: app/broken.py:1:6: syntax error" in explained.output
     # it used to print the text, swallow the errors (as if JSON carried them) and exit 1 silently
     both = CliRunner().invoke(main, ["fingerprint", str(project), "--explain", "checkout", "--json"])
     assert both.exit_code == 2 and "cannot be combined with --json" in both.output

@@ -60,7 +60,7 @@ def test_decode_accepts_a_bom_and_locates_bad_bytes() -> None:
     assert decode_source(b"\xef\xbb\xbfx = 1\n") == "x = 1\n"
     with pytest.raises(SourceDecodeError, match="not valid UTF-8") as info:
         decode_source(b"a = 1\nb = '\xff'\n")
-    assert (info.value.line, info.value.column) == (2, 5)
+    assert (info.value.line, info.value.column) == (2, 6)  # 1-based: the byte after "b = '"
 
 
 MANIFEST = '{"flows": {}, "schema": "loom-manifest/1"}\n'
