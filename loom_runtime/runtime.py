@@ -25,8 +25,10 @@ it up without an operator). A step's exception is a flow
 outcome (``STEP_FAILED``, then ``EXECUTION_FAILED`` unless the body catches it); a journal error
 (a stale writer's ``FencingError``) is not, and propagates: the run stops as a crash would.
 
-Workers (``worker_id``). A worker claims an execution's lease before it reads it (``start``,
-``recover``, timers, a continuation's successor) and holds it while it drives; an append that
+Workers (``worker_id``). A worker creates its new executions (``start``, a continuation's
+successor) already leased to itself in one transaction (``create_leased``), claims an existing
+execution's lease before it reads it (``recover``, timers, a successor that already existed) and
+holds it while it drives; an append that
 parks or ends the execution frees it in the same transaction, so a parked execution belongs to
 nobody and whoever answers it drives it on. ``recover`` lists only what it could lease, skips a
 lost race on the summary row (never a read of the events), and visits in a shuffled order per
@@ -195,15 +197,21 @@ class Runtime:
         if not is_json_value(input):
             raise FlowUsageError(f"flow `{flow_id}`: the input must be a JSON value, got {type(input).__name__}")
         eid = execution_id if execution_id is not None else uuid.uuid4().hex
-        self.journal.create(eid, self._started_event(version, input))
-        # A worker leases its new execution at once: left unleased until the body's first append,
-        # another worker's recover could take it over and run its first decider too.
-        try:
-            self._lease(eid)
-        except BaseException:
-            self._release_leases()
-            raise
+        self._create(eid, self._started_event(version, input))
         return self._drive_chain(eid)
+
+    def _create(self, execution_id: str, started: NewEvent) -> None:
+        """Create an execution; a worker creates it leased to itself in the same transaction.
+
+        Left unleased for even one transaction, another worker's ``recover`` listing in between
+        could take it over (and run its first decider too), and this worker's own lease attempt
+        then met a ``FencingError``. Rejected: creating, then leasing (the window this closes)."""
+        if self.worker_id is None:
+            self.journal.create(execution_id, started)
+            return
+        with self._lease_lock:
+            lease = self.journal.create_leased(execution_id, started, owner=self.worker_id, ttl=self.lease_ttl)
+            self._leases[execution_id] = (lease, time.monotonic())
 
     def _started_event(self, version: FlowVersion, input: Any) -> NewEvent:
         return NewEvent(
@@ -626,7 +634,7 @@ class Runtime:
         try:
             self.journal.summary(successor)
         except ExecutionNotFoundError:
-            self.journal.create(successor, self._started_event(current, new_input))
+            self._create(successor, self._started_event(current, new_input))  # ours from its first event
         ctx._append([NewEvent(ev.EXECUTION_CONTINUED, {"nextExecutionId": successor, "input": new_input})])
         return Handle(state.execution_id, state.flow_id, ev.CONTINUED, result=successor)
 

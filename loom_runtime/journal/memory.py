@@ -30,6 +30,7 @@ from .protocol import (
     check_expected_seq,
     check_lease,
     check_started,
+    first_lease,
     grant_lease,
     releases_lease,
 )
@@ -53,16 +54,29 @@ class MemoryJournal:
         self._clock = clock
 
     def create(self, execution_id: str, started: NewEvent) -> int:
+        self._create(execution_id, started, owner=None, ttl=0.0)
+        return 1
+
+    def create_leased(self, execution_id: str, started: NewEvent, *, owner: str, ttl: float) -> Lease:
+        lease = self._create(execution_id, started, owner=owner, ttl=ttl)
+        assert lease is not None
+        return lease
+
+    def _create(self, execution_id: str, started: NewEvent, *, owner: str | None, ttl: float) -> Lease | None:
         check_started(execution_id, started)
         text = encode_payload(started)
         with self._lock:
             if execution_id in self._executions:
                 raise JournalError(f"execution `{execution_id}` already exists; pick another execution id")
+            now = self._clock()
+            lease = None if owner is None else first_lease(execution_id, owner, ttl=ttl, now=now)
             summary = apply_to_summary(None, execution_id, 1, started)
             ex = _Execution(summary=summary)
-            ex.rows.append((1, started.type, text, self._clock(), EVENT_SCHEMA))
+            ex.rows.append((1, started.type, text, now, EVENT_SCHEMA))
+            if lease is not None:
+                ex.lease_owner, ex.lease_epoch, ex.lease_expires = lease.owner, lease.epoch, lease.expires_at
             self._executions[execution_id] = ex
-            return 1
+            return lease
 
     def append(
         self, execution_id: str, events: Sequence[NewEvent], *, expected_seq: int, lease: Lease | None = None

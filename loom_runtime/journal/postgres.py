@@ -58,6 +58,7 @@ from .protocol import (
     check_lease,
     check_started,
     check_store_schemas,
+    first_lease,
     grant_lease,
     releases_lease,
 )
@@ -213,6 +214,15 @@ class PostgresJournal:
     # -- the protocol ------------------------------------------------------------------------
 
     def create(self, execution_id: str, started: NewEvent) -> int:
+        self._create(execution_id, started, owner=None, ttl=0.0)
+        return 1
+
+    def create_leased(self, execution_id: str, started: NewEvent, *, owner: str, ttl: float) -> Lease:
+        lease = self._create(execution_id, started, owner=owner, ttl=ttl)
+        assert lease is not None
+        return lease
+
+    def _create(self, execution_id: str, started: NewEvent, *, owner: str | None, ttl: float) -> Lease | None:
         check_started(execution_id, started)
         text = encode_payload(started)
         summary = apply_to_summary(None, execution_id, 1, started)
@@ -221,11 +231,13 @@ class PostgresJournal:
             try:
                 conn = self._connection()
                 with conn.transaction():
-                    now = self._now(conn)
+                    now = self._now(conn)  # the server's clock times the lease, as in acquire_lease
+                    lease = None if owner is None else first_lease(execution_id, owner, ttl=ttl, now=now)
                     conn.execute(
-                        "INSERT INTO loom_executions (execution_id, flow_id, status, last_seq, flow_hash, code_hash)"
-                        " VALUES (%s, %s, %s, 1, %s, %s)",
-                        (execution_id, summary.flow_id, summary.status, summary.flow_hash, summary.code_hash),
+                        "INSERT INTO loom_executions (execution_id, flow_id, status, last_seq, flow_hash, code_hash,"
+                        " lease_owner, lease_epoch, lease_expires) VALUES (%s, %s, %s, 1, %s, %s, %s, %s, %s)",
+                        (execution_id, summary.flow_id, summary.status, summary.flow_hash, summary.code_hash,
+                         owner, 0 if lease is None else lease.epoch, 0.0 if lease is None else lease.expires_at),
                     )
                     conn.execute(
                         "INSERT INTO loom_events (execution_id, seq, type, payload, schema, recorded_at)"
@@ -236,7 +248,7 @@ class PostgresJournal:
                 raise JournalError(f"execution `{execution_id}` already exists; pick another execution id") from None
             except pg.Error as exc:
                 raise self._failed(exc, f"creating execution `{execution_id}`") from None
-        return 1
+        return lease
 
     def append(
         self, execution_id: str, events: Sequence[NewEvent], *, expected_seq: int, lease: Lease | None = None

@@ -8,6 +8,12 @@ parametrised conformance test (``tests/runtime/test_journal_conformance.py``) ch
 ``create(execution_id, started) -> int``
     Write the execution's first event (must be ``EXECUTION_STARTED``) as seq 1 and its summary.
     ``JournalError`` if the id exists.
+``create_leased(execution_id, started, *, owner, ttl) -> Lease``
+    ``create`` and ``acquire_lease`` in ONE transaction: the execution never exists unleased, so
+    another worker's ``recover`` (which lists only what it could lease) can never take a new
+    execution between its creation and its creator's lease. The lease is a new owner's (epoch 1),
+    timed by the store's clock. Rejected: a ``lease_owner=`` keyword on ``create`` changing its
+    return type (every caller of ``create`` would have to unpack a pair it does not need).
 ``append(execution_id, events, *, expected_seq, lease=None) -> int``
     Atomic and fenced. ``expected_seq`` must equal the execution's current last seq; the batch is
     numbered ``expected_seq+1 …`` and written in ONE transaction together with the summary, or not
@@ -67,6 +73,8 @@ class Lease:
 class JournalStore(Protocol):
     def create(self, execution_id: str, started: NewEvent) -> int: ...
 
+    def create_leased(self, execution_id: str, started: NewEvent, *, owner: str, ttl: float) -> Lease: ...
+
     def append(
         self, execution_id: str, events: Sequence[NewEvent], *, expected_seq: int, lease: Lease | None = None
     ) -> int: ...
@@ -92,6 +100,11 @@ def check_started(execution_id: str, started: NewEvent) -> None:
     """``create`` takes only an ``EXECUTION_STARTED``."""
     if started.type != EXECUTION_STARTED:
         raise JournalError(f"execution `{execution_id}`: create() needs EXECUTION_STARTED, got {started.type}")
+
+
+def first_lease(execution_id: str, owner: str, *, ttl: float, now: float) -> Lease:
+    """The lease ``create_leased`` writes with a new execution (nobody held it before: epoch 1)."""
+    return grant_lease(execution_id, owner, owner=None, epoch=0, expires_at=0.0, ttl=ttl, now=now)
 
 
 def check_expected_seq(execution_id: str, *, expected: int, actual: int) -> None:

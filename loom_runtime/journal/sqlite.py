@@ -54,6 +54,7 @@ from .protocol import (
     check_lease,
     check_started,
     check_store_schemas,
+    first_lease,
     grant_lease,
     releases_lease,
 )
@@ -190,23 +191,36 @@ class SqliteJournal:
 
     @_storage_errors
     def create(self, execution_id: str, started: NewEvent) -> int:
+        self._create(execution_id, started, owner=None, ttl=0.0)
+        return 1
+
+    @_storage_errors
+    def create_leased(self, execution_id: str, started: NewEvent, *, owner: str, ttl: float) -> Lease:
+        lease = self._create(execution_id, started, owner=owner, ttl=ttl)
+        assert lease is not None
+        return lease
+
+    def _create(self, execution_id: str, started: NewEvent, *, owner: str | None, ttl: float) -> Lease | None:
         check_started(execution_id, started)
         text = encode_payload(started)
         summary = apply_to_summary(None, execution_id, 1, started)
         try:
             with self._tx() as conn:
+                now = self._clock()
+                lease = None if owner is None else first_lease(execution_id, owner, ttl=ttl, now=now)
                 conn.execute(
-                    "INSERT INTO executions (execution_id, flow_id, status, last_seq, flow_hash, code_hash)"
-                    " VALUES (?, ?, ?, ?, ?, ?)",
-                    (execution_id, summary.flow_id, summary.status, 1, summary.flow_hash, summary.code_hash),
+                    "INSERT INTO executions (execution_id, flow_id, status, last_seq, flow_hash, code_hash,"
+                    " lease_owner, lease_epoch, lease_expires) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (execution_id, summary.flow_id, summary.status, 1, summary.flow_hash, summary.code_hash,
+                     owner, 0 if lease is None else lease.epoch, 0.0 if lease is None else lease.expires_at),
                 )
                 conn.execute(
                     "INSERT INTO events (execution_id, seq, type, payload, schema, recorded_at) VALUES (?, 1, ?, ?, ?, ?)",
-                    (execution_id, started.type, text, EVENT_SCHEMA, self._clock()),
+                    (execution_id, started.type, text, EVENT_SCHEMA, now),
                 )
         except sqlite3.IntegrityError:
             raise JournalError(f"execution `{execution_id}` already exists; pick another execution id") from None
-        return 1
+        return lease
 
     @_storage_errors
     def append(

@@ -241,6 +241,40 @@ def test_an_append_that_parks_or_ends_frees_the_lease_in_the_same_transaction(en
                          expected_seq=4, lease=a)
 
 
+def test_create_leased_writes_the_execution_and_its_lease_in_one_step(env):
+    store, peer, clock = env
+    lease = store.create_leased("e1", started(), owner="worker-a", ttl=10)
+    assert (lease.execution_id, lease.owner, lease.expires_at) == ("e1", "worker-a", clock.now + 10)
+    assert [e.seq for e in store.read("e1")] == [1] and store.summary("e1").status == "running"
+    # never listed as leasable by another worker, and another worker cannot take it
+    assert [s.execution_id for s in peer().list_executions(statuses=["running"], leasable_by="worker-b")] == []
+    assert [s.execution_id for s in peer().list_executions(statuses=["running"], leasable_by="worker-a")] == ["e1"]
+    with pytest.raises(FencingError, match="leased to `worker-a`"):
+        peer().acquire_lease("e1", "worker-b", ttl=10)
+    assert store.append("e1", [step_started("x")], expected_seq=1, lease=lease) == 2
+    assert store.acquire_lease("e1", "worker-a", ttl=10).epoch == lease.epoch  # a renewal, not a new owner
+    clock.now += 60  # it lapses like any lease; the next owner fences the creator out
+    b = peer().acquire_lease("e1", "worker-b", ttl=10)
+    assert b.epoch > lease.epoch
+    with pytest.raises(FencingError, match="stale"):
+        store.append("e1", [step_completed("x")], expected_seq=2, lease=lease)
+
+
+def test_create_leased_refuses_duplicates_and_non_start_events_and_writes_nothing(env):
+    store, _, _ = env
+    store.create("e1", started())
+    with pytest.raises(JournalError, match="already exists"):
+        store.create_leased("e1", started(), owner="worker-a", ttl=10)
+    store.acquire_lease("e1", "worker-b", ttl=10)  # the failed create did not lease e1 to worker-a
+    with pytest.raises(JournalError, match="needs EXECUTION_STARTED"):
+        store.create_leased("e2", step_started("x"), owner="worker-a", ttl=10)
+    with pytest.raises(ValueError, match="ttl must be positive"):
+        store.create_leased("e3", started(), owner="worker-a", ttl=0)
+    for eid in ("e2", "e3"):
+        with pytest.raises(ExecutionNotFoundError):
+            store.summary(eid)
+
+
 def test_list_executions_leasable_by_leaves_out_live_leases_of_other_owners(env):
     store, _, clock = env
     for eid in ("e1", "e2", "e3", "e4"):

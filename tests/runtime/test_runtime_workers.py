@@ -355,6 +355,7 @@ def test_a_started_execution_is_leased_before_its_body_runs(journal_factory):
 
 
 def test_a_successor_another_worker_took_is_left_to_it(journal_factory):
+    # a crashed continuation left its successor behind, and worker b has since taken it over
     clock = Clock()
 
     @flow("loop")
@@ -365,21 +366,72 @@ def test_a_successor_another_worker_took_is_left_to_it(journal_factory):
         return n
 
     other = journal_factory(clock=clock)
-
-    class TakesSuccessor(CountingReads):
-        def append(self, execution_id, events, **kw):
-            seq = self._store.append(execution_id, events, **kw)
-            if events[-1].type == "EXECUTION_CONTINUED":  # worker b grabs the successor at once
-                other.acquire_lease(events[-1].payload["nextExecutionId"], "b", ttl=10)
-            return seq
-
-    store = TakesSuccessor(journal_factory(clock=clock))
+    b = Runtime(journal=other, clock=clock, worker_id="b")
+    v = b.register(loop)
+    other.create("e1~1", NewEvent("EXECUTION_STARTED", {"flowId": "loop", "flowHash": v.flow_hash,
+                                                         "codeHash": v.code_hash, "input": 1}))
+    other.acquire_lease("e1~1", "b", ttl=10)
+    store = CountingReads(journal_factory(clock=clock))
     a = Runtime(journal=store, clock=clock, worker_id="a")
     a.register(loop)
     h = a.start("loop", 0, execution_id="e1")
     assert (h.execution_id, h.status, h.result) == ("e1", "continued", "e1~1")
     assert "e1~1" not in store.reads  # a never read the successor b holds
-    b = Runtime(journal=other, clock=clock, worker_id="b")
-    b.register(loop)
     [done] = b.recover()
     assert (done.execution_id, done.status, done.result) == ("e1~1", "completed", 1)
+
+
+class RecoversAfterCreate(CountingReads):
+    """A worker's store on which another worker runs ``recover`` right after every execution is created."""
+
+    def __init__(self, store, competitor):
+        super().__init__(store)
+        self.competitor, self.seen = competitor, []
+
+    def _then_recover(self, created):
+        self.seen.extend(self.competitor.recover())  # before the creator's body takes its first step
+        return created
+
+    def create(self, execution_id, started):
+        return self._then_recover(self._store.create(execution_id, started))
+
+    def create_leased(self, execution_id, started, **kw):
+        return self._then_recover(self._store.create_leased(execution_id, started, **kw))
+
+
+def test_a_recover_between_a_start_and_its_first_step_cannot_take_the_execution(journal_factory):
+    clock, ran = Clock(), []
+
+    @flow("job")
+    def job(ctx, _):
+        return ctx.execute("act", lambda: ran.append("act") or "done")
+
+    b = Runtime(journal=journal_factory(clock=clock), clock=clock, worker_id="b")
+    b.register(job)
+    store = RecoversAfterCreate(journal_factory(clock=clock), b)
+    a = Runtime(journal=store, clock=clock, worker_id="a")
+    a.register(job)
+    h = a.start("job", execution_id="e1")
+    assert (h.status, h.result) == ("completed", "done")
+    assert store.seen == [] and ran == ["act"]  # b neither took it nor ran its step
+    assert _journal_is_clean(b.journal) == ["EXECUTION_STARTED", "STEP_STARTED", "STEP_COMPLETED", "EXECUTION_COMPLETED"]
+
+
+def test_a_recover_between_a_continuation_and_its_successors_first_step_cannot_take_it(journal_factory):
+    clock, ran = Clock(), []
+
+    @flow("loop")
+    def loop(ctx, n):
+        ctx.execute("tick", lambda: ran.append(n) or n)
+        if n < 1:
+            ctx.continue_as_new(n + 1)
+        return n
+
+    b = Runtime(journal=journal_factory(clock=clock), clock=clock, worker_id="b")
+    b.register(loop)
+    store = RecoversAfterCreate(journal_factory(clock=clock), b)
+    a = Runtime(journal=store, clock=clock, worker_id="a")
+    a.register(loop)
+    h = a.start("loop", 0, execution_id="e1")
+    assert (h.execution_id, h.status, h.result) == ("e1~1", "completed", 1)  # a drove its successor itself
+    assert store.seen == [] and ran == [0, 1]
