@@ -46,7 +46,7 @@ from typing import Any
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 from hatchling.plugin import hookimpl
 
-from .package_bundle import PackageBundle, PackagingError, build_bundle, copy_bundle, link_editable
+from .package_bundle import PackageBundle, PackagingError, build_bundle, copy_bundle, link_editable, sdist_paths
 
 __all__ = ["LoomBuildHook", "hatch_register_build_hook"]
 
@@ -110,15 +110,8 @@ class LoomBuildHook(BuildHookInterface):
 
     def _include_out_dir(self, bundle: PackageBundle, build_data: dict[str, Any]) -> None:
         root = os.path.realpath(self.root)
-        out = os.path.realpath(bundle.out_dir)
-        if os.path.commonpath([root, out]) != root:
-            raise PackagingError(
-                f"`tool.loom.out` ({bundle.out_dir}) lies outside the project ({self.root}), so the sdist cannot "
-                "carry the cumulative manifest a rebuild needs; set it to a directory inside the project"
-            )
-        prefix = os.path.relpath(out, root).replace(os.sep, "/")
-        for rel in bundle.files:
-            build_data["force_include"][os.path.join(out, *rel.split("/"))] = f"{prefix}/{rel}"
+        for rel in sdist_paths(bundle, root):
+            build_data["force_include"][os.path.join(root, *rel.split("/"))] = rel
 
     def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
         if self._stage is not None:

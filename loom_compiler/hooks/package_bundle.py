@@ -53,6 +53,7 @@ __all__ = [
     "find_package_dir",
     "link_editable",
     "copy_bundle",
+    "sdist_paths",
 ]
 
 #: Written into a copied (not linked) editable bundle, so a later install may replace it.
@@ -173,6 +174,23 @@ def bundle_files(out_dir: Path) -> tuple[str, ...]:
                 )
             chunks.add(pure.as_posix())
     return (PACKAGE_MANIFEST_NAME, *sorted(chunks))
+
+
+def sdist_paths(bundle: PackageBundle, root: str | os.PathLike[str]) -> tuple[str, ...]:
+    """The shipped files as POSIX paths relative to the project ``root``, for an sdist (``build/loom/…``).
+
+    An sdist must carry the cumulative manifest at its own path: a wheel rebuilt from the unpacked
+    sdist (``python -m build`` does exactly that) then builds on it and keeps every version.
+    """
+    real_root = os.path.realpath(root)
+    out = os.path.realpath(bundle.out_dir)
+    if os.path.commonpath([real_root, out]) != real_root:
+        raise PackagingError(
+            f"`tool.loom.out` ({bundle.out_dir}) lies outside the project ({root}), so the sdist cannot "
+            "carry the cumulative manifest a rebuild needs; set it to a directory inside the project"
+        )
+    prefix = os.path.relpath(out, real_root).replace(os.sep, "/")
+    return tuple(rel if prefix == "." else f"{prefix}/{rel}" for rel in bundle.files)
 
 
 def copy_bundle(bundle: PackageBundle, dest: Path) -> list[Path]:

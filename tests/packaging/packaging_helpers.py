@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -51,6 +52,27 @@ def build_wheel(project: Path, out: Path) -> Path:
          str(project)], cwd=project.parent)
     (wheel,) = out.glob("*.whl")
     return wheel
+
+
+def pep517(project: Path, backend: str, hook: str, out: Path) -> Path:
+    """Call ``backend``'s PEP 517 ``hook`` (``build_sdist``/``build_wheel``) from ``project`` in a subprocess.
+
+    This is what ``python -m build --no-isolation`` does for each artefact (``build`` itself is not
+    a test dependency); return the artefact the hook named.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    code = f"import {backend} as backend; print(backend.{hook}({str(out)!r}))"
+    name = run([sys.executable, "-c", code], cwd=project).stdout.strip().splitlines()[-1]
+    return out / name
+
+
+def unpack_sdist(sdist: Path, dest: Path) -> tuple[Path, list[str]]:
+    """Extract ``sdist`` into ``dest``; return its top directory and its files relative to it."""
+    with tarfile.open(sdist) as tar:
+        members = sorted(m.name.split("/", 1)[1] for m in tar.getmembers() if m.isfile())
+        top = tar.getmembers()[0].name.split("/")[0]
+        tar.extractall(dest, filter="data")
+    return dest / top, members
 
 
 def wheel_names(wheel: Path) -> list[str]:

@@ -124,9 +124,11 @@ def test_source_errors_stop_the_wheel_with_their_location(tmp_path):
     assert not (root / "build" / "loom" / "manifest.json").exists()
 
 
-def test_setuptools_hook_wraps_build_py_only_for_loom_projects(tmp_path, monkeypatch):
+def test_setuptools_hook_wraps_build_py_sdist_and_egg_info_only_for_loom_projects(tmp_path, monkeypatch):
     from setuptools import Distribution
     from setuptools.command.build_py import build_py
+    from setuptools.command.egg_info import egg_info
+    from setuptools.command.sdist import sdist
 
     plain = tmp_path / "plain"
     plain.mkdir()
@@ -134,16 +136,32 @@ def test_setuptools_hook_wraps_build_py_only_for_loom_projects(tmp_path, monkeyp
     monkeypatch.chdir(plain)
     dist = Distribution()
     st_hook.finalize_distribution_options(dist)
-    assert "build_py" not in dist.cmdclass
+    assert not {"build_py", "sdist", "egg_info"} & set(dist.cmdclass)
 
     loomy = copy_example("shop", tmp_path / "loomy")
     monkeypatch.chdir(loomy)
     dist = Distribution()
     st_hook.finalize_distribution_options(dist)
-    wrapped = dist.cmdclass["build_py"]
-    assert issubclass(wrapped, build_py) and wrapped._loom_root == loomy.resolve()
+    wrapped = {name: dist.cmdclass[name] for name in ("build_py", "sdist", "egg_info")}
+    for name, base in (("build_py", build_py), ("sdist", sdist), ("egg_info", egg_info)):
+        assert issubclass(wrapped[name], base) and wrapped[name]._loom_root == loomy.resolve()
     st_hook.finalize_distribution_options(dist)  # runs once per finalize; never wraps twice
-    assert dist.cmdclass["build_py"] is wrapped
+    assert {name: dist.cmdclass[name] for name in wrapped} == wrapped
+
+
+def test_setuptools_sdist_refuses_an_out_directory_outside_the_project(tmp_path, monkeypatch):
+    from setuptools import Distribution
+
+    root = copy_example("shop", tmp_path / "shop")
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('out = "build/loom"', 'out = "../elsewhere"'))
+    monkeypatch.chdir(root)
+    dist = Distribution({"name": "shop", "packages": ["shop"], "script_name": "setup.py"})
+    st_hook.finalize_distribution_options(dist)
+    cmd = dist.cmdclass["sdist"](dist)
+    cmd.ensure_finalized()
+    with pytest.raises(PackagingError, match=r"`tool\.loom\.out` \(.*elsewhere\) lies outside the project"):
+        cmd.run()
 
 
 def test_setuptools_entry_point_is_registered_and_imports_nothing_heavy():

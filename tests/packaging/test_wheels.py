@@ -2,21 +2,21 @@
 
 The hatch test is the whole deploy story on installed wheels: wheel 1 starts an order that parks;
 wheel 2 (built after a helper edit) replaces it in the same venv and still carries wheel 1's chunk,
-so the order finishes on v1's pricing while a new one runs on v2's. The sdist test rebuilds a
-wheel from an unpacked sdist (no git, no build directory of the developer) and gets every version.
+so the order finishes on v1's pricing while a new one runs on v2's. The sdist tests do what
+``python -m build`` does (the sdist first, then the wheel from the unpacked sdist: no git, no build
+directory of the developer), with hatchling and with setuptools, and the wheel keeps every version.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import tarfile
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from packaging_helpers import build_wheel, copy_example, run, wheel_json, wheel_names
+from packaging_helpers import build_wheel, copy_example, pep517, run, unpack_sdist, wheel_json, wheel_names
 
 pytestmark = pytest.mark.slow
 
@@ -101,21 +101,15 @@ def test_sdist_carries_what_a_rebuild_needs(tmp_path, venv):
     run([*_loom(), "build", "."], cwd=project)  # an earlier release's build: the cumulative manifest
     pricing = project / "shop" / "pricing.py"
     pricing.write_text(pricing.read_text().replace("REVIEW_LIMIT = 500.0", "REVIEW_LIMIT = 400.0"))
-    dist = tmp_path / "sdist"
-    code = f"import hatchling.build as b; print(b.build_sdist({str(dist)!r}))"
-    name = run([_python(), "-c", code], cwd=project).stdout.strip().splitlines()[-1]
-    sdist = dist / name
-    with tarfile.open(sdist) as tar:
-        members = sorted(m.name.split("/", 1)[1] for m in tar.getmembers() if m.isfile())
-        top = tar.getmembers()[0].name.split("/")[0]
-        tar.extractall(tmp_path / "unpacked", filter="data")
+    sdist = pep517(project, "hatchling.build", "build_sdist", tmp_path / "sdist")
+    unpacked, members = unpack_sdist(sdist, tmp_path / "unpacked")
     local = json.loads((project / "build" / "loom" / "manifest.json").read_text())
     chunks = sorted(f"build/loom/{v['chunk']}" for f in local["flows"].values() for v in f["versions"].values())
     assert len(local["flows"]["checkout"]["versions"]) == 2
     assert set(chunks) | {"build/loom/manifest.json", "pyproject.toml", "shop/flows.py", "shop/pricing.py"} <= set(members)
     assert not [m for m in members if m.startswith(".loom-cache") or "/_loom/" in m]
 
-    rebuilt = build_wheel(tmp_path / "unpacked" / top, tmp_path / "from-sdist")
+    rebuilt = build_wheel(unpacked, tmp_path / "from-sdist")
     manifest = wheel_json(rebuilt, "shop/_loom/manifest.json")
     assert manifest == local  # every version the developer's builds held, current included
     venv.install(rebuilt)
@@ -124,8 +118,9 @@ def test_sdist_carries_what_a_rebuild_needs(tmp_path, venv):
     assert started["status"] == "suspended"  # 450 > the edited 400 limit: the current version runs
 
 
-def test_setuptools_wheel_ships_the_bundle_and_runs_installed(tmp_path, venv):
-    project = copy_example("shop", tmp_path / "shop")
+def setuptools_shop(dest: Path) -> Path:
+    """examples/shop as a setuptools project (the loom hook comes from the installed entry point)."""
+    project = copy_example("shop", dest)
     (project / "pyproject.toml").write_text(
         '[build-system]\nrequires = ["setuptools>=64", "wheel", "loom-toolchain"]\n'
         'build-backend = "setuptools.build_meta"\n\n'
@@ -134,6 +129,11 @@ def test_setuptools_wheel_ships_the_bundle_and_runs_installed(tmp_path, venv):
         '[tool.loom]\npackages = ["shop"]\n',
         encoding="utf-8",
     )
+    return project
+
+
+def test_setuptools_wheel_ships_the_bundle_and_runs_installed(tmp_path, venv):
+    project = setuptools_shop(tmp_path / "shop")
     wheel = build_wheel(project, tmp_path / "dist")
     names = wheel_names(wheel)
     manifest = wheel_json(wheel, "shop/_loom/manifest.json")
@@ -149,6 +149,45 @@ def test_setuptools_wheel_ships_the_bundle_and_runs_installed(tmp_path, venv):
     done = drive(venv, tmp_path, tmp_path / "j.db", "start", {"id": "o-3", "order": small})
     assert done["status"] == "completed" and done["origin"] == "chunk"
     assert done["result"]["tracking"] == "tracking:o-3:2"  # 4 mugs -> two parcels (pack#0, pack#1)
+
+
+def test_setuptools_sdist_then_wheel_from_it_keeps_every_version(tmp_path, venv):
+    # python -m build: build_sdist in the project, then build_wheel in the unpacked sdist
+    project = setuptools_shop(tmp_path / "shop")
+    run([*_loom(), "build", "."], cwd=project)  # the release in flight: v1 in the cumulative manifest
+    pricing = project / "shop" / "pricing.py"
+    pricing.write_text(pricing.read_text().replace("DISCOUNT_RATE = 0.1\n", "DISCOUNT_RATE = 0.15\n"))
+    v1_hash = json.loads((project / "build" / "loom" / "manifest.json").read_text())["flows"]["checkout"]["current"]
+
+    sdist = pep517(project, "setuptools.build_meta", "build_sdist", tmp_path / "sdist")
+    local = json.loads((project / "build" / "loom" / "manifest.json").read_text())  # the sdist built v2
+    checkout = local["flows"]["checkout"]
+    v2_hash = checkout["current"]
+    assert v2_hash != v1_hash and set(checkout["versions"]) == {v1_hash, v2_hash}
+    shipped = sorted(["build/loom/manifest.json", *(f"build/loom/{v['chunk']}" for f in local["flows"].values()
+                                                    for v in f["versions"].values())])
+    unpacked, members = unpack_sdist(sdist, tmp_path / "unpacked")
+    # exactly the manifest and its chunks from the out directory; none of setuptools' build/lib copies
+    assert [m for m in members if m.startswith("build/")] == shipped
+    assert {"PKG-INFO", "pyproject.toml", "shop/flows.py", "shop/pricing.py"} <= set(members)
+    assert not [m for m in members if ".loom-cache" in m or "/_loom/" in m]
+    sources = (unpacked / "shop_setuptools.egg-info" / "SOURCES.txt").read_text().splitlines()
+    assert set(shipped) <= set(sources)  # listed where a rebuilt sdist reads its file list
+
+    wheel = pep517(unpacked, "setuptools.build_meta", "build_wheel", tmp_path / "wheel")
+    manifest = wheel_json(wheel, "shop/_loom/manifest.json")
+    assert manifest == local  # both versions, v2 current
+    names = wheel_names(wheel)
+    assert loom_files(names) == sorted(f"shop/_loom/{p.removeprefix('build/loom/')}" for p in shipped)
+    with zipfile.ZipFile(wheel) as zf:
+        for version in checkout["versions"].values():
+            chunk = zf.read(f"shop/_loom/{version['chunk']}")
+            assert "sha256:" + hashlib.sha256(chunk).hexdigest() == version["chunkDigest"]
+
+    venv.install(wheel)
+    started = drive(venv, tmp_path, tmp_path / "j.db", "start", {"id": "o-1", "order": BIG_ORDER})
+    assert started["status"] == "suspended" and started["code_hash"] == v2_hash
+    assert started["versions"] == [v2_hash, v1_hash]  # v1 still resolvable for executions pinned to it
 
 
 def _python() -> str:
