@@ -219,3 +219,25 @@ def test_hook_respects_tool_loom_out_and_skips_git_history_when_building_from_an
     assert any("history` is skipped" in w for w in warnings)
     assert "var/bundle/manifest.json" in build_data["force_include"].values()
     assert (root / "var" / "bundle" / "manifest.json").is_file() and not (root / "build").exists()
+
+
+def test_setuptools_sdist_ships_the_bundle_even_after_a_separate_egg_info_run(tmp_path, monkeypatch):
+    # `setup.py egg_info sdist`: egg_info has run (without the bundle) and will not run again
+    import tarfile
+
+    from setuptools import Distribution
+
+    root = copy_example("shop", tmp_path / "shop")
+    monkeypatch.chdir(root)
+    dist = Distribution({"name": "shop", "version": "0.1.0", "packages": ["shop"], "script_name": "setup.py"})
+    st_hook.finalize_distribution_options(dist)
+    dist.run_command("egg_info")
+    sdist = dist.get_command_obj("sdist")
+    sdist.dist_dir = str(tmp_path / "dist")
+    sdist.formats = ["gztar"]
+    dist.run_command("sdist")
+    with tarfile.open(tmp_path / "dist" / "shop-0.1.0.tar.gz") as tar:
+        members = sorted(m.name.split("/", 1)[1] for m in tar.getmembers() if m.isfile())
+    manifest = json.loads((root / "build" / "loom" / "manifest.json").read_text())
+    chunks = [f"build/loom/{v['chunk']}" for f in manifest["flows"].values() for v in f["versions"].values()]
+    assert [m for m in members if m.startswith("build/")] == sorted(["build/loom/manifest.json", *chunks])
