@@ -27,7 +27,11 @@ catching ``ValueError`` would branch differently live and replayed).
 
 ``parallel`` runs its branches one after another in the calling thread (real concurrency is not
 required by the design) but records ``PARALLEL_STARTED``/``PARALLEL_COMPLETED`` and stamps every
-step started inside with the scope path, so the scope's frames compare as a set (D3).
+step started inside with the scope path, so the scope's frames compare as a set (D3). A branch is a
+function or an explicit step ``(step_id, fn, *args)`` (ADR-0113's ``[step, input]`` branches): a
+scope of explicit branches names its steps up front, which lets the detector judge it before its
+first live step. Rejected: a ``Branch`` value class (a second spelling of the tuple that callers
+would have to import, for no information the tuple lacks).
 """
 
 from __future__ import annotations
@@ -245,17 +249,48 @@ class Context:
 
     # -- structure ---------------------------------------------------------------------------
 
-    def parallel(self, branches: Iterable[Callable[[], Any]]) -> list[Any]:
-        """Run zero-argument callables as one scope; return their results in order.
+    def parallel(self, branches: Iterable[Callable[[], Any] | tuple[Any, ...]]) -> list[Any]:
+        """Run ``branches`` as one scope; return their results in order.
+
+        A branch is either
+
+        * a **function branch**: a zero-argument callable, which may ask for any steps, decisions
+          or nested scopes (``lambda: ctx.execute("a", reserve, sku)``); or
+        * an **explicit branch**: a tuple ``(step_id, fn, *args)``, exactly
+          ``ctx.execute(step_id, fn, *args)`` as a branch (``("a", reserve, sku)``).
+
+        Prefer explicit branches for a fan-out of steps: the scope names its steps before any runs,
+        so divergence detection (D3) can judge it before its first live step instead of only when
+        it closes. A scope of explicit branches only that no longer names one of its recorded steps
+        is refused before any of its new steps runs; one that names none of its recorded steps is
+        new work, judged like a new step outside a scope; the reorder of its branches, or a new
+        branch beside the recorded ones, passes (the scope compares as a set). A function branch's
+        dropped step is caught only when the scope closes, after its new steps ran.
 
         Branches run sequentially here; the scope still records its start and end and its steps
         compare as a set (D3). If branches raise, every branch still runs and the first error is
         raised after the scope closes (like ``asyncio.gather``).
         """
         branches = list(branches)
+        explicit: list[str] = []
         for b in branches:
-            if not callable(b):
-                raise FlowUsageError(f"execution `{self.execution_id}`: parallel branches must be callables, got {b!r}")
+            if isinstance(b, tuple):
+                if len(b) < 2 or not isinstance(b[0], str) or not b[0] or not callable(b[1]):
+                    raise FlowUsageError(
+                        f"execution `{self.execution_id}`: an explicit parallel branch is a tuple "
+                        f"(step_id, fn, *args) with a non-empty string step id and a callable, got {b!r}"
+                    )
+                if b[0] in explicit:
+                    raise FlowUsageError(
+                        f"execution `{self.execution_id}`: step `{b[0]}` named by two branches of one "
+                        "parallel scope; step ids are unique per execution"
+                    )
+                explicit.append(b[0])
+            elif not callable(b):
+                raise FlowUsageError(
+                    f"execution `{self.execution_id}`: a parallel branch is a callable or a tuple "
+                    f"(step_id, fn, *args), got {b!r}"
+                )
         parent = self._scopes[-1] if self._scopes else ""
         index = self._scope_children.get(parent, 0)
         self._scope_children[parent] = index + 1
@@ -263,13 +298,16 @@ class Context:
         if path not in self._state.scopes_started:
             self._append([NewEvent(ev.PARALLEL_STARTED, {"scope": path, "branches": len(branches)})])
         self._scopes.append(path)
-        self._detector.open_scope(path)
+        self._detector.open_scope(path, explicit=explicit, only_explicit=len(explicit) == len(branches))
         results: list[Any] = []
         first_error: Exception | None = None
         try:
             for branch in branches:
                 try:
-                    results.append(branch())
+                    if isinstance(branch, tuple):
+                        results.append(self.execute(branch[0], branch[1], *branch[2:]))
+                    else:
+                        results.append(branch())
                 except FlowDivergenceError:
                     raise
                 except Exception as exc:

@@ -23,6 +23,17 @@ Rules, as corrected by the ADR's fix rounds:
   are judged when it closes; a live step inside an open scope judges only the frames outside open
   scopes that were first started before the scope's recorded start (all of them when the scope was
   never recorded).
+* **Explicit branches** (``ctx.parallel([("a", fn, *args), …])``) name their steps before any runs,
+  so such a scope is identified by its steps' recorded frames, not only by its position: its
+  recorded start is the lowest recorded frame among its explicit branches (judged at once below it,
+  before any is asked for), its own frames are those in the scope paths those frames carry, and a
+  scope of explicit branches only also *forces* its own recorded frames it no longer names (judged
+  at its first live step, not at its close: fix round 1 item 4, fix round 2 item 3). A scope of
+  explicit branches none of which is recorded is new work: every recorded frame outside the other
+  open scopes must have been asked for before its first live step, even when a recorded scope sat
+  at the same position (so it is not subject to the scope-path aliasing residual of fix round 3).
+  Function branches keep the positional rules above: what a function will ask for is unknown until
+  it runs, so its scope's dropped frames are judged only at close.
 * **Modes.** ``off``; ``warn`` (one report through ``on_report``, then the detector stops judging:
   O(1) per append afterwards); ``fail`` (raise :class:`FlowReplayDivergenceError` and *latch*: a body
   that swallows the refusal is refused again at its next append and at completion).
@@ -37,7 +48,8 @@ fails benign reorders), and judging every append (refused healthy executions; fi
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass
 
 from .errors import FlowReplayDivergenceError
 from .replay import ReplayState
@@ -78,6 +90,19 @@ def divergence_message(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class _OpenScope:
+    """A parallel scope open in this re-run, as the detector judges it."""
+
+    path: str  # its position in this re-run (``/0``, ``/0/1``)
+    floor: float  # frames first started at or after this were recorded inside it (or after it)
+    owned: tuple[str, ...]  # recorded scope paths whose frames belong to it (compared as a set)
+    forced: frozenset[str]  # its own recorded frames it no longer asks for (explicit branches only)
+
+    def owns(self, scope: str | None) -> bool:
+        return scope is not None and any(scope == p or scope.startswith(p + "/") for p in self.owned)
+
+
 class DivergenceDetector:
     """Judges one run of one execution. Built from the fold at run start; lives for that run only."""
 
@@ -97,7 +122,7 @@ class DivergenceDetector:
         self._reported = False
         self.latched: FlowReplayDivergenceError | None = None
         self.latched_before: str | None = None
-        self._open: list[str] = []  # scope paths open in this re-run, outermost first
+        self._open: list[_OpenScope] = []  # scopes open in this re-run, outermost first
         if mode == "off":
             self._ranked, self._pending = [], set()
         else:
@@ -136,20 +161,34 @@ class DivergenceDetector:
         prefixes = (decision_id + ":", decision_id + "#")
         self._pending.difference_update([sid for sid in self._pending if sid.startswith(prefixes)])
 
-    def open_scope(self, path: str) -> None:
-        self._open.append(path)
+    def open_scope(self, path: str, *, explicit: Collection[str] = (), only_explicit: bool = False) -> None:
+        """A scope opens at ``path``; ``explicit``: the step ids of its explicit branches,
+        ``only_explicit``: it has no function branch (so it asks for nothing else)."""
+        state = self._state
+        recorded = [state.frames[sid] for sid in explicit if sid in state.frames]
+        if recorded:
+            # identified by its own steps: its recorded start is the lowest of their frames
+            floor: float = min(f.first_seq for f in recorded)
+            owned = tuple(sorted({f.scope for f in recorded if f.scope is not None}))
+        elif only_explicit and explicit:
+            # none of the steps it names was recorded: a new scope, whatever sat at this position
+            floor, owned = _INF, ()
+        else:
+            floor, owned = state.scopes_started.get(path, _INF), (path,)
+        scope = _OpenScope(path, floor, owned, frozenset())
+        if only_explicit and explicit:
+            names = frozenset(explicit)
+            forced = frozenset(f.step_id for f in self._ranked if scope.owns(f.scope) and f.step_id not in names)
+            scope = _OpenScope(path, floor, owned, forced)
+        self._open.append(scope)
 
     def close_scope(self, path: str) -> None:
         """The scope's recorded frames compare as a set now that it closed."""
-        self._open.remove(path)
+        scope = self._open.pop()
+        assert scope.path == path, (scope.path, path)
         if self._idle() or not self._pending:
             return
-        prefix = path + "/"
-        skipped = [
-            f.step_id
-            for f in self._ranked
-            if f.step_id in self._pending and f.scope is not None and (f.scope == path or f.scope.startswith(prefix))
-        ]
+        skipped = [f.step_id for f in self._ranked if f.step_id in self._pending and scope.owns(f.scope)]
         if skipped:
             self._report(skipped, f"parallel scope {path} closed")
 
@@ -166,18 +205,22 @@ class DivergenceDetector:
         if self._idle() or not self._pending:
             return
         floor = _INF if restart_seq is None else restart_seq
+        forced: set[str] = set()
         if self._open:
-            floor = min(floor, self._state.scopes_started.get(self._open[0], _INF))
+            floor = min(floor, self._open[0].floor)
+            for scope in self._open:
+                forced.update(sid for sid in scope.forced if sid in self._pending)
         # monotone cursor: skip the prefix of frames already asked for
         ranked = self._ranked
         while self._cursor < len(ranked) and ranked[self._cursor].step_id not in self._pending:
             self._cursor += 1
-        if self._cursor >= len(ranked) or ranked[self._cursor].first_seq >= floor:
+        if not forced and (self._cursor >= len(ranked) or ranked[self._cursor].first_seq >= floor):
             return
         skipped = [
             f.step_id
             for f in ranked[self._cursor :]
-            if f.first_seq < floor and f.step_id in self._pending and not self._in_open_scope(f.scope)
+            if f.step_id in self._pending
+            and (f.step_id in forced or (f.first_seq < floor and not self._in_open_scope(f.scope)))
         ]
         if skipped:
             self._report(skipped, before)
@@ -186,9 +229,7 @@ class DivergenceDetector:
         return self.mode == "off" or (self.mode == "warn" and self._reported)
 
     def _in_open_scope(self, scope: str | None) -> bool:
-        if scope is None or not self._open:
-            return False
-        return any(scope == p or scope.startswith(p + "/") for p in self._open)
+        return any(s.owns(scope) for s in self._open)
 
     def _report(self, skipped: list[str], before: str) -> None:
         self._reported = True
