@@ -1,11 +1,16 @@
 """``loom census --store URL [--json]``: unfinished executions per flow id, codeHash and status.
 
+Executions parked on ``__loom_diverged__`` are counted under the status ``diverged`` (not
+``suspended``), and the table ends with a line saying how many and what to do about them.
+
 Exit status: 0 (the census is information), 2 when the store cannot be opened.
 """
 
 from __future__ import annotations
 
 import click
+
+from loom_runtime.definition import RESERVED_GATE
 
 from ..ops import open_store, take_census
 from ._ops import echo_json, fail_on_loom_error, json_option, short, store_option, table
@@ -18,7 +23,7 @@ __all__ = ["census_command"]
 @json_option
 @fail_on_loom_error("census")
 def census_command(store: str, as_json: bool) -> None:
-    """Count unfinished (running or suspended) executions by flow, codeHash and status."""
+    """Count unfinished (running, suspended or diverged) executions by flow, codeHash and status."""
     with open_store(store) as journal:
         census = take_census(journal)
     if as_json:
@@ -27,3 +32,8 @@ def census_command(store: str, as_json: bool) -> None:
     rows = [(r.flow_id, short(r.code_hash), r.status, str(r.count)) for r in census.rows]
     click.echo(table(("FLOW", "CODEHASH", "STATUS", "COUNT"), rows))
     click.echo(f"{census.total} unfinished execution(s)")
+    if census.diverged:
+        click.echo(
+            f"{census.diverged} DIVERGED: refused and parked on `{RESERVED_GATE}` (no step effect ran); deploy the "
+            "version they started on, list their codeHash in compatible_with or migrate them, then retry_diverged"
+        )

@@ -9,6 +9,9 @@ from click.testing import CliRunner
 
 from loom_compiler.cli import main
 from loom_compiler.ops import CensusRow, open_store, take_census
+from loom_runtime import FlowReplayDivergenceError, Runtime, flow
+from loom_runtime.journal.events import NewEvent
+from loom_runtime.journal.sqlite import SqliteJournal
 
 from .conftest import HOTFIX, Shop
 
@@ -33,6 +36,72 @@ def test_cli_census_table_and_json(shop: Shop):
     assert result.stdout.rstrip().endswith("3 unfinished execution(s)")
     doc = json.loads(CliRunner().invoke(main, ["census", "--store", shop.url, "--json"]).stdout)
     assert doc["schema"] == "loom-census/1" and doc["total"] == 3
+
+
+def _park_diverged(shop: Shop, eid: str = "e-diverged") -> None:
+    """An execution on v2 refused and parked on the reserved gate, as the runtime writes it."""
+    with SqliteJournal(shop.journal) as j:
+        summary = j.summary("e-done")  # the v2 execution's recorded hashes
+        j.create(eid, NewEvent("EXECUTION_STARTED", {"flowId": "checkout", "flowHash": summary.flow_hash,
+                                                     "codeHash": summary.code_hash, "input": {"id": "o"}}))
+        j.append(eid, [NewEvent("EXECUTION_SUSPENDED", {"condition": {"on": "__loom_diverged__",
+                                                                      "correlationKey": "skipped 1: reserve"}})],
+                 expected_seq=1)
+
+
+def test_a_diverged_park_is_counted_as_diverged_not_suspended(shop: Shop):
+    v1, v2, _v3 = shop.checkout
+    _park_diverged(shop)
+    with open_store(shop.url) as journal:
+        census = take_census(journal)
+    assert CensusRow("checkout", v2, "diverged", 1) in census.rows
+    assert CensusRow("checkout", v1, "suspended", 1) in census.rows  # an ordinary gate stays suspended
+    assert not any(r.code_hash == v2 and r.status == "suspended" for r in census.rows)
+    assert (census.total, census.diverged) == (4, 1)
+
+
+def test_cli_census_shows_diverged_parks_in_the_table_and_json(shop: Shop):
+    _park_diverged(shop)
+    result = CliRunner().invoke(main, ["census", "--store", shop.url])
+    assert result.exit_code == 0, result.output
+    assert f"checkout  {shop.checkout[1][:19]}  diverged   1" in result.stdout
+    lines = result.stdout.rstrip().splitlines()
+    assert lines[-2] == "4 unfinished execution(s)"
+    assert lines[-1].startswith("1 DIVERGED: refused and parked on `__loom_diverged__`")
+    doc = json.loads(CliRunner().invoke(main, ["census", "--store", shop.url, "--json"]).stdout)
+    assert (doc["total"], doc["diverged"]) == (4, 1)
+    assert {"flowId": "checkout", "codeHash": shop.checkout[1], "status": "diverged", "count": 1} in doc["rows"]
+
+
+def test_without_diverged_parks_the_table_has_no_diverged_line(shop: Shop):
+    result = CliRunner().invoke(main, ["census", "--store", shop.url])
+    assert "DIVERGED" not in result.stdout
+    assert json.loads(CliRunner().invoke(main, ["census", "--store", shop.url, "--json"]).stdout)["diverged"] == 0
+
+
+def test_a_refusal_the_runtime_parks_shows_in_the_census(tmp_path):
+    url = f"sqlite:///{tmp_path / 'j.db'}"
+    ran = []
+
+    def v1(ctx, _):
+        ctx.execute("reserve", lambda: ran.append("reserve"))
+        ctx.suspend("approval")
+        ctx.execute("ship", lambda: ran.append("ship"))
+
+    def v2(ctx, _):  # `reserve` dropped
+        ctx.suspend("approval")
+        ctx.execute("ship", lambda: ran.append("ship"))
+
+    with Runtime(journal=tmp_path / "j.db") as rt:
+        rt.register(flow("order", steps=["reserve", "ship"])(v1))
+        rt.start("order", execution_id="o1")
+    with Runtime(journal=tmp_path / "j.db", divergence="fail", on_warn=lambda _m: None) as rt:
+        rt.register(flow("order", steps=["reserve", "ship"])(v2))
+        with pytest.raises(FlowReplayDivergenceError):
+            rt.resume("o1")
+    assert ran == ["reserve"]
+    with open_store(url) as journal:
+        assert [(r.flow_id, r.status, r.count) for r in take_census(journal).rows] == [("order", "diverged", 1)]
 
 
 def test_a_missing_sqlite_journal_is_not_created(shop: Shop, tmp_path):
