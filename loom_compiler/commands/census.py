@@ -23,7 +23,11 @@ __all__ = ["census_command"]
 @json_option
 @fail_on_loom_error("census")
 def census_command(store: str, as_json: bool) -> None:
-    """Count unfinished (running, suspended or diverged) executions by flow, codeHash and status."""
+    """Count unfinished (running or suspended) executions by flow, codeHash and status.
+
+    A suspended execution parked on __loom_diverged__ (refused: its body diverged from its journal)
+    is counted under the status `diverged`.
+    """
     with open_store(store) as journal:
         census = take_census(journal)
     if as_json:
