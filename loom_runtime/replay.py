@@ -142,7 +142,7 @@ def _apply(st: ReplayState, e: Event) -> None:
         sid = p["stepId"]
         frame = st.frames.get(sid)
         if frame is None:
-            raise JournalError(f"execution `{execution_id}` event {e.seq}: {t} for step `{sid}` that never started")
+            raise JournalError(f"execution `{st.execution_id}` event {e.seq}: {t} for step `{sid}` that never started")
         frame.terminal_seq = e.seq
         if t == ev.STEP_COMPLETED:
             frame.status, frame.result = COMPLETED, p.get("result")

@@ -17,7 +17,9 @@ from loom_runtime import (
     flow,
 )
 from loom_runtime.divergence import DivergenceDetector, resolve_mode
+from loom_runtime.errors import JournalError
 from loom_runtime.journal import NewEvent
+from loom_runtime.journal.events import Event
 from loom_runtime.replay import fold
 
 
@@ -652,3 +654,12 @@ def test_inner_steps_are_capped_by_bytes_too():
     assert _cap_inner_steps(["x" * 1000] * 100) == 65  # 65 * 1003 bytes <= 64 KiB
     assert _cap_inner_steps(["a"] * 10) == 10
     assert _cap_inner_steps(["a"] * 5000) == 4096
+
+
+def test_a_journal_completing_a_step_that_never_started_is_named_as_corrupt():
+    events = [
+        Event(1, "EXECUTION_STARTED", {"flowId": "f", "input": None}),
+        Event(2, "STEP_COMPLETED", {"stepId": "ghost", "result": 1}),
+    ]
+    with pytest.raises(JournalError, match=r"execution `e9` event 2: STEP_COMPLETED for step `ghost` that never started"):
+        fold("e9", events)
