@@ -465,10 +465,6 @@ class _Reader:
         return dict(doc)
 
     def version(self, flow_id: str, code_hash: str, doc: Any) -> VersionEntry:
-        fast = _fast_version(code_hash, doc)
-        return fast if fast is not None else self.checked_version(flow_id, code_hash, doc)
-
-    def checked_version(self, flow_id: str, code_hash: str, doc: Any) -> VersionEntry:
         at = f"flows.{flow_id}.versions.{code_hash}"
         if not _CODE_HASH_RE.fullmatch(code_hash):
             raise self.fail(f"flows.{flow_id}.versions", f"is keyed by {code_hash!r}, which is not a codeHash like 'sha256:<64 hex>'", flow_id)
@@ -536,98 +532,3 @@ def _bad_chunk_path(rel: str) -> bool:
 
 def _bad_entry(entry: str) -> bool:
     return not entry or not all(part.isidentifier() for part in entry.split("."))
-
-
-_VERSION_KEYS = frozenset(
-    ("chunk", "chunkDigest", "closure", "compatibleWith", "entry", "flowHash", "legacyFlowHash", "source",
-     "stepFamilies", "steps", "version")
-)
-_SOURCE_KEYS = frozenset(("line", "path", "sourceDigest"))
-
-
-def _fast_version(code_hash: str, v: Any) -> VersionEntry | None:
-    """``_Reader.version`` for the common, well-formed entry in one pass, or None to take the slow
-    path (which names the offending key). It accepts nothing the slow path refuses: every condition
-    is the slow path's, written inline, and exact ``type`` checks only send subclasses to it.
-
-    A bundle can hold thousands of versions; the field-by-field reader costs ~20 us per version, this
-    a few, and ``load_manifest``/``Registry.verify`` time is dominated by it.
-    """
-    if type(v) is not dict or not _VERSION_KEYS <= v.keys():
-        return None
-    src = v["source"]
-    closure = v["closure"]
-    families = v["stepFamilies"]
-    steps = v["steps"]
-    compat = v["compatibleWith"]
-    version = v["version"]
-    chunk = v["chunk"]
-    entry = v["entry"]
-    flow_hash = v["flowHash"]
-    legacy = v["legacyFlowHash"]
-    chunk_digest = v["chunkDigest"]
-    if type(src) is not dict or not _SOURCE_KEYS <= src.keys():
-        return None
-    path = src["path"]
-    line = src["line"]
-    source_digest = src["sourceDigest"]
-    if (
-        type(closure) is not dict
-        or type(families) is not list
-        or type(steps) is not list
-        or type(compat) is not list
-        or type(version) is not int
-        or version < 1
-        or type(line) is not int
-        or type(path) is not str
-        or type(chunk) is not str
-        or type(entry) is not str
-        or type(flow_hash) is not str
-        or type(legacy) is not str
-        or type(chunk_digest) is not str
-        or type(source_digest) is not str
-        or not _CODE_HASH_RE.fullmatch(code_hash)
-        or not _SHA256_RE.fullmatch(flow_hash)
-        or not _FNV1A_RE.fullmatch(legacy)
-        or not _SHA256_RE.fullmatch(chunk_digest)
-        or not _SHA256_RE.fullmatch(source_digest)
-        or _bad_chunk_path(chunk)
-        or _bad_entry(entry)
-    ):
-        return None
-    for x in steps:
-        if type(x) is not str:
-            return None
-    for x in families:
-        if type(x) is not str:  # regex families: compiled by the slow path
-            return None
-    for x in compat:
-        if type(x) is not str or not _CODE_HASH_RE.fullmatch(x):
-            return None
-    for x in closure.values():
-        if type(x) is not str:
-            return None
-    closure_sources = src.get("closureSources")
-    if closure_sources is not None:
-        if type(closure_sources) is not dict:
-            return None
-        for module, digest in closure_sources.items():
-            if type(digest) is not str or not _SHA256_RE.fullmatch(digest) or _bad_entry(module):
-                return None
-    elif "closureSources" in src:
-        return None  # an explicit null: the slow path names it
-    return VersionEntry(
-        code_hash=code_hash,
-        flow_hash=flow_hash,
-        legacy_flow_hash=legacy,
-        version=version,
-        steps=tuple(steps),
-        step_families=tuple(families),
-        compatible_with=tuple(compat),
-        chunk=chunk,
-        chunk_digest=chunk_digest,
-        entry=entry,
-        source=SourceRef(path=path, line=line, source_digest=source_digest,
-                         closure_sources=dict(closure_sources) if closure_sources is not None else None),
-        closure=dict(closure),
-    )

@@ -202,32 +202,22 @@ VERSION_KEYS = ["flowHash", "legacyFlowHash", "version", "steps", "stepFamilies"
 
 @pytest.mark.parametrize("key", VERSION_KEYS + ["source.path", "source.line", "source.sourceDigest",
                                                 "source.closureSources"])
-def test_fast_path_accepts_exactly_what_the_checked_reader_accepts(key):
-    # The one-pass reader must never accept a value the field-by-field reader refuses, and must
-    # build the same entry when both accept.
-    from loom_runtime.manifest import _fast_version, _Reader
-
+def test_a_malformed_value_is_read_or_refused_naming_its_key(key):
+    # Whatever JSON value stands at a key, the reader either builds an entry or raises a
+    # ManifestError naming that key (never a TypeError from deeper down, never another key).
+    at = f"flows.checkout.versions.{CODE}.{key}"
+    refused = 0
     for bad in BAD_VALUES:
-        d = doc()["flows"]["checkout"]["versions"][CODE]
+        d = doc()
+        v = d["flows"]["checkout"]["versions"][CODE]
         if key.startswith("source."):
-            d["source"][key.split(".")[1]] = copy.deepcopy(bad)
+            v["source"][key.split(".")[1]] = copy.deepcopy(bad)
         else:
-            d[key] = copy.deepcopy(bad)
+            v[key] = copy.deepcopy(bad)
         try:
-            checked = _Reader("m.json").checked_version("checkout", CODE, copy.deepcopy(d))
-        except ManifestError:
-            checked = None
-        fast = _fast_version(CODE, copy.deepcopy(d))
-        if checked is None:
-            assert fast is None, (key, bad)
-        elif fast is not None:
-            assert fast == checked, (key, bad)
-
-
-def test_fast_path_builds_the_same_entry_as_the_checked_reader():
-    from loom_runtime.manifest import _fast_version, _Reader
-
-    d = doc()["flows"]["checkout"]["versions"][CODE]
-    d["stepFamilies"] = ["pack", "tool"]
-    fast = _fast_version(CODE, d)
-    assert fast is not None and fast == _Reader("m.json").checked_version("checkout", CODE, d)
+            Manifest.from_json(d, path="m.json")
+        except ManifestError as exc:
+            refused += 1
+            assert exc.key is not None and exc.key.startswith(at), (key, bad, exc.key)
+            assert "m.json" in str(exc) and "`checkout`" in str(exc), (key, bad)
+    assert refused, f"no malformed value of {key} was refused"
