@@ -131,12 +131,16 @@ def snapshot_from_manifest(label: str, manifest: Manifest) -> Snapshot:
 
 
 def scan_config(config: LoomConfig) -> LoomConfig:
-    """``config`` with the build output excluded from the scan: its chunks declare the same flows."""
-    extra = []
-    for directory in (config.out, str(PurePosixPath(config.check.manifest).parent) if config.check.manifest else None):
-        if directory and directory not in (".", "") and not directory.startswith(("/", "..")):
-            extra.append(PurePosixPath(directory).as_posix())
-    return replace(config, exclude=(*config.exclude, *extra)) if extra else config
+    """``config`` with ``[tool.loom.check] manifest``'s directory excluded from the scan: its chunks
+    declare the same flows. ``out`` needs nothing here (``LoomConfig.walk_exclude`` has it); a
+    manifest kept elsewhere is skipped by the working-tree walk (``sources.is_loom_output``) but not
+    by a git ref's listing, which sees only paths."""
+    if not config.check.manifest:
+        return config
+    directory = PurePosixPath(config.check.manifest).parent.as_posix()
+    if directory in (".", "") or directory.startswith(("/", "..")) or directory == config.out.strip("/"):
+        return config
+    return replace(config, exclude=(*config.exclude, directory))
 
 
 def snapshot_tree(label: str, tree: SourceTree, config: LoomConfig) -> Snapshot:

@@ -113,3 +113,19 @@ def test_pre_commit_hook_offers_loom_check():
     assert "- id: loom-check" in text
     assert "entry: loom check" in text
     assert "pass_filenames: false" in text  # loom check judges the whole project, not the staged files
+
+
+def test_a_committed_manifest_outside_out_is_not_scanned_at_a_git_ref(repo: Path):
+    # a git ref's listing cannot tell loom output by its manifest (the working-tree walk can):
+    # `[tool.loom.check] manifest`'s directory is excluded, or its chunks declare every flow again
+    from helpers.git_repo import commit_all
+
+    assert build_project(load_config(repo), out=repo / "release-loom").ok
+    (repo / "pyproject.toml").write_text(
+        (repo / "pyproject.toml").read_text() + '\n[tool.loom.check]\nmanifest = "release-loom/manifest.json"\n'
+    )
+    commit_all(repo, "release manifest", tag="v2")
+    assert list((repo / "release-loom" / "chunks").rglob("*.py"))
+    at_v2 = snapshot_git(load_config(repo), "v2")
+    assert at_v2.errors == ()
+    assert sorted(at_v2.by_id()) == sorted(snapshot_git(load_config(repo), "v1").by_id())
