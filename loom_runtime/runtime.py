@@ -197,8 +197,10 @@ class Runtime:
         if not is_json_value(input):
             raise FlowUsageError(f"flow `{flow_id}`: the input must be a JSON value, got {type(input).__name__}")
         eid = execution_id if execution_id is not None else uuid.uuid4().hex
-        self._create(eid, self._started_event(version, input))
-        return self._drive_chain(eid)
+        started = self._started_event(version, input)
+        self._create(eid, started)
+        # its creator holds the whole journal (the one event it just wrote): no read before the body runs
+        return self._drive_chain(eid, advance(ReplayState(execution_id=eid), [started], first_seq=1))
 
     def _create(self, execution_id: str, started: NewEvent) -> None:
         """Create an execution; a worker creates it leased to itself in the same transaction.

@@ -381,6 +381,21 @@ def test_a_successor_another_worker_took_is_left_to_it(journal_factory):
     assert (done.execution_id, done.status, done.result) == ("e1~1", "completed", 1)
 
 
+@pytest.mark.parametrize("worker_id", [None, "a"])
+def test_start_drives_a_new_execution_without_reading_its_journal(journal_factory, worker_id):
+    @flow("job")
+    def job(ctx, _):
+        return ctx.execute("s", lambda: 1) + ctx.execute("t", lambda: 2)
+
+    store = CountingReads(journal_factory())
+    rt = Runtime(journal=store, worker_id=worker_id)
+    rt.register(job)
+    h = rt.start("job", {"k": (1, 2)}, execution_id="e1")
+    assert (h.status, h.result) == ("completed", 3)
+    assert store.reads == []  # its creator holds the only event it wrote
+    assert rt.get("e1").events[0].payload["input"] == {"k": [1, 2]}
+
+
 class RecoversAfterCreate(CountingReads):
     """A worker's store on which another worker runs ``recover`` right after every execution is created."""
 
