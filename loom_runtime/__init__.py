@@ -54,7 +54,22 @@ from .journal import (
 )
 from .divergence import DivergenceWarning
 from .families import Orphan, orphaned_frames, step_family
-from .history import History, HistoryError, ReplayResult, load_history, read_history, replay_history
+
+# Exported histories (loom replay, tests) are loaded on first use (PEP 562): most processes never
+# replay one, and the module's dataclasses cost about 5% of `import loom_runtime`.
+_LAZY = {name: ".history" for name in ("History", "HistoryError", "ReplayResult", "load_history", "read_history", "replay_history")}
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "RESERVED_GATE",

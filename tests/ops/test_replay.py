@@ -315,3 +315,26 @@ def test_export_then_replay_against_edited_code(tmp_path: Path):
         ("o1", "diverged", ("reserve",)),
         ("o2", "diverged", ("reserve",)),
     }
+
+
+def test_the_history_names_load_on_first_use():
+    # `import loom_runtime` leaves the history module out (most processes never replay one), yet
+    # every exported history name is there on first access and in `from loom_runtime import *`.
+    code = (
+        "import sys, loom_runtime\n"
+        "assert 'loom_runtime.history' not in sys.modules, 'imported eagerly'\n"
+        "from loom_runtime.history import History\n"
+        "assert loom_runtime.History is History\n"
+        "ns = {}\n"
+        "exec('from loom_runtime import *', ns)\n"
+        "assert ns['replay_history'] is sys.modules['loom_runtime.history'].replay_history\n"
+        "try:\n"
+        "    loom_runtime.no_such_name\n"
+        "except AttributeError as exc:\n"
+        "    assert 'no_such_name' in str(exc)\n"
+        "else:\n"
+        "    raise SystemExit('no AttributeError')\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
