@@ -9,6 +9,8 @@ Fingerprint layers: ``analyse_module`` (parse once -> frozen ``ModuleSummary``, 
 a ``SourceTree``) and ``fingerprint_module`` (one module, for tests).
 """
 
+import sys
+from collections.abc import Callable
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
@@ -44,13 +46,22 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+def _lazy_getattr(package: str, lazy: dict[str, str]) -> Callable[[str], Any]:
+    """A PEP 562 module ``__getattr__`` for ``package``: the public name -> submodule table ``lazy``
+    is imported on first access and the value cached in the package (shared with ``bundle``)."""
+    namespace = sys.modules[package].__dict__
+
+    def __getattr__(name: str) -> Any:
+        module = lazy.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = namespace[name] = getattr(import_module(f".{module}", package), name)
+        return value
+
+    return __getattr__
+
+
+__getattr__ = _lazy_getattr(__name__, _LAZY)
 
 
 __all__ = [

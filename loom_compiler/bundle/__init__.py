@@ -6,8 +6,9 @@ Public subpackage of ``loom_compiler``; the modules each do one thing:
 ``progress`` (terminal bar and summary) and ``build`` (``build_project``, the orchestration).
 """
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .. import _lazy_getattr
 
 if TYPE_CHECKING:
     from .build import MANIFEST_NAME, BuildReport, build_project
@@ -30,13 +31,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy_getattr(__name__, _LAZY)
 
 
 __all__ = [
