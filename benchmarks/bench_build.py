@@ -259,21 +259,18 @@ def _instrument(spent: dict[str, float]):
 
     real_parse, real_analyse = analysis.cst.parse_module, analysis.analyse_module
 
-    def parse(*a, **k):
-        start = time.perf_counter()
-        try:
-            return real_parse(*a, **k)
-        finally:
-            spent["parse"] += time.perf_counter() - start
+    def timing(key: str, fn):
+        def wrapper(*a, **k):
+            start = time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                spent[key] += time.perf_counter() - start
 
-    def analyse(*a, **k):
-        start = time.perf_counter()
-        try:
-            return real_analyse(*a, **k)
-        finally:
-            spent["analyse"] += time.perf_counter() - start
+        return wrapper
 
-    analysis.cst.parse_module, analysis.analyse_module = parse, analyse
+    analysis.cst.parse_module = timing("parse", real_parse)
+    analysis.analyse_module = timing("analyse", real_analyse)
 
     def restore() -> None:
         analysis.cst.parse_module, analysis.analyse_module = real_parse, real_analyse
