@@ -124,3 +124,9 @@ def journal_factory(request, tmp_path) -> Iterator[Callable[..., JournalStore]]:
     yield factory
     for store in opened:
         store.close()
+
+
+@pytest.fixture
+def journal(journal_factory) -> JournalStore:
+    """One store of the parametrised kind (memory, a real SQLite file, PostgreSQL when configured)."""
+    return journal_factory()

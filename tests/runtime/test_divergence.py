@@ -27,11 +27,6 @@ def fp(c: str) -> str:
     return "sha256:" + c * 64
 
 
-@pytest.fixture
-def journal(journal_factory):  # memory, a real SQLite file, and PostgreSQL when configured (tests/conftest.py)
-    return journal_factory()
-
-
 class Effects:
     def __init__(self) -> None:
         self.ran: list[str] = []

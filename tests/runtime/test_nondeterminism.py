@@ -13,11 +13,6 @@ import pytest
 from loom_runtime import RESERVED_GATE, NonDeterminismError, Runtime, flow
 
 
-@pytest.fixture
-def journal(journal_factory):
-    return journal_factory()
-
-
 class Crash(BaseException):
     """The process dies mid-step (not an Exception: the runtime records nothing for it)."""
 

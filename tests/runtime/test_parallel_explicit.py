@@ -14,11 +14,6 @@ from loom_runtime import FlowReplayDivergenceError, FlowUsageError, Runtime, flo
 from loom_runtime.journal import NewEvent
 
 
-@pytest.fixture
-def journal(journal_factory):
-    return journal_factory()
-
-
 def _effect(ran, name):
     def run(*args):
         ran.append(name)

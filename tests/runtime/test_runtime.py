@@ -19,11 +19,6 @@ def fp(c: str) -> str:
     return "sha256:" + c * 64
 
 
-@pytest.fixture
-def journal(journal_factory):  # memory, SQLite and PostgreSQL (tests/conftest.py)
-    return journal_factory()
-
-
 class Calls:
     """Counts effect invocations per step, so tests can say 'ran once' and 'was NOT called'."""
 

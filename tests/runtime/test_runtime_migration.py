@@ -20,11 +20,6 @@ def fp(c: str) -> str:
     return "sha256:" + c * 64
 
 
-@pytest.fixture
-def journal(journal_factory):  # memory, a real SQLite file, and PostgreSQL when configured (tests/conftest.py)
-    return journal_factory()
-
-
 def agent_v1(turns):
     @flow("agent", steps=["agent", "plan"], code_fingerprint=fp("1"))
     def agent(ctx, _):
