@@ -74,8 +74,9 @@ def _digest(path: Path) -> str:
 
 def plan_gc(manifest: str | os.PathLike[str], summaries: Iterable[ExecutionSummary]) -> GcPlan:
     path = Path(manifest)
-    doc = load_manifest(path)
+    # the digest first: a build that replaces the manifest while the plan reads it makes apply_gc refuse
     digest = _digest(path)
+    doc = load_manifest(path)
     registry = Registry.from_manifest(path)
     summaries = tuple(summaries)
     pins: dict[tuple[str, str], int] = {}

@@ -74,3 +74,22 @@ def test_a_manifest_changed_since_the_plan_is_refused(shop: Shop):
     shop.manifest.write_bytes(shop.manifest.read_bytes() + b"\n")
     with pytest.raises(ManifestError, match="changed since the gc plan"):
         apply_gc(p)
+
+
+def test_a_manifest_rewritten_while_the_plan_reads_it_is_refused(shop: Shop, monkeypatch):
+    # a build replacing the manifest between the plan's reads: the digest must be of the bytes
+    # the plan was made from (taken first), or apply_gc would accept a plan of a manifest now gone
+    from loom_compiler.ops import gc
+
+    real_load = gc.load_manifest
+
+    def load_during_a_build(path):
+        doc = real_load(path)
+        shop.manifest.write_bytes(shop.manifest.read_bytes() + b"\n")
+        return doc
+
+    monkeypatch.setattr(gc, "load_manifest", load_during_a_build)
+    p = plan(shop)
+    monkeypatch.setattr(gc, "load_manifest", real_load)
+    with pytest.raises(ManifestError, match="changed since the gc plan"):
+        apply_gc(p)
