@@ -54,7 +54,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -350,6 +349,8 @@ def _decode_json(raw: bytes, p: Path) -> Any:
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     """Write through a temporary file in the same directory and ``os.replace``: all or nothing."""
+    import tempfile  # here, not at import: it pulls in shutil, bz2 and lzma (~3 ms) for writers only
+
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)

@@ -71,13 +71,10 @@ a handful of dict lookups, and a cache would need invalidation on ``register``).
 from __future__ import annotations
 
 import hashlib
-import importlib.resources
 import importlib.util
 import inspect
 import os
-import shutil
 import sys
-import tempfile
 import threading
 import warnings
 import weakref
@@ -285,6 +282,10 @@ class Registry:
         temporary directory, removed when the registry is collected, so that chunk containment and
         digests are checked on real files exactly as for an unpacked install.
         """
+        # Imported here, not at module level: importlib.resources pulls in tempfile, shutil, bz2 and
+        # lzma (~5 ms of `import loom_runtime`), and only a service reading a packaged bundle needs it.
+        import importlib.resources
+
         try:
             root = importlib.resources.files(package)
         except ModuleNotFoundError:
@@ -304,6 +305,9 @@ class Registry:
         if isinstance(bundle, Path):
             directory = bundle
         else:
+            import shutil
+            import tempfile
+
             directory = Path(tempfile.mkdtemp(prefix=f"loom-bundle-{package}-"))
             weakref.finalize(reg, shutil.rmtree, directory, True)
             try:

@@ -209,3 +209,20 @@ def test_unfingerprinted_live_versions_are_kept_per_structure():
     assert reg.current("checkout").flow_hash == v2.flow_hash
     assert reg.resolve("checkout", flow_hash=v1.flow_hash, code_hash=C1).runner()() == "one"
     assert len(reg.versions("checkout")) == 2
+
+
+def test_import_leaves_out_what_only_a_packaged_bundle_or_a_writer_needs():
+    # importlib.resources (Registry.from_package) and tempfile (atomic writes, a zipped bundle)
+    # pull in shutil, bz2 and lzma: a service that never uses them must not pay for them at import.
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "import sys, loom_runtime\n"
+        "eager = sorted({'importlib.resources', 'tempfile', 'shutil'} & set(sys.modules))\n"
+        "assert not eager, eager\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
