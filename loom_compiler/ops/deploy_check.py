@@ -29,7 +29,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from loom_runtime.errors import FlowCodeMismatchError, FlowNotFoundError, LoomError
+from loom_runtime.errors import FlowNotFoundError, LoomError
 from loom_runtime.journal.events import ExecutionSummary
 from loom_runtime.registry import FlowVersion, Registry
 
@@ -115,7 +115,7 @@ def deploy_check(
             stranded.append(Stranded(s.execution_id, s.flow_id, s.status, s.code_hash,
                                      f"the build has no flow `{s.flow_id}`; ship a build whose manifest lists it"))
             continue
-        except (FlowCodeMismatchError, LoomError) as exc:
+        except LoomError as exc:  # FlowCodeMismatchError, a divergence, …: the message says why
             stranded.append(Stranded(s.execution_id, s.flow_id, s.status, s.code_hash, str(exc)))
             continue
         resolved.append((s, version))
