@@ -23,7 +23,6 @@ version).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import sys
@@ -35,6 +34,7 @@ from typing import Any
 
 from .definition import FlowDefinition
 from .errors import ChunkIntegrityError, ManifestError
+from .hashing import sha256_digest
 from .manifest import VersionEntry
 
 __all__ = ["CHUNK_NAMESPACE", "chunk_module_name", "resolve_chunk_path", "read_verified_chunk", "load_chunk"]
@@ -101,7 +101,7 @@ def read_verified_chunk(manifest_dir: Path, entry: VersionEntry, *, flow_id: str
             flow_id=flow_id,
             key=key,
         ) from None
-    actual = "sha256:" + hashlib.sha256(data).hexdigest()
+    actual = sha256_digest(data)
     if actual != entry.chunk_digest:
         raise ChunkIntegrityError(
             f"{path}: chunk of flow `{flow_id}` version {entry.code_hash} does not match the manifest "

@@ -70,7 +70,6 @@ a handful of dict lookups, and a cache would need invalidation on ``register``).
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import inspect
 import os
@@ -93,7 +92,7 @@ from .errors import (
     ManifestError,
     StaleManifestError,
 )
-from .hashing import flow_content_hash, legacy_flow_content_hash
+from .hashing import flow_content_hash, legacy_flow_content_hash, sha256_digest
 from .manifest import FlowEntry, ManifestDocument, VersionEntry
 
 __all__ = ["PACKAGE_MANIFEST_DIR", "PACKAGE_MANIFEST_NAME", "FlowVersion", "Registry", "StaleManifestWarning"]
@@ -566,7 +565,7 @@ class Registry:
         if digest is None:
             try:
                 with open(path, "rb") as fh:
-                    digest = "sha256:" + hashlib.sha256(fh.read()).hexdigest()
+                    digest = sha256_digest(fh.read())
             except OSError:
                 return None
             self._file_digests[path] = digest
