@@ -423,11 +423,11 @@ class Registry:
         with self._lock:
             if defn.id in self._pending:
                 self._materialize(defn.id)  # chunk versions first, so live code replaces its own chunk
+            fh = flow_content_hash(defn)  # the structure only: binding a fingerprint leaves it as is
             code_hash = defn.code_fingerprint
             if code_hash is None and fn is not None:
-                code_hash = self._bind_to_manifest(defn, fn)
+                code_hash = self._bind_to_manifest(defn, fn, fh)
             defn = defn.with_fingerprint(code_hash) if code_hash != defn.code_fingerprint else defn
-            fh = flow_content_hash(defn)
             version = FlowVersion(
                 flow_id=defn.id,
                 code_hash=code_hash,
@@ -448,7 +448,7 @@ class Registry:
             slot.put(key, version, make_current=True)
             return slot.versions[key]
 
-    def _bind_to_manifest(self, defn: FlowDefinition, fn: Callable[..., Any]) -> str | None:
+    def _bind_to_manifest(self, defn: FlowDefinition, fn: Callable[..., Any], structure: str) -> str | None:
         if self._document is None:
             return None
         entry = self._entries.get(defn.id)
@@ -477,7 +477,6 @@ class Registry:
             if problem is not None:
                 self._stale(defn.id, problem, closure=True)
                 return None
-        structure = flow_content_hash(defn)
         if structure != ve.flow_hash:
             self._stale(
                 defn.id,
