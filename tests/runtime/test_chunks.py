@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "data" / "registry"))
-from registry_kit import code, digest, flow_chunk  # noqa: E402
+from registry_kit import code, digest, flow_chunk, forget_chunk_modules  # noqa: E402,F401 (autouse fixture)
 
 from loom_runtime import ChunkIntegrityError, ManifestError  # noqa: E402
 from loom_runtime.chunks import (  # noqa: E402
@@ -20,14 +20,6 @@ from loom_runtime.chunks import (  # noqa: E402
 )
 from loom_runtime.manifest import SourceRef, VersionEntry  # noqa: E402
 
-
-@pytest.fixture(autouse=True)
-def _forget_chunk_modules():
-    before = set(sys.modules)
-    yield
-    for name in set(sys.modules) - before:
-        if name.startswith(CHUNK_NAMESPACE + "."):
-            del sys.modules[name]
 
 
 def version_entry(chunk: str, data: bytes, *, label: str = "v1", entry: str = "run") -> VersionEntry:

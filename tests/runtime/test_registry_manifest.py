@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "data" / "registry"))
-from registry_kit import Spec, code, digest, flow_chunk, write_bundle  # noqa: E402
+from registry_kit import Spec, code, digest, flow_chunk, write_bundle, forget_chunk_modules  # noqa: E402,F401 (autouse fixture)
 
 from loom_runtime import (  # noqa: E402
     ChunkIntegrityError,
@@ -26,14 +26,6 @@ from loom_runtime import (  # noqa: E402
 from loom_runtime.chunks import CHUNK_NAMESPACE  # noqa: E402
 from loom_runtime.registry import PACKAGE_MANIFEST_DIR  # noqa: E402
 
-
-@pytest.fixture(autouse=True)
-def _forget_chunk_modules():
-    before = set(sys.modules)
-    yield
-    for name in set(sys.modules) - before:
-        if name.startswith(CHUNK_NAMESPACE + ".") or name.startswith("loomtest_"):
-            del sys.modules[name]
 
 
 def chunk_modules() -> set[str]:

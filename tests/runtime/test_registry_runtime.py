@@ -10,19 +10,10 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "data" / "registry"))
-from registry_kit import Spec, code, write_bundle  # noqa: E402
+from registry_kit import Spec, code, write_bundle, forget_chunk_modules  # noqa: E402,F401 (autouse fixture)
 
 from loom_runtime import FlowCodeMismatchError, Registry, Runtime, SqliteJournal  # noqa: E402
-from loom_runtime.chunks import CHUNK_NAMESPACE  # noqa: E402
 
-
-@pytest.fixture(autouse=True)
-def _forget_chunk_modules():
-    before = set(sys.modules)
-    yield
-    for name in set(sys.modules) - before:
-        if name.startswith(CHUNK_NAMESPACE + "."):
-            del sys.modules[name]
 
 
 def release(label: str, log: Path, *, compatible_with: tuple[str, ...] = ()) -> str:

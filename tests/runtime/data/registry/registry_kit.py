@@ -4,23 +4,37 @@ bundler and exercise the exact on-disk contract."""
 
 from __future__ import annotations
 
-import hashlib
+import sys
 import textwrap
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
+
 from loom_runtime import FlowDefinition, flow_content_hash, legacy_flow_content_hash
+from loom_runtime.chunks import CHUNK_NAMESPACE
+from loom_runtime.hashing import sha256_digest
 from loom_runtime.manifest import FlowEntry, Manifest, SourceRef, VersionEntry, write_manifest
 
 
 def code(label: str) -> str:
     """A stable, well-formed codeHash for a label ("v1", "v2"...)."""
-    return "sha256:" + hashlib.sha256(label.encode()).hexdigest()
+    return sha256_digest(label.encode())
 
 
-def digest(data: bytes) -> str:
-    return "sha256:" + hashlib.sha256(data).hexdigest()
+digest = sha256_digest
+
+
+@pytest.fixture(autouse=True)
+def forget_chunk_modules():
+    """Autouse in every module that imports it: chunk modules (and ``loomtest_*`` packages) a test
+    loaded leave ``sys.modules`` after it, so each test executes its own chunks."""
+    before = set(sys.modules)
+    yield
+    for name in set(sys.modules) - before:
+        if name.startswith(CHUNK_NAMESPACE + ".") or name.startswith("loomtest_"):
+            del sys.modules[name]
 
 
 def flow_chunk(flow_id: str, *, result: str, steps: Sequence[str] = (), version: int = 1,
