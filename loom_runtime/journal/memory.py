@@ -87,6 +87,8 @@ class MemoryJournal:
             check_expected_seq(execution_id, expected=expected_seq, actual=ex.summary.last_seq)
             now = self._clock()
             check_lease(execution_id, lease, owner=ex.lease_owner, epoch=ex.lease_epoch, expires_at=ex.lease_expires, now=now)
+            if not events:  # fenced, and nothing else: an empty batch frees no lease (protocol doc)
+                return ex.summary.last_seq
             summary = ex.summary
             rows = []
             for i, (event, text) in enumerate(zip(events, texts), start=expected_seq + 1):

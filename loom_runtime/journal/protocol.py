@@ -21,6 +21,7 @@ parametrised conformance test (``tests/runtime/test_journal_conformance.py``) ch
     execution's current one) gets :class:`~loom_runtime.errors.FencingError` and nothing is written:
     two writers can never interleave or both write one sequence number. A ``UNIQUE(execution_id,
     seq)`` constraint (or equivalent) is the last line of that fence. Returns the new last seq.
+    An empty batch is fenced like any other and then changes nothing (it frees no lease).
     Appending to an unknown execution is :class:`~loom_runtime.errors.ExecutionNotFoundError`.
 ``read(execution_id, after_seq=0) -> tuple[Event, ...]``
     Events with ``seq > after_seq`` in order. Refuses events written by a newer schema.

@@ -233,6 +233,8 @@ class SqliteJournal:
                 check_expected_seq(execution_id, expected=expected_seq, actual=summary.last_seq)
                 now = self._clock()
                 check_lease(execution_id, lease, owner=owner, epoch=epoch, expires_at=expires, now=now)
+                if not events:  # fenced, and nothing else: an empty batch frees no lease (protocol doc)
+                    return summary.last_seq
                 rows = []
                 for seq, (event, text) in enumerate(zip(events, texts), start=expected_seq + 1):
                     summary = apply_to_summary(summary, execution_id, seq, event)

@@ -241,6 +241,20 @@ def test_an_append_that_parks_or_ends_frees_the_lease_in_the_same_transaction(en
                          expected_seq=4, lease=a)
 
 
+def test_an_empty_append_is_fenced_and_changes_nothing(env):
+    store, peer, _ = env
+    store.create("e1", started())
+    store.append("e1", [NewEvent("EXECUTION_SUSPENDED", {"condition": {"on": "approval"}})], expected_seq=1)
+    a = store.acquire_lease("e1", "worker-a", ttl=10)  # a claim on a parked execution (tick does this)
+    with pytest.raises(FencingError, match="stale append"):
+        store.append("e1", [], expected_seq=1)
+    assert store.append("e1", [], expected_seq=2) == 2
+    assert [e.seq for e in store.read("e1")] == [1, 2]
+    with pytest.raises(FencingError, match="leased to `worker-a`"):  # nothing was appended: the claim stands
+        peer().acquire_lease("e1", "worker-b", ttl=10)
+    assert store.append("e1", [], expected_seq=2, lease=a) == 2
+
+
 def test_create_leased_writes_the_execution_and_its_lease_in_one_step(env):
     store, peer, clock = env
     lease = store.create_leased("e1", started(), owner="worker-a", ttl=10)
