@@ -154,3 +154,18 @@ def test_a_truncated_file_is_refused_at_load(tmp_path):
     path.write_bytes(data[: len(data) // 2])
     with pytest.raises(ManifestError, match="not valid UTF-8 JSON"):
         Registry.from_manifest(path)
+
+
+@pytest.mark.parametrize("canonical", [True, False])
+def test_an_empty_flow_id_is_refused_in_either_layout(tmp_path, canonical):
+    m = sample()
+    flows = dict(m.flows)
+    flows[""] = flows.pop("plain")
+    data = dump_manifest(Manifest(flows=flows))
+    if not canonical:
+        data = json.dumps(json.loads(data)).encode()
+    assert (_split_canonical(data) is not None) is canonical
+    path = tmp_path / "manifest.json"
+    path.write_bytes(data)
+    with pytest.raises(ManifestError, match=r"key `flows` holds an empty flow id"):
+        ManifestDocument.read(path)
