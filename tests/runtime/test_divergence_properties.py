@@ -5,6 +5,8 @@
    no refusal, completed steps are never re-run, an interrupted step is re-run.
 2. Dropping one recorded step from the body is always caught under ``fail`` before the next live
    step's effect (or at completion), and the dropped step is named.
+3. Replacing one branch of a scope of explicit branches ``ctx.parallel([(step_id, fn), …])`` by a
+   new one is caught before the new branch's effect runs, and the dropped step is named.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ OP = st.one_of(
     st.tuples(st.just("step")),
     st.tuples(st.just("decide"), st.integers(0, 2)),
     st.tuples(st.just("parallel"), st.lists(st.integers(0, 2), min_size=1, max_size=3)),
+    st.tuples(st.just("explicit"), st.integers(1, 3)),
     st.tuples(st.just("suspend")),
     st.tuples(st.just("emit")),
 )
@@ -38,6 +41,8 @@ def _name(program_shape):
             out.append(("decide", f"d{n}", [f"d{n}#{i}" for i in range(op[1])]))
         elif op[0] == "parallel":
             out.append(("parallel", [[f"p{n}:{b}#{i}" for i in range(k)] for b, k in enumerate(op[1])]))
+        elif op[0] == "explicit":
+            out.append(("explicit", [f"x{n}:{b}" for b in range(op[1])]))
         elif op[0] == "suspend":
             out.append(("suspend", f"g{n}"))
         else:
@@ -65,6 +70,8 @@ def make_flow(program, calls):
                 ctx.decide(op[1], lambda ids=op[2]: run_steps(ctx, ids))
             elif op[0] == "parallel":
                 ctx.parallel([lambda ids=b: run_steps(ctx, ids) for b in op[1]])
+            elif op[0] == "explicit":
+                ctx.parallel([(s, effect(s)) for s in op[1]])
             elif op[0] == "suspend":
                 ctx.suspend(op[1])
             else:
@@ -140,3 +147,32 @@ def test_dropping_a_recorded_top_level_step_is_always_caught(shape, data):
         assert calls == []  # every recorded step was served; nothing ran live before the refusal
     else:
         raise AssertionError(f"dropping {program[drop][1]} was not caught")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.lists(OP, min_size=1, max_size=8), st.data())
+def test_dropping_a_recorded_explicit_branch_is_always_caught(shape, data):
+    program = _name(shape) + [("suspend", "final"), ("step", "tail")]
+    calls: list[str] = []
+    rt = Runtime(divergence="fail")
+    rt.register(make_flow(program, calls))
+    rt.start("prop", execution_id="e1")
+    while rt.get("e1").gate != "final":
+        rt.resume("e1")
+    branches = [(i, s) for i, op in enumerate(program) if op[0] == "explicit" for s in op[1]]
+    assume(branches)
+    at, dropped = data.draw(st.sampled_from(branches))
+    # a new branch takes the dropped one's place: it must not run before the refusal (the scope
+    # names its steps up front, so unlike a function branch it is judged before its first live step)
+    kept = [s for s in program[at][1] if s != dropped] + ["fresh"]
+    edited = program[:at] + [("explicit", kept)] + program[at + 1 :]
+    calls.clear()
+    refusing = Runtime(journal=rt.journal, divergence="fail", on_warn=lambda m: None)
+    refusing.register(make_flow(edited, calls))
+    try:
+        refusing.resume("e1")
+    except FlowReplayDivergenceError as err:
+        assert dropped in err.skipped
+        assert calls == []  # `fresh` did not run: the refusal came before the scope's first live step
+    else:
+        raise AssertionError(f"dropping branch {dropped} was not caught")
