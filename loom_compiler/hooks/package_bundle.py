@@ -43,6 +43,7 @@ from loom_runtime.errors import LoomError
 from loom_runtime.registry import PACKAGE_MANIFEST_DIR, PACKAGE_MANIFEST_NAME
 
 from ..config import LoomConfig, load_config
+from ..sources import BUNDLE_MARKER
 
 __all__ = [
     "PackagingError",
@@ -56,8 +57,9 @@ __all__ = [
     "sdist_paths",
 ]
 
-#: Written into a copied (not linked) editable bundle, so a later install may replace it.
-EDITABLE_COPY_MARKER = ".loom-editable-copy"
+#: Written into a copied (not linked) editable bundle, so a later install may replace it. The
+#: source walk's marker by definition: it must skip the copy, whose chunks declare the flows again.
+EDITABLE_COPY_MARKER = BUNDLE_MARKER
 
 
 class PackagingError(LoomError):

@@ -94,6 +94,25 @@ def test_editable_refuses_to_replace_a_directory_it_did_not_make(tmp_path):
     assert (root / "shop" / "_loom").is_symlink()
 
 
+def test_editable_copies_the_bundle_where_symlinks_fail_and_the_copy_is_never_scanned(tmp_path, monkeypatch):
+    root = copy_example("shop", tmp_path / "shop")
+
+    def no_symlinks(*args, **kwargs):
+        raise OSError("symlinks are not permitted here")
+
+    monkeypatch.setattr(os, "symlink", no_symlinks)
+    make_hook(root).initialize("editable", {"force_include": {}, "artifacts": []})
+    copy = root / "shop" / "_loom"
+    assert not copy.is_symlink() and (copy / EDITABLE_COPY_MARKER).is_file() and (copy / "manifest.json").is_file()
+    first = registry_facts(root)
+    pricing = root / "shop" / "pricing.py"
+    pricing.write_text(pricing.read_text().replace("REVIEW_LIMIT = 500.0", "REVIEW_LIMIT = 900.0"))
+    assert build_project(load_config(root)).ok  # the copy's chunks are output, not a second `checkout`
+    make_hook(root).initialize("editable", {"force_include": {}, "artifacts": []})  # reinstall replaces the copy
+    second = registry_facts(root)
+    assert second["versions"] == [second["current"], first["current"]]
+
+
 def test_sdist_includes_the_cumulative_out_directory_at_its_own_path(tmp_path):
     root = copy_example("shop", tmp_path / "shop")
     build_data: dict = {"force_include": {}, "artifacts": []}
