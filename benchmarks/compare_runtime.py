@@ -47,6 +47,14 @@ def _size_after_checkpoint(db: str) -> int:
     return os.path.getsize(db)
 
 
+def _count_rows(db: str, table: str) -> int:
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+    finally:
+        conn.close()
+
+
 def _sidecar_bytes(db: str) -> int:
     return sum(os.path.getsize(db + s) for s in ("-wal", "-journal") if os.path.exists(db + s))
 
@@ -88,9 +96,7 @@ def run_dbos(db: str, steps: int) -> dict:
     finally:
         DBOS.destroy()
     after = _size_after_checkpoint(db)
-    conn = sqlite3.connect(db)
-    recorded = conn.execute("SELECT count(*) FROM operation_outputs").fetchone()[0]
-    conn.close()
+    recorded = _count_rows(db, "operation_outputs")
     return {"engine": "dbos", "seconds": elapsed, "steps": steps, "file_bytes": after,
             "growth_bytes": after - before, "recorded_steps": recorded, "pragmas": pragmas}
 
@@ -140,9 +146,7 @@ def run_loom(db: str, steps: int) -> dict:
     finally:
         journal.close()
     after = _size_after_checkpoint(db)
-    conn = sqlite3.connect(db)
-    events = conn.execute("SELECT count(*) FROM events").fetchone()[0]
-    conn.close()
+    events = _count_rows(db, "events")
     return {"engine": "loom", "seconds": elapsed, "steps": steps, "file_bytes": after,
             "growth_bytes": after - before, "events": events, "pragmas": pragmas}
 
