@@ -24,7 +24,6 @@ order), and reading ``setup.cfg``/``loom.toml`` too (one place to look is easier
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sys
 from collections.abc import Mapping
@@ -33,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from loom_runtime.errors import ConfigError
+from loom_runtime.hashing import sha256_digest
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -104,7 +104,7 @@ class LoomConfig:
             "step-decorators": list(self.step_decorators),
         }
         data = json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
-        return "sha256:" + hashlib.sha256(data).hexdigest()
+        return sha256_digest(data)
 
     def is_first_party(self, module: str) -> bool:
         """Whether ``module`` lies under a configured package root (by dotted prefix)."""

@@ -8,10 +8,11 @@ to parse, that import was most of the run.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+
+from loom_runtime.hashing import sha256_digest
 
 __all__ = ["Chunk", "ChunkError", "chunk_path_for", "flow_slug", "source_digest"]
 
@@ -43,7 +44,7 @@ class Chunk:
 
     @property
     def digest(self) -> str:
-        return "sha256:" + hashlib.sha256(self.data).hexdigest()
+        return sha256_digest(self.data)
 
 
 def flow_slug(flow_id: str) -> str:
@@ -69,4 +70,4 @@ def source_digest(data: bytes) -> str:
     service has no project root to find the others by. Edits elsewhere in the closure move the
     codeHash, which the ``closure`` map attributes to a member.
     """
-    return "sha256:" + hashlib.sha256(data).hexdigest()
+    return sha256_digest(data)

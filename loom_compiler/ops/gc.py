@@ -19,13 +19,13 @@ rewriting the manifest in place (a reader in another process could see half a fi
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from loom_runtime.errors import LoomError, ManifestError
+from loom_runtime.hashing import sha256_digest
 from loom_runtime.journal.events import ExecutionSummary
 from loom_runtime.manifest import FlowEntry, Manifest, load_manifest, write_manifest
 from loom_runtime.registry import Registry
@@ -69,7 +69,7 @@ class GcResult:
 
 
 def _digest(path: Path) -> str:
-    return "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
+    return sha256_digest(path.read_bytes())
 
 
 def plan_gc(manifest: str | os.PathLike[str], summaries: Iterable[ExecutionSummary]) -> GcPlan:

@@ -15,10 +15,10 @@ version's chunk to recover canonical forms (the chunk is the bundled text, not t
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
+from loom_runtime.hashing import sha256_digest
 from loom_runtime.manifest import Manifest
 
 from ..config import LoomConfig
@@ -75,7 +75,7 @@ class Snapshot:
 
 def _own_digest(canonical: str, bindings: tuple[tuple[str, str], ...]) -> str:
     data = canonical + "\0" + "\0".join(f"{name}={target}" for name, target in sorted(bindings))
-    return "sha256:" + hashlib.sha256(data.encode("utf-8")).hexdigest()
+    return sha256_digest(data.encode("utf-8"))
 
 
 def snapshot_from_fingerprint(fp: FlowFingerprint) -> FlowSnapshot:
