@@ -1,7 +1,9 @@
 """``loom diff [PATH] [--base GIT_REF | --base-manifest PATH] [--format text|json|markdown|github]``.
 
 A thin shell over ``loom_compiler.review.review_diff``: per flow unchanged/changed/new/removed, the
-closure members that changed, and the ``compatible_with=[...]`` line a reviewer may add. ``text``
+closure members that changed with their code before and after (normalised: formatting and comments
+never show), the recorded steps the new body could skip (a static estimate), a Mermaid graph of the
+route to each change (``markdown``), and the ``compatible_with=[...]`` line a reviewer may add. ``text``
 is coloured when stdout is a terminal (``--color/--no-color`` decides otherwise).
 
 Exit status: 0 when the diff was computed (changes are information, not failure; ``loom check`` is

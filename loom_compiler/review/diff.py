@@ -11,6 +11,18 @@ closure members are compared by name:
   with one of its callees is reported only through the callee.
 * **added** / **removed**: a member only one side reaches (a new helper, a dropped import).
 
+Each member change carries what a reviewer must judge (``CodeChange``): the member's code on each
+side normalised for reading (``review.code``: formatting, comments and docstrings never show, as
+they never move the hash). When the two readings are equal although the member's own digest moved,
+the change is in what its names resolve to (``rebound``: ``pricing.discount`` now means
+``shop.pricing2.discount``), and failing that in a construct the reading prints alike, so the
+canonical forms are shown instead (``canonical=True``): a member reported as edited always shows
+a difference.
+
+``FlowChange.may_skip`` is the static estimate of the recorded steps the new body could skip (what
+the base's step calls can ask for and the head's cannot, ``review.step_calls``); ``None`` when a
+side has no source to read (a manifest base).
+
 ``FlowChange.suggestion`` is the ``compatible_with=[...]`` argument a reviewer may add to the flow
 decorator if the edit is replay-safe: the flow's existing entries plus the base codeHash. It is
 ``None`` when the structure changed, because resolution matches the structure first and no
@@ -28,10 +40,24 @@ from typing import Literal
 
 from ..model import SourceError
 from .snapshot import FlowSnapshot, MemberSnapshot, Snapshot
+from .step_calls import could_skip
 
-__all__ = ["FlowStatus", "MemberChange", "FlowChange", "ReviewDiff", "compute_diff", "compatible_with_line"]
+__all__ = ["FlowStatus", "CodeChange", "MemberChange", "FlowChange", "ReviewDiff", "compute_diff", "compatible_with_line"]
 
 FlowStatus = Literal["unchanged", "changed", "new", "removed"]
+
+
+@dataclass(frozen=True, slots=True)
+class CodeChange:
+    """What changed in one member, for a person: its code before and after (``None``: that side
+    has no such member, or its source is unknown)."""
+
+    before: str | None = None
+    after: str | None = None
+    #: (name, base target, head target) for every name that resolves elsewhere now
+    rebound: tuple[tuple[str, str | None, str | None], ...] = ()
+    #: ``before``/``after`` are canonical forms: the readable code of both sides is identical
+    canonical: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +67,7 @@ class MemberChange:
     kind: str | None = None
     path: str | None = None
     line: int = 0
+    code: CodeChange = CodeChange()
 
     def describe(self) -> str:
         where = f"{self.path}:{self.line}" if self.path else None
@@ -62,6 +89,12 @@ class FlowChange:
     #: the head's ``compatible_with`` already lists the base codeHash
     compatible: bool = False
     head_compatible_with: tuple[str, ...] = ()
+    #: recorded steps the new body could skip (a static estimate); None: not estimated
+    may_skip: tuple[str, ...] | None = None
+    #: the head asks for step ids it computes (the estimate cannot say what they cover)
+    head_computed_steps: int = 0
+    #: the flow's closure as (qualname, kind, refs) of both sides, root first: what the graph draws
+    graph: tuple[tuple[str, str | None, tuple[str, ...]], ...] = ()
 
     @property
     def structure_changed(self) -> bool:
@@ -121,6 +154,9 @@ def _flow_change(flow_id: str, base: FlowSnapshot | None, head: FlowSnapshot | N
     if base is None:
         return FlowChange(flow_id, "new", **common)
     same = base.code_hash == head.code_hash and base.flow_hash == head.flow_hash
+    skip = None
+    if not same and base.step_calls is not None and head.step_calls is not None:
+        skip = could_skip(base.step_calls, head.step_calls)
     return FlowChange(
         flow_id,
         "unchanged" if same else "changed",
@@ -128,8 +164,20 @@ def _flow_change(flow_id: str, base: FlowSnapshot | None, head: FlowSnapshot | N
         base_flow_hash=base.flow_hash,
         members=() if same else _member_changes(base, head),
         compatible=base.code_hash in head.compatible_with,
+        may_skip=skip,
+        head_computed_steps=head.step_calls.computed if head.step_calls is not None else 0,
+        graph=() if same else _graph(base, head),
         **common,
     )
+
+
+def _graph(base: FlowSnapshot, head: FlowSnapshot) -> tuple[tuple[str, str | None, tuple[str, ...]], ...]:
+    """Both sides' members (head first, then those only the base has) with the union of their refs."""
+    nodes: dict[str, tuple[str | None, set[str]]] = {}
+    for m in (*head.members, *base.members):
+        kind, refs = nodes.setdefault(m.qualname, (m.kind, set()))
+        refs.update(m.refs)
+    return tuple((q, kind, tuple(sorted(refs))) for q, (kind, refs) in nodes.items())
 
 
 def _member_changes(base: FlowSnapshot, head: FlowSnapshot) -> tuple[MemberChange, ...]:
@@ -140,13 +188,24 @@ def _member_changes(base: FlowSnapshot, head: FlowSnapshot) -> tuple[MemberChang
     for m in head.members:
         old = bm.get(m.qualname)
         if old is None:
-            out.append(_change(m, "added"))
+            out.append(_change(m, "added", CodeChange(after=m.code)))
         elif m.qualname in moved and _edited(old, m, moved):
-            out.append(_change(m, "edited"))
+            out.append(_change(m, "edited", _code_change(old, m)))
     for m in base.members:
         if m.qualname not in hm:
-            out.append(_change(m, "removed"))
+            out.append(_change(m, "removed", CodeChange(before=m.code)))
     return tuple(out)
+
+
+def _code_change(old: MemberSnapshot, new: MemberSnapshot) -> CodeChange:
+    if old.code is None or new.code is None or old.code != new.code:
+        return CodeChange(old.code, new.code)
+    ob, nb = dict(old.bindings), dict(new.bindings)
+    rebound = tuple((n, ob.get(n), nb.get(n)) for n in sorted(ob.keys() | nb.keys()) if ob.get(n) != nb.get(n))
+    if rebound:
+        return CodeChange(old.code, new.code, rebound=rebound)
+    # the readings agree but the own digests differ: show what the hash saw
+    return CodeChange(old.canonical, new.canonical, canonical=True)
 
 
 def _edited(old: MemberSnapshot, new: MemberSnapshot, moved: set[str]) -> bool:
@@ -156,5 +215,5 @@ def _edited(old: MemberSnapshot, new: MemberSnapshot, moved: set[str]) -> bool:
     return not any(r in moved for r in refs)
 
 
-def _change(m: MemberSnapshot, change: Literal["edited", "added", "removed"]) -> MemberChange:
-    return MemberChange(m.qualname, change, kind=m.kind, path=m.path, line=m.line)
+def _change(m: MemberSnapshot, change: Literal["edited", "added", "removed"], code: CodeChange) -> MemberChange:
+    return MemberChange(m.qualname, change, kind=m.kind, path=m.path, line=m.line, code=code)

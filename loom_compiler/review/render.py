@@ -8,6 +8,12 @@ that GitHub Actions turns into annotations at the flow's file and line. Paths in
 relative to the repository top (``path_prefix`` is the project's directory inside it), because
 that is what GitHub resolves them against.
 
+Every format shows the change itself, not only where: each changed member's code before and after
+(normalised, ``review.code``; one inline pair for a one-line change, diff lines otherwise, via
+``review.change_text``), and the static estimate of the recorded steps the new body could skip.
+Markdown adds a Mermaid graph of the route from the flow to each changed member (``review.graph``);
+github adds a notice at each edited member's own file and line.
+
 Rejected: click's styling in this module (click stays in the command layer) and one template
 engine for all formats (four small functions are easier to read than one generic one).
 """
@@ -17,7 +23,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .diff import FlowChange, ReviewDiff
+from .change_text import MemberDetail, member_detail, skip_sentence
+from .diff import FlowChange, MemberChange, ReviewDiff
+from .graph import mermaid
 from .policy import CheckReport
 
 __all__ = ["FORMATS", "render_diff", "render_text", "render_json", "render_markdown", "render_github", "render_check"]
@@ -73,12 +81,29 @@ def render_text(diff: ReviewDiff, *, colour: bool = False) -> str:
                 )
             for m in f.members:
                 lines.append(f"            {m.change:<8} {m.describe()}")
+                lines.extend(_text_detail(member_detail(m)))
+            skip = skip_sentence(f)
+            if skip:
+                lines.append(f"            {skip}")
             lines.extend(f"            {line}" for line in _advice(f))
     for w in diff.warnings:
         lines.append(f"warning: {w}")
     for e in diff.errors:
         lines.append(_paint(f"error: {e}", "error", colour))
     return "\n".join(lines)
+
+
+def _text_detail(detail: MemberDetail | None, indent: str = " " * 21) -> list[str]:
+    if detail is None:
+        return []
+    if detail.inline is not None:
+        return [f"{indent}{detail.inline[0]}  ->  {detail.inline[1]}"]
+    out = [f"{indent}{detail.note}"] if detail.note else []
+    # the diff marker sits in the column before the code, so the code itself stays aligned
+    out += [f"{indent[:-1]}{line}" for line in detail.lines]
+    if detail.hidden:
+        out.append(f"{indent}... {detail.hidden} more line(s)")
+    return out
 
 
 def _advice(f: FlowChange) -> list[str]:
@@ -107,9 +132,23 @@ def _flow_json(f: FlowChange) -> dict[str, Any]:
         "structureChanged": f.structure_changed,
         "compatible": f.compatible,
         "suggestion": f.suggestion,
-        "members": [
-            {"name": m.qualname, "change": m.change, "kind": m.kind, "path": m.path, "line": m.line} for m in f.members
-        ],
+        "members": [_member_json(m) for m in f.members],
+        "maySkip": None if f.may_skip is None else list(f.may_skip),
+        "headComputedSteps": f.head_computed_steps,
+    }
+
+
+def _member_json(m: MemberChange) -> dict[str, Any]:
+    return {
+        "name": m.qualname,
+        "change": m.change,
+        "kind": m.kind,
+        "path": m.path,
+        "line": m.line,
+        "before": m.code.before,
+        "after": m.code.after,
+        "canonical": m.code.canonical,
+        "rebound": [{"name": n, "before": b, "after": a} for n, b, a in m.code.rebound],
     }
 
 
@@ -132,6 +171,29 @@ def _md(text: str) -> str:
     return text.replace("|", "\\|")
 
 
+def _code_span(text: str) -> str:
+    fence = "``" if "`" in text else "`"
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _markdown_member(m: MemberChange) -> list[str]:
+    where = ", ".join(x for x in (m.kind, _code_span(f"{m.path}:{m.line}") if m.path else None) if x)
+    head = f"{m.change} {_code_span(m.qualname)}" + (f" ({where})" if where else "")
+    detail = member_detail(m)
+    if detail is None:
+        return [head, ""]
+    if detail.inline is not None:
+        return [f"{head}: {_code_span(detail.inline[0])} → {_code_span(detail.inline[1])}", ""]
+    out = [f"{head}: {detail.note}" if detail.note else f"{head}:", ""]
+    if detail.lines:
+        out += ["```diff", *detail.lines]
+        if detail.hidden:
+            out.append(f" ... {detail.hidden} more line(s)")
+        out += ["```", ""]
+    return out
+
+
 def render_markdown(diff: ReviewDiff) -> str:
     out = [f"### loom diff `{diff.base}` → {diff.head}", "", _summary(diff) + ".", ""]
     if diff.flows:
@@ -145,6 +207,15 @@ def render_markdown(diff: ReviewDiff) -> str:
         if f.status != "changed":
             continue
         out.append(f"**`{_md(f.flow_id)}`**: codeHash `{_short(f.base_code_hash)}` → `{_short(f.head_code_hash)}`.")
+        out.append("")
+        for m in f.members:
+            out += _markdown_member(m)
+        skip = skip_sentence(f)
+        if skip:
+            out += [skip, ""]
+        graph = mermaid(f)
+        if graph:
+            out += ["```mermaid", *graph, "```", ""]
         if f.compatible:
             out.append(f"Already lists `{_short(f.base_code_hash)}` in `compatible_with` (asserted replay-safe).")
         elif f.suggestion:
@@ -195,16 +266,46 @@ def render_github(diff: ReviewDiff, *, path_prefix: str = "") -> str:
             continue
         members = "; ".join(f"{m.change} {m.describe()}" for m in f.members) or "no member named"
         message = f"flow `{f.flow_id}` changed ({_short(f.base_code_hash)} -> {_short(f.head_code_hash)}): {members}."
+        skip = skip_sentence(f)
+        if skip:
+            message += f" {skip}"
         advice = _advice(f)
         if advice:
             message += f" Advice: {advice[0]}."
         out.append(_command("warning", message, file=f.path, line=f.line, title=f"loom: flow {f.flow_id} changed",
                             prefix=path_prefix))
+    out.extend(_member_notices(diff, path_prefix))
     for w in diff.warnings:  # the base could not be read completely: no file of the head to point at
         out.append(_command("warning", w, file=None, line=0, title="loom: base", prefix=path_prefix))
     for e in diff.errors:
         out.append(_command("error", e.message, file=e.path, line=e.line, title="loom: source error", prefix=path_prefix))
     return "\n".join(out)
+
+
+def _member_notices(diff: ReviewDiff, prefix: str) -> list[str]:
+    """One notice per edited member at its own file and line (a member shared by flows: once)."""
+    flows: dict[tuple[str, int, str], list[str]] = {}
+    changes: dict[tuple[str, int, str], MemberChange] = {}
+    for f in diff.flows:
+        for m in f.members:
+            if m.change == "edited" and m.path:
+                key = (m.path, m.line, m.qualname)
+                flows.setdefault(key, []).append(f.flow_id)
+                changes.setdefault(key, m)
+    out = []
+    for key in sorted(flows):
+        m = changes[key]
+        detail = member_detail(m)
+        if detail is None:
+            text = "edited"
+        elif detail.inline is not None:
+            text = f"{detail.inline[0]}  ->  {detail.inline[1]}"
+        else:
+            text = "\n".join(([detail.note] if detail.note else []) + list(detail.lines)
+                             + ([f"... {detail.hidden} more line(s)"] if detail.hidden else []))
+        title = f"loom: {m.qualname} changed (flow {', '.join(flows[key])})"
+        out.append(_command("notice", text, file=m.path, line=m.line, title=title, prefix=prefix))
+    return out
 
 
 # -- check ---------------------------------------------------------------------------------------

@@ -8,6 +8,12 @@ without the Merkle hashes of what it calls) and can tell an edited member from o
 moved only because a callee changed. A manifest records only member → Merkle hash; such members
 have ``own=None`` and the diff falls back to the call graph of the other side.
 
+A fingerprint snapshot also keeps what the review shows a person: each member's code normalised
+for reading (``review.code.readable``), its bindings and canonical form (the fallbacks when two
+readings look alike), and the step ids the flow's code can ask for (``review.step_calls``, the
+static "could skip" estimate). A manifest snapshot has none of them (``None``): the manifest
+records hashes, not source.
+
 Rejected: keeping the ``FlowFingerprint`` values themselves in the diff (they hold source text and
 the whole definition; a review value should be small and serialisable), and re-parsing a manifest
 version's chunk to recover canonical forms (the chunk is the bundled text, not the canonical form).
@@ -25,6 +31,8 @@ from ..config import LoomConfig
 from ..fingerprint import fingerprint_project
 from ..model import FlowFingerprint, SourceError
 from ..sources import DirectorySourceTree, SourceTree
+from .code import readable
+from .step_calls import StepCalls, step_calls
 
 __all__ = [
     "MemberSnapshot",
@@ -47,6 +55,9 @@ class MemberSnapshot:
     line: int = 0
     own: str | None = None  # digest of its own canonical form and binding names; None: unknown
     refs: tuple[str, ...] = ()  # qualnames of the closure members it references
+    code: str | None = None  # its source normalised for reading (review.code); None: unknown
+    bindings: tuple[tuple[str, str], ...] = ()  # name -> what it resolves to
+    canonical: str | None = None  # its canonical form; None: unknown
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +70,7 @@ class FlowSnapshot:
     function: str | None = None
     compatible_with: tuple[str, ...] = ()
     members: tuple[MemberSnapshot, ...] = ()  # root first when known
+    step_calls: StepCalls | None = None  # what its code can ask for; None: no source (a manifest)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +92,7 @@ def _own_digest(canonical: str, bindings: tuple[tuple[str, str], ...]) -> str:
 
 def snapshot_from_fingerprint(fp: FlowFingerprint) -> FlowSnapshot:
     names = {m.qualname for m in fp.closure}
+    root = fp.closure[0].qualname if fp.closure else None
     members = tuple(
         MemberSnapshot(
             qualname=m.qualname,
@@ -89,6 +102,9 @@ def snapshot_from_fingerprint(fp: FlowFingerprint) -> FlowSnapshot:
             line=m.line,
             own=_own_digest(m.canonical, m.bindings),
             refs=tuple(sorted({target for _name, target in m.bindings if target in names and target != m.qualname})),
+            code=readable(m.source, flow_id=fp.flow_id, decorator=fp.decorator) if m.qualname == root else readable(m.source),
+            bindings=tuple(m.bindings),
+            canonical=m.canonical,
         )
         for m in fp.closure
     )
@@ -101,6 +117,7 @@ def snapshot_from_fingerprint(fp: FlowFingerprint) -> FlowSnapshot:
         function=f"{fp.module}.{fp.function}",
         compatible_with=tuple(fp.definition.compatible_with),
         members=members,
+        step_calls=step_calls(m.source for m in fp.closure),
     )
 
 

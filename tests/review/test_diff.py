@@ -125,7 +125,12 @@ def test_cli_json_and_exit_status(repo: Path):
     assert doc["schema"] == "loom-diff/1"
     flows = {f["id"]: f for f in doc["flows"]}
     assert flows["checkout"]["status"] == "changed"
-    assert {"name": "shop.pricing.discount", "change": "edited", "kind": "function", "path": "shop/pricing.py", "line": 8} in flows["checkout"]["members"]
+    (discount,) = [m for m in flows["checkout"]["members"] if m["name"] == "shop.pricing.discount"]
+    assert {k: discount[k] for k in ("change", "kind", "path", "line")} == {
+        "change": "edited", "kind": "function", "path": "shop/pricing.py", "line": 8,
+    }
+    assert discount["before"].endswith("math.floor(total * RATE / 100)")
+    assert discount["after"].endswith("math.ceil(total * RATE / 100)")
 
 
 def test_the_working_tree_is_left_alone(repo: Path):

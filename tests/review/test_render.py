@@ -17,9 +17,15 @@ from helpers.git_repo import edit, git
 
 @pytest.fixture
 def diff(repo: Path):
-    """checkout (a helper and its declared steps) and refund (the helper) changed, one flow added."""
+    """checkout (a helper, a constant, its declared steps and a dropped step call) and refund (the
+    helper and the constant) changed, one flow added. Comment and formatting edits ride along
+    (beside the constant, inside the helper, and alone in shop.util.fee): none may show."""
     edit(repo / "shop/pricing.py", "math.floor(total", "math.ceil(total")
+    edit(repo / "shop/pricing.py", "# floor, so a customer never pays", "# ceil: a customer never pays")
+    edit(repo / "shop/pricing.py", "RATE = 90  # percent kept after the discount", "RATE = 92  # percent kept (raised)")
+    edit(repo / "shop/util.py", "    return 1\n", "    # flat\n    return (1)\n")
     edit(repo / "shop/flows.py", 'steps=["reserve", "charge", "ship"]', 'steps=["reserve", "charge", "ship", "notify"]')
+    edit(repo / "shop/flows.py", '    ctx.execute("ship", ship, order["id"])\n', "")
     (repo / "shop/late.py").write_text('from loom_runtime import flow\n\n\n@flow("late")\ndef late(ctx, x):\n    return x\n')
     return review_diff(load_config(repo), base="v1")
 
