@@ -194,3 +194,28 @@ def test_labels_are_quoted_for_mermaid():
     graph = (("m.fl\"ow", "flow", ("m.h0",)),) + f.graph[1:]
     lines = mermaid(FlowChange(**{**{k: getattr(f, k) for k in f.__slots__}, "graph": graph}))
     assert '  n0["m.fl#quot;ow<br/><i>flow</i>"]' in lines
+
+
+def test_real_code_reads_the_same_without_its_comments():
+    # click's own source (code we did not write): dropping every comment and blank line, and
+    # re-indenting a function as a method would be, never changes its reading
+    import ast
+    import io
+    import tokenize
+    from pathlib import Path as P
+
+    import click
+
+    checked = 0
+    for path in sorted(P(click.__file__).parent.glob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        tokens = [t for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type != tokenize.COMMENT]
+        stripped = tokenize.untokenize(tokens)
+        assert readable(source) == readable(stripped) is not None, path
+        for node in ast.parse(source).body:
+            if isinstance(node, ast.FunctionDef):
+                text = ast.get_source_segment(source, node, padded=True) or ""
+                indented = "".join("    " + line if line.strip() else line for line in text.splitlines(True))
+                assert readable(text) == readable(indented) is not None, (path, node.name)
+                checked += 1
+    assert checked > 20
