@@ -44,6 +44,7 @@ Rejected: one whole-program cache entry (any edit invalidates every flow), mtime
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import gc
 import os
@@ -53,7 +54,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Optional
 
 if TYPE_CHECKING:
     from ..analysis import ModuleSummary
@@ -68,7 +69,7 @@ from ..config import LoomConfig
 from ..model import FlowFingerprint, SourceError
 from ..precheck import might_define_flows
 from ..sources import DirectorySourceTree, SourceTree
-from .cache import CACHE_DIRNAME, SummaryCache, cache_key, write_entries
+from .cache import CACHE_DIRNAME, SummaryCache, cache_key, encode_entry, write_entries
 from .chunk_file import Chunk, ChunkError, chunk_path_for
 from .history import GitSourceTree
 from .manifest_build import closure_source_digests, merge_manifest
@@ -126,6 +127,20 @@ class _Built:
 class _Collected:
     built: list[_Built] = field(default_factory=list)
     errors: list[SourceError] = field(default_factory=list)
+
+
+#: A flow module's cache entry: ``(modules its closure asked for, with their sha256 or None when
+#: absent; its built versions; its errors)`` (see the module docstring, stage 2).
+FlowsEntry = tuple[tuple[tuple[str, Optional[str]], ...], tuple[_Built, ...], tuple[SourceError, ...]]
+
+
+@functools.lru_cache(maxsize=None)
+def _summary_type() -> Any:
+    """What a summary entry holds. Imported on first use: ``analysis`` imports libcst, which a
+    build served from the cache never needs."""
+    from ..analysis import ModuleSummary
+
+    return ModuleSummary | SourceError
 
 
 def build_project(
@@ -298,15 +313,16 @@ def _collect_all(pipeline: _Pipeline, tree: SourceTree, config: LoomConfig, from
 
 
 def _analyse_job(args: tuple[bytes, str, str, LoomConfig, str | None, str]) -> bytes:
-    # pickled once, here; the worker writes the cache entry itself, in parallel with the others
+    # The worker writes the cache entry itself, in parallel with the others. The summary goes back
+    # to the build pickled: that is the pipe between a process and the workers it forked (as every
+    # ``ProcessPoolExecutor`` result does), never a file anyone else can write.
     data, module, path, config, cache_dir, key = args
     from .. import analysis
 
-    pickled = pickle.dumps(analysis.analyse_module(data, module=module, path=path, config=config),
-                           protocol=pickle.HIGHEST_PROTOCOL)
+    summary = analysis.analyse_module(data, module=module, path=path, config=config)
     if cache_dir is not None:
-        write_entries(cache_dir, {key: pickled})
-    return pickled
+        write_entries(cache_dir, {key: encode_entry(key, summary, _summary_type())})
+    return pickle.dumps(summary, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 class _Source:
@@ -384,7 +400,7 @@ class _Pipeline:
     # -- summaries --------------------------------------------------------------------------------
     def _summary_key(self, src: _Source, module: str) -> str:
         return cache_key(config_digest=self.config.digest, module=module, path=src.path(module) or "",
-                         content_sha256=src.sha(module) or "")
+                         content_sha256=src.sha(module) or "", value_type=_summary_type())
 
     def summary(self, src: _Source, memo: dict[str, Any], module: str) -> ModuleSummary | SourceError | None:
         if module in memo:
@@ -394,7 +410,7 @@ class _Pipeline:
             memo[module] = None
             return None
         key = self._summary_key(src, module)
-        result = self.cache.get(key)
+        result = self.cache.get(key, _summary_type())
         if result is None:
             # The total grows as closures reach further modules: "parsed so far / known so far".
             self.progress_total += 1
@@ -403,7 +419,7 @@ class _Pipeline:
 
             result = analysis.analyse_module(data, module=module, path=path, config=self.config)
             self.parsed.append(module)
-            self.cache.put(key, result)
+            self.cache.put(key, result, _summary_type())
             self.progress.advance(1)
         memo[module] = result
         return result
@@ -414,7 +430,7 @@ class _Pipeline:
         for module in modules:
             if module in memo or src.data(module) is None:
                 continue
-            hit = self.cache.get(self._summary_key(src, module))
+            hit = self.cache.get(self._summary_key(src, module), _summary_type())
             if hit is not None:
                 memo[module] = hit
             else:
@@ -476,7 +492,7 @@ class _Pipeline:
         stale: list[str] = []
         cached: dict[str, tuple[Any, ...]] = {}
         for module in candidates:
-            entry = self.cache.get(self._flows_key(src, module))
+            entry = self.cache.get(self._flows_key(src, module), FlowsEntry)
             if entry is not None and all(src.sha(m) == sha for m, sha in entry[0]):
                 cached[module] = entry
             else:
@@ -499,7 +515,7 @@ class _Pipeline:
                 deps, built, errors = cached[module]
             else:
                 deps, built, errors = self._fingerprint_module(src, memo, module)
-                self.cache.put(self._flows_key(src, module), (deps, built, errors))
+                self.cache.put(self._flows_key(src, module), (deps, built, errors), FlowsEntry)
                 if built or errors:
                     self.refingerprinted.append(module)
             result.built.extend(built)
@@ -509,7 +525,7 @@ class _Pipeline:
 
     def _flows_key(self, src: _Source, module: str) -> str:
         return cache_key(config_digest=self.config.digest, module=module, path=src.path(module) or "",
-                         content_sha256=src.sha(module) or "", kind="flows")
+                         content_sha256=src.sha(module) or "", kind="flows", value_type=FlowsEntry)
 
     def _fingerprint_module(self, src: _Source, memo: dict[str, Any], module: str) -> tuple[Any, ...]:
         requested: set[str] = {module}

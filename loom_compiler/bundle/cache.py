@@ -1,42 +1,59 @@
 """Content-addressed cache of per-module analysis results (``.loom-cache/`` under the project root).
 
-Key: sha256 over the cache format, the fingerprint scheme, a token of the compiler's own code, the
-configuration digest (``LoomConfig.digest``: decorators, step decorators, packages), the module's
-dotted name and path, and the sha256 of the file's bytes. Whatever changes the analysis of a file
-changes the key, so an entry is never invalidated: it is simply not asked for again (stale entries
-cost disk only; ``rm -rf .loom-cache`` is always safe). An edit to ``pricing.py`` therefore re-parses
+Key: sha256 over the cache format, the kind of entry, the schema digest of the cached type
+(``cache_codec.schema_digest``: every field name and type of ``ModuleSummary`` and what it holds),
+the fingerprint scheme, a token of the compiler's own code, the configuration digest
+(``LoomConfig.digest``: decorators, step decorators, packages), the module's dotted name and path,
+and the sha256 of the file's bytes. Whatever changes the analysis of a file changes the key, so an
+entry is never invalidated: it is simply not asked for again (stale entries cost disk only;
+``rm -rf .loom-cache`` is always safe). An edit to ``pricing.py`` therefore re-parses
 ``pricing.py`` alone; which *flows* it affects follows from the first-party import graph at
 fingerprint time.
 
-Values are pickles of the picklable ``ModuleSummary`` (or ``SourceError``) written through a temp
-file and ``os.replace``: a concurrent or interrupted build sees a whole entry or none. Entries are
-not fsynced (unlike the manifest): a lost entry after a power cut is only a cache miss, and an
-fsync per module would cost more than the parse it saves. A corrupt or unreadable entry is a miss.
+**What an entry can do: nothing but be a value.** An entry is the line ``loom-cache/2 <key>``
+followed by the value as plain JSON (``cache_codec``: scalars, lists and objects, rebuilt into the
+annotated dataclasses with every value type-checked). Reading one never runs code from it, and an
+entry that is not exactly a value of the expected type — truncated, another key's, an old pickle,
+crafted, 100,000 levels deep — is a cache miss (the module is parsed again), never a crashed or
+misled ``loom build``. What the cache still decides is *content*: a hand-crafted but well-typed
+entry could carry a wrong fingerprint or chunk text, as a poisoned ccache or Bazel cache could; share
+``.loom-cache`` only between jobs that may also write the build output.
 
-Rejected: mtime-based invalidation (git checkouts and CI caches rewrite mtimes; content hashing is
-what Black learned to do), one big pickle for the whole project (every build would rewrite it, and
-two parallel builds would race on it), and sqlite (a dependency on locking semantics for no gain).
+Entries are written through a temp file and ``os.replace``: a concurrent or interrupted build sees
+a whole entry or none. They are not fsynced (unlike the manifest): a lost entry after a power cut
+is only a cache miss, and an fsync per module would cost more than the parse it saves.
+
+Rejected: pickle (a crafted entry executes code inside ``loom build``, and a valid pickle of the
+wrong type crashed it with a ``KeyError``), mtime-based invalidation (git checkouts and CI caches
+rewrite mtimes; content hashing is what Black learned to do), one big entry for the whole project
+(every build would rewrite it, and two parallel builds would race on it), and sqlite (a dependency
+on locking semantics for no gain).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import pickle
 import threading
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from loom_runtime.files import read_regular_file
 from loom_runtime.manifest import FINGERPRINT_SCHEME
 
-__all__ = ["CACHE_DIRNAME", "SummaryCache", "cache_key", "compiler_token", "write_entries"]
+from .cache_codec import CacheFormatError, decode, encode, schema_digest
+
+__all__ = ["CACHE_DIRNAME", "SummaryCache", "cache_key", "compiler_token", "encode_entry", "write_entries"]
 
 CACHE_DIRNAME = ".loom-cache"
 # One flat directory of entries: no 256-way fan-out by key prefix (ext4, APFS and NTFS index large
 # directories; the fan-out cost a first build ~160 mkdir calls, ~1 ms each on a busy disk).
 ENTRIES_DIRNAME = "entries"
-_FORMAT = "loom-cache/1"
+#: The entry format; in every key and on every entry's first line (an entry of another format is
+#: never looked up, and if renamed into place it is refused on read).
+FORMAT = "loom-cache/2"
+_SUFFIX = ".json"
 
 
 @lru_cache(maxsize=None)
@@ -54,59 +71,81 @@ def compiler_token(*, with_bundler: bool = False) -> str:
     return h.hexdigest()
 
 
-def cache_key(*, config_digest: str, module: str, path: str, content_sha256: str, kind: str = "summary") -> str:
+@lru_cache(maxsize=None)
+def _schema(value_type: Any) -> str:
+    return schema_digest(value_type)
+
+
+def cache_key(*, config_digest: str, module: str, path: str, content_sha256: str, value_type: Any,
+              kind: str = "summary") -> str:
     """Key of one module's cached ``kind`` (``summary``: its analysis; ``flows``: its flows,
-    closures and chunks, valid while the modules they reached are unchanged)."""
+    closures and chunks, valid while the modules they reached are unchanged), a value of
+    ``value_type`` (the annotation the entry is read back as)."""
     token = compiler_token(with_bundler=kind != "summary")
-    parts = (_FORMAT, kind, FINGERPRINT_SCHEME, token, config_digest, module, path, content_sha256)
+    parts = (FORMAT, kind, _schema(value_type), FINGERPRINT_SCHEME, token, config_digest, module, path, content_sha256)
     return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
 
 
+def encode_entry(key: str, value: Any, value_type: Any) -> bytes:
+    """The bytes of one entry: the header line, then the value (``TypeError`` if it cannot be cached)."""
+    return f"{FORMAT} {key}\n".encode("ascii") + encode(value, value_type)
+
+
+def decode_entry(key: str, data: bytes, value_type: Any) -> Any:
+    """The value of an entry read under ``key``; ``CacheFormatError`` unless it is exactly one."""
+    header = f"{FORMAT} {key}\n".encode("ascii")
+    if not data.startswith(header):
+        raise CacheFormatError(f"not a {FORMAT} entry for this key")
+    return decode(data[len(header):], value_type)
+
+
 class SummaryCache:
-    """``get``/``put`` by key; ``hits``/``misses`` count this build's lookups for the summary."""
+    """``get``/``put`` by key and value type; ``hits``/``misses`` count this build's lookups."""
 
     def __init__(self, directory: Path | str, *, enabled: bool = True) -> None:
         self.directory = Path(directory)
         self.enabled = enabled
         self.hits = 0
         self.misses = 0
-        # Entries are pickled at ``put`` (the value is frozen then) and written together by
+        # Entries are encoded at ``put`` (the value is frozen then) and written together by
         # ``flush`` on this thread. Writer threads overlapping the parse looked free but were not:
         # each write is Python code holding the GIL, and the hand-offs between the parser and four
         # writers cost more than the writes (a cold build of 150 modules: ~1 s of 3.5 s).
         self._unflushed: dict[str, bytes] = {}  # put by this process, not yet on disk
+        self._values: dict[str, Any] = {}  # the values put, served as they were put
         # A first build has no cache directory: skip one failed open() per module.
         self._empty = not self.directory.is_dir()
 
     def _path(self, key: str) -> Path:
-        return self.directory / ENTRIES_DIRNAME / f"{key}.pickle"
+        return self.directory / ENTRIES_DIRNAME / f"{key}{_SUFFIX}"
 
-    def get(self, key: str) -> Any | None:
+    def get(self, key: str, value_type: Any) -> Any | None:
+        """The value cached under ``key``, or None: absent, unreadable or not a ``value_type``."""
         if not self.enabled:
             self.misses += 1
             return None
-        try:
-            if key in self._unflushed:
-                value = pickle.loads(self._unflushed[key])
-            elif self._empty:
-                self.misses += 1
-                return None
-            else:
-                with open(self._path(key), "rb") as fh:
-                    value = pickle.load(fh)
-        except FileNotFoundError:
+        if key in self._values:
+            self.hits += 1
+            return self._values[key]
+        if self._empty:
             self.misses += 1
             return None
-        except Exception:  # a truncated or foreign file is a miss, never a failed build
+        try:
+            data = read_regular_file(self._path(key))  # a FIFO planted there must not hang the build
+            value = decode_entry(key, data, value_type)
+        except (OSError, CacheFormatError):  # absent, unreadable, or not this value: parse again
             self.misses += 1
             return None
         self.hits += 1
         return value
 
-    def put(self, key: str, value: Any) -> None:
+    def put(self, key: str, value: Any, value_type: Any) -> None:
+        """Remember ``value`` for ``flush``. ``TypeError`` when it cannot be cached (a field typed
+        ``Any``, a callable): a bug in the annotations, found by the first build of any test."""
         if not self.enabled:
             return
-        self._unflushed[key] = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        self._unflushed[key] = encode_entry(key, value, value_type)
+        self._values[key] = value
 
     def flush(self) -> None:
         """Write every ``put`` entry; see ``write_entries``."""
@@ -117,7 +156,7 @@ class SummaryCache:
 
 
 def write_entries(directory: Path | str, entries: dict[str, bytes]) -> None:
-    """Write pickled entries under ``directory``, each through a temp file and ``os.replace``. An
+    """Write encoded entries under ``directory``, each through a temp file and ``os.replace``. An
     I/O error drops the entry: a read-only checkout or a full disk must not fail the build. Also
     called by parse workers for the summaries they produce (in parallel, off the main process)."""
     sub = os.path.join(os.fspath(directory), ENTRIES_DIRNAME)
@@ -133,7 +172,7 @@ def write_entries(directory: Path | str, entries: dict[str, bytes]) -> None:
             try:
                 with open(tmp, "wb") as fh:
                     fh.write(data)
-                os.replace(tmp, os.path.join(sub, f"{key}.pickle"))
+                os.replace(tmp, os.path.join(sub, f"{key}{_SUFFIX}"))
             except BaseException:
                 try:
                     os.unlink(tmp)

@@ -1,13 +1,39 @@
-"""The summary cache: content-addressed keys, atomic entries, corrupt entries are misses."""
+"""The summary cache: content-addressed keys, atomic entries, and entries that can only be values.
+
+An entry is plain JSON rebuilt into the annotated dataclasses with every value checked
+(``cache_codec``): a crafted, truncated, foreign or wrongly typed entry is a cache miss, never code
+run inside ``loom build`` and never a crashed build.
+"""
 
 from __future__ import annotations
 
-from loom_compiler.bundle.cache import SummaryCache, cache_key
+import enum
+import json
+import os
+import pickle
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Optional
+
+import pytest
+
+from loom_compiler.analysis import ModuleSummary, analyse_module
+from loom_compiler.bundle.build import FlowsEntry, build_project
+from loom_compiler.bundle.cache import SummaryCache, cache_key, decode_entry, encode_entry
+from loom_compiler.bundle.cache_codec import CacheFormatError, decode, encode, schema_digest
+from loom_compiler.config import load_config
 from loom_compiler.model import SourceError
+
+from helpers.git_repo import copy_project
+
+DATA = Path(__file__).parent / "data" / "bundle_shop"
+SUMMARY = ModuleSummary | SourceError
 
 
 def key(**over):
-    args = {"config_digest": "sha256:" + "1" * 64, "module": "shop.flows", "path": "shop/flows.py", "content_sha256": "ab" * 32}
+    args = {"config_digest": "sha256:" + "1" * 64, "module": "shop.flows", "path": "shop/flows.py",
+            "content_sha256": "ab" * 32, "value_type": SUMMARY}
     args.update(over)
     return cache_key(**args)
 
@@ -16,32 +42,255 @@ def test_key_changes_with_every_input_that_shapes_a_summary():
     base = key()
     assert key() == base
     assert len({base, key(config_digest="sha256:" + "2" * 64), key(module="shop.other"), key(path="src/shop/flows.py"),
-                key(content_sha256="cd" * 32)}) == 5
+                key(content_sha256="cd" * 32), key(kind="flows"), key(value_type=SourceError)}) == 7
 
 
 def test_put_then_get_round_trips_and_counts(tmp_path):
     cache = SummaryCache(tmp_path / ".loom-cache")
     value = SourceError("shop/flows.py", 3, 4, "bad")
-    assert cache.get(key()) is None
-    cache.put(key(), value)
-    assert cache.get(key()) == value  # before the background write landed, too
+    assert cache.get(key(), SUMMARY) is None
+    cache.put(key(), value, SUMMARY)
+    assert cache.get(key(), SUMMARY) == value  # before the write landed, too
     cache.flush()
-    assert SummaryCache(tmp_path / ".loom-cache").get(key()) == value
+    assert SummaryCache(tmp_path / ".loom-cache").get(key(), SUMMARY) == value
     assert (cache.hits, cache.misses) == (1, 1)
     assert not list((tmp_path / ".loom-cache").rglob("*.tmp"))
 
 
-def test_a_corrupt_entry_is_a_miss_not_a_failure(tmp_path):
-    cache = SummaryCache(tmp_path)
-    cache.put(key(), "value")
-    cache.flush()
-    (entry,) = list(tmp_path.rglob("*.pickle"))
-    entry.write_bytes(b"\x80\x05garbage")
-    assert cache.get(key()) is None
-
-
 def test_disabled_cache_stores_nothing(tmp_path):
     cache = SummaryCache(tmp_path / "c", enabled=False)
-    cache.put(key(), "value")
+    cache.put(key(), SourceError("a.py", 1, 1, "x"), SUMMARY)
     cache.flush()
-    assert cache.get(key()) is None and not (tmp_path / "c").exists()
+    assert cache.get(key(), SUMMARY) is None and not (tmp_path / "c").exists()
+
+
+# -- entries are values, never code -----------------------------------------------------------------
+
+
+class _Evil:
+    """Unpickling this runs ``os.system``: what a crafted pickle entry could do."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.marker}",))
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return copy_project(DATA, tmp_path / "shop")
+
+
+def _entries(root: Path) -> list[Path]:
+    found = sorted(p for p in (root / ".loom-cache" / "entries").iterdir() if not p.name.startswith("."))
+    assert found, "the first build wrote no cache entries"
+    return found
+
+
+@pytest.mark.parametrize("payload", ["code", "wrong type", "garbage"])
+def test_a_crafted_entry_runs_nothing_and_is_a_miss(project: Path, tmp_path: Path, payload: str):
+    first = build_project(load_config(project))
+    assert first.ok
+    marker = tmp_path / "pwned"
+    data = {
+        "code": pickle.dumps(_Evil(marker)),
+        "wrong type": pickle.dumps({"not": "a summary"}),  # today: KeyError out of the build
+        "garbage": b"\x80\x05garbage",
+    }[payload]
+    for entry in _entries(project):
+        entry.write_bytes(data)
+    manifest_before = first.manifest_path.read_bytes()
+    again = build_project(load_config(project))
+    assert not marker.exists(), "a cache entry executed code inside loom build"
+    assert again.ok and again.manifest_path.read_bytes() == manifest_before
+    assert set(again.parsed) >= {"shop.flows"}  # every entry was a miss: parsed again
+
+
+def test_a_build_rewrites_entries_it_could_not_read_and_then_hits(project: Path):
+    build_project(load_config(project))
+    for entry in _entries(project):
+        entry.write_bytes(b"{}")
+    build_project(load_config(project))
+    third = build_project(load_config(project))
+    assert third.parsed == () and third.refingerprinted == ()
+
+
+def _mutations(doc: Any):
+    """Every single-node replacement of ``doc`` by a value of another JSON kind (or a deep/huge one)."""
+    replacements = [None, True, 7, 2.5, "x", [], {}, [[[[]]]], {"k": 1}]
+    yield 10**30
+    yield replacements[0]
+    for alt in replacements:
+        if type(alt) is not type(doc):
+            yield alt
+    if isinstance(doc, list):
+        for i, item in enumerate(doc):
+            for m in _mutations(item):
+                yield [*doc[:i], m, *doc[i + 1:]]
+        yield doc[:-1]
+        yield [*doc, None]
+    elif isinstance(doc, dict):
+        for k, item in doc.items():
+            for m in _mutations(item):
+                yield {**doc, k: m}
+
+
+def test_every_mutation_of_a_real_entry_is_a_miss_or_a_value_of_the_type(project: Path):
+    text = (project / "shop" / "flows.py").read_bytes()
+    summary = analyse_module(text, module="shop.flows", path="shop/flows.py", config=load_config(project))
+    assert isinstance(summary, ModuleSummary)
+    doc = json.loads(encode(summary, SUMMARY))
+    checked = 0
+    for mutated in _mutations(doc):
+        data = json.dumps(mutated).encode()
+        try:
+            value = decode(data, SUMMARY)
+        except CacheFormatError:
+            continue
+        assert isinstance(value, (ModuleSummary, SourceError))  # a valid variant: still the type
+        checked += 1
+    assert checked < 200  # most mutations must be refused, not coerced
+
+
+@pytest.mark.parametrize("data", [
+    b"[" * 100_000 + b"]" * 100_000,
+    b"[0, " + b"9" * 5000 + b"]",
+    b"\xff\xfe",
+    b"",
+    b'{"__reduce__": "os.system"}',
+])
+def test_pathological_json_is_a_format_error(data: bytes):
+    with pytest.raises(CacheFormatError):
+        decode(data, SUMMARY)
+
+
+def test_an_entry_read_under_another_key_is_refused(tmp_path: Path):
+    value = SourceError("a.py", 1, 2, "bad")
+    data = encode_entry(key(), value, SUMMARY)
+    assert decode_entry(key(), data, SUMMARY) == value
+    with pytest.raises(CacheFormatError, match="not a loom-cache/2 entry for this key"):
+        decode_entry(key(module="other"), data, SUMMARY)
+
+
+def test_a_fifo_or_directory_in_place_of_an_entry_is_a_miss_not_a_hang(tmp_path: Path):
+    cache = SummaryCache(tmp_path)
+    cache.put(key(), SourceError("a.py", 1, 1, "x"), SUMMARY)
+    cache.flush()
+    path = cache._path(key())
+    path.unlink()
+    os.mkfifo(path)  # opening it for reading would block forever
+    assert SummaryCache(tmp_path).get(key(), SUMMARY) is None
+    path.unlink()
+    path.mkdir()
+    assert SummaryCache(tmp_path).get(key(), SUMMARY) is None
+
+
+# -- the codec is generic over dataclass fields -------------------------------------------------------
+
+
+class Colour(enum.Enum):
+    RED = "red"
+    BLUE = "blue"
+
+
+@dataclass(frozen=True, slots=True)
+class Leaf:
+    name: str
+    weight: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    kind: Literal["a", "b"]
+    count: int
+    flag: bool
+    colour: Colour
+    maybe: Optional[str]
+    number: int | float | str | None
+    leaves: tuple[Leaf, ...]
+    pair: tuple[str, int]
+    names: frozenset[str]
+    table: dict[str, tuple[int, ...]]
+    pattern: re.Pattern[str]
+    either: Leaf | SourceError
+    children: tuple["Node", ...] = ()
+    extra: list[str] = field(default_factory=list)
+
+
+def _node(**over) -> Node:
+    args = dict(kind="a", count=3, flag=True, colour=Colour.BLUE, maybe=None, number=2.0,
+                leaves=(Leaf("x"), Leaf("y", 0.5)), pair=("p", 1), names=frozenset({"n", "m"}),
+                table={"t": (1, 2)}, pattern=re.compile("pack#\\d+", re.I), either=SourceError("f.py", 1, 2, "m"))
+    args.update(over)
+    return Node(**args)
+
+
+def test_a_dataclass_round_trips_through_its_fields_without_any_codec_code():
+    value = _node(children=(_node(kind="b", number="s", maybe="m", either=Leaf("z")),))
+    back = decode(encode(value, Node), Node)
+    assert back == value and type(back.number) is float and type(back.children[0].either) is Leaf
+
+
+@pytest.mark.parametrize("path, bad", [
+    ((1,), True),          # count: a bool is no int
+    ((2,), 1),             # flag: an int is no bool
+    ((0,), "c"),           # kind: not among the literals
+    ((3,), "green"),       # colour: not a member
+    ((7,), ["p", 1, 2]),   # pair: a fixed tuple of two
+    ((10,), {"pattern": "(", "flags": 0}),  # an invalid regex
+    ((11,), [0, ["f.py", 1, 2]]),           # either: the tag says Leaf, the fields do not fit
+])
+def test_a_value_of_the_wrong_type_is_refused_on_read(path, bad):
+    doc = json.loads(encode(_node(), Node))
+    target = doc
+    for i in path[:-1]:
+        target = target[i]
+    target[path[-1]] = bad
+    with pytest.raises(CacheFormatError):
+        decode(json.dumps(doc), Node)
+
+
+def test_a_field_change_changes_the_schema_digest():
+    @dataclass(frozen=True)
+    class V1:
+        a: str
+
+    @dataclass(frozen=True)
+    class V2:
+        a: str
+        b: int = 0
+
+    @dataclass(frozen=True)
+    class V3:
+        a: int
+
+    V2.__qualname__ = V3.__qualname__ = V1.__qualname__
+    assert len({schema_digest(V1), schema_digest(V2), schema_digest(V3)}) == 3
+
+
+def test_a_field_that_cannot_be_plain_json_fails_the_put_naming_it(tmp_path: Path):
+    @dataclass(frozen=True)
+    class Holder:
+        payload: Any
+
+    with pytest.raises(TypeError, match=r"Holder\.payload: a value annotated typing\.Any cannot be cached"):
+        SummaryCache(tmp_path).put(key(value_type=Holder), Holder(object()), Holder)
+
+
+def test_real_summaries_and_flow_entries_round_trip(project: Path):
+    report = build_project(load_config(project))
+    cache = SummaryCache(project / ".loom-cache")
+    seen = {"summary": 0, "flows": 0}
+    for entry in _entries(project):
+        data = entry.read_bytes()
+        k = entry.stem
+        for kind, tp in (("summary", SUMMARY), ("flows", FlowsEntry)):
+            try:
+                value = decode_entry(k, data, tp)
+            except CacheFormatError:
+                continue
+            assert decode_entry(k, encode_entry(k, value, tp), tp) == value
+            seen[kind] += 1
+    assert seen["summary"] >= 3 and seen["flows"] >= 2, seen
+    assert cache.hits == 0 and report.ok
