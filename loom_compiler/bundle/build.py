@@ -32,10 +32,9 @@ configuration (``packages``, decorators). Their problems are warnings, not error
 cannot be fixed, and one broken file in ``v1.0`` must not block every future build; the versions
 that did build are added.
 
-Two builds into one output directory at the same time take turns: an advisory lock
-(``fcntl.flock`` on ``.loom-cache/locks/<digest of out>.lock``, released by the kernel if a build
-dies) is held from reading the previous manifest to writing the new one, so neither can drop a
-version the other added. Where ``fcntl`` is missing (Windows) builds are not coordinated.
+Two builds into one output directory at the same time take turns, from any checkout: the lock of
+the output directory itself (``output_lock``, also taken by ``loom gc``) is held from reading the
+previous manifest to writing the new one, so neither can drop a version the other added.
 
 Rejected: one whole-program cache entry (any edit invalidates every flow), mtime checks (see
 ``cache``), and emitting chunks from re-parsed files (the summaries already carry the text).
@@ -73,6 +72,7 @@ from .cache import CACHE_DIRNAME, SummaryCache, cache_key, encode_entry, write_e
 from .chunk_file import Chunk, ChunkError, chunk_path_for
 from .history import GitSourceTree
 from .manifest_build import closure_source_digests, merge_manifest
+from .output_lock import output_lock
 from .progress import BuildSummary, NullProgress, Progress
 
 __all__ = ["BuildReport", "build_project", "MANIFEST_NAME"]
@@ -173,7 +173,7 @@ def build_project(
     pipeline = _Pipeline(config, cache, jobs=None if jobs is None else max(1, jobs), progress=progress, hide=out_rel)
 
     try:
-        with _output_lock(config.root / CACHE_DIRNAME, out_dir), _fewer_gc_passes():
+        with output_lock(out_dir), _fewer_gc_passes():
             return _build_locked(config, out_dir, manifest_path, pipeline, cache, started, from_git, tree)
     finally:
         cache.flush()
@@ -678,28 +678,6 @@ def _fewer_gc_passes() -> Iterator[None]:
         yield
     finally:
         gc.set_threshold(*threshold)
-
-
-@contextlib.contextmanager
-def _output_lock(cache_dir: Path, out_dir: Path) -> Iterator[None]:
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows
-        yield
-        return
-    locks = cache_dir / "locks"
-    try:
-        locks.mkdir(parents=True, exist_ok=True)
-        fh = open(locks / (hashlib.sha256(str(out_dir).encode()).hexdigest()[:24] + ".lock"), "a+b")
-    except OSError:
-        yield  # a read-only checkout: nothing to coordinate with
-        return
-    with fh:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
 def _file_bytes(path: Path) -> bytes | None:

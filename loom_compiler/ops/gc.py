@@ -8,8 +8,11 @@ is only *compatible* with the current version goes. If any execution of a flow c
 shipping or migrating, and a gc must never make a bad state worse. A removed flow whose every
 version goes is dropped from the manifest.
 
-``apply_gc`` refuses when the manifest changed since the plan (another build ran): the plan's
-digest of the manifest bytes must still match. It writes the new manifest atomically first and
+``apply_gc`` holds the output directory's lock (``bundle.output_lock``, which ``loom build`` holds
+from reading the previous manifest to writing the new one), and under it refuses when the manifest
+changed since the plan (another build ran): the plan's digest of the manifest bytes must still
+match. Without the lock a build in flight had read the old manifest, the gc deleted a chunk, and
+the build then wrote a manifest naming it again (8 of 8 trials). It writes the new manifest atomically first and
 only then deletes the chunk files no remaining version references, so a crash in between leaves
 stray files, never a manifest that points at a missing chunk.
 
@@ -29,6 +32,8 @@ from loom_runtime.hashing import sha256_digest
 from loom_runtime.journal.events import ExecutionSummary
 from loom_runtime.manifest import FlowEntry, Manifest, load_manifest, write_manifest
 from loom_runtime.registry import Registry
+
+from ..bundle.output_lock import output_lock
 
 __all__ = ["GcVersion", "GcPlan", "GcResult", "plan_gc", "apply_gc"]
 
@@ -119,8 +124,14 @@ def plan_gc(manifest: str | os.PathLike[str], summaries: Iterable[ExecutionSumma
 
 
 def apply_gc(plan: GcPlan) -> GcResult:
-    """Write the manifest without ``plan.remove`` (atomically), then delete their unreferenced chunks."""
+    """Write the manifest without ``plan.remove`` (atomically), then delete their unreferenced chunks,
+    holding the output directory's lock (``output_lock``, the one ``loom build`` holds)."""
     path = Path(plan.manifest_path)
+    with output_lock(path.parent):
+        return _apply_locked(plan, path)
+
+
+def _apply_locked(plan: GcPlan, path: Path) -> GcResult:
     if _digest(path) != plan.manifest_digest:
         raise ManifestError(
             f"{path}: the manifest changed since the gc plan was made (a build ran?); run `loom gc` again",

@@ -1,10 +1,13 @@
 """Open the journal an ops command reads: ``sqlite:///path``, ``postgresql://…`` or a plain path.
 
-A thin layer over ``loom_runtime.journal.urls.open_journal`` with one rule of its own: an ops
-command never *creates* a journal. ``open_journal`` creates a missing SQLite file (right for a
-service starting up); for ``census``/``deploy-check``/``gc`` a typo in the path would then read an
-empty journal and report that nothing is in flight, and ``gc`` would remove every old version. So a
-SQLite path must name an existing file, and ``memory:`` (empty by definition) is refused.
+Ops commands (``census``, ``deploy-check``, ``gc``, ``export``) only read a journal, and a journal
+they misread is worse than none: ``gc`` would remove versions live executions need. So the store is
+opened with ``open_journal(url, read_only=True)``: it is never created, migrated or altered (a
+SQLite file is opened ``mode=ro``, a PostgreSQL session is ``READ ONLY``), and anything that is not
+a loom journal of a known schema is refused with a ``JournalError`` that names it — a missing path
+(a typo would otherwise read as "nothing in flight"), an empty file, a text file, another
+application's SQLite database, a PostgreSQL database or schema without loom's tables, a journal
+written by a newer loom, and ``memory:`` (empty by definition).
 """
 
 from __future__ import annotations
@@ -12,11 +15,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 from loom_runtime.errors import JournalError
 from loom_runtime.journal.protocol import JournalStore
-from loom_runtime.journal.urls import open_journal, redact_url
+from loom_runtime.journal.urls import open_journal
 
 __all__ = ["open_store", "sqlite_path"]
 
@@ -36,17 +38,11 @@ def sqlite_path(url: str) -> str | None:
 
 @contextmanager
 def open_store(url: str) -> Iterator[JournalStore]:
-    """The store ``url`` names, closed on exit; ``JournalError`` if it does not exist."""
+    """The loom journal ``url`` names, read-only, closed on exit; ``JournalError`` for anything else."""
     url = url.strip()
     if url.lower().startswith("memory:"):
         raise JournalError("--store memory: names an empty in-memory journal; give the service's journal URL")
-    path = sqlite_path(url)
-    if path is not None and not Path(path).is_file():
-        raise JournalError(
-            f"--store {redact_url(url)}: no SQLite journal at {path}; check the path "
-            "(sqlite:///relative/path.db or sqlite:////absolute/path.db)"
-        )
-    store = open_journal(url)
+    store = open_journal(url, read_only=True)  # its errors name the file or the (redacted) URL
     try:
         yield store
     finally:

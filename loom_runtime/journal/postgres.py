@@ -31,7 +31,12 @@ per store needs one connection; a pool would be a second dependency for no gain)
 
 Schema creation runs under a transaction-scoped advisory lock, so workers starting together do not
 race on ``CREATE TABLE IF NOT EXISTS`` (which is not atomic in PostgreSQL). A journal written by a
-newer journal or event schema is refused with :class:`~loom_runtime.errors.JournalSchemaError`.
+newer journal or event schema is refused with :class:`~loom_runtime.errors.JournalSchemaError`,
+read before any DDL runs, so a newer journal is left as it was found.
+
+``read_only=True`` (the ops commands): no schema, table or row is created, the session is ``READ
+ONLY`` (PostgreSQL itself refuses every write), and a missing schema, a database or schema without
+loom's three tables, or a newer schema is refused with a message naming the URL (password redacted).
 """
 
 from __future__ import annotations
@@ -99,6 +104,8 @@ _DDL = (
     )""",
 )
 
+_TABLES = ("loom_meta", "loom_executions", "loom_events")
+
 _SUMMARY_COLS = "execution_id, flow_id, status, last_seq, flow_hash, code_hash, gate, wake_at"
 _NOW = "extract(epoch from clock_timestamp())::double precision"
 # An append that parks or ends the execution frees its lease in the same statement (the epoch stays).
@@ -120,7 +127,10 @@ class PostgresJournal:
 
     ``schema``: keep the tables in this schema (created if missing) instead of the connection's
     default. ``clock``: time leases and ``recorded_at`` with this callable instead of the server's
-    clock (tests). ``connect_timeout``: seconds to wait for the server.
+    clock (tests). ``connect_timeout``: seconds to wait for the server. ``read_only``: read an
+    existing loom journal (the ops commands): no schema or table is created, the session is
+    ``READ ONLY`` (every write fails with a :class:`JournalError`), and a database or schema without
+    loom's tables, or with a newer journal schema, is refused.
     """
 
     def __init__(
@@ -130,6 +140,7 @@ class PostgresJournal:
         schema: str | None = None,
         clock: Callable[[], float] | None = None,
         connect_timeout: float = 10.0,
+        read_only: bool = False,
     ) -> None:
         from .urls import redact_url
 
@@ -137,6 +148,7 @@ class PostgresJournal:
         self.dsn = dsn
         self.where = redact_url(dsn) + (f" (schema {schema})" if schema else "")
         self.schema = schema
+        self.read_only = read_only
         self._clock = clock
         self._connect_timeout = connect_timeout
         self._lock = threading.RLock()
@@ -171,12 +183,20 @@ class PostgresJournal:
                 # Look before creating: CREATE SCHEMA IF NOT EXISTS needs the CREATE privilege on the
                 # database even when the schema exists, which a worker's role often lacks.
                 if conn.execute("SELECT 1 FROM pg_namespace WHERE nspname=%s", (self.schema,)).fetchone() is None:
+                    if self.read_only:
+                        conn.close()
+                        raise JournalError(
+                            f"{self.where}: the database has no schema {self.schema!r}, so no loom journal there; "
+                            "check the schema= parameter of the journal URL"
+                        )
                     # Under the DDL lock: CREATE SCHEMA IF NOT EXISTS is not atomic either, and two
                     # workers creating one schema together got a unique violation.
                     with conn.transaction():
                         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_DDL_LOCK,))
                         conn.execute(f"CREATE SCHEMA IF NOT EXISTS {ident}")
                 conn.execute("SELECT set_config('search_path', %s, false)", (ident,))
+            if self.read_only:
+                conn.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
         except pg.Error as exc:
             conn.close()
             raise JournalError(f"{self.where}: cannot use schema {self.schema!r} ({_first_line(exc)})") from None
@@ -196,11 +216,27 @@ class PostgresJournal:
         pg, conn = self._pg, self._conn
         try:
             with conn.transaction():
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_DDL_LOCK,))
-                if conn.execute("SELECT to_regclass('loom_events')").fetchone()[0] is None:
+                if not self.read_only:
+                    conn.execute("SELECT pg_advisory_xact_lock(%s)", (_DDL_LOCK,))
+                present = {t for t in _TABLES if conn.execute("SELECT to_regclass(%s)", (t,)).fetchone()[0] is not None}
+                # Look before creating anything: a newer journal is refused as it was found.
+                rows = dict(conn.execute("SELECT key, value FROM loom_meta").fetchall()) if "loom_meta" in present else {}
+                if rows or (self.read_only and present):
+                    check_store_schemas(rows, journal_schema=POSTGRES_JOURNAL_SCHEMA, where=self.where)
+                if self.read_only:
+                    if present != set(_TABLES):
+                        missing = ", ".join(t for t in _TABLES if t not in present)
+                        raise JournalError(
+                            f"{self.where}: no loom journal here (tables {missing} missing from the schema "
+                            f"{self.schema or 'on the search path'}); point --store at the service's journal "
+                            "(add ?schema=NAME if it keeps its tables in a schema)"
+                        )
+                    return
+                if "loom_events" not in present:
                     for stmt in _DDL:
                         conn.execute(stmt)
-                rows = dict(conn.execute("SELECT key, value FROM loom_meta").fetchall())
+                if not rows:
+                    rows = dict(conn.execute("SELECT key, value FROM loom_meta").fetchall())
                 if not rows:
                     conn.execute(
                         "INSERT INTO loom_meta (key, value) VALUES ('journalSchema', %s), ('eventSchema', %s)",
@@ -208,7 +244,7 @@ class PostgresJournal:
                     )
                     return
         except pg.Error as exc:
-            raise self._failed(exc, "creating the journal tables") from None
+            raise self._failed(exc, "reading the journal tables" if self.read_only else "creating the journal tables") from None
         check_store_schemas(rows, journal_schema=POSTGRES_JOURNAL_SCHEMA, where=self.where)
 
     # -- the protocol ------------------------------------------------------------------------

@@ -24,7 +24,17 @@ Every ``sqlite3`` error (a lock held past ``timeout``, a full disk, a closed sto
 stops as a crash would instead of handing a flow body an exception it could catch and record.
 
 A file written by a newer journal or event schema is refused at open with
-:class:`~loom_runtime.errors.JournalSchemaError`; it is never "upgraded" by an older runtime.
+:class:`~loom_runtime.errors.JournalSchemaError`; it is never "upgraded" by an older runtime, and it
+is refused *before* anything is written: the schema is read first, so the file keeps its journal
+mode and gains no table. A file that is not a database at all is a ``JournalError``, not a
+traceback.
+
+``read_only=True`` (``open_journal(url, read_only=True)``, what the ops commands use) opens the file
+``mode=ro`` and never creates, migrates or switches it to WAL; it refuses a missing path, a FIFO or
+directory, an empty file, a file without the SQLite header, a database without loom's tables (or
+with tables of those names but other columns) and a newer schema, each with a message naming the
+file. Writes through such a store fail with a ``JournalError``. Reading a WAL-mode file still maps
+SQLite's ``-shm``/``-wal`` companions (a reader must); the database file itself is untouched.
 """
 
 from __future__ import annotations
@@ -32,8 +42,10 @@ from __future__ import annotations
 import functools
 import os
 import sqlite3
+import stat
 import threading
 import time
+import urllib.parse
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
@@ -59,7 +71,7 @@ from .protocol import (
     releases_lease,
 )
 
-__all__ = ["SqliteJournal", "JOURNAL_SCHEMA"]
+__all__ = ["SqliteJournal", "JOURNAL_SCHEMA", "check_loom_file"]
 
 _T = TypeVar("_T")
 
@@ -94,9 +106,52 @@ CREATE TABLE IF NOT EXISTS events (
 );
 """
 
+# What a read-only open insists on finding (a foreign database with tables of these names is refused).
+_REQUIRED_COLUMNS = {
+    "meta": {"key", "value"},
+    "executions": {"execution_id", "flow_id", "status", "gate", "wake_at", "flow_hash", "code_hash", "last_seq",
+                   "lease_owner", "lease_epoch", "lease_expires"},
+    "events": {"execution_id", "seq", "type", "payload", "schema", "recorded_at"},
+}
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
 _SUMMARY_COLS = "execution_id, flow_id, status, last_seq, flow_hash, code_hash, gate, wake_at"
 # An append that parks or ends the execution frees its lease in the same statement (the epoch stays).
 _RELEASE_SQL = {False: "", True: ", lease_owner=NULL, lease_expires=0"}
+
+
+def check_loom_file(path: str) -> None:
+    """Refuse, before SQLite opens it, a path that cannot be a loom journal: missing, not a regular
+    file (a FIFO would block the open), empty (SQLite would take it for a new database) or not a
+    SQLite file at all (text, JSON, a tarball). Read-only opens only: a service creates its journal."""
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise JournalError(
+            f"no SQLite journal at {path} ({exc.strerror}); check the path "
+            "(sqlite:///relative/path.db or sqlite:////absolute/path.db)"
+        ) from None
+    if not stat.S_ISREG(st.st_mode):
+        raise JournalError(f"{path}: not a regular file, so not a loom journal; point --store at the journal file")
+    if st.st_size == 0:
+        raise JournalError(
+            f"{path}: an empty file, not a loom journal (SQLite would read it as an empty database); "
+            "point --store at the journal the service writes"
+        )
+    try:
+        # O_NONBLOCK and fstat: the path may have become a FIFO since the stat above
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        try:
+            head = os.read(fd, len(_SQLITE_MAGIC)) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise JournalError(f"{path}: cannot read the journal ({exc.strerror})") from None
+    if head != _SQLITE_MAGIC:
+        raise JournalError(
+            f"{path}: not a SQLite database (it does not start with the SQLite header), so not a loom journal; "
+            "point --store at the journal the service writes"
+        )
 
 
 def _storage_errors(method: Callable[..., _T]) -> Callable[..., _T]:
@@ -117,28 +172,76 @@ def _storage_errors(method: Callable[..., _T]) -> Callable[..., _T]:
 
 class SqliteJournal:
     def __init__(
-        self, path: str | os.PathLike[str], *, timeout: float = 30.0, clock=time.time, synchronous: str = "FULL"
+        self, path: str | os.PathLike[str], *, timeout: float = 30.0, clock=time.time, synchronous: str = "FULL",
+        read_only: bool = False,
     ) -> None:
         """``synchronous``: ``FULL`` (default) fsyncs every commit, so an acknowledged append survives a
         power cut; ``NORMAL`` (WAL) survives a process crash but may lose the last commits on power
-        loss, for roughly an order of magnitude more appends per second."""
+        loss, for roughly an order of magnitude more appends per second.
+
+        ``read_only``: open an existing loom journal for reading (the ops commands): the file is
+        opened ``mode=ro`` and never created, migrated or switched to WAL, and anything that is not
+        a loom journal of a known schema is refused (see :func:`check_loom_file`); every write
+        then fails with a :class:`JournalError`."""
         if synchronous not in ("FULL", "NORMAL"):
             raise ValueError(f"synchronous must be 'FULL' or 'NORMAL', got {synchronous!r}")
         self.path = os.fspath(path)
+        self.read_only = read_only
         self._clock = clock
         self._lock = threading.RLock()
+        if read_only:
+            check_loom_file(self.path)
         try:
-            self._conn = sqlite3.connect(self.path, timeout=timeout, isolation_level=None, check_same_thread=False)
+            if read_only:
+                uri = "file:" + urllib.parse.quote(os.path.abspath(self.path)) + "?mode=ro"
+                self._conn = sqlite3.connect(uri, uri=True, timeout=timeout, isolation_level=None,
+                                             check_same_thread=False)
+            else:
+                self._conn = sqlite3.connect(self.path, timeout=timeout, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
             raise JournalError(f"{self.path}: cannot open the SQLite journal ({exc})") from None
         try:
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute(f"PRAGMA synchronous={synchronous}")
             self._conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
-            self._init_schema()
+            # Look before writing anything: a journal of a newer schema (or not a journal at all)
+            # is refused while the file is still exactly as it was found (no WAL switch, no table).
+            self._check_existing(require=read_only)
+            if not read_only:
+                self._conn.execute("PRAGMA journal_mode=WAL")
+                self._conn.execute(f"PRAGMA synchronous={synchronous}")
+                self._init_schema()
+        except sqlite3.Error as exc:
+            self._conn.close()
+            raise JournalError(f"{self.path}: cannot open the SQLite journal ({exc})") from None
         except BaseException:
             self._conn.close()
             raise
+
+    def _check_existing(self, *, require: bool) -> None:
+        """Refuse a file whose loom tables say a newer (or unreadable) schema, before any write;
+        with ``require``, also a database that has no loom journal tables or lacks their columns."""
+        tables = {name for (name,) in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        ours = {"meta", "executions", "events"}
+        if not tables & ours:
+            if require:
+                listed = ", ".join(sorted(tables)[:5]) or "none"
+                raise JournalError(
+                    f"{self.path}: a SQLite database without loom's journal tables (its tables: {listed}); "
+                    "this is not a loom journal. Point --store at the journal the service writes"
+                )
+            return
+        if "meta" in tables:
+            rows = dict(self._conn.execute("SELECT key, value FROM meta").fetchall())
+            if rows or require:
+                check_store_schemas(rows, journal_schema=JOURNAL_SCHEMA, where=self.path)
+        if require:
+            for table, columns in _REQUIRED_COLUMNS.items():
+                have = {row[1] for row in self._conn.execute(f"PRAGMA table_info({table})")}
+                if not columns <= have:
+                    missing = ", ".join(sorted(columns - have))
+                    raise JournalError(
+                        f"{self.path}: table `{table}` lacks the journal's columns ({missing}); this is not a loom "
+                        "journal of a known schema. Point --store at the journal the service writes"
+                    )
 
     @_storage_errors
     def _init_schema(self) -> None:

@@ -14,6 +14,13 @@
 and refuses anything else with a :class:`~loom_runtime.errors.JournalError` that lists what is
 accepted. Passwords never appear in error messages (:func:`redact_url`).
 
+``open_journal(url, read_only=True)`` is what a tool that only *reads* a journal uses (``loom
+census``, ``deploy-check``, ``gc``, ``export``, a replay of production histories): it never creates,
+migrates or alters the store, and refuses with a clear ``JournalError`` anything that is not a loom
+journal of a schema this runtime knows — a missing, empty, text or foreign SQLite file, a
+PostgreSQL database or schema without loom's tables, a newer journal schema (``JournalSchemaError``)
+— and ``memory:`` (empty by definition). Every write through such a store fails.
+
 Rejected: guessing the store from a file extension (``x.db`` could be anything) and a plugin
 registry of schemes (three stores do not need one; a fourth adds a branch here).
 """
@@ -51,19 +58,22 @@ def redact_url(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{userinfo}@{netloc[-1]}"))
 
 
-def open_journal(url: str) -> JournalStore:
-    """Open (and create if needed) the journal store that ``url`` names; see the module docstring."""
+def open_journal(url: str, *, read_only: bool = False) -> JournalStore:
+    """Open (and create if needed) the journal store that ``url`` names; with ``read_only``, open an
+    existing loom journal for reading only. See the module docstring."""
     if not isinstance(url, str) or not url.strip():
         raise JournalError(f"journal URL must be a non-empty string, got {url!r}; use one of: {JOURNAL_URL_FORMS}")
     url = url.strip()
     m = _SCHEME.match(url)
     # A one-letter "scheme" is a Windows drive (C:\journal.db): a path.
     if m is None or len(m.group(1)) == 1:
-        return _sqlite(url, url)
+        return _sqlite(url, url, read_only)
     scheme = m.group(1).lower()
     if scheme == "memory":
         if url[len("memory:") :].strip("/"):
             raise JournalError(f"journal URL {url!r}: `memory:` takes nothing after the colon")
+        if read_only:
+            raise JournalError("journal URL memory: names an empty in-memory journal; give the service's journal URL")
         from .memory import MemoryJournal
 
         return MemoryJournal()
@@ -75,21 +85,21 @@ def open_journal(url: str) -> JournalStore:
                 "(three slashes, then the path)"
             )
         path = rest[3:].split("?", 1)[0]
-        return _sqlite(path, url)
+        return _sqlite(path, url, read_only)
     if scheme in ("postgresql", "postgres"):
         dsn, schema = _split_schema(url)
         from .postgres import PostgresJournal
 
-        return PostgresJournal(dsn, schema=schema)
+        return PostgresJournal(dsn, schema=schema, read_only=read_only)
     raise JournalError(f"journal URL {redact_url(url)!r}: unsupported scheme `{scheme}:`; use one of: {JOURNAL_URL_FORMS}")
 
 
-def _sqlite(path: str, url: str) -> JournalStore:
+def _sqlite(path: str, url: str, read_only: bool) -> JournalStore:
     from .sqlite import SqliteJournal
 
     if not path:
         raise JournalError(f"journal URL {url!r} names no file")
-    return SqliteJournal(path)
+    return SqliteJournal(path, read_only=read_only)
 
 
 def _split_schema(url: str) -> tuple[str, str | None]:

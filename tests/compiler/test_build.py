@@ -299,12 +299,12 @@ def test_cli_exit_2_on_a_configuration_error(project: Path):
 def test_builds_of_one_output_take_turns(project: Path):
     import threading
 
-    from loom_compiler.bundle.build import _output_lock
+    from loom_compiler.bundle.output_lock import output_lock
 
     config = load_config(project)
     out_dir = (project / "build/loom").resolve()
     done = threading.Event()
-    with _output_lock(project / ".loom-cache", out_dir):
+    with output_lock(out_dir):
         worker = threading.Thread(target=lambda: (build_project(config), done.set()))
         worker.start()
         assert not done.wait(1.0)  # blocked while another build holds the output

@@ -65,9 +65,10 @@ def test_a_deleted_step_function_strands_every_execution_whose_chunk_imports_it(
 
 def test_a_migrated_execution_is_judged_by_its_migration_target(shop: Shop):
     from loom_runtime.journal.events import NewEvent
+    from loom_runtime.journal.sqlite import SqliteJournal
     from loom_runtime.manifest import load_manifest
 
-    with open_store(shop.url) as journal:
+    with SqliteJournal(shop.journal) as journal:  # the service's own store: open_store is read-only
         target = load_manifest(shop.manifest).flows["refund"].versions[shop.refund]
         journal.append("e-lost", [NewEvent("EXECUTION_MIGRATED", {
             "toFlowHash": target.flow_hash, "toCodeHash": shop.refund, "strategy": "replay-check",

@@ -93,3 +93,32 @@ def test_a_manifest_rewritten_while_the_plan_reads_it_is_refused(shop: Shop, mon
     monkeypatch.setattr(gc, "load_manifest", real_load)
     with pytest.raises(ManifestError, match="changed since the gc plan"):
         apply_gc(p)
+
+
+def test_gc_waits_for_a_build_holding_the_output_and_then_refuses_its_stale_plan(shop: Shop):
+    """A build in flight holds the output lock from reading the old manifest to writing the new
+    one; a gc that did not wait deleted chunks the build then listed again."""
+    import threading
+
+    from loom_compiler.bundle.output_lock import output_lock
+
+    p = plan(shop)
+    chunk = shop.manifest.parent / p.remove[0].chunk
+    outcome: list[BaseException | None] = []
+
+    def gc_now() -> None:
+        try:
+            apply_gc(p)
+            outcome.append(None)
+        except BaseException as exc:  # noqa: BLE001 - recorded for the assertion
+            outcome.append(exc)
+
+    with output_lock(shop.manifest.parent):  # the build: read the manifest, ...
+        worker = threading.Thread(target=gc_now)
+        worker.start()
+        worker.join(1.0)
+        assert worker.is_alive() and chunk.exists()  # gc waits, deletes nothing
+        shop.manifest.write_bytes(shop.manifest.read_bytes() + b"\n")  # ... write the merged one
+    worker.join(30)
+    assert isinstance(outcome[0], ManifestError) and "changed since the gc plan" in str(outcome[0])
+    assert chunk.exists()

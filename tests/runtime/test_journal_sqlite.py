@@ -2,7 +2,7 @@ import sqlite3
 
 import pytest
 
-from loom_runtime.errors import JournalSchemaError
+from loom_runtime.errors import JournalError, JournalSchemaError
 from loom_runtime.journal import NewEvent, SqliteJournal
 
 
@@ -118,3 +118,46 @@ def test_a_storage_error_is_never_recorded_as_the_flows_outcome(tmp_path):
     [h] = rt.recover()  # at least once: the unfinished step runs again and completes
     assert (h.status, h.result, ran) == ("completed", "charged", ["charge", "charge"])
     blocker.close()
+
+
+def test_opening_a_newer_schema_file_leaves_it_exactly_as_it_was(tmp_path):
+    """Refused before anything is written: today it was switched to WAL and given tables first."""
+    path = tmp_path / "newer.sqlite3"
+    with sqlite3.connect(path) as raw:  # a journal as a newer loom (rollback journal mode) left it
+        raw.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        raw.execute("INSERT INTO meta VALUES ('journalSchema', '2'), ('eventSchema', '2')")
+        raw.execute("CREATE TABLE loom_v2_events (x)")
+    raw.close()
+    before = path.read_bytes()
+    with pytest.raises(JournalSchemaError, match="journalSchema '2'"):
+        SqliteJournal(path)
+    assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["newer.sqlite3"]
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    raw.close()
+
+
+def test_a_file_that_is_not_a_database_is_a_journal_error_not_a_traceback(tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_text("this is not a database\n" * 20)
+    with pytest.raises(JournalError, match=r"notes.txt: cannot open the SQLite journal \(file is not a database\)"):
+        SqliteJournal(path)
+
+
+def test_a_read_only_store_creates_nothing_and_refuses_writes(tmp_path):
+    from loom_runtime.journal.events import NewEvent
+
+    path = tmp_path / "j.sqlite3"
+    with pytest.raises(JournalError, match="no SQLite journal at"):
+        SqliteJournal(path, read_only=True)
+    assert not path.exists()
+    with SqliteJournal(path) as store:
+        store.create("e1", NewEvent("EXECUTION_STARTED", {"flowId": "f", "flowHash": None, "codeHash": None, "input": 1}))
+    before = path.read_bytes()
+    with SqliteJournal(path, read_only=True) as ro:
+        assert ro.summary("e1").last_seq == 1
+        with pytest.raises(JournalError, match="readonly"):
+            ro.append("e1", [NewEvent("STEP_STARTED", {"stepId": "a"})], expected_seq=1)
+        with pytest.raises(JournalError, match="readonly"):
+            ro.create("e2", NewEvent("EXECUTION_STARTED", {"flowId": "f", "flowHash": None, "codeHash": None, "input": 1}))
+    assert path.read_bytes() == before
