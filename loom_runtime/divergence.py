@@ -225,6 +225,12 @@ class DivergenceDetector:
         if skipped:
             self._report(skipped, before)
 
+    def unasked(self) -> tuple[str, ...]:
+        """Recorded frames of the baseline this re-run has not asked for (nor a served decision
+        exempted), in first-start order: what a replay stopped before its resume point leaves
+        unjudged. Empty in ``off`` mode (nothing is tracked)."""
+        return tuple(f.step_id for f in self._ranked if f.step_id in self._pending)
+
     def _idle(self) -> bool:
         return self.mode == "off" or (self.mode == "warn" and self._reported)
 

@@ -12,17 +12,18 @@ store checks its rows (schema, consecutive sequence numbers, known types, JSON p
 status sequence via ``apply_to_summary``) and names the file and the event on every error.
 
 ``replay_history(history, flow)`` asks Temporal's Replayer question: *does this code reproduce this
-history?* It seeds an in-memory journal with the history, withholding its last event when that event
-is an outcome the body itself decides (a park, completion, failure or continuation), and re-runs the
-body once on the given version with divergence detection in ``fail`` mode. The journal refuses every
-append except the withheld outcome, so **no step effect can run**: a live ``STEP_STARTED`` is refused
-before the step function is called. What the run does decides the verdict:
+history?* It re-runs the body once on the given version in the replay sandbox
+(:mod:`loom_runtime.sandbox`: the runtime's own drive loop, divergence detection in ``fail`` mode,
+a journal that refuses every append, deciders never called), so **no step, decider or emit of the
+user's runs**: the first live append ends the replay. A history that ends with an outcome the body
+itself decides (a park, completion, failure or continuation) must reproduce it. The verdict:
 
-* it reproduces the withheld outcome (or, for a history that ended while running, reaches the point
-  where the history stops and asks for new work: the *frontier*) → ``ok``;
+* it reproduces that outcome (or, for a history that ended while running, reaches the point where
+  the history stops and asks for new work: the *frontier*, "next: decision `x` would be recorded
+  live") → ``ok``;
 * the detector refuses it (recorded steps the body no longer asks for) → ``diverged``;
-* it asks for live work where the history records an outcome (new work the old run did not do), or
-  ends with another outcome → ``live-work`` / ``mismatch``;
+* it asks for live work before the recorded outcome (new work the old run did not do, a new
+  decision included), or ends with another outcome → ``live-work`` / ``mismatch``;
 * the runtime reports non-determinism or the body misuses the API → ``error``.
 
 A history parked on ``__loom_diverged__`` is replayed as an open one: the park was a refusal, and
@@ -38,13 +39,13 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .definition import RESERVED_GATE, FlowDefinition
-from .errors import FlowNotFoundError, FlowReplayDivergenceError, JournalError, LoomError, NonDeterminismError
+from .errors import JournalError
 from .journal import events as ev
 from .journal.events import Event, ExecutionSummary, NewEvent, apply_to_summary
 from .journal.memory import MemoryJournal
@@ -52,7 +53,7 @@ from .journal.protocol import JournalStore
 from .manifest import atomic_write_bytes
 from .replay import ReplayState, advance
 from .registry import FlowVersion, Registry
-from .runtime import Runtime
+from .sandbox import Sandbox
 
 __all__ = [
     "HISTORY_SCHEMA",
@@ -73,8 +74,6 @@ __all__ = [
 
 HISTORY_SCHEMA = "loom-history/1"
 
-#: Outcomes the body itself produces: withheld from the seeded journal so the replay must reproduce them.
-_OUTCOMES = frozenset({ev.EXECUTION_SUSPENDED, ev.EXECUTION_COMPLETED, ev.EXECUTION_FAILED, ev.EXECUTION_CONTINUED})
 
 
 class HistoryError(JournalError):
@@ -255,103 +254,6 @@ class ReplayResult:
         return self.kind == "ok"
 
 
-class _LiveWork(JournalError):
-    """The replay journal refused an append: the re-run wanted to do work the history does not hold."""
-
-    def __init__(self, message: str, events: Sequence[NewEvent]) -> None:
-        super().__init__(message)
-        self.events = tuple(events)
-
-
-class _ReplayJournal(MemoryJournal):
-    """Accepts only the withheld outcome; every other append is refused before it is written."""
-
-    def __init__(self, execution_id: str, expected: NewEvent | None) -> None:
-        super().__init__()
-        self._eid = execution_id
-        self.expected = expected
-        self.reproduced: NewEvent | None = None
-        self.mismatch: str | None = None
-        self.armed = False  # off while the history is seeded
-
-    def append(self, execution_id, events, *, expected_seq, lease=None):  # noqa: ANN001 - protocol signature
-        events = list(events)
-        if not self.armed:
-            return super().append(execution_id, events, expected_seq=expected_seq, lease=lease)
-        if execution_id == self._eid and self.expected is not None and len(events) == 1 and events[0].type == self.expected.type:
-            differs = _outcome_difference(self.expected, events[0])
-            if differs is None:
-                self.reproduced, self.expected = events[0], None
-                return super().append(execution_id, events, expected_seq=expected_seq, lease=lease)
-            self.mismatch = differs
-        raise _LiveWork(f"replay: refused {', '.join(e.type for e in events)} (no live work during a replay)", events)
-
-
-def _outcome_difference(recorded: NewEvent, replayed: NewEvent) -> str | None:
-    r, n = recorded.payload, replayed.payload
-    if recorded.type == ev.EXECUTION_SUSPENDED:
-        a, b = r["condition"].get("on"), n["condition"].get("on")
-        return None if a == b else f"the history parks on `{a}`, this code parks on `{b}`"
-    if recorded.type == ev.EXECUTION_COMPLETED:
-        return None if r.get("result") == n.get("result") else (
-            f"the history completed with {_short_json(r.get('result'))}, this code with {_short_json(n.get('result'))}"
-        )
-    if recorded.type == ev.EXECUTION_FAILED:
-        a, b = (r.get("error") or {}).get("type"), (n.get("error") or {}).get("type")
-        return None if a == b else f"the history failed with {a}, this code fails with {b}: {(n.get('error') or {}).get('message')}"
-    if recorded.type == ev.EXECUTION_CONTINUED:
-        return None if r.get("input") == n.get("input") else (
-            f"the history continued as new with {_short_json(r.get('input'))}, this code with {_short_json(n.get('input'))}"
-        )
-    return None
-
-
-def _short_json(value: Any, limit: int = 80) -> str:
-    text = json.dumps(value, sort_keys=True, ensure_ascii=False)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _describe(events: Sequence[NewEvent]) -> str:
-    e = events[0]
-    p = e.payload
-    if e.type == ev.STEP_STARTED:
-        return f"step `{p.get('stepId')}` would run live"
-    if e.type == ev.DECISION_RECORDED:
-        return f"decision `{p.get('decisionId')}` would be recorded live"
-    if e.type == ev.EVENT_EMITTED:
-        return f"event `{p.get('name')}` would be emitted live"
-    if e.type == ev.TIMER_SET:
-        return f"timer `{p.get('timerId')}` would be set"
-    if e.type == ev.EXECUTION_SUSPENDED:
-        return f"it would park on `{p['condition'].get('on')}`"
-    if e.type == ev.EXECUTION_COMPLETED:
-        return f"it would complete with {_short_json(p.get('result'))}"
-    if e.type == ev.EXECUTION_FAILED:
-        err = p.get("error") or {}
-        return f"it would fail with {err.get('type')}: {err.get('message')}"
-    if e.type == ev.EXECUTION_CONTINUED:
-        return "it would continue as new"
-    if e.type == ev.PARALLEL_STARTED:
-        return f"parallel scope `{p.get('scope')}` would start live"
-    return f"{e.type} would be appended live"
-
-
-class _ReplayRegistry(Registry):
-    """Serves one version for its flow id whatever the history recorded: the code under test."""
-
-    def __init__(self, version: FlowVersion) -> None:
-        super().__init__()
-        self._version = version
-
-    def resolve(self, flow_id: str, **_: Any) -> FlowVersion:  # type: ignore[override]
-        return self.current(flow_id)
-
-    def current(self, flow_id: str) -> FlowVersion:
-        if flow_id != self._version.flow_id:
-            raise FlowNotFoundError(flow_id, known=(self._version.flow_id,))
-        return self._version
-
-
 def _as_version(flow: Callable[..., Any] | FlowDefinition | FlowVersion) -> FlowVersion:
     if isinstance(flow, FlowVersion):
         return flow
@@ -381,59 +283,23 @@ def replay_history(
 
     if flow_id != version.flow_id:
         return result("error", f"history of flow `{flow_id}` cannot be replayed on flow `{version.flow_id}`")
-    last = history.events[-1]
-    withheld: NewEvent | None = None
-    seeded = history
-    if last.type in _OUTCOMES and len(history.events) > 1:
-        is_divergence_park = last.type == ev.EXECUTION_SUSPENDED and last.payload["condition"].get("on") == RESERVED_GATE
-        seeded = History(eid, history.events[:-1], history.source)
-        if not is_divergence_park:
-            withheld = NewEvent(last.type, last.payload)
-    journal = _ReplayJournal(eid, withheld)
-    seed_journal(seeded, journal)
-    journal.armed = True
-    warnings_seen: list[str] = []
-    kwargs: dict[str, Any] = {} if clock is None else {"clock": clock}
-    runtime = Runtime(
-        journal=journal, registry=_ReplayRegistry(version), divergence="fail", on_warn=warnings_seen.append, **kwargs
-    )
-    try:
-        # _drive, not _drive_chain: a continuation's successor is another execution, not this history.
-        handle = runtime._drive(eid)
-    except FlowReplayDivergenceError as exc:
-        skipped = tuple(exc.skipped)
-        listed = ", ".join(f"`{s}`" for s in skipped)
+    r = Sandbox(version, clock=clock).replay(eid, history.events)
+    if r.kind == "diverged":
+        listed = ", ".join(f"`{s}`" for s in r.skipped)
         return result(
             "diverged",
             f"execution `{eid}`: this code never asks for recorded step(s) {listed}; a resume on it would be "
             "refused as diverged (no effect ran during the replay)",
-            skipped=skipped,
+            skipped=r.skipped,
         )
-    except NonDeterminismError as exc:
-        return result(
-            "error",
-            f"execution `{eid}`: `{exc.ident}` is recorded as a {exc.recorded} but this code asks for it as a "
-            f"{exc.asked}; a resume on it would be parked on `{RESERVED_GATE}` (no effect ran during the replay)",
-        )
-    except _LiveWork as exc:
-        if journal.mismatch is not None:
-            return result("mismatch", f"execution `{eid}`: {journal.mismatch}")
-        what = _describe(exc.events)
-        if withheld is not None and exc.events[0].type in _OUTCOMES:
-            return result("mismatch", f"execution `{eid}`: the history records {withheld.type}, but {what}")
-        if withheld is None:
-            return result("ok", f"execution `{eid}`: replayed to the end of its history; next, {what}", frontier=what)
-        return result(
-            "live-work",
-            f"execution `{eid}`: {what} where the history records {withheld.type}: this code does work the "
-            "recorded run did not (no effect ran during the replay)",
-        )
-    except LoomError as exc:
-        return result("error", f"execution `{eid}`: {type(exc).__name__}: {exc}")
-    if journal.expected is not None:
-        return result(
-            "mismatch",
-            f"execution `{eid}`: the history records {withheld.type if withheld else 'more'}, "
-            f"this code ended {handle.status}",
-        )
-    return result("ok", f"execution `{eid}`: replayed {len(history.events)} events on {version.code_hash or 'live code'}")
+    if r.kind == "nondeterministic":
+        return result("error", f"execution `{eid}`: {r.message}; a resume on it would be parked on `{RESERVED_GATE}` "
+                      "(no effect ran during the replay)")
+    if r.kind == "frontier":
+        return result("ok", f"execution `{eid}`: replayed to the end of its history; next: {r.message}", frontier=r.message)
+    if r.kind == "reached":
+        return result("ok", f"execution `{eid}`: replayed {len(history.events)} events on {version.code_hash or 'live code'}")
+    if r.kind == "live-work":
+        return result("live-work", f"execution `{eid}`: {r.message}: this code does work the recorded run did not "
+                      "(no effect ran during the replay)")
+    return result(r.kind, f"execution `{eid}`: {r.message}")  # mismatch | error

@@ -585,7 +585,7 @@ class Runtime:
         version = self._resolve(state)
         runner = version.runner()
         detector = DivergenceDetector(state, self.divergence, on_report=self._divergence_warning)
-        ctx = Context(self, state, detector)
+        ctx = self._new_context(state, detector)
         outcome: str
         value: Any = None
         try:
@@ -629,6 +629,11 @@ class Runtime:
         error = {"type": _qualname(type(exc)), "message": str(exc)}
         ctx._append([NewEvent(ev.EXECUTION_FAILED, {"error": error})])
         return Handle(execution_id, state.flow_id, ev.FAILED, error=error, exception=exc)
+
+    def _new_context(self, state: ReplayState, detector: DivergenceDetector) -> Context:
+        """The Context one run of the body gets; the replay sandbox (``loom_runtime.sandbox``)
+        overrides it to stop before a live decider runs."""
+        return Context(self, state, detector)
 
     def _continue(self, ctx: Context, state: ReplayState, new_input: Any) -> Handle:
         successor = _successor_id(state.execution_id)

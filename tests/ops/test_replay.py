@@ -115,7 +115,7 @@ def test_a_divergent_history_is_caught_and_no_effect_runs(parked):
 def test_new_live_work_before_the_recorded_outcome_is_a_finding(parked):
     result = replay_history(parked, more_work)
     assert result.kind == "live-work"
-    assert "step `notify` would run live where the history records EXECUTION_SUSPENDED" in result.message
+    assert "step `notify` would run live where the recorded run ends with EXECUTION_SUSPENDED" in result.message
     assert EFFECTS == []  # notify was refused before its function was called
 
 
