@@ -53,7 +53,7 @@ __all__ = [
     "CanonicalisationError",
 ]
 
-SCHEME = "loom-fp/1"
+SCHEME = "loom-fp/2"
 
 # Fields that only carry layout. Anything named ``whitespace*`` is layout too.
 _LAYOUT_FIELDS = frozenset(

@@ -41,7 +41,7 @@ class ClosureMember:
     bindings: tuple[tuple[str, str], ...] = ()
     #: For ``import`` and ``step`` members: the dotted import target the chunk must import.
     target: str | None = None
-    #: The member's ``loom-fp/1`` canonical form (what its own hash covers besides ``bindings``);
+    #: The member's canonical form under ``canonical.SCHEME`` (what its own hash covers besides ``bindings``);
     #: ``loom fingerprint --explain`` prints it so an engineer can see why a hash moved.
     canonical: str = ""
 

@@ -3,15 +3,31 @@
 The runtime owns the schema; the compiler writes through these same types, so the two can never
 drift. JSON layout (keys sorted on write, no timestamps, no absolute paths)::
 
-    {"schema": "loom-manifest/1", "fingerprintScheme": "loom-fp/1",
+    {"schema": "loom-manifest/1", "fingerprintScheme": "loom-fp/2",
      "flows": {"checkout": {"current": "sha256:…", "removed": false,
                             "versions": {"sha256:…": {<VersionEntry>}}}}}
 
 A ``VersionEntry`` holds ``flowHash``, ``legacyFlowHash``, ``version``, ``steps``,
 ``stepFamilies``, ``compatibleWith``, ``chunk`` (relative to the manifest), ``chunkDigest``,
 ``entry`` (the flow function's name inside its chunk), ``source`` (``path``, ``line``,
-``sourceDigest``, optional ``closureSources``) and ``closure`` (member → hash). A regex step
-family is stored as ``{"pattern": …, "flags": …}``; a plain family as a string.
+``sourceDigest``, optional ``closureSources``), ``closure`` (member → hash), and optionally
+``scheme`` and ``rehashedFrom`` (below). A regex step family is stored as ``{"pattern": …,
+"flags": …}``; a plain family as a string.
+
+**Schemes.** ``scheme`` is the fingerprint scheme that computed the version's codeHash
+(``loom-fp/2`` today). It is *absent* for ``loom-fp/1``: every manifest written before the field
+existed is fp/1, and an fp/1 entry a cumulative rebuild carries over stays byte-identical. The
+top-level ``fingerprintScheme`` is the scheme of the build that wrote the file (its current
+versions); a file may hold versions of several schemes, because journals pin codeHashes by value.
+``rehashedFrom`` (absent when empty; sorted) lists the codeHashes that *earlier* schemes gave to
+exactly this code: a rebuild under a new scheme links a version to an earlier-scheme version whose
+closure sources are byte-identical (``loom_compiler.bundle.rehash``), and the registry serves an
+execution that recorded one of those hashes with this version (``loom_runtime.registry``). The
+reader checks that ``scheme`` looks like ``loom-fp/<n>``, that ``rehashedFrom`` holds well-formed
+codeHashes other than the version's own, that only a version of a later scheme lists any, and,
+for a listed hash that is also a version of the flow, that it is of an earlier scheme and has the
+same ``flowHash`` (the same code cannot have another declared structure). A listed hash that is
+not (or no longer: ``loom gc``) a version is allowed.
 
 The reader validates shape and formats and names the file, the flow and the offending key: hashes
 must be well formed (a codeHash key must be usable as ``code_fingerprint``; ``chunkDigest`` and
@@ -65,6 +81,8 @@ from .errors import ManifestError
 __all__ = [
     "MANIFEST_SCHEMA",
     "FINGERPRINT_SCHEME",
+    "LEGACY_FINGERPRINT_SCHEME",
+    "scheme_number",
     "SourceRef",
     "VersionEntry",
     "FlowEntry",
@@ -77,7 +95,10 @@ __all__ = [
 ]
 
 MANIFEST_SCHEMA = "loom-manifest/1"
-FINGERPRINT_SCHEME = "loom-fp/1"
+#: The scheme of the codeHashes this release's compiler computes (``loom_compiler.canonical.SCHEME``).
+FINGERPRINT_SCHEME = "loom-fp/2"
+#: What a version entry without a ``scheme`` key was fingerprinted with.
+LEGACY_FINGERPRINT_SCHEME = "loom-fp/1"
 
 # Formats the reader insists on. A codeHash may be a legacy ``fnv1a:`` value because an author's
 # explicit ``code_fingerprint=`` may be one (``FlowDefinition`` accepts both).
@@ -85,6 +106,15 @@ _CODE_HASH_RE = re.compile(r"sha256:[0-9a-f]{64}|fnv1a:[0-9a-f]{8}")
 _SHA256_RE = re.compile(r"sha256:[0-9a-f]{64}")
 _FNV1A_RE = re.compile(r"fnv1a:[0-9a-f]{8}")
 _DRIVE_RE = re.compile(r"[A-Za-z]:")
+_SCHEME_RE = re.compile(r"loom-fp/([1-9][0-9]{0,5})")
+
+
+def scheme_number(scheme: str) -> int:
+    """``2`` for ``"loom-fp/2"``: schemes are ordered by their number (``ValueError`` otherwise)."""
+    m = _SCHEME_RE.fullmatch(scheme)
+    if m is None:
+        raise ValueError(f"{scheme!r} is not a fingerprint scheme like 'loom-fp/2'")
+    return int(m.group(1))
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,9 +147,13 @@ class VersionEntry:
     entry: str
     source: SourceRef
     closure: Mapping[str, str] = field(default_factory=dict)
+    #: the scheme that computed ``code_hash``; the default is what an entry without the key means
+    scheme: str = LEGACY_FINGERPRINT_SCHEME
+    #: earlier-scheme codeHashes of exactly this code (sorted; see the module docstring)
+    rehashed_from: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        doc = {
             "chunk": self.chunk,
             "chunkDigest": self.chunk_digest,
             "closure": dict(sorted(self.closure.items())),
@@ -132,6 +166,12 @@ class VersionEntry:
             "steps": list(self.steps),
             "version": self.version,
         }
+        # Both keys are left out at their defaults, so an fp/1 entry carried over stays byte-stable.
+        if self.scheme != LEGACY_FINGERPRINT_SCHEME:
+            doc["scheme"] = self.scheme
+        if self.rehashed_from:
+            doc["rehashedFrom"] = sorted(self.rehashed_from)
+        return doc
 
 
 @dataclass(frozen=True, slots=True)
@@ -431,6 +471,8 @@ class _Reader:
         versions = {h: self.version(flow_id, h, v) for h, v in vdocs.items()}
         if current is not None and current not in versions:
             raise self.fail(f"{at}.current", f"names {current!r}, which is not among its versions", flow_id)
+        for ve in versions.values():
+            self.rehash_links(flow_id, ve, versions)
         return FlowEntry(flow_id=flow_id, current=current, versions=versions, removed=removed)
 
     def hashed(self, obj: Mapping[str, Any], key: str, at: str, flow_id: str, pattern: re.Pattern[str], form: str) -> str:
@@ -462,6 +504,46 @@ class _Reader:
                 )
         return dict(doc)
 
+    def scheme(self, v: Mapping[str, Any], at: str, flow_id: str) -> str:
+        if "scheme" not in v:
+            return LEGACY_FINGERPRINT_SCHEME
+        value = v["scheme"]
+        if not isinstance(value, str) or not _SCHEME_RE.fullmatch(value):
+            raise self.fail(f"{at}.scheme", f"must be a fingerprint scheme like 'loom-fp/2', got {value!r}", flow_id)
+        return value
+
+    def rehashed_from(self, v: Mapping[str, Any], at: str, flow_id: str, code_hash: str, scheme: str) -> tuple[str, ...]:
+        if "rehashedFrom" not in v:
+            return ()
+        key = f"{at}.rehashedFrom"
+        value = v["rehashedFrom"]
+        if not isinstance(value, list) or not all(isinstance(h, str) for h in value):
+            raise self.fail(key, "must be a list of codeHashes", flow_id)
+        for h in value:
+            if not _CODE_HASH_RE.fullmatch(h):
+                raise self.fail(key, f"holds {h!r}, which is not a codeHash like 'sha256:<64 hex>'", flow_id)
+        if code_hash in value:
+            raise self.fail(key, "lists the version's own codeHash", flow_id)
+        if len(set(value)) != len(value):
+            raise self.fail(key, "lists a codeHash twice", flow_id)
+        if value and scheme_number(scheme) <= 1:
+            raise self.fail(key, f"is set on a {scheme} version; only a version of a later scheme can rehash one", flow_id)
+        return tuple(sorted(value))
+
+    def rehash_links(self, flow_id: str, ve: VersionEntry, versions: Mapping[str, VersionEntry]) -> None:
+        """A listed hash that is a version of this flow must be the same code of an earlier scheme."""
+        key = f"flows.{flow_id}.versions.{ve.code_hash}.rehashedFrom"
+        for h in ve.rehashed_from:
+            old = versions.get(h)
+            if old is None:
+                continue  # dropped by `loom gc` (no execution needs it), or never shipped here
+            if scheme_number(old.scheme) >= scheme_number(ve.scheme):
+                raise self.fail(key, f"lists {h}, a {old.scheme} version, but this version is {ve.scheme}; "
+                                     "only an earlier scheme's hash of the same code belongs there", flow_id)
+            if old.flow_hash != ve.flow_hash:
+                raise self.fail(key, f"lists {h}, whose flowHash {old.flow_hash} differs from {ve.flow_hash}; "
+                                     "the same code cannot declare another structure", flow_id)
+
     def version(self, flow_id: str, code_hash: str, doc: Any) -> VersionEntry:
         at = f"flows.{flow_id}.versions.{code_hash}"
         if not _CODE_HASH_RE.fullmatch(code_hash):
@@ -492,6 +574,7 @@ class _Reader:
         for h in compatible_with:
             if not _CODE_HASH_RE.fullmatch(h):
                 raise self.fail(f"{at}.compatibleWith", f"holds {h!r}, which is not a codeHash like 'sha256:<64 hex>'", flow_id)
+        scheme = self.scheme(v, at, flow_id)
         entry = self.text(v, "entry", at, flow_id)
         if _bad_entry(entry):
             raise self.fail(f"{at}.entry", f"must be a dotted Python name inside the chunk, got {entry!r}", flow_id)
@@ -513,6 +596,8 @@ class _Reader:
                 closure_sources=self.closure_sources(src, f"{at}.source", flow_id),
             ),
             closure=dict(closure),
+            scheme=scheme,
+            rehashed_from=self.rehashed_from(v, at, flow_id, code_hash, scheme),
         )
 
 

@@ -8,15 +8,35 @@ the hashes it recorded at start (DESIGN §5, ADR-0113 D2 and implementation note
 1. **Structure first.** A recorded ``flowHash`` (``sha256:`` or legacy ``fnv1a:``) keeps only the
    versions with that structure; none left is ``FlowCodeMismatchError(kind="structure")``. No
    recording keeps all.
-2. **Then code**, among those: the version whose codeHash *is* the recorded one (the execution is
-   pinned to it); else the current version if it has no fingerprint or lists the recorded codeHash
+2. **Then code**, among those: a version that lists the recorded codeHash in ``rehashedFrom``
+   (the same code, fingerprinted again under a later scheme: see below); else the version whose
+   codeHash *is* the recorded one (the execution is pinned to it); else the current version if it has no fingerprint or lists the recorded codeHash
    in ``compatible_with``; else another version without a fingerprint (absent compares as equal);
    else ``FlowCodeMismatchError(kind="code")`` with the three ways out. A recording without a
    codeHash takes the current version (or, if the structure excludes it, the most recent match).
    ``allow_code_mismatch=True`` skips step 2's refusal and takes the current version (or the most
    recent structural match).
 
-Everything ``resolve`` needs (hashes, ``compatibleWith``) is in the manifest, so resolving never
+**Scheme upgrades: the new entry serves.** After a rebuild under a new fingerprint scheme
+(``loom_compiler.bundle.rehash``), an execution that recorded an fp/1 hash ``h1`` finds two
+versions of exactly the same code: the fp/1 entry ``h1`` (its chunk, emitted by the fp/1 bundler)
+and the fp/2 entry ``h2`` with ``rehashedFrom: [h1]`` (live code, or a chunk emitted by the fp/2
+bundler). It is served by ``h2``. Both are built from the same bytes, but the fp/1 chunk carries
+only what fp/1's closure reached: the routes fp/1 missed (a module-level ``CFG["a"] = 2``, an
+import inside a helper's body) are not in it, so loading it re-runs none of the former and
+resolves the latter against whatever *live* module is installed at that time, which a later
+release may have edited. The fp/2 entry was linked only because every module its (wider, sound)
+closure reaches is byte-identical to what the fp/1 build recorded, and its chunk bundles all of
+them, so it is the faithful copy of the code the execution started on; for the current version
+it is the live code itself, verified against its own ``closureSources``. The link is checked
+again here: the serving version must have the recorded flowHash. The fp/1 entry stays in the
+manifest (``loom gc`` keeps a version any execution recorded by value, so a runtime that predates
+``rehashedFrom`` still finds it) and still serves an execution whose hash no version rehashes.
+Rejected: the exact pin first (it would serve the lossy fp/1 chunk whenever it exists, which after
+a cumulative build is always) and treating ``rehashedFrom`` like ``compatible_with`` on the
+current version only (an upgraded version that is no longer current would stop serving).
+
+Everything ``resolve`` needs (hashes, ``compatibleWith``, ``rehashedFrom``) is in the manifest, so resolving never
 loads a chunk; a chunk is verified and executed on the first access to ``FlowVersion.definition``
 or ``runner()`` (see ``loom_runtime.chunks``). Indexes are rebuilt on ``register`` (rare) so that
 ``resolve`` (every start and resume) is a few dictionary lookups. A manifest's schema and top level
@@ -150,6 +170,8 @@ class FlowVersion:
     steps: tuple[str, ...] = ()
     step_families: tuple[StepFamily, ...] = ()
     compatible_with: tuple[str, ...] = ()
+    #: earlier-scheme codeHashes of exactly this code (the manifest's ``rehashedFrom``)
+    rehashed_from: tuple[str, ...] = ()
     _code: _DefinitionSource = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
 
     @property
@@ -193,7 +215,7 @@ class _Index:
     """What ``resolve`` reads for one flow id. Immutable once built: ``register`` builds a new one
     and swaps it in with one assignment, so a lock-free ``resolve`` never sees half an update."""
 
-    __slots__ = ("ordered", "current", "by_code", "by_flow_hash")
+    __slots__ = ("ordered", "current", "by_code", "by_rehash", "by_flow_hash")
 
     def __init__(self, versions: dict[_Key, FlowVersion], current_key: _Key | None) -> None:
         current = versions.get(current_key) if current_key is not None else None
@@ -202,6 +224,12 @@ class _Index:
         self.ordered: tuple[FlowVersion, ...] = tuple(ordered)  # current first, then most recent first
         self.current: FlowVersion | None = current
         self.by_code: dict[str, FlowVersion] = {v.code_hash: v for v in ordered if v.code_hash is not None}
+        # earlier-scheme hash -> the versions that rehash it, in ``ordered`` order (current first)
+        by_rehash: dict[str, list[FlowVersion]] = {}
+        for v in ordered:
+            for h in v.rehashed_from:
+                by_rehash.setdefault(h, []).append(v)
+        self.by_rehash: dict[str, tuple[FlowVersion, ...]] = {h: tuple(vs) for h, vs in by_rehash.items()}
         by_fh: dict[str, list[FlowVersion]] = {}
         for v in ordered:
             by_fh.setdefault(v.flow_hash, []).append(v)
@@ -407,6 +435,7 @@ class Registry:
             steps=ve.steps,
             step_families=ve.step_families,
             compatible_with=ve.compatible_with,
+            rehashed_from=ve.rehashed_from,
             _code=_DefinitionSource(None, load),
         )
 
@@ -439,6 +468,7 @@ class Registry:
                 steps=defn.steps,
                 step_families=defn.step_families,
                 compatible_with=defn.compatible_with,
+                rehashed_from=self._rehashed_from(defn.id, code_hash),
                 _code=_DefinitionSource(defn),
             )
             slot = self._flows.get(defn.id)
@@ -447,6 +477,13 @@ class Registry:
             key = _key(code_hash, fh)
             slot.put(key, version, make_current=True)
             return slot.versions[key]
+
+    def _rehashed_from(self, flow_id: str, code_hash: str | None) -> tuple[str, ...]:
+        """What the manifest says this codeHash was rehashed from: live code that replaces its own
+        chunk version keeps serving the executions that version would have served."""
+        entry = self._entries.get(flow_id)
+        ve = entry.versions.get(code_hash) if entry is not None and code_hash is not None else None
+        return ve.rehashed_from if ve is not None else ()
 
     def _bind_to_manifest(self, defn: FlowDefinition, fn: Callable[..., Any], structure: str) -> str | None:
         if self._document is None:
@@ -627,6 +664,9 @@ class Registry:
         current = index.current
         if not code_hash:
             return candidates[0]
+        for v in index.by_rehash.get(code_hash, ()):
+            if not flow_hash or v.matches_flow_hash(flow_hash):
+                return v  # the same code under a later scheme (module docstring: the new entry serves)
         pinned = index.by_code.get(code_hash)
         if pinned is not None and (not flow_hash or pinned.matches_flow_hash(flow_hash)):
             return pinned

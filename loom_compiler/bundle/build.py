@@ -62,7 +62,15 @@ if TYPE_CHECKING:
 # emitted: a build served from the cache never loads it (most of a fresh no-change ``loom build``).
 
 from loom_runtime.errors import ManifestError
-from loom_runtime.manifest import Manifest, SourceRef, VersionEntry, atomic_write_bytes, dump_manifest, load_manifest
+from loom_runtime.manifest import (
+    FINGERPRINT_SCHEME,
+    Manifest,
+    SourceRef,
+    VersionEntry,
+    atomic_write_bytes,
+    dump_manifest,
+    load_manifest,
+)
 
 from ..config import LoomConfig
 from ..model import FlowFingerprint, SourceError
@@ -73,6 +81,7 @@ from .chunk_file import Chunk, ChunkError, chunk_path_for
 from .history import GitSourceTree
 from .manifest_build import closure_source_digests, merge_manifest
 from .output_lock import output_lock
+from .rehash import rehashed_from
 from .progress import BuildSummary, NullProgress, Progress
 
 __all__ = ["BuildReport", "build_project", "MANIFEST_NAME"]
@@ -92,6 +101,8 @@ class BuildReport:
     #: the flows of the working tree, sorted by id
     flows: tuple[FlowFingerprint, ...]
     new_versions: tuple[tuple[str, str], ...]
+    #: the (flow id, codeHash) among ``new_versions`` that rehash an earlier scheme's version
+    rehashed: tuple[tuple[str, str], ...]
     #: flow ids whose current version the previous manifest already held
     unchanged: tuple[str, ...]
     removed: tuple[str, ...]
@@ -205,13 +216,14 @@ def _build_locked(config: LoomConfig, out_dir: Path, manifest_path: Path, pipeli
 
     def report(manifest: Manifest | None, new: Sequence[tuple[str, str]] = (), unchanged: Sequence[str] = (),
                removed: Sequence[str] = (), written: Sequence[str] = ()) -> BuildReport:
+        rehashed = tuple((f, h) for f, h in new if manifest is not None and manifest.flows[f].versions[h].rehashed_from)
         errs = tuple(_sorted_errors(errors))
         summary = BuildSummary(
             flows=len(flows), new_versions=len(new), unchanged=len(unchanged), removed=len(removed),
             errors=len(errs), seconds=time.perf_counter() - started,
-            modules_parsed=len(parsed), modules_cached=cache.hits,
+            modules_parsed=len(parsed), modules_cached=cache.hits, rehashed=len(rehashed),
         )
-        return BuildReport(out_dir, manifest_path, manifest, flows, tuple(new), tuple(unchanged), tuple(removed),
+        return BuildReport(out_dir, manifest_path, manifest, flows, tuple(new), rehashed, tuple(unchanged), tuple(removed),
                            errs, tuple(warnings), tuple(written), parsed, refingerprinted, summary)
 
     if errors:
@@ -242,6 +254,10 @@ def _build_locked(config: LoomConfig, out_dir: Path, manifest_path: Path, pipeli
         prev_entry = prev.versions.get(b.fp.code_hash) if prev is not None else None
         rel = place(b, prev_entry.chunk if prev_entry is not None else None)
         d = b.fp.definition
+        # A scheme upgrade: the earlier-scheme versions of the same code (bundle/rehash.py).
+        links = rehashed_from(prev, code_hash=b.fp.code_hash, scheme=FINGERPRINT_SCHEME, flow_hash=b.fp.flow_hash,
+                              closure_sources=b.closure_sources,
+                              already=prev_entry.rehashed_from if prev_entry is not None else ())
         return VersionEntry(
             code_hash=b.fp.code_hash,
             flow_hash=b.fp.flow_hash,
@@ -255,6 +271,8 @@ def _build_locked(config: LoomConfig, out_dir: Path, manifest_path: Path, pipeli
             entry=b.chunk.entry,
             source=SourceRef(b.fp.path, b.fp.line, "sha256:" + b.source_sha, b.closure_sources),
             closure={m.qualname: m.hash for m in b.fp.closure},
+            scheme=FINGERPRINT_SCHEME,
+            rehashed_from=links,
         )
 
     current_entries = {b.fp.flow_id: entry_for(b) for b in current.built}

@@ -12,6 +12,11 @@ only metadata such as ``compatibleWith`` or the chunk's comments can differ):
 2. the previous manifest (its entry stays byte-stable, so an old process keeps verifying its chunk),
 3. git history refs, later refs over earlier ones.
 
+**Schemes.** Versions of an earlier fingerprint scheme are kept like any other (journals pin
+them by value) and never re-keyed: a version built now carries ``scheme`` and, when it is the same
+code as an earlier-scheme version, ``rehashedFrom`` (computed by ``build`` through ``rehash``,
+before this merge), so a scheme upgrade adds one version per flow and drops none.
+
 A flow that is gone from the working tree keeps its versions and becomes ``removed: true`` with
 ``current: null``. Rejected: rebuilding the whole manifest from history on every build (slow and
 it would lose versions built from refs that were later garbage-collected from git), and dropping

@@ -96,12 +96,15 @@ class BuildSummary:
     seconds: float
     modules_parsed: int
     modules_cached: int
+    #: new versions that are an earlier scheme's code under a new hash (``rehash``)
+    rehashed: int = 0
 
 
 def format_summary(s: BuildSummary) -> str:
     parts = [
         f"{s.flows} flow{'s' if s.flows != 1 else ''}",
-        f"{s.new_versions} new version{'s' if s.new_versions != 1 else ''}",
+        f"{s.new_versions} new version{'s' if s.new_versions != 1 else ''}"
+        + (f" ({s.rehashed} rehashed: the same code under a new fingerprint scheme)" if s.rehashed else ""),
         f"{s.unchanged} unchanged",
     ]
     if s.removed:

@@ -16,7 +16,7 @@ import click
 
 from loom_runtime.errors import ConfigError
 
-from ..canonical import pretty
+from ..canonical import SCHEME, pretty
 from ..config import load_config
 from ..fingerprint import ProjectResult, fingerprint_project
 from ..model import FlowFingerprint, SourceError
@@ -74,7 +74,7 @@ def render_explain(flow: FlowFingerprint) -> str:
         for name, target in member.bindings:
             out.append(f"  uses {name} -> {target}")
         if member.canonical:
-            out.append("  canonical (loom-fp/1):")
+            out.append(f"  canonical ({SCHEME}):")
             for part in member.canonical.split("\n"):  # a constant bound by several statements
                 out.extend("    " + line for line in pretty(part, 96).splitlines())
         out.append("")

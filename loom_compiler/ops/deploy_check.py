@@ -2,7 +2,8 @@
 
 For each unfinished execution (``census.unfinished``) the registry built from the manifest answers
 with its own resolution rules (``Registry.resolve``: structure first, then the pinned codeHash,
-then the current version's ``compatible_with``; a migrated execution resolves by its migration
+then the current version's ``compatible_with``; a version of a later scheme that lists the recorded
+hash in ``rehashedFrom`` serves it as *rehashed*, the same code; a migrated execution resolves by its migration
 target, which is the summary's effective codeHash). The rules are not re-implemented here, so this
 check and a worker after the deploy can never disagree.
 
@@ -43,7 +44,7 @@ class Served:
     status: str
     recorded_code_hash: str | None
     served_by: str | None  # the codeHash of the version that serves it
-    how: str  # "pinned" | "compatible" | "unfingerprinted"
+    how: str  # "pinned" | "rehashed" | "compatible" | "unfingerprinted"
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +93,8 @@ class DeployReport:
 def _how(version: FlowVersion, recorded: str | None) -> str:
     if recorded and version.code_hash == recorded:
         return "pinned"
+    if recorded and recorded in version.rehashed_from:
+        return "rehashed"  # the same code, fingerprinted again under a later scheme
     if recorded and recorded in version.compatible_with:
         return "compatible"
     return "unfingerprinted"

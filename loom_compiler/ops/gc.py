@@ -3,7 +3,17 @@
 The versions to keep are, per flow: the current version (never removed), and every version that
 ``Registry.resolve`` picks for an unfinished execution in the given journals: the registry's own
 rules decide which chunk serves whom, so a version that an execution pins is kept while one that
-is only *compatible* with the current version goes. If any execution of a flow cannot be resolved
+is only *compatible* with the current version goes.
+
+**Scheme upgrades.** After a rebuild under a new scheme an execution that recorded an fp/1 hash
+``h1`` is served by the fp/2 version ``h2`` that lists ``h1`` in ``rehashedFrom`` (the registry's
+rule): ``h2`` is kept because it serves. ``h1`` is kept too, as long as any unfinished execution
+recorded it: a runtime that predates ``rehashedFrom`` (an older ``loom_runtime`` deployed with a
+manifest from a newer build) resolves ``h1`` by its exact hash only, and dropping it would strand
+the execution there; one chunk per linked version until those executions drain is cheap next to
+that. Once no execution records ``h1`` it goes like any other version, and ``h2`` keeps its
+``rehashedFrom`` (the claim that they are the same code stays true). Rejected: treating
+``rehashedFrom`` as making ``h1`` redundant at once (it is, for this runtime only). If any execution of a flow cannot be resolved
 (it is already stranded), nothing of that flow is removed: the operator may still fix it by
 shipping or migrating, and a gc must never make a bad state worse. A removed flow whose every
 version goes is dropped from the manifest.
@@ -85,6 +95,7 @@ def plan_gc(manifest: str | os.PathLike[str], summaries: Iterable[ExecutionSumma
     registry = Registry.from_manifest(path)
     summaries = tuple(summaries)
     pins: dict[tuple[str, str], int] = {}
+    recorded: dict[tuple[str, str], int] = {}  # by the exact codeHash an execution recorded
     blocked: dict[str, str] = {}
     notes: list[str] = []
     for s in summaries:
@@ -98,6 +109,8 @@ def plan_gc(manifest: str | os.PathLike[str], summaries: Iterable[ExecutionSumma
             continue
         if v.code_hash is not None:
             pins[(s.flow_id, v.code_hash)] = pins.get((s.flow_id, v.code_hash), 0) + 1
+            if s.code_hash and s.code_hash != v.code_hash and s.code_hash in v.rehashed_from:
+                recorded[(s.flow_id, s.code_hash)] = recorded.get((s.flow_id, s.code_hash), 0) + 1
     for flow_id, eid in sorted(blocked.items()):
         notes.append(
             f"flow `{flow_id}`: execution `{eid}` cannot be served by this manifest (see `loom deploy-check`); "
@@ -110,10 +123,14 @@ def plan_gc(manifest: str | os.PathLike[str], summaries: Iterable[ExecutionSumma
         for code_hash in sorted(entry.versions):
             ve = entry.versions[code_hash]
             n = pins.get((flow_id, code_hash), 0)
+            r = recorded.get((flow_id, code_hash), 0)
             if code_hash == entry.current:
                 reason = "current" + (f"; serves {n} unfinished execution(s)" if n else "")
             elif n:
                 reason = f"serves {n} unfinished execution(s)"
+            elif r:
+                reason = (f"recorded by {r} unfinished execution(s) that a rehashed version of the same code serves "
+                          "(kept for runtimes that resolve by the exact hash)")
             elif flow_id in blocked:
                 reason = "kept: the flow has an execution this manifest cannot serve"
             else:

@@ -1,7 +1,13 @@
 """``compute_diff(base, head)``: per flow unchanged / changed / new / removed, and which members.
 
-A flow is *changed* when its codeHash or its structural flowHash differs. For a changed flow the
-closure members are compared by name:
+A flow is *changed* when its codeHash or its structural flowHash differs, except across a
+scheme upgrade: when the base's codeHash is of an earlier fingerprint scheme than the head's and
+the two are the same code (``bundle.rehash.sources_match``: same structure, and every module of
+the head's closure byte-identical to what the base recorded; or the head lists the base codeHash
+in ``rehashedFrom``), the flow is *unchanged* with ``rehashed`` set: a new scheme's hash of the
+same bytes, nothing for a reviewer to judge and nothing ``loom check`` may flag. A base that did
+not record the modules the head's closure reaches cannot be proven the same, and stays changed.
+For a changed flow the closure members are compared by name:
 
 * **edited**: present on both sides with a different own digest (its text or what its names
   resolve to changed). When a side lacks own digests (a manifest base), a member counts as edited
@@ -38,11 +44,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from ..bundle.rehash import sources_match
 from ..model import SourceError
 from .snapshot import FlowSnapshot, MemberSnapshot, Snapshot
 from .step_calls import could_skip
 
-__all__ = ["FlowStatus", "CodeChange", "MemberChange", "FlowChange", "ReviewDiff", "compute_diff", "compatible_with_line"]
+__all__ = ["FlowStatus", "CodeChange", "MemberChange", "FlowChange", "ReviewDiff", "compute_diff", "compatible_with_line",
+           "is_rehash"]
 
 FlowStatus = Literal["unchanged", "changed", "new", "removed"]
 
@@ -95,6 +103,12 @@ class FlowChange:
     head_computed_steps: int = 0
     #: the flow's closure as (qualname, kind, refs) of both sides, root first: what the graph draws
     graph: tuple[tuple[str, str | None, tuple[str, ...]], ...] = ()
+    #: unchanged code whose codeHash moved only because the fingerprint scheme changed
+    rehashed: bool = False
+    base_scheme: str | None = None
+    head_scheme: str | None = None
+    #: the base's closure sources, when known (``loom check`` finds its code under another scheme)
+    base_closure_sources: tuple[tuple[str, str], ...] | None = None
 
     @property
     def structure_changed(self) -> bool:
@@ -124,6 +138,11 @@ class ReviewDiff:
         return sum(1 for f in self.flows if f.status == status)
 
     @property
+    def rehashed(self) -> int:
+        """Unchanged flows whose codeHash moved with the fingerprint scheme."""
+        return sum(1 for f in self.flows if f.rehashed)
+
+    @property
     def has_changes(self) -> bool:
         return any(f.status != "unchanged" for f in self.flows)
 
@@ -143,30 +162,37 @@ def compute_diff(base: Snapshot, head: Snapshot, *, base_is_ref: bool = True) ->
 def _flow_change(flow_id: str, base: FlowSnapshot | None, head: FlowSnapshot | None) -> FlowChange:
     if head is None:
         assert base is not None
-        return FlowChange(flow_id, "removed", base.path, base.line, base_code_hash=base.code_hash, base_flow_hash=base.flow_hash)
+        return FlowChange(flow_id, "removed", base.path, base.line, base_code_hash=base.code_hash,
+                          base_flow_hash=base.flow_hash, base_scheme=base.scheme,
+                          base_closure_sources=base.closure_sources)
     common = dict(
         path=head.path,
         line=head.line,
         head_code_hash=head.code_hash,
         head_flow_hash=head.flow_hash,
         head_compatible_with=head.compatible_with,
+        head_scheme=head.scheme,
     )
     if base is None:
         return FlowChange(flow_id, "new", **common)
     same = base.code_hash == head.code_hash and base.flow_hash == head.flow_hash
+    rehashed = not same and is_rehash(base, head)
     skip = None
-    if not same and base.step_calls is not None and head.step_calls is not None:
+    if not same and not rehashed and base.step_calls is not None and head.step_calls is not None:
         skip = could_skip(base.step_calls, head.step_calls)
     return FlowChange(
         flow_id,
-        "unchanged" if same else "changed",
+        "unchanged" if same or rehashed else "changed",
         base_code_hash=base.code_hash,
         base_flow_hash=base.flow_hash,
-        members=() if same else _member_changes(base, head),
+        members=() if same or rehashed else _member_changes(base, head),
         compatible=base.code_hash in head.compatible_with,
         may_skip=skip,
         head_computed_steps=head.step_calls.computed if head.step_calls is not None else 0,
-        graph=() if same else _graph(base, head),
+        graph=() if same or rehashed else _graph(base, head),
+        rehashed=rehashed,
+        base_scheme=base.scheme,
+        base_closure_sources=base.closure_sources,
         **common,
     )
 
@@ -178,6 +204,16 @@ def _graph(base: FlowSnapshot, head: FlowSnapshot) -> tuple[tuple[str, str | Non
         kind, refs = nodes.setdefault(m.qualname, (m.kind, set()))
         refs.update(m.refs)
     return tuple((q, kind, tuple(sorted(refs))) for q, (kind, refs) in nodes.items())
+
+
+def is_rehash(base: FlowSnapshot, head: FlowSnapshot) -> bool:
+    """``head`` is ``base``'s code fingerprinted again under a later scheme (module docstring)."""
+    if base.code_hash == head.code_hash or base.flow_hash != head.flow_hash:
+        return False
+    if base.code_hash in head.rehashed_from:
+        return True
+    return sources_match(base.scheme, base.flow_hash, base.sources(),
+                         scheme=head.scheme, flow_hash=head.flow_hash, closure_sources=head.sources())
 
 
 def _member_changes(base: FlowSnapshot, head: FlowSnapshot) -> tuple[MemberChange, ...]:

@@ -4,10 +4,15 @@ A flow passes when in-flight executions that started on the base version can sti
 the build, by the registry's own rules (``Registry.resolve``: structure first, then the exact
 codeHash, then the current version's ``compatible_with``):
 
-* unchanged or new: nothing to serve differently;
-* changed: the build **keeps** the base version (the manifest lists the base codeHash with the
-  base flowHash, so resolution pins it), or the code alone changed and the head **lists** the base
-  codeHash in ``compatible_with`` (a reviewer asserted the edit is replay-safe);
+* unchanged (a *rehashed* flow included: the same code under a new scheme's hash) or new:
+  nothing to serve differently;
+* changed: the build **keeps** the base version, or the code alone changed and the head **lists**
+  the base codeHash in ``compatible_with`` (a reviewer asserted the edit is replay-safe). Kept
+  means resolution finds the base code: the manifest lists the base codeHash with the base
+  flowHash (pinned), or a version that lists it in ``rehashedFrom`` (rehashed), or, across a scheme
+  upgrade, an earlier-scheme version that is the base's code (``bundle.rehash``): a base ref is
+  fingerprinted by this release, so its hash is the new scheme's, while the executions that
+  started on it recorded the old scheme's hash, which the manifest keeps;
 * removed: the build keeps the base version (a removed flow has no current code to be compatible).
 
 Anything else is a failure with a message naming the flow, where it is, which members changed and
@@ -23,6 +28,7 @@ from dataclasses import dataclass
 
 from loom_runtime.manifest import Manifest
 
+from ..bundle.rehash import same_code
 from .diff import FlowChange, ReviewDiff
 
 __all__ = ["CheckFailure", "CheckReport", "check_diff"]
@@ -56,8 +62,20 @@ def _kept(manifest: Manifest | None, f: FlowChange) -> bool:
     if manifest is None or f.base_code_hash is None:
         return False
     entry = manifest.flows.get(f.flow_id)
-    version = entry.versions.get(f.base_code_hash) if entry is not None else None
-    return version is not None and version.flow_hash == f.base_flow_hash
+    if entry is None:
+        return False
+    version = entry.versions.get(f.base_code_hash)
+    if version is not None and version.flow_hash == f.base_flow_hash:
+        return True
+    if any(f.base_code_hash in v.rehashed_from and v.flow_hash == f.base_flow_hash for v in entry.versions.values()):
+        return True
+    if f.base_closure_sources is None or f.base_scheme is None or f.base_flow_hash is None:
+        return False
+    sources = dict(f.base_closure_sources)
+    return any(
+        same_code(v, scheme=f.base_scheme, flow_hash=f.base_flow_hash, closure_sources=sources)
+        for v in entry.versions.values()
+    )
 
 
 def check_diff(

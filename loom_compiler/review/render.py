@@ -14,6 +14,11 @@ Every format shows the change itself, not only where: each changed member's code
 Markdown adds a Mermaid graph of the route from the flow to each changed member (``review.graph``);
 github adds a notice at each edited member's own file and line.
 
+A *rehashed* flow (unchanged code whose codeHash moved with the fingerprint scheme, ``diff``) is
+reported in every format as ``rehashed, unchanged`` with both hashes and schemes: text and
+markdown say so next to the flow, json has ``rehashed``/``baseScheme``/``headScheme``, github
+prints a ``::notice`` (never a warning: there is nothing to fix).
+
 Rejected: click's styling in this module (click stays in the command layer) and one template
 engine for all formats (four small functions are easier to read than one generic one).
 """
@@ -48,7 +53,14 @@ def _paint(text: str, what: str, colour: bool) -> str:
 
 
 def _summary(diff: ReviewDiff) -> str:
-    return ", ".join(f"{diff.count(s)} {s}" for s in ("changed", "new", "removed", "unchanged"))
+    text = ", ".join(f"{diff.count(s)} {s}" for s in ("changed", "new", "removed", "unchanged"))
+    return text + (f" ({diff.rehashed} rehashed)" if diff.rehashed else "")
+
+
+def _rehash_note(f: FlowChange, code: str = "") -> str:
+    """``rehashed, unchanged: loom-fp/1 sha256:… -> loom-fp/2 sha256:…``"""
+    return (f"rehashed, unchanged: {f.base_scheme} {code}{_short(f.base_code_hash)}{code} -> "
+            f"{f.head_scheme} {code}{_short(f.head_code_hash)}{code} (closure sources byte-identical)")
 
 
 def render_diff(diff: ReviewDiff, fmt: str, *, colour: bool = False, path_prefix: str = "") -> str:
@@ -72,6 +84,8 @@ def render_text(diff: ReviewDiff, *, colour: bool = False) -> str:
     for f in diff.flows:
         where = f"{f.path}:{f.line}" if f.path else ""
         lines.append(f"  {_paint(f.status.ljust(9), f.status, colour)} {f.flow_id.ljust(width)}  {where}".rstrip())
+        if f.rehashed:
+            lines.append(f"            {_rehash_note(f)}")
         if f.status == "changed":
             lines.append(f"            codeHash {_short(f.base_code_hash)} -> {_short(f.head_code_hash)}")
             if f.structure_changed:
@@ -130,6 +144,9 @@ def _flow_json(f: FlowChange) -> dict[str, Any]:
         "baseFlowHash": f.base_flow_hash,
         "headFlowHash": f.head_flow_hash,
         "structureChanged": f.structure_changed,
+        "rehashed": f.rehashed,
+        "baseScheme": f.base_scheme,
+        "headScheme": f.head_scheme,
         "compatible": f.compatible,
         "suggestion": f.suggestion,
         "members": [_member_json(m) for m in f.members],
@@ -201,9 +218,12 @@ def render_markdown(diff: ReviewDiff) -> str:
         for f in diff.flows:
             where = f"`{f.path}:{f.line}`" if f.path else ""
             members = "<br>".join(f"{m.change} `{m.qualname}`" for m in f.members) or ""
-            out.append(f"| `{_md(f.flow_id)}` | {f.status} | {where} | {_md(members)} |")
+            status = "rehashed, unchanged" if f.rehashed else f.status
+            out.append(f"| `{_md(f.flow_id)}` | {status} | {where} | {_md(members)} |")
         out.append("")
     for f in diff.flows:
+        if f.rehashed:
+            out += [f"**`{_md(f.flow_id)}`**: {_rehash_note(f, '`')}.", ""]
         if f.status != "changed":
             continue
         out.append(f"**`{_md(f.flow_id)}`**: codeHash `{_short(f.base_code_hash)}` → `{_short(f.head_code_hash)}`.")
@@ -254,6 +274,10 @@ def _command(level: str, message: str, *, file: str | None, line: int, title: st
 def render_github(diff: ReviewDiff, *, path_prefix: str = "") -> str:
     out = []
     for f in diff.flows:
+        if f.rehashed:
+            out.append(_command("notice", f"flow `{f.flow_id}` {_rehash_note(f)}", file=f.path, line=f.line,
+                                title=f"loom: flow {f.flow_id} rehashed", prefix=path_prefix))
+            continue
         if f.status == "unchanged":
             continue
         if f.status == "new":
@@ -324,7 +348,8 @@ def render_check(report: CheckReport, fmt: str = "text", *, colour: bool = False
     verdict = (
         f"loom check: {len(report.failures)} flow(s) would strand in-flight executions"
         if report.failures
-        else f"loom check: ok ({report.diff.count('changed')} changed flow(s) kept or compatible)"
+        else f"loom check: ok ({report.diff.count('changed')} changed flow(s) kept or compatible"
+        + (f"; {report.diff.rehashed} rehashed, unchanged)" if report.diff.rehashed else ")")
     )
     lines.append(verdict)
     return "\n".join(lines)

@@ -14,6 +14,12 @@ readings look alike), and the step ids the flow's code can ask for (``review.ste
 static "could skip" estimate). A manifest snapshot has none of them (``None``): the manifest
 records hashes, not source.
 
+Each snapshot also carries the fingerprint ``scheme`` that computed its codeHash and its
+``closure_sources`` (module -> sha256 of the bytes of every first-party module of its closure;
+for a source tree computed here, for a manifest what the build recorded), so that a review across
+a scheme upgrade can tell *rehashed* (the same bytes, a new scheme's hash: ``bundle.rehash``) from
+changed.
+
 Rejected: keeping the ``FlowFingerprint`` values themselves in the diff (they hold source text and
 the whole definition; a review value should be small and serialisable), and re-parsing a manifest
 version's chunk to recover canonical forms (the chunk is the bundled text, not the canonical form).
@@ -24,9 +30,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
+import hashlib
+from collections.abc import Mapping
+
 from loom_runtime.hashing import sha256_digest
 from loom_runtime.manifest import Manifest
 
+from ..canonical import SCHEME
 from ..config import LoomConfig
 from ..fingerprint import fingerprint_project
 from ..model import FlowFingerprint, SourceError
@@ -71,6 +81,14 @@ class FlowSnapshot:
     compatible_with: tuple[str, ...] = ()
     members: tuple[MemberSnapshot, ...] = ()  # root first when known
     step_calls: StepCalls | None = None  # what its code can ask for; None: no source (a manifest)
+    scheme: str = SCHEME  # the fingerprint scheme of ``code_hash``
+    #: (module, "sha256:<hex>") of every first-party closure module, sorted; None: not recorded
+    closure_sources: tuple[tuple[str, str], ...] | None = None
+    #: a manifest version's ``rehashedFrom`` (earlier-scheme hashes of this code)
+    rehashed_from: tuple[str, ...] = ()
+
+    def sources(self) -> Mapping[str, str] | None:
+        return dict(self.closure_sources) if self.closure_sources is not None else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +108,7 @@ def _own_digest(canonical: str, bindings: tuple[tuple[str, str], ...]) -> str:
     return sha256_digest(data.encode("utf-8"))
 
 
-def snapshot_from_fingerprint(fp: FlowFingerprint) -> FlowSnapshot:
+def snapshot_from_fingerprint(fp: FlowFingerprint, tree: SourceTree | None = None) -> FlowSnapshot:
     names = {m.qualname for m in fp.closure}
     root = fp.closure[0].qualname if fp.closure else None
     members = tuple(
@@ -118,11 +136,25 @@ def snapshot_from_fingerprint(fp: FlowFingerprint) -> FlowSnapshot:
         compatible_with=tuple(fp.definition.compatible_with),
         members=members,
         step_calls=step_calls(m.source for m in fp.closure),
+        closure_sources=_closure_sources(fp, tree) if tree is not None else None,
     )
 
 
-def snapshot_from_fingerprints(label: str, flows: tuple[FlowFingerprint, ...], errors: tuple[SourceError, ...] = ()) -> Snapshot:
-    return Snapshot(label, tuple(snapshot_from_fingerprint(f) for f in flows), errors)
+def _closure_sources(fp: FlowFingerprint, tree: SourceTree) -> tuple[tuple[str, str], ...]:
+    from ..bundle.manifest_build import closure_source_digests  # the build's own rule, not a copy
+
+    def sha256_hex(module: str) -> str | None:
+        data = tree.read(module)
+        return hashlib.sha256(data).hexdigest() if data is not None else None
+
+    return tuple(sorted(closure_source_digests(fp, sha256_hex).items()))
+
+
+def snapshot_from_fingerprints(label: str, flows: tuple[FlowFingerprint, ...], errors: tuple[SourceError, ...] = (),
+                               tree: SourceTree | None = None) -> Snapshot:
+    """``tree``, when given, is what the flows were fingerprinted from: their closure sources are
+    read from it (without it a snapshot cannot be recognised as rehashed)."""
+    return Snapshot(label, tuple(snapshot_from_fingerprint(f, tree) for f in flows), errors)
 
 
 def snapshot_from_manifest(label: str, manifest: Manifest) -> Snapshot:
@@ -142,6 +174,10 @@ def snapshot_from_manifest(label: str, manifest: Manifest) -> Snapshot:
                 line=ve.source.line,
                 compatible_with=tuple(ve.compatible_with),
                 members=tuple(MemberSnapshot(q, h) for q, h in sorted(ve.closure.items())),
+                scheme=ve.scheme,
+                closure_sources=(tuple(sorted(ve.source.closure_sources.items()))
+                                 if ve.source.closure_sources is not None else None),
+                rehashed_from=ve.rehashed_from,
             )
         )
     return Snapshot(label, tuple(flows))
@@ -162,7 +198,7 @@ def scan_config(config: LoomConfig) -> LoomConfig:
 
 def snapshot_tree(label: str, tree: SourceTree, config: LoomConfig) -> Snapshot:
     result = fingerprint_project(tree, config)
-    return snapshot_from_fingerprints(label, result.flows, result.errors)
+    return snapshot_from_fingerprints(label, result.flows, result.errors, tree=tree)
 
 
 def snapshot_working_tree(config: LoomConfig) -> Snapshot:

@@ -64,7 +64,8 @@ def test_manifest_fields_are_the_design_fields(project: Path):
     assert set(flow) == {"current", "removed", "versions"}
     version = flow["versions"][flow["current"]]
     assert set(version) == {"flowHash", "legacyFlowHash", "version", "steps", "stepFamilies", "compatibleWith",
-                            "chunk", "chunkDigest", "entry", "source", "closure"}
+                            "chunk", "chunkDigest", "entry", "source", "closure", "scheme"}
+    assert version["scheme"] == "loom-fp/2" == doc["fingerprintScheme"]  # rehashedFrom: only after an upgrade
     import hashlib
 
     chunk = (project / "build/loom" / version["chunk"]).read_bytes()

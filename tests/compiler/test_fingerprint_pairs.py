@@ -157,8 +157,10 @@ def test_checkout_location_on_disk_does_not_matter(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------- golden digests
-# Pinned on purpose: any change here is a change of the loom-fp/1 scheme and must be deliberate
-# (a new scheme name, a migration note). Do not "fix" these by pasting new values.
+# Pinned on purpose: any change here is a change of the loom-fp/2 scheme and must be deliberate
+# (a new scheme name, a migration note). Do not "fix" these by pasting new values. Re-pinned when
+# the scheme name became loom-fp/2 (it is the first field of every member's hash record); the
+# upgrade path from loom-fp/1 is tests/upgrade/.
 
 GOLDEN_SIMPLE = '''\
 from loom_runtime import flow
@@ -211,15 +213,15 @@ class Shop:
 GOLDENS = {
     "golden-simple": (
         GOLDEN_SIMPLE,
-        "sha256:32e955b810cbfcfaf28c9fd149be52758fc169d8a1535a7a6f2f58a9499aeebb",
+        "sha256:9454ee3d9cc99457fa0c1476e495148e28629319ec9dd426fe63fd02cf7b4183",
     ),
     "golden-closure": (
         GOLDEN_CLOSURE,
-        "sha256:079a046f7dbcae4be3009c42ef87043e77483360026c06fb7123fdfa06e56306",
+        "sha256:73be5d3d8ab5f17b1581a24b383b9d8ca9213d007e95f480825dfc3904315d37",
     ),
     "golden-method": (
         GOLDEN_METHOD,
-        "sha256:ea7fce75659aeb1c8042c532dc8a978bce92f267294d5230e0dc0dcf15920d73",
+        "sha256:956094ff68d4888d79eabbcdd623ea07b1d8e95757f52a59eccf05a71df001d8",
     ),
 }
 
@@ -231,4 +233,4 @@ def test_golden_digest(flow_id: str) -> None:
 
 
 def test_golden_cross_module_project(tmp_path: Path) -> None:
-    assert _project_hash(tmp_path, "golden", {}) == "sha256:44d4613f9718c2bad5e4e5bd0799a9b0ac478e20601621018c36d45e86c866ac"
+    assert _project_hash(tmp_path, "golden", {}) == "sha256:42167fb49fad694457900a25ad216932e1f08ee2676354279d442a4e571891a6"

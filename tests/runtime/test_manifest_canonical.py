@@ -95,7 +95,7 @@ def test_ids_with_escapes_and_regex_braces_take_the_fast_path(tmp_path):
 
 def test_an_empty_manifest_takes_the_fast_path():
     data = dump_manifest(Manifest(flows={}))
-    assert _split_canonical(data) == ({"fingerprintScheme": "loom-fp/1", "schema": "loom-manifest/1"}, {})
+    assert _split_canonical(data) == ({"fingerprintScheme": "loom-fp/2", "schema": "loom-manifest/1"}, {})
 
 
 @pytest.mark.parametrize(
