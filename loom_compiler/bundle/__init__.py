@@ -2,6 +2,7 @@
 
 Public subpackage of ``loom_compiler``; the modules each do one thing:
 ``chunk`` (emit a chunk from a flow's closure), ``manifest_build`` (cumulative merge),
+``rehash`` (which earlier-scheme versions a version built now is the same code as),
 ``history`` (a git-ref ``SourceTree``), ``cache`` (content-addressed analysis cache),
 ``progress`` (terminal bar and summary) and ``build`` (``build_project``, the orchestration).
 """
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
     from .chunk import Chunk, ChunkError, chunk_path_for, emit_chunk, flow_slug, source_digest
     from .history import GitError, GitSourceTree
     from .manifest_build import MergeResult, merge_manifest
+    from .rehash import rehashed_from, same_code, sources_match
     from .progress import BuildSummary, format_summary, make_progress
 
 # Public name -> submodule, imported on first access (PEP 562): ``loom build`` served from the
@@ -27,6 +29,7 @@ _LAZY = {
     "source_digest": "chunk_file", "emit_chunk": "chunk",
     "GitError": "history", "GitSourceTree": "history",
     "MergeResult": "manifest_build", "merge_manifest": "manifest_build",
+    "rehashed_from": "rehash", "same_code": "rehash", "sources_match": "rehash",
     "BuildSummary": "progress", "format_summary": "progress", "make_progress": "progress",
 }
 
@@ -48,6 +51,9 @@ __all__ = [
     "GitSourceTree",
     "MergeResult",
     "merge_manifest",
+    "rehashed_from",
+    "same_code",
+    "sources_match",
     "SummaryCache",
     "BuildSummary",
     "format_summary",

@@ -44,7 +44,7 @@ from collections.abc import Mapping
 
 from loom_runtime.manifest import FlowEntry, VersionEntry, scheme_number
 
-__all__ = ["same_code", "sources_match", "rehashed_from", "linked_version"]
+__all__ = ["same_code", "sources_match", "rehashed_from"]
 
 
 def same_code(old: VersionEntry, *, scheme: str, flow_hash: str, closure_sources: Mapping[str, str] | None) -> bool:
@@ -87,16 +87,3 @@ def rehashed_from(
                 out.update(old.rehashed_from)
     out.discard(code_hash)
     return tuple(sorted(out))
-
-
-def linked_version(entry: FlowEntry | None, *, scheme: str, flow_hash: str,
-                   closure_sources: Mapping[str, str] | None) -> VersionEntry | None:
-    """The most recent earlier-scheme version of ``entry`` that is the same code (current first,
-    then by codeHash for a stable answer), or None. What review uses to call a flow *rehashed*."""
-    if entry is None:
-        return None
-    order = sorted(entry.versions.values(), key=lambda v: (v.code_hash != entry.current, v.code_hash))
-    for old in order:
-        if same_code(old, scheme=scheme, flow_hash=flow_hash, closure_sources=closure_sources):
-            return old
-    return None

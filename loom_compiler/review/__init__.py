@@ -15,7 +15,7 @@ from loom_runtime.errors import ConfigError
 from loom_runtime.manifest import Manifest, load_manifest
 
 from ..config import LoomConfig
-from .diff import FlowChange, FlowStatus, MemberChange, ReviewDiff, compatible_with_line, compute_diff
+from .diff import FlowChange, FlowStatus, MemberChange, ReviewDiff, compatible_with_line, compute_diff, is_rehash
 from .policy import CheckFailure, CheckReport, check_diff
 from .render import FORMATS, render_check, render_diff, render_github, render_json, render_markdown, render_text
 from .snapshot import (
@@ -35,6 +35,7 @@ __all__ = [
     "ReviewDiff",
     "compatible_with_line",
     "compute_diff",
+    "is_rehash",
     "review_diff",
     "build_manifest",
     "repository_prefix",

@@ -75,6 +75,8 @@ class Spec:
     chunk: str | None = None  # override the chunk path written into the manifest
     source_path: str = "app/flows.py"
     source_digest: str = field(default_factory=lambda: digest(b"not the live file"))
+    scheme: str = "loom-fp/1"  # what an entry without the key means
+    rehashed_from: tuple[str, ...] = ()  # labels, like ``label``
 
     @property
     def code_hash(self) -> str:
@@ -104,6 +106,8 @@ def write_bundle(root: Path, specs: Sequence[Spec], current: dict[str, str]) -> 
             entry=s.entry,
             source=SourceRef(path=s.source_path, line=1, source_digest=s.source_digest),
             closure={},
+            scheme=s.scheme,
+            rehashed_from=tuple(sorted(code(label) for label in s.rehashed_from)),
         )
     manifest = Manifest(
         flows={
