@@ -2,22 +2,21 @@
 
 ``loom replay`` and ``loom deploy-check`` ask the same question of a recorded execution: *what
 would this code do if it resumed now?* The sandbox answers it with the runtime's own drive loop
-(``Runtime._drive``: resolution is bypassed, everything else is the production path, including the
-divergence detector, D3, in ``fail`` mode), so there is one implementation of the replay rules and
-the answer cannot drift from what a worker will do after the deploy. What differs is the journal
-and one guard:
+(:func:`loom_runtime.drive.drive_run`: resolution is the caller's, everything else is the
+production path, including the divergence detector, D3, in ``fail`` mode), so there is one
+implementation of the replay rules and the answer cannot drift from what a worker will do after the
+deploy. What differs is the run's port (:class:`~loom_runtime.port.RunPort`, ``_SandboxPort``):
 
-* **The journal holds nothing and accepts nothing** (``_SandboxJournal``). The execution's events
-  are folded by the caller and handed to the drive loop, which never reads; every write, of any
-  kind, raises :class:`LiveAppend` before anything is written. A live ``STEP_STARTED`` is refused
-  before the step function is called, an emit before it is recorded, a timer before it is set, a
-  continuation before its successor is created. The production journal is never touched: the
-  caller reads it (read-only) and the sandbox never sees it.
+* **Nothing is written.** The execution's events are folded by the caller and handed to the drive
+  loop, which never reads; every append, of any kind, raises :class:`LiveAppend` before anything is
+  written. A live ``STEP_STARTED`` is refused before the step function is called, an emit before it
+  is recorded, a timer before it is set, a continuation before its successor is created. The
+  production journal is never touched: the caller reads it (read-only) and the sandbox never sees it.
 * **A decider never runs.** A live ``ctx.decide`` calls its decider *before* it appends the record
-  (the decider is real work: a model call), so the journal alone would stop too late. The sandbox's
-  Context (``Runtime._new_context``) hands ``Context.decide`` a stand-in decider that raises
-  :class:`LiveAppend` (latched like a journal error, so a body that swallows it stops anyway); a
-  recorded decision is served as always, without calling anything.
+  (the decider is real work: a model call), so refusing appends alone would stop too late. The run
+  asks its port to ``admit`` every live decider and step body first; the sandbox's port refuses
+  with :class:`LiveAppend` (latched like a journal error, so a body that swallows it stops anyway);
+  a recorded decision is served as always, without calling anything.
 
 Nothing else of the user's runs but the flow body itself and the helpers it calls: orchestration
 code, which every production resume re-runs too.
@@ -50,28 +49,19 @@ they are not needed, and a decider cannot be mocked without knowing what it retu
 from __future__ import annotations
 
 import json
-import math
-from collections.abc import Callable, Iterable, Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .context import Context
 from .definition import RESERVED_GATE
-from .divergence import DivergenceDetector
-from .errors import (
-    ExecutionNotFoundError,
-    FlowNotFoundError,
-    FlowReplayDivergenceError,
-    JournalError,
-    LoomError,
-    NonDeterminismError,
-)
+from .drive import drive_run, new_run
+from .errors import FlowReplayDivergenceError, JournalError, LoomError, NonDeterminismError
 from .journal import events as ev
-from .journal.events import Event, ExecutionSummary, NewEvent
-from .journal.protocol import Lease
-from .registry import FlowVersion, Registry
+from .journal.events import Event, NewEvent
+from .port import successor_id
 from .replay import ReplayState, fold
-from .runtime import Runtime
+from .versions import FlowVersion
 
 __all__ = ["LiveAppend", "SandboxResult", "Sandbox", "resume_point", "describe_append", "outcome_difference", "OUTCOMES"]
 
@@ -167,83 +157,35 @@ class SandboxResult:
         return self.kind in ("reached", "frontier")
 
 
-class _SandboxJournal:
-    """A JournalStore that holds nothing and refuses every write (``LiveAppend``)."""
+class _SandboxPort:
+    """A :class:`~loom_runtime.port.RunPort` that refuses every append and every live step or decider."""
 
-    def create(self, execution_id: str, started: NewEvent) -> int:
-        # only a continuation creates from inside a drive: report it as the continuation
-        raise LiveAppend([NewEvent(ev.EXECUTION_CONTINUED, {"nextExecutionId": execution_id, "input": started.payload.get("input")})])
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self._clock = clock
+        self.warnings: list[str] = []
 
-    def create_leased(self, execution_id: str, started: NewEvent, *, owner: str, ttl: float) -> Lease:
-        self.create(execution_id, started)
-        raise AssertionError("unreachable")  # pragma: no cover
-
-    def append(self, execution_id: str, events: Sequence[NewEvent], *, expected_seq: int, lease: Lease | None = None) -> int:
+    def append(self, execution_id: str, events: Sequence[NewEvent], *, expected_seq: int,
+               leaves_running: bool | None = None) -> int:
         raise LiveAppend(events)
 
-    def read(self, execution_id: str, after_seq: int = 0) -> tuple[Event, ...]:
-        raise JournalError("the replay sandbox reads nothing: hand it the folded state")
+    def now(self) -> float:
+        return float(self._clock())
 
-    def summary(self, execution_id: str) -> ExecutionSummary:
-        raise ExecutionNotFoundError(execution_id)  # a continuation's successor: then create() refuses
+    def admit(self, execution_id: str, kind: str, ident: str) -> None:
+        # a step's STEP_STARTED is refused before this is asked; a decider reaches it first
+        if kind == "decider":
+            raise LiveAppend([NewEvent(ev.DECISION_RECORDED, {"decisionId": ident})])
+        raise LiveAppend([NewEvent(ev.STEP_STARTED, {"stepId": ident})])
 
-    def list_executions(self, *, statuses: Iterable[str] | None = None, flow_id: str | None = None,
-                        leasable_by: str | None = None) -> tuple[ExecutionSummary, ...]:
-        return ()
+    def start_successor(self, state: ReplayState, new_input: Any) -> str:
+        raise LiveAppend([NewEvent(ev.EXECUTION_CONTINUED, {"nextExecutionId": successor_id(state.execution_id),
+                                                             "input": new_input})])
 
-    def due_timers(self, now: float) -> tuple[ExecutionSummary, ...]:
-        return ()
+    def report_divergence(self, message: str, skipped: tuple[str, ...]) -> None:
+        self.warnings.append(message)
 
-    def acquire_lease(self, execution_id: str, owner: str, *, ttl: float, now: float | None = None) -> Lease:
-        return Lease(execution_id, owner, 1, math.inf)  # nothing is written, so nothing to fence
-
-    def release_lease(self, lease: Lease) -> None:
-        return None
-
-    def close(self) -> None:
-        return None
-
-
-class _OneVersion(Registry):
-    """Serves one version for its flow id whatever the journal recorded: the code under test."""
-
-    def __init__(self, version: FlowVersion) -> None:
-        super().__init__()
-        self._version = version
-
-    def resolve(self, flow_id: str, **_: Any) -> FlowVersion:  # type: ignore[override]
-        return self.current(flow_id)
-
-    def current(self, flow_id: str) -> FlowVersion:
-        if flow_id != self._version.flow_id:
-            raise FlowNotFoundError(flow_id, known=(self._version.flow_id,))
-        return self._version
-
-
-class _SandboxContext(Context):
-    """A Context whose live decisions stop the replay before their decider runs."""
-
-    def decide(self, decision_id: str, decider: Callable[[], Any]) -> Any:
-        def stand_in() -> Any:
-            stop = LiveAppend([NewEvent(ev.DECISION_RECORDED, {"decisionId": decision_id})])
-            self.journal_error = stop  # latched: a body that swallows it appends nothing more
-            raise stop
-
-        # a recorded decision is served without calling the decider; a live one calls the stand-in
-        return super().decide(decision_id, stand_in)
-
-
-class _SandboxRuntime(Runtime):
-    def __init__(self, version: FlowVersion, clock: Callable[[], float] | None) -> None:
-        self.warnings: list[str] = []
-        kwargs: dict[str, Any] = {} if clock is None else {"clock": clock}
-        super().__init__(journal=_SandboxJournal(), registry=_OneVersion(version), divergence="fail",
-                         on_warn=self.warnings.append, **kwargs)
-        self.context: _SandboxContext | None = None
-
-    def _new_context(self, state: ReplayState, detector: DivergenceDetector) -> Context:
-        self.context = _SandboxContext(self, state, detector)
-        return self.context
+    def report_refusal(self, message: str) -> None:
+        self.warnings.append(message)
 
 
 class Sandbox:
@@ -251,13 +193,12 @@ class Sandbox:
 
     def __init__(self, version: FlowVersion, *, clock: Callable[[], float] | None = None) -> None:
         self.version = version
-        self._runtime = _SandboxRuntime(version, clock)
+        self._port = _SandboxPort(clock if clock is not None else time.time)
 
     def replay(self, execution_id: str, events: Sequence[Event]) -> SandboxResult:
         """Re-run the version's body over ``events`` (one execution's whole journal, in order)."""
         state, withheld = resume_point(execution_id, events)
-        rt = self._runtime
-        rt.context = None
+        run = new_run(state, self._port, "fail")
 
         def result(kind: str, message: str, **kw: Any) -> SandboxResult:
             return SandboxResult(execution_id, kind, message, expected=withheld, events=len(events), **kw)
@@ -265,7 +206,7 @@ class Sandbox:
         if state.flow_id != self.version.flow_id:
             return result("error", f"the journal is of flow `{state.flow_id}`, not `{self.version.flow_id}`")
         try:
-            handle = rt._drive(execution_id, state)
+            handle = drive_run(run, self.version)
         except FlowReplayDivergenceError as exc:
             skipped = tuple(exc.skipped)
             return result("diverged", f"it never asks for recorded step(s) {', '.join(f'`{s}`' for s in skipped)}",
@@ -274,16 +215,14 @@ class Sandbox:
             return result("nondeterministic", f"`{exc.ident}` is recorded as a {exc.recorded} but this code asks "
                           f"for it as a {exc.asked}")
         except LiveAppend as exc:
-            return self._stopped(result, exc.events, withheld)
+            return self._stopped(result, exc.events, withheld, run.detector.unasked())
         except LoomError as exc:
             return result("error", f"{type(exc).__name__}: {exc}")
         return result("error", f"the run ended {handle.status} without appending anything")  # pragma: no cover
 
     def _stopped(self, result: Callable[..., SandboxResult], events: tuple[NewEvent, ...],
-                 withheld: NewEvent | None) -> SandboxResult:
+                 withheld: NewEvent | None, unasked: tuple[str, ...]) -> SandboxResult:
         what = describe_append(events)
-        ctx = self._runtime.context
-        unasked = ctx._detector.unasked() if ctx is not None else ()
         if withheld is None:
             if unasked:
                 listed = ", ".join(f"`{s}`" for s in unasked)

@@ -644,7 +644,7 @@ def test_an_overflowing_decision_exempts_the_window_its_decider_ran_in():
 
 
 def test_inner_steps_are_capped_by_bytes_too():
-    from loom_runtime.context import _cap_inner_steps
+    from loom_runtime.run import _cap_inner_steps
 
     assert _cap_inner_steps(["x" * 1000] * 100) == 65  # 65 * 1003 bytes <= 64 KiB
     assert _cap_inner_steps(["a"] * 10) == 10

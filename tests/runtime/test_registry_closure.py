@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import loom_runtime.live_binding as live_binding_module
 import loom_runtime.registry as registry_module
 from loom_runtime import FlowDefinition, Registry, StaleManifestError, flow_content_hash, legacy_flow_content_hash
 from loom_runtime.manifest import FlowEntry, Manifest, SourceRef, VersionEntry, write_manifest
@@ -211,7 +212,7 @@ def test_each_file_is_read_once_per_registry(tmp_path, app, monkeypatch):
         opened.append(str(path))
         return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(registry_module, "open", counting_open, raising=False)
+    monkeypatch.setattr(live_binding_module, "open", counting_open, raising=False)
     reg = Registry.from_manifest(manifest)
     assert reg.register(flows.checkout).code_hash == BUILT and reg.register(flows.refund).code_hash == BUILT
     # flows.py is both the flows' own file and a closure module: still one read. Two flows, one read each.

@@ -1,0 +1,393 @@
+"""``Run``: the replay rules of one run of one execution's body, shared by both kinds of Context.
+
+A flow body is re-run from the top on every resume. Each durable operation first looks in the
+folded journal (:mod:`loom_runtime.replay`) for what it did last time and serves that; only work the
+journal does not hold runs live and is appended (through the run's :class:`~loom_runtime.port.RunPort`).
+Identity:
+
+* a step by its ``step_id`` (unique per execution; a loop mints ``pack#<i>``),
+* a decision by its ``decision_id``; ``now()`` is the decision ``__loom_now__#<n>`` (n-th call),
+* an emit by (name, n-th emit of that name), a gate answer by (gate, n-th suspend on it),
+* a timer by its ``timer_id``, a parallel scope by its position (``/0``, ``/0/1``).
+
+Before a live ``STEP_STARTED``, a park, a timer registration or a continuation, the divergence
+detector (:mod:`loom_runtime.divergence`) is consulted (completion is checked by the drive loop).
+Emits and a live decision's record are not judged (ADR-0113 fix round 1).
+
+A recorded id asked for as another kind of work (a step where a decision was recorded, or the
+reverse) raises :class:`~loom_runtime.errors.NonDeterminismError` and latches it like a divergence
+refusal: whatever the body does with it, nothing more is appended, and the drive loop parks the
+execution on the reserved gate.
+
+Every operation that runs user code is split in two halves around that code (``step_begin`` /
+``step_succeeded`` / ``step_raised``, ``decide_begin`` / ``decide_end``): the synchronous
+:class:`~loom_runtime.context.Context` calls the code in between directly, the asynchronous one
+awaits it, and the rules live here once. Rejected: an async core driven synchronously (every sync
+step would pay for a coroutine and an event loop) and two copies of the rules (they drift, and D3
+must be exactly the same for both kinds of flow).
+
+Values. Step results, decisions, payloads and inputs are JSON values and are returned as JSON
+decodes them (a tuple comes back as a list) on the live run too, so a body sees the same thing live
+and replayed. A step that raises records ``STEP_FAILED`` and the body gets :class:`StepFailedError`
+(live: with the original exception as ``__cause__``); a replay raises the same error type from the
+record. Rejected: re-raising the original exception type live (a replay cannot rebuild arbitrary
+classes, so a body catching ``ValueError`` would branch differently live and replayed).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from .definition import RESERVED_GATE
+from .divergence import DivergenceDetector
+from .errors import FlowUsageError, JournalError, NonDeterminismError, StepFailedError
+from .journal import events as ev
+from .journal.events import NewEvent, is_json_value, timer_gate
+from .port import RunPort
+from .replay import COMPLETED, FAILED, ReplayState
+
+__all__ = ["Run", "LIVE", "Parked", "ContinueAsNew", "normalise", "qualname"]
+
+NOW_DECISION_PREFIX = "__loom_now__#"
+
+
+class Parked(BaseException):
+    """Unwinds the body after a park was appended. BaseException so ``except Exception`` can't eat it."""
+
+    def __init__(self, gate: str) -> None:
+        super().__init__(gate)
+        self.gate = gate
+
+
+class ContinueAsNew(BaseException):
+    def __init__(self, new_input: Any) -> None:
+        super().__init__("continue_as_new")
+        self.input = new_input
+
+
+class _Live:
+    """What a ``*_begin`` returns when the work is not in the journal and must run live."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "LIVE"
+
+
+LIVE: Any = _Live()
+
+
+class _Unanswered:
+    __slots__ = ()
+
+
+_UNANSWERED: Any = _Unanswered()
+
+
+class Run:
+    """The bookkeeping of one run: what it asked for, what it appended, and its latches."""
+
+    def __init__(self, port: RunPort, state: ReplayState, detector: DivergenceDetector) -> None:
+        self.port = port
+        self.state = state
+        self.detector = detector
+        self.last_seq = state.last_seq
+        self._asked: set[str] = set()
+        self._asked_decisions: set[str] = set()
+        self._asked_timers: set[str] = set()
+        self.decision_stack: list[list[str]] = []
+        self._emit_counts: dict[str, int] = {}
+        self._gate_counts: dict[str, int] = {}
+        self._now_count = 0
+        self.scopes: list[str] = []
+        self._scope_children: dict[str, int] = {}
+        #: A journal error (a stale writer's FencingError) ends the run even if the body catches it.
+        self.journal_error: JournalError | None = None
+        #: The first change of kind of work under a recorded id; latched (nothing is appended after it).
+        self.nondeterminism: NonDeterminismError | None = None
+
+    @property
+    def execution_id(self) -> str:
+        return self.state.execution_id
+
+    @property
+    def flow_id(self) -> str:
+        return self.state.flow_id
+
+    # -- steps -------------------------------------------------------------------------------
+
+    def step_begin(self, step_id: str) -> Any:
+        """The recorded result (or raise the recorded failure), or ``LIVE`` once ``STEP_STARTED`` is
+        appended and the step body may run."""
+        self._claim_id(step_id, "step")
+        self._asked.add(step_id)
+        for inner in self.decision_stack:
+            inner.append(step_id)
+        self.detector.asked(step_id)
+        frame = self.state.frames.get(step_id)
+        if frame is not None and frame.status == COMPLETED:
+            return frame.result
+        if frame is not None and frame.status == FAILED:
+            raise self.step_failed(step_id, frame.error or {})
+        # A recorded but unfinished frame (a crash mid-step) is re-run: judged only against the
+        # frames first started before it (ADR-0113 fix round 1, note 5).
+        self.detector.check(f"step `{step_id}` starts", restart_seq=None if frame is None else frame.first_seq)
+        started: dict[str, Any] = {"stepId": step_id}
+        if self.scopes:
+            started["scope"] = self.scopes[-1]
+        self.append([NewEvent(ev.STEP_STARTED, started)])
+        self._admit("step", step_id)
+        return LIVE
+
+    def step_succeeded(self, step_id: str, result: Any) -> Any:
+        """Record a live step's result; return it as the journal holds it."""
+        if not is_json_value(result):
+            error = {
+                "type": "loom.NonJsonResult",
+                "message": f"step returned {type(result).__name__}, which is not a JSON value",
+            }
+            self.append([NewEvent(ev.STEP_FAILED, {"stepId": step_id, "error": error})])
+            raise self.step_failed(step_id, error)
+        result = normalise(result)
+        self.append([NewEvent(ev.STEP_COMPLETED, {"stepId": step_id, "result": result})])
+        return result
+
+    def step_raised(self, step_id: str, exc: Exception) -> StepFailedError:
+        """Record a live step's exception; return the error the body gets (raise it ``from exc``)."""
+        error = {"type": qualname(type(exc)), "message": str(exc)}
+        self.append([NewEvent(ev.STEP_FAILED, {"stepId": step_id, "error": error})])
+        return self.step_failed(step_id, error)
+
+    def step_failed(self, step_id: str, error: dict[str, Any]) -> StepFailedError:
+        etype, message = str(error.get("type", "Exception")), str(error.get("message", ""))
+        return StepFailedError(
+            f"flow `{self.flow_id}` execution `{self.execution_id}`: step `{step_id}` failed: {etype}: {message}",
+            step_id=step_id,
+            error_type=etype,
+            error_message=message,
+            execution_id=self.execution_id,
+        )
+
+    # -- decisions, time, emits --------------------------------------------------------------
+
+    def decide_begin(self, decision_id: str) -> Any:
+        """The recorded value, or ``LIVE``: then the decider may run (push ``decision_stack`` around it)."""
+        self._claim_id(decision_id, "decision")
+        rec = self.state.decisions.get(decision_id)
+        if rec is not None:
+            self.detector.exempt(decision_id, rec.inner_steps, window=rec.overflow_window)
+            return rec.value
+        self.raise_if_stopped()  # the decider is real work (a model call): not after a refusal
+        self._admit("decider", decision_id)
+        return LIVE
+
+    def decide_end(self, decision_id: str, value: Any, inner: list[str], began_after: int) -> Any:
+        """Record a live decision (``inner``: the steps its decider asked for; ``began_after``: the
+        last sequence number before the decider ran)."""
+        self.require_json(value, f"decision `{decision_id}`")
+        value = normalise(value)
+        record: dict[str, Any] = {"decisionId": decision_id, "value": value, "innerSteps": inner}
+        kept = _cap_inner_steps(inner)
+        if kept < len(inner):
+            # Past the cap the record keeps a prefix and the window the decider ran in; a served
+            # overflow decision exempts every frame first started in that window (ADR-0113 fix round 2).
+            record.update(innerSteps=inner[:kept], innerStepsOverflow=True, innerFrom=began_after + 1)
+        self.append([NewEvent(ev.DECISION_RECORDED, record)])
+        return value
+
+    def now(self) -> float:
+        """The recorded timestamp of the n-th ``now()`` of this run (recorded on first call)."""
+        self._now_count += 1
+        decision_id = f"{NOW_DECISION_PREFIX}{self._now_count}"
+        rec = self.state.decisions.get(decision_id)
+        if rec is not None:
+            return rec.value
+        stamp = self.port.now()
+        self.append([NewEvent(ev.DECISION_RECORDED, {"decisionId": decision_id, "value": stamp, "innerSteps": []})])
+        return stamp
+
+    def emit(self, name: str, payload: Any) -> None:
+        if not isinstance(name, str) or not name:
+            raise FlowUsageError(f"execution `{self.execution_id}`: emit name must be a non-empty string, got {name!r}")
+        self.require_json(payload, f"emit `{name}` payload")
+        n = self._emit_counts.get(name, 0) + 1
+        self._emit_counts[name] = n
+        if n <= self.state.emitted.get(name, 0):
+            return
+        self.append([NewEvent(ev.EVENT_EMITTED, {"name": name, "payload": normalise(payload)})])
+
+    # -- waiting -----------------------------------------------------------------------------
+
+    def suspend_begin(self, gate: str, correlation_key: str | None) -> Any:
+        """The recorded answer to the n-th suspend on ``gate``, or ``LIVE`` (then call ``park``)."""
+        if not isinstance(gate, str) or not gate:
+            raise FlowUsageError(f"execution `{self.execution_id}`: a gate must be a non-empty string, got {gate!r}")
+        if ev.is_reserved_gate(gate):
+            raise FlowUsageError(
+                f"execution `{self.execution_id}`: gate `{gate}` is reserved by loom "
+                f"(`{RESERVED_GATE}` parks diverged executions; `{ev.TIMER_GATE_PREFIX}*` is ctx.sleep); pick another name"
+            )
+        answered = self._next_answer(gate)
+        return LIVE if answered is _UNANSWERED else answered
+
+    def park(self, gate: str, correlation_key: str | None) -> Parked:
+        """Append the park on ``gate``; return the exception that unwinds the body."""
+        self.detector.check(f"parking on `{gate}`")
+        condition: dict[str, Any] = {"on": gate}
+        if correlation_key is not None:
+            condition["correlationKey"] = str(correlation_key)
+        self.append([NewEvent(ev.EXECUTION_SUSPENDED, {"condition": condition})])
+        return Parked(gate)
+
+    def sleep(self, timer_id: str, seconds: float) -> Parked | None:
+        """``None`` when the timer already fired; else park on it and return the unwinding exception."""
+        if not isinstance(timer_id, str) or not timer_id:
+            raise FlowUsageError(f"execution `{self.execution_id}`: a timer id must be a non-empty string, got {timer_id!r}")
+        if timer_id in self._asked_timers:
+            raise FlowUsageError(f"execution `{self.execution_id}`: timer `{timer_id}` used twice; timer ids are unique per execution")
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds >= 0:
+            raise FlowUsageError(f"execution `{self.execution_id}`: timer `{timer_id}` needs seconds >= 0, got {seconds!r}")
+        self._asked_timers.add(timer_id)
+        gate = timer_gate(timer_id)
+        if self._next_answer(gate) is not _UNANSWERED:
+            return None
+        condition = NewEvent(ev.EXECUTION_SUSPENDED, {"condition": {"on": gate}})
+        if timer_id in self.state.timers:  # set earlier, not fired yet: park again, same fireAt
+            self.detector.check(f"parking on timer `{timer_id}`")
+            self.append([condition])
+        else:
+            self.detector.check(f"timer `{timer_id}` is set")
+            fire_at = self.port.now() + float(seconds)
+            self.append([NewEvent(ev.TIMER_SET, {"timerId": timer_id, "fireAt": fire_at}), condition])
+        return Parked(gate)
+
+    def _next_answer(self, gate: str) -> Any:
+        k = self._gate_counts.get(gate, 0)
+        self._gate_counts[gate] = k + 1
+        answers = self.state.resumes.get(gate, ())
+        return answers[k] if k < len(answers) else _UNANSWERED
+
+    # -- structure ---------------------------------------------------------------------------
+
+    def open_scope(self, branches: int, explicit: list[str], *, only_explicit: bool) -> str:
+        """Open the next parallel scope under the current one; return its path."""
+        parent = self.scopes[-1] if self.scopes else ""
+        index = self._scope_children.get(parent, 0)
+        self._scope_children[parent] = index + 1
+        path = f"{parent}/{index}"
+        if path not in self.state.scopes_started:
+            self.append([NewEvent(ev.PARALLEL_STARTED, {"scope": path, "branches": branches})])
+        self.scopes.append(path)
+        self.detector.open_scope(path, explicit=explicit, only_explicit=only_explicit)
+        return path
+
+    def leave_scope(self, path: str) -> None:
+        """The scope's branches are done (or unwinding): steps are no longer stamped with it."""
+        popped = self.scopes.pop()
+        assert popped == path, (popped, path)
+
+    def close_scope(self, path: str) -> None:
+        """Judge the scope's frames as a set and record its completion (after ``leave_scope``)."""
+        self.detector.close_scope(path)
+        if path not in self.state.scopes_completed:
+            self.append([NewEvent(ev.PARALLEL_COMPLETED, {"scope": path})])
+
+    def continue_as_new(self, new_input: Any) -> ContinueAsNew:
+        if self.scopes:
+            raise FlowUsageError(
+                f"execution `{self.execution_id}`: continue_as_new inside ctx.parallel is refused; call it after the scope"
+            )
+        self.require_json(new_input, "continue_as_new input")
+        self.detector.check("continuing as new")
+        return ContinueAsNew(normalise(new_input))
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def raise_if_stopped(self) -> None:
+        """A body that swallowed a refusal or a journal error does no more durable work."""
+        if self.detector.latched is not None:
+            raise self.detector.latched
+        if self.nondeterminism is not None:
+            raise self.nondeterminism
+        if self.journal_error is not None:
+            raise self.journal_error
+
+    def _admit(self, kind: str, ident: str) -> None:
+        """Ask the port before user code with effects runs live; a refusal latches like a journal error."""
+        try:
+            self.port.admit(self.execution_id, kind, ident)
+        except JournalError as exc:
+            self.journal_error = exc
+            raise
+
+    def append(self, events: Sequence[NewEvent], *, leaves_running: bool | None = None) -> None:
+        self.raise_if_stopped()
+        try:
+            self.last_seq = self.port.append(
+                self.execution_id, list(events), expected_seq=self.last_seq, leaves_running=leaves_running
+            )
+        except JournalError as exc:
+            self.journal_error = exc
+            raise
+
+    def _claim_id(self, ident: str, kind: str) -> None:
+        if not isinstance(ident, str) or not ident:
+            raise FlowUsageError(f"execution `{self.execution_id}`: a {kind} id must be a non-empty string, got {ident!r}")
+        other = self.state.decisions if kind == "step" else self.state.frames
+        if ident in other:
+            recorded = "decision" if kind == "step" else "step"
+            # Latched like a divergence refusal: a body that swallows it appends nothing more, and the
+            # drive loop parks the execution on the reserved gate once the body unwinds.
+            self.nondeterminism = NonDeterminismError(
+                f"flow `{self.flow_id}` execution `{self.execution_id}`: `{ident}` is recorded as a {recorded} "
+                f"but this run asked for it as a {kind}; the body changed the kind of work under one id",
+                ident=ident,
+                recorded=recorded,
+                asked=kind,
+                execution_id=self.execution_id,
+                flow_id=self.flow_id,
+            )
+            raise self.nondeterminism
+        seen = self._asked if kind == "step" else self._asked_decisions
+        if ident in seen:
+            hint = f" (mint `{ident}#<n>` in a loop)" if kind == "step" else ""
+            raise FlowUsageError(
+                f"flow `{self.flow_id}` execution `{self.execution_id}`: {kind} id `{ident}` asked for twice in one run; "
+                f"{kind} ids are unique per execution{hint}"
+            )
+        if kind == "decision":
+            self._asked_decisions.add(ident)
+
+    def require_json(self, value: Any, what: str) -> None:
+        if not is_json_value(value):
+            raise FlowUsageError(
+                f"flow `{self.flow_id}` execution `{self.execution_id}`: {what} must be a JSON value "
+                f"(dict with str keys, list, str, int, float, bool, None), got {type(value).__name__}"
+            )
+
+
+#: Caps on a decision's recorded ``innerSteps`` (ADR-0113 fix rounds 2 and 3).
+MAX_INNER_STEPS = 4096
+MAX_INNER_STEPS_BYTES = 64 * 1024
+
+
+def _cap_inner_steps(inner: list[str]) -> int:
+    """How many of ``inner`` fit under both caps."""
+    total = 0
+    for i, sid in enumerate(inner):
+        total += len(sid.encode("utf-8")) + 3  # the id, its quotes and a comma in the JSON
+        if i >= MAX_INNER_STEPS or total > MAX_INNER_STEPS_BYTES:
+            return i
+    return len(inner)
+
+
+def normalise(value: Any) -> Any:
+    """The value as a journal round trip returns it (tuples become lists)."""
+    return json.loads(json.dumps(value, allow_nan=False))
+
+
+def qualname(cls: type) -> str:
+    mod = cls.__module__
+    return cls.__qualname__ if mod == "builtins" else f"{mod}.{cls.__qualname__}"
