@@ -226,7 +226,8 @@ class Sandbox:
         if withheld is None:
             if unasked:
                 listed = ", ".join(f"`{s}`" for s in unasked)
-                return result("live-work", f"{what} before this code asks for recorded step(s) {listed}",
+                return result("live-work", f"{what} while recorded step(s) {listed} are not asked for yet: a resume "
+                              "does that work first, then is refused as diverged unless the body asks for them later",
                               stop=events, unasked=unasked)
             return result("frontier", what, stop=events)
         outcome = events[-1]

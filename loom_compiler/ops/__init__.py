@@ -5,7 +5,9 @@ Library calls returning frozen report values; the ``loom`` commands are thin she
 """
 
 from .census import Census, CensusRow, census_of, take_census, unfinished
-from .deploy_check import DeployReport, Served, Stranded, deploy_check, load_versions
+from .deploy_check import deploy_check, judge, sample_executions
+from .deploy_report import DeployReport, Verdict
+from .replay_pool import load_versions
 from .export import export_histories
 from .gc import GcPlan, GcResult, GcVersion, apply_gc, plan_gc
 from .replay import ReplayReport, live_flows, manifest_flows, replay_files, replay_histories
@@ -18,9 +20,10 @@ __all__ = [
     "take_census",
     "unfinished",
     "DeployReport",
-    "Served",
-    "Stranded",
+    "Verdict",
     "deploy_check",
+    "judge",
+    "sample_executions",
     "load_versions",
     "export_histories",
     "GcPlan",

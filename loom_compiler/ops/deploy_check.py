@@ -1,93 +1,65 @@
-"""``deploy_check``: can this build serve every unfinished execution in a journal?
+"""``deploy_check``: can this build serve every unfinished execution in a journal? Proved by replay.
 
-For each unfinished execution (``census.unfinished``) the registry built from the manifest answers
-with its own resolution rules (``Registry.resolve``: structure first, then the pinned codeHash,
-then the current version's ``compatible_with``; a version of a later scheme that lists the recorded
-hash in ``rehashedFrom`` serves it as *rehashed*, the same code; a migrated execution resolves by its migration
-target, which is the summary's effective codeHash). The rules are not re-implemented here, so this
-check and a worker after the deploy can never disagree.
+For each unfinished execution (``census.unfinished``: running, suspended, waiting on a timer,
+parked on ``__loom_diverged__``):
 
-Resolving never loads code, so the versions the executions need are then *loaded*: each chunk is
-verified and executed in a fresh Python process (``sys.executable``) with the project's import
-path. Executing a chunk runs its imports, so a step function that was renamed or deleted from the
-live package (chunks import steps by name: ``from shop.steps import charge``) fails here instead
-of in production. A fresh process is what a worker after the deploy is, and no module cached by
-this process (or by a previous check) can hide a missing name. Every execution on a version that
-fails to load is stranded too.
+1. **Resolve** the version the candidate build would serve it, with the registry's own D2 rules
+   (``Registry.resolve`` over the candidate manifest: structure first, then the pinned codeHash,
+   then a later scheme's version listing it in ``rehashedFrom`` (the same code, *rehashed*), then
+   the current version's ``compatible_with``; a migrated execution by its migration target).
+   Resolving loads no code, so this runs in the checking process; a refusal is the verdict
+   (``mismatch`` for ``FlowCodeMismatchError``, ``stranded`` for a flow the build lacks).
+2. **Replay** it against its recorded journal in a sandbox (``loom_runtime.sandbox``: the runtime's
+   own drive loop and D3 detector, a journal that accepts nothing, deciders never called), in
+   worker processes (``replay_pool``, ``loom_runtime.sandbox_worker``): fresh interpreters on the
+   service's import path, so the candidate's chunks never load into this process, each version's
+   chunk loaded once per worker, each execution's events read once, from the store opened
+   read-only. No step, decider, emit or other effect of user code runs.
+3. **Judge** (``deploy_report``): servable when the replay reaches its resume point (the recorded
+   park it reproduces, or the point where an open journal's new work begins); diverged when D3
+   refuses it; mismatch when it does new work before its resume point or ends otherwise; stranded
+   when its chunk does not load.
 
-Rejected: loading chunks in this process (``sys.modules`` would keep a step module imported by an
-earlier check; chunk code would run inside the CLI) and checking only that a chunk file exists
-(an existing chunk whose step import fails strands its executions just the same).
+``--no-replay`` (``replay=False``) keeps the hash-only check: resolution, and each needed chunk
+loaded in a fresh interpreter. ``--sample N`` replays the N most recently started executions per
+version (flow id and recorded codeHash) plus every one parked on ``__loom_diverged__``; the rest
+are judged by resolution (their version's chunk is still loaded by the workers).
+
+Why replay: a hash check trusts ``compatible_with``. A reviewer who lists the old codeHash on a
+body that dropped a recorded step gets "servable" from hashes, and a resume that parks the
+execution as diverged (the issue this module answers). Rejected: a second implementation of D3 in
+the compiler (two detectors drift apart; the runtime's is the one a worker applies after the
+deploy) and replaying in this process (``sys.modules`` would hold the candidate's step modules, and
+chunk code would run inside the CLI).
 """
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from pathlib import Path
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 
-from loom_runtime.errors import FlowNotFoundError, LoomError
+from loom_runtime.definition import RESERVED_GATE
+from loom_runtime.errors import FlowCodeMismatchError, FlowNotFoundError, LoomError
+from loom_runtime.journal import bulk
 from loom_runtime.journal.events import ExecutionSummary
 from loom_runtime.registry import FlowVersion, Registry
 
-__all__ = ["Served", "Stranded", "DeployReport", "deploy_check", "load_versions"]
+from .census import DIVERGED, census_status, unfinished
+from .deploy_report import DeployReport, Verdict, short_digest as _short
+from .replay_pool import load_versions, replay_in_workers
+from .store import open_store
+
+__all__ = ["deploy_check", "judge", "sample_executions", "default_jobs"]
+
+#: executions per replay worker below which another worker costs more (an interpreter start and
+#: a chunk load) than it saves
+_PER_WORKER = 250
 
 
-@dataclass(frozen=True, slots=True)
-class Served:
-    execution_id: str
-    flow_id: str
-    status: str
-    recorded_code_hash: str | None
-    served_by: str | None  # the codeHash of the version that serves it
-    how: str  # "pinned" | "rehashed" | "compatible" | "unfingerprinted"
-
-
-@dataclass(frozen=True, slots=True)
-class Stranded:
-    execution_id: str
-    flow_id: str
-    status: str
-    recorded_code_hash: str | None
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class DeployReport:
-    manifest: str
-    served: tuple[Served, ...]
-    stranded: tuple[Stranded, ...]
-    #: (flow id, codeHash) -> error, for every needed version whose chunk did not load
-    load_failures: tuple[tuple[str, str, str], ...] = ()
-
-    @property
-    def ok(self) -> bool:
-        return not self.stranded
-
-    @property
-    def exit_code(self) -> int:
-        return 0 if self.ok else 1
-
-    def to_json(self) -> dict:
-        return {
-            "schema": "loom-deploy-check/1",
-            "manifest": self.manifest,
-            "ok": self.ok,
-            "served": [
-                {"executionId": s.execution_id, "flowId": s.flow_id, "status": s.status,
-                 "codeHash": s.recorded_code_hash, "servedBy": s.served_by, "how": s.how}
-                for s in self.served
-            ],
-            "stranded": [
-                {"executionId": s.execution_id, "flowId": s.flow_id, "status": s.status,
-                 "codeHash": s.recorded_code_hash, "reason": s.reason}
-                for s in self.stranded
-            ],
-        }
+def default_jobs(executions: int) -> int:
+    """One worker per CPU (at most 4), fewer for a small journal."""
+    return max(1, min(os.cpu_count() or 1, 4, executions // _PER_WORKER))
 
 
 def _how(version: FlowVersion, recorded: str | None) -> str:
@@ -97,88 +69,150 @@ def _how(version: FlowVersion, recorded: str | None) -> str:
         return "rehashed"  # the same code, fingerprinted again under a later scheme
     if recorded and recorded in version.compatible_with:
         return "compatible"
-    return "unfingerprinted"
+    return "current"
+
+
+def sample_executions(
+    summaries: Sequence[ExecutionSummary], n: int, started: Mapping[str, float]
+) -> set[str]:
+    """The ids ``--sample n`` replays: per (flow id, codeHash) the ``n`` most recently started, plus
+    every execution parked on ``__loom_diverged__``. ``started``: start times by id (a missing one
+    sorts oldest)."""
+    if n < 1:
+        raise ValueError(f"--sample takes a positive number of executions per version, got {n}")
+    keep = {s.execution_id for s in summaries if census_status(s) == DIVERGED}
+    groups: dict[tuple[str, str | None], list[ExecutionSummary]] = defaultdict(list)
+    for s in summaries:
+        groups[(s.flow_id, s.code_hash)].append(s)
+    for group in groups.values():
+        group.sort(key=lambda s: (started.get(s.execution_id, float("-inf")), s.execution_id), reverse=True)
+        keep.update(s.execution_id for s in group[:n])
+    return keep
 
 
 def deploy_check(
+    store: str,
+    manifest: str | os.PathLike[str],
+    *,
+    import_paths: Sequence[str | os.PathLike[str]] = (),
+    replay: bool = True,
+    jobs: int | None = None,
+    sample: int | None = None,
+) -> DeployReport:
+    """Judge every unfinished execution of the journal at ``store`` against the build ``manifest``."""
+    with open_store(store) as journal:
+        summaries = unfinished(journal)
+        replay_only: set[str] | None = None
+        if replay and sample is not None:
+            started = bulk.started_at(journal, [s.execution_id for s in summaries])
+            replay_only = sample_executions(summaries, sample, started)
+    return judge(summaries, manifest, store=store, import_paths=import_paths, replay=replay, jobs=jobs,
+                 replay_only=replay_only)
+
+
+def judge(
     summaries: Iterable[ExecutionSummary],
     manifest: str | os.PathLike[str],
     *,
+    store: str | None = None,
     import_paths: Sequence[str | os.PathLike[str]] = (),
-    load: bool = True,
+    replay: bool = True,
+    jobs: int | None = None,
+    replay_only: set[str] | None = None,
 ) -> DeployReport:
-    """Judge each execution in ``summaries`` against the build ``manifest`` (see the module docstring)."""
+    """``deploy_check`` over given ``summaries`` (the journal at ``store`` is read for the replay)."""
+    if replay and store is None:
+        raise ValueError("a replay reads the executions' events: give the store URL")
     registry = Registry.from_manifest(manifest)
+    verdicts: dict[str, Verdict] = {}
     resolved: list[tuple[ExecutionSummary, FlowVersion]] = []
-    stranded: list[Stranded] = []
     for s in sorted(summaries, key=lambda s: s.execution_id):
+        status = census_status(s)
         try:
             version = registry.resolve(s.flow_id, flow_hash=s.flow_hash, code_hash=s.code_hash, execution_id=s.execution_id)
         except FlowNotFoundError:
-            stranded.append(Stranded(s.execution_id, s.flow_id, s.status, s.code_hash,
-                                     f"the build has no flow `{s.flow_id}`; ship a build whose manifest lists it"))
+            verdicts[s.execution_id] = Verdict(
+                s.execution_id, s.flow_id, status, s.code_hash, "stranded",
+                reason=f"the build has no flow `{s.flow_id}`; ship a build whose manifest lists it")
             continue
-        except LoomError as exc:  # FlowCodeMismatchError, a divergence, …: the message says why
-            stranded.append(Stranded(s.execution_id, s.flow_id, s.status, s.code_hash, str(exc)))
+        except FlowCodeMismatchError as exc:
+            verdicts[s.execution_id] = Verdict(s.execution_id, s.flow_id, status, s.code_hash, "mismatch", reason=str(exc))
+            continue
+        except LoomError as exc:  # a manifest entry that cannot be read: nothing serves it
+            verdicts[s.execution_id] = Verdict(s.execution_id, s.flow_id, status, s.code_hash, "stranded", reason=str(exc))
             continue
         resolved.append((s, version))
-    needed = sorted({(v.flow_id, v.code_hash) for _, v in resolved if v.code_hash is not None})
-    failures = load_versions(manifest, needed, import_paths=import_paths) if load and needed else {}
-    served: list[Served] = []
+    to_replay = [(s, v) for s, v in resolved if replay and (replay_only is None or s.execution_id in replay_only)]
+    pool = None
+    failures: dict[tuple[str, str], str] = {}
+    if to_replay:
+        tasks = [(s.execution_id, v.flow_id, v.code_hash or "") for s, v in to_replay]
+        pool = replay_in_workers(manifest, store or "", tasks, import_paths=import_paths,
+                                 jobs=jobs or default_jobs(len(tasks)))
+        failures.update(pool.load_failures)
+    replayed = {s.execution_id for s, _ in to_replay}
+    unloaded = sorted({(v.flow_id, v.code_hash or "") for s, v in resolved if s.execution_id not in replayed} - {
+        (v.flow_id, v.code_hash or "") for _, v in to_replay})
+    if unloaded:
+        failures.update(load_versions(manifest, unloaded, import_paths=import_paths))
     for s, v in resolved:
-        error = failures.get((v.flow_id, v.code_hash or ""))
-        if error is not None:
-            stranded.append(Stranded(s.execution_id, s.flow_id, s.status, s.code_hash,
-                                     f"it resolves to version {v.code_hash}, whose chunk cannot be loaded: {error}"))
-        else:
-            served.append(Served(s.execution_id, s.flow_id, s.status, s.code_hash, v.code_hash, _how(v, s.code_hash)))
-    stranded.sort(key=lambda x: x.execution_id)
+        verdicts[s.execution_id] = _verdict(s, v, failures, pool.results if pool else {},
+                                            pool.unjudged if pool else {}, s.execution_id in replayed)
     return DeployReport(
         str(manifest),
-        tuple(served),
-        tuple(stranded),
-        tuple((f, h, e) for (f, h), e in sorted(failures.items())),
+        tuple(verdicts[k] for k in sorted(verdicts)),
+        replay=replay,
+        load_failures=tuple((f, h, e) for (f, h), e in sorted(failures.items())),
+        sampled_out=len(resolved) - len(to_replay) if replay else 0,
+        workers=pool.workers if pool else 0,
+        peak_rss_kb=pool.peak_rss_kb if pool else 0,
     )
 
 
-_LOADER = r"""
-import json, sys
-from loom_runtime.registry import Registry
-request = json.loads(sys.stdin.read())
-registry = Registry.from_manifest(request["manifest"])
-out = []
-for flow_id, code_hash in request["versions"]:
-    try:
-        version = next(v for v in registry.versions(flow_id) if v.code_hash == code_hash)
-        version.definition  # verify and execute the chunk: runs its imports of live step functions
-        out.append([flow_id, code_hash, None])
-    except Exception as exc:
-        out.append([flow_id, code_hash, f"{type(exc).__name__}: {exc}"])
-sys.stdout.write("\n@@loom-load@@" + json.dumps(out) + "\n")
-"""
+def _verdict(
+    s: ExecutionSummary, v: FlowVersion, failures: Mapping[tuple[str, str], str],
+    results: Mapping[str, dict], unjudged: Mapping[str, str], replayed: bool,
+) -> Verdict:
+    status = census_status(s)
+    how = _how(v, s.code_hash)
+    base = dict(execution_id=s.execution_id, flow_id=s.flow_id, status=status, recorded_code_hash=s.code_hash,
+                served_by=v.code_hash, how=how)
+    error = failures.get((v.flow_id, v.code_hash or ""))
+    if error is not None:
+        return Verdict(**base, verdict="stranded",
+                       reason=f"it resolves to version {v.code_hash}, whose chunk cannot be loaded: {error}")
+    if not replayed:
+        return Verdict(**base, verdict="servable")
+    if s.execution_id in unjudged or s.execution_id not in results:
+        why = unjudged.get(s.execution_id, "no replay worker reported it")
+        return Verdict(**base, verdict="stranded", replayed=True,
+                       reason=f"it could not be replayed: {why}; rerun with --jobs 1, or --no-replay to check hashes only")
+    r = results[s.execution_id]
+    kind, message = r["kind"], r["message"]
+    served = f"served by {_short(v.code_hash)} ({how})"
+    if kind == "reached":
+        return Verdict(**base, verdict="servable", replayed=True, stopped=f"reaches its resume point: {message}",
+                       reason=_retry_note(status))
+    if kind == "frontier":
+        return Verdict(**base, verdict="servable", replayed=True, stopped=f"next: {message}", reason=_retry_note(status))
+    if kind in ("finished", "gone"):
+        return Verdict(**base, verdict="servable", replayed=True, stopped=f"nothing to serve: {message}")
+    if kind == "diverged":
+        skipped = tuple(r.get("skipped") or ())
+        now = " (it is parked there now)" if status == DIVERGED else ""
+        return Verdict(**base, verdict="diverged", replayed=True, skipped=skipped, reason=(
+            f"{served}, but its replay {message}: a resume would refuse it and park it on `{RESERVED_GATE}`{now}. "
+            "Ship the version it started on (history), or migrate it with runtime.resume_as(...)"))
+    if kind == "nondeterministic":
+        return Verdict(**base, verdict="diverged", replayed=True, reason=(
+            f"{served}, but in its replay {message}: a resume would park it on `{RESERVED_GATE}`"))
+    # live-work, mismatch, error: the code does not reproduce what the journal recorded
+    return Verdict(**base, verdict="mismatch", replayed=True, reason=(
+        f"{served}, but its replay does not reach its resume point: {message}; a resume would do work the recorded "
+        "run did not. Ship the version it started on (history), or drop its codeHash from compatible_with"))
 
 
-def load_versions(
-    manifest: str | os.PathLike[str],
-    versions: Sequence[tuple[str, str]],
-    *,
-    import_paths: Sequence[str | os.PathLike[str]] = (),
-) -> dict[tuple[str, str], str]:
-    """Load each (flow id, codeHash) chunk in a fresh interpreter; return the ones that failed."""
-    env = dict(os.environ)
-    paths = [str(Path(p).resolve()) for p in import_paths]
-    cwd = paths[0] if paths else None
-    if env.get("PYTHONPATH"):
-        paths.append(env["PYTHONPATH"])
-    env["PYTHONPATH"] = os.pathsep.join(paths)
-    request = json.dumps({"manifest": str(Path(manifest).resolve()), "versions": [list(v) for v in versions]})
-    proc = subprocess.run(
-        [sys.executable, "-c", _LOADER], input=request, capture_output=True, text=True, env=env, check=False,
-        cwd=cwd,
-    )
-    marker = proc.stdout.rfind("@@loom-load@@")
-    if proc.returncode != 0 or marker < 0:
-        detail = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
-        return {tuple(v): f"the loader process failed ({detail})" for v in versions}  # type: ignore[misc]
-    rows = json.loads(proc.stdout[marker + len("@@loom-load@@"):])
-    return {(f, h): err for f, h, err in rows if err is not None}
+def _retry_note(status: str) -> str:
+    if status != DIVERGED:
+        return ""
+    return f"parked on `{RESERVED_GATE}`: after the deploy, runtime.retry_diverged(execution_id) runs it on"

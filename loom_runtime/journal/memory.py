@@ -147,6 +147,17 @@ class MemoryJournal:
             if ex.lease_owner == lease.owner and ex.lease_epoch == lease.epoch:
                 ex.lease_owner, ex.lease_expires = None, 0.0
 
+    def read_many(self, execution_ids: Sequence[str]) -> dict[str, tuple[Event, ...]]:
+        """Every event of each execution (``journal.bulk``)."""
+        with self._lock:
+            held = {eid: list(self._executions[eid].rows) for eid in dict.fromkeys(execution_ids) if eid in self._executions}
+        return {eid: decode_rows(rows, execution_id=eid) for eid, rows in held.items()}
+
+    def started_at(self, execution_ids: Sequence[str]) -> dict[str, float]:
+        """When each execution started (``journal.bulk``)."""
+        with self._lock:
+            return {eid: self._executions[eid].rows[0][3] for eid in dict.fromkeys(execution_ids) if eid in self._executions}
+
     def close(self) -> None:
         pass
 

@@ -57,6 +57,7 @@ from .events import (
     decode_rows,
     encode_payload,
 )
+from .bulk import batches, decode_grouped
 from .protocol import (
     Lease,
     check_expected_seq,
@@ -406,6 +407,40 @@ class PostgresJournal:
                 )
             except pg.Error as exc:
                 raise self._failed(exc, f"releasing the lease on execution `{lease.execution_id}`") from None
+
+    def read_many(self, execution_ids: Sequence[str]) -> dict[str, tuple[Event, ...]]:
+        """Every event of each execution (``journal.bulk``): one query per batch of ids."""
+        pg = self._pg
+        out: dict[str, tuple[Event, ...]] = {}
+        with self._lock:
+            try:
+                conn = self._connection()
+                for part in batches(execution_ids):
+                    rows = conn.execute(
+                        "SELECT execution_id, seq, type, payload::text, recorded_at, schema FROM loom_events"
+                        " WHERE execution_id = ANY(%s) ORDER BY execution_id, seq",
+                        (part,),
+                    ).fetchall()
+                    out.update(decode_grouped(rows, where=f"{self.where}: "))
+            except pg.Error as exc:
+                raise self._failed(exc, "reading executions") from None
+        return out
+
+    def started_at(self, execution_ids: Sequence[str]) -> dict[str, float]:
+        """When each execution started (``journal.bulk``)."""
+        pg = self._pg
+        out: dict[str, float] = {}
+        with self._lock:
+            try:
+                conn = self._connection()
+                for part in batches(execution_ids):
+                    out.update(conn.execute(
+                        "SELECT execution_id, recorded_at FROM loom_events WHERE seq=1 AND execution_id = ANY(%s)",
+                        (part,),
+                    ).fetchall())
+            except pg.Error as exc:
+                raise self._failed(exc, "reading executions") from None
+        return out
 
     def close(self) -> None:
         with self._lock:

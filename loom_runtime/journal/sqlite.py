@@ -60,6 +60,7 @@ from .events import (
     decode_rows,
     encode_payload,
 )
+from .bulk import batches, decode_grouped
 from .protocol import (
     Lease,
     check_expected_seq,
@@ -423,6 +424,33 @@ class SqliteJournal:
                 " WHERE execution_id=? AND lease_owner=? AND lease_epoch=?",
                 (lease.execution_id, lease.owner, lease.epoch),
             )
+
+    @_storage_errors
+    def read_many(self, execution_ids: Sequence[str]) -> dict[str, tuple[Event, ...]]:
+        """Every event of each execution (``journal.bulk``): one query per batch of ids."""
+        out: dict[str, tuple[Event, ...]] = {}
+        with self._lock:
+            for part in batches(execution_ids):
+                rows = self._conn.execute(
+                    "SELECT execution_id, seq, type, payload, recorded_at, schema FROM events"
+                    f" WHERE execution_id IN ({','.join('?' * len(part))}) ORDER BY execution_id, seq",
+                    part,
+                ).fetchall()
+                out.update(decode_grouped(rows, where=f"{self.path}: "))
+        return out
+
+    @_storage_errors
+    def started_at(self, execution_ids: Sequence[str]) -> dict[str, float]:
+        """When each execution started (``journal.bulk``)."""
+        out: dict[str, float] = {}
+        with self._lock:
+            for part in batches(execution_ids):
+                out.update(self._conn.execute(
+                    "SELECT execution_id, recorded_at FROM events"
+                    f" WHERE seq=1 AND execution_id IN ({','.join('?' * len(part))})",
+                    part,
+                ).fetchall())
+        return out
 
     def close(self) -> None:
         with self._lock:

@@ -1,4 +1,6 @@
-"""``loom deploy-check``: registry resolution for every unfinished execution, and chunks that load."""
+"""``loom deploy-check --no-replay``: registry resolution for every unfinished execution, and chunks
+that load (the replay itself: ``test_deploy_check_replay.py``). The fixture's journal is written by
+hand with inputs no flow body could run on, so only the hash-only check is asked of it here."""
 
 from __future__ import annotations
 
@@ -7,22 +9,21 @@ import json
 from click.testing import CliRunner
 
 from loom_compiler.cli import main
-from loom_compiler.ops import deploy_check, open_store, unfinished
+from loom_compiler.ops import deploy_check
 
 from .conftest import HOTFIX, Shop, edit
 
 
 def check(shop: Shop):
-    with open_store(shop.url) as journal:
-        return deploy_check(unfinished(journal), shop.manifest, import_paths=[shop.root])
+    return deploy_check(shop.url, shop.manifest, import_paths=[shop.root], replay=False)
 
 
-def test_the_stranded_execution_is_reported_by_id(shop: Shop):
+def test_an_execution_the_build_refuses_is_reported_by_id(shop: Shop):
     v1, _v2, v3 = shop.checkout
     report = check(shop)
     assert not report.ok and report.exit_code == 1
-    assert [(s.execution_id, s.flow_id, s.recorded_code_hash) for s in report.stranded] == [("e-lost", "refund", HOTFIX)]
-    assert f"started on codeHash {HOTFIX}, which this process does not serve" in report.stranded[0].reason
+    assert [(s.execution_id, s.flow_id, s.recorded_code_hash) for s in report.mismatched] == [("e-lost", "refund", HOTFIX)]
+    assert f"started on codeHash {HOTFIX}, which this process does not serve" in report.mismatched[0].reason
     assert [(s.execution_id, s.served_by, s.how) for s in report.served] == [
         ("e-current", v3, "pinned"),
         ("e-pinned", v1, "pinned"),  # an old version: its chunk ships in the cumulative manifest
@@ -30,14 +31,15 @@ def test_the_stranded_execution_is_reported_by_id(shop: Shop):
     assert report.load_failures == ()
 
 
-def test_cli_lists_each_stranded_execution_and_exits_non_zero(shop: Shop, monkeypatch):
+def test_cli_lists_each_unservable_execution_and_exits_non_zero(shop: Shop, monkeypatch):
     monkeypatch.chdir(shop.root)  # the manifest and import path default to the project's
-    result = CliRunner().invoke(main, ["deploy-check", "--store", shop.url])
+    result = CliRunner().invoke(main, ["deploy-check", "--store", shop.url, "--no-replay"])
     assert result.exit_code == 1, result.output
-    assert result.stdout.splitlines()[0].startswith("stranded: execution `e-lost` (flow `refund`, sha256:abababababab, running):")
-    assert "2 of 3 unfinished execution(s) servable" in result.stdout
-    doc = json.loads(CliRunner().invoke(main, ["deploy-check", "--store", shop.url, "--json"]).stdout)
-    assert [s["executionId"] for s in doc["stranded"]] == ["e-lost"] and doc["ok"] is False
+    assert result.stdout.splitlines()[0].startswith("mismatch: execution `e-lost` (flow `refund`, sha256:abababababab, running):")
+    assert "2 of 3 unfinished execution(s) servable" in result.stdout and "hash-only check" in result.stdout
+    doc = json.loads(CliRunner().invoke(main, ["deploy-check", "--store", shop.url, "--no-replay", "--json"]).stdout)
+    assert [s["executionId"] for s in doc["executions"] if s["verdict"] == "mismatch"] == ["e-lost"]
+    assert doc["ok"] is False and doc["replay"] is False
 
 
 def test_a_compatible_current_version_serves_an_execution_whose_chunk_is_gone(shop: Shop, tmp_path):
@@ -58,7 +60,7 @@ def test_a_deleted_step_function_strands_every_execution_whose_chunk_imports_it(
     edit(shop.root / "shop/steps.py", "def ship(", "def dispatch(")
     report = check(shop)
     stranded = {s.execution_id: s.reason for s in report.stranded}
-    assert set(stranded) == {"e-current", "e-pinned", "e-lost"}
+    assert set(stranded) == {"e-current", "e-pinned"} and [v.execution_id for v in report.mismatched] == ["e-lost"]
     assert "whose chunk cannot be loaded" in stranded["e-pinned"] and "ship" in stranded["e-pinned"]
     assert {(f, h) for f, h, _ in report.load_failures} == {("checkout", shop.checkout[0]), ("checkout", shop.checkout[2])}
 

@@ -1,0 +1,263 @@
+"""`loom deploy-check` proves by replay: real SQLite journals written by the real runtime, real
+candidate builds, and marker files proving that no step, decider or emit body ran."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from loom_compiler.bundle.build import build_project
+from loom_compiler.cli import main
+from loom_compiler.config import load_config
+from loom_compiler.ops import deploy_check, open_store, take_census
+from loom_runtime.manifest import load_manifest
+
+from helpers.git_repo import copy_project, edit
+
+HERE = Path(__file__).parent
+MARKER_SHOP = HERE / "data" / "marker_shop"
+EXAMPLE_SHOP = HERE.parents[1] / "examples" / "shop"
+
+LIVE = """
+import json, sys
+from loom_runtime import Registry, Runtime, SqliteJournal
+from loom_runtime.journal.events import NewEvent
+from marker_shop.flows import order
+rt = Runtime(journal=sys.argv[1], registry=Registry.from_manifest(sys.argv[2], strict=True), divergence="fail")
+assert rt.register(order).code_hash  # the live code, bound to the build it was built into
+assert rt.start("order", {"sku": "a", "amount": 5}, execution_id="at-go").gate == "go"
+rt.start("order", {"sku": "b", "amount": 6}, execution_id="at-ship")
+assert rt.resume("at-ship", None, gate="go").gate == "ship"
+assert rt.start("order", {"sku": "c", "amount": 7}, execution_id="crashed").gate == "go"
+rt.close()
+# a crash right after the answer to `go` was recorded: running, its decision not taken yet
+j = SqliteJournal(sys.argv[1])
+j.append("crashed", [NewEvent("EXECUTION_RESUMED", {"gate": "go", "payload": None})], expected_seq=j.summary("crashed").last_seq)
+j.close()
+"""
+
+RESUME_ON = """
+import sys
+from loom_runtime import FlowReplayDivergenceError, Registry, Runtime
+rt = Runtime(journal=sys.argv[1], registry=Registry.from_manifest(sys.argv[2]), divergence="fail")
+try:
+    rt.resume(sys.argv[3], None, gate="go")
+except FlowReplayDivergenceError as exc:
+    print("parked", exc.skipped)
+"""
+
+
+def build(root: Path, out: Path) -> Path:
+    report = build_project(load_config(root), out=out, use_cache=False)
+    assert report.ok, report.errors
+    return out / "manifest.json"
+
+
+def current(manifest: Path, flow_id: str) -> str:
+    return load_manifest(manifest).flows[flow_id].current
+
+
+def run(root: Path, script: str, *args: str, markers: Path) -> str:
+    env = {**os.environ, "LOOM_TEST_MARKERS": str(markers)}
+    done = subprocess.run([sys.executable, "-c", script, *args], cwd=root, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.fixture
+def shop(tmp_path: Path, monkeypatch):
+    """marker_shop built (v1), a journal of three in-flight executions on v1, and empty markers."""
+    root = copy_project(MARKER_SHOP, tmp_path / "proj")
+    v1 = build(root, tmp_path / "v1")
+    live = tmp_path / "live-markers"
+    live.mkdir()
+    journal = tmp_path / "journal.db"
+    run(root, LIVE, str(journal), str(v1), markers=live)
+    assert sorted(p.name for p in live.iterdir()) == ["decider-approve", "step-reserve"]
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    monkeypatch.setenv("LOOM_TEST_MARKERS", str(markers))  # the replay workers inherit it
+    return {"root": root, "v1": v1, "url": f"sqlite:///{journal}", "journal": journal, "markers": markers, "tmp": tmp_path}
+
+
+def candidate(shop, name: str, *edits: tuple[str, str], compatible: bool = True) -> Path:
+    """A fresh build (no history) of the project with ``edits`` to flows.py, listing v1 as compatible."""
+    flows = shop["root"] / "marker_shop/flows.py"
+    original = flows.read_text()
+    for old, new in edits:
+        edit(flows, old, new)
+    if compatible:
+        v1 = current(shop["v1"], "order")
+        edit(flows, '@flow("order", steps=["reserve", "charge"])', f'@flow("order", steps=["reserve", "charge"], compatible_with=["{v1}"])')
+    try:
+        return build(shop["root"], shop["tmp"] / name)
+    finally:
+        flows.write_text(original)
+
+
+def verdicts(report) -> dict[str, tuple[str, str | None]]:
+    return {v.execution_id: (v.verdict, v.how) for v in report.executions}
+
+
+def test_the_build_they_started_on_serves_every_execution_and_nothing_runs(shop):
+    report = deploy_check(shop["url"], shop["v1"], import_paths=[shop["root"]])
+    assert report.ok and report.replayed == 3
+    assert {v.execution_id: (v.verdict, v.how, v.stopped) for v in report.executions} == {
+        "at-go": ("servable", "pinned", "reaches its resume point: it would park on `go`"),
+        "at-ship": ("servable", "pinned", "reaches its resume point: it would park on `ship`"),
+        "crashed": ("servable", "pinned", "next: decision `approve` would be recorded live"),
+    }
+    assert list(shop["markers"].iterdir()) == []  # no step body, no decider ran
+
+
+def test_a_dropped_step_listed_compatible_is_diverged_naming_the_executions(shop):
+    manifest = candidate(shop, "dropped", ('    ctx.execute("reserve", reserve, o["sku"])\n', ""))
+    report = deploy_check(shop["url"], manifest, import_paths=[shop["root"]])
+    assert not report.ok and report.exit_code == 1
+    assert verdicts(report) == {"at-go": ("diverged", "compatible"), "at-ship": ("diverged", "compatible"),
+                                "crashed": ("mismatch", "compatible")}
+    assert {v.execution_id: v.skipped for v in report.diverged} == {"at-go": ("reserve",), "at-ship": ("reserve",)}
+    # running, its next work a decision (not judged by D3): the replay stops before the decider, and
+    # says which recorded steps are still unasked there
+    (crashed,) = report.mismatched
+    assert "decision `approve` would be recorded live while recorded step(s) `reserve` are not asked for yet" in crashed.reason
+    text = CliRunner().invoke(main, ["deploy-check", "--store", shop["url"], "--manifest", str(manifest),
+                                     "--import-path", str(shop["root"])])
+    assert text.exit_code == 1
+    assert "diverged: execution `at-go` (flow `order`" in text.stdout and "never asks for recorded step(s) `reserve`" in text.stdout
+    assert "0 of 3 unfinished execution(s) servable" in text.stdout and "2 diverged, 1 mismatch" in text.stdout
+    assert list(shop["markers"].iterdir()) == []
+
+
+def test_a_replay_safe_edit_with_compatible_with_is_servable(shop):
+    manifest = candidate(shop, "fee", ("FEE = 1", "FEE = 2"))
+    report = deploy_check(shop["url"], manifest, import_paths=[shop["root"]], jobs=2)
+    assert report.ok, [v.reason for v in report.executions]
+    assert verdicts(report) == {eid: ("servable", "compatible") for eid in ("at-go", "at-ship", "crashed")}
+    assert list(shop["markers"].iterdir()) == []
+
+
+def test_new_work_before_the_recorded_park_is_a_mismatch(shop):
+    # a new decision before the `ship` gate: at-ship's recorded park is not reached without running it
+    manifest = candidate(shop, "carrier", ('    ctx.suspend("ship")\n', '    ctx.decide("carrier", pick)\n    ctx.suspend("ship")\n'))
+    report = deploy_check(shop["url"], manifest, import_paths=[shop["root"]])
+    assert verdicts(report)["at-ship"] == ("mismatch", "compatible")
+    (v,) = report.mismatched
+    assert "decision `carrier` would be recorded live where the recorded run ends with EXECUTION_SUSPENDED" in v.reason
+    assert verdicts(report)["at-go"] == ("servable", "compatible")  # it parks at `go` before the new decision
+    assert list(shop["markers"].iterdir()) == []
+
+
+def test_a_missing_chunk_is_stranded(shop):
+    chunk = shop["v1"].parent / load_manifest(shop["v1"]).flows["order"].versions[current(shop["v1"], "order")].chunk
+    chunk.unlink()
+    report = deploy_check(shop["url"], shop["v1"], import_paths=[shop["root"]])
+    assert {v.verdict for v in report.executions} == {"stranded"}
+    assert all("whose chunk cannot be loaded" in v.reason for v in report.executions)
+    hashes_only = deploy_check(shop["url"], shop["v1"], import_paths=[shop["root"]], replay=False)
+    assert {v.verdict for v in hashes_only.executions} == {"stranded"}
+
+
+def test_a_flow_the_build_lacks_is_stranded_and_a_code_it_refuses_is_a_mismatch(shop):
+    (shop["root"] / "marker_shop/flows.py").write_text(
+        (shop["root"] / "marker_shop/flows.py").read_text().replace('@flow("order"', '@flow("orders"'))
+    renamed = build(shop["root"], shop["tmp"] / "renamed")
+    assert {v.verdict for v in deploy_check(shop["url"], renamed, import_paths=[shop["root"]]).executions} == {"stranded"}
+    (shop["root"] / "marker_shop/flows.py").write_text((MARKER_SHOP / "marker_shop/flows.py").read_text().replace("FEE = 1", "FEE = 3"))
+    refused = deploy_check(shop["url"], build(shop["root"], shop["tmp"] / "fee3"), import_paths=[shop["root"]])
+    assert {v.verdict for v in refused.executions} == {"mismatch"}
+    assert all(not v.replayed and "compatible_with" in v.reason for v in refused.executions)
+
+
+def test_census_and_deploy_check_judge_a_diverged_park_the_same_way(shop):
+    dropped = candidate(shop, "dropped", ('    ctx.execute("reserve", reserve, o["sku"])\n', ""))
+    live = shop["tmp"] / "resume-markers"  # a real resume: it runs the (unjudged) decider before refusing
+    live.mkdir()
+    out = run(shop["root"], RESUME_ON, str(shop["journal"]), str(dropped), "at-go", markers=live)
+    assert out.strip() == "parked ('reserve',)"
+    with open_store(shop["url"]) as journal:
+        census = take_census(journal)
+    (row,) = [r for r in census.rows if r.status == "diverged"]
+    assert (row.count, census.diverged) == (1, 1)
+
+    on_the_same_build = {v.execution_id: v for v in deploy_check(shop["url"], dropped, import_paths=[shop["root"]]).executions}
+    parked = on_the_same_build["at-go"]
+    assert (parked.status, parked.verdict, parked.skipped) == ("diverged", "diverged", ("reserve",))
+    assert "it is parked there now" in parked.reason
+
+    # on the build it started on, its replay passes: servable, and still reported as parked
+    fixed = {v.execution_id: v for v in deploy_check(shop["url"], shop["v1"], import_paths=[shop["root"]]).executions}
+    assert (fixed["at-go"].status, fixed["at-go"].verdict) == ("diverged", "servable")
+    assert "retry_diverged" in fixed["at-go"].reason
+    text = CliRunner().invoke(main, ["deploy-check", "--store", shop["url"], "--manifest", str(shop["v1"]),
+                                     "--import-path", str(shop["root"])]).stdout
+    assert "1 execution(s) parked on `__loom_diverged__` (`at-go`) replay cleanly" in text
+    assert list(shop["markers"].iterdir()) == []
+
+
+def test_json_and_github_formats(shop):
+    manifest = candidate(shop, "dropped", ('    ctx.execute("reserve", reserve, o["sku"])\n', ""))
+    args = ["deploy-check", "--store", shop["url"], "--manifest", str(manifest), "--import-path", str(shop["root"])]
+    doc = json.loads(CliRunner().invoke(main, [*args, "--json"]).stdout)
+    assert doc["schema"] == "loom-deploy-check/2" and doc["ok"] is False
+    assert doc["counts"] == {"servable": 0, "diverged": 2, "mismatch": 1, "stranded": 0}
+    (at_go,) = [e for e in doc["executions"] if e["executionId"] == "at-go"]
+    assert (at_go["verdict"], at_go["skipped"], at_go["how"], at_go["replayed"]) == ("diverged", ["reserve"], "compatible", True)
+    github = CliRunner().invoke(main, [*args, "--format", "github"])
+    assert github.exit_code == 1
+    lines = github.stdout.splitlines()
+    assert lines[0].startswith("::error title=loom deploy-check%3A diverged at-go::execution `at-go`")
+    assert lines[-1].startswith("::error title=loom deploy-check::loom deploy-check: 0 of 3")
+
+
+def test_sample_replays_the_most_recent_per_version_and_every_parked_one(shop):
+    report = deploy_check(shop["url"], shop["v1"], import_paths=[shop["root"]], sample=1)
+    assert report.ok and report.replayed == 1 and report.sampled_out == 2
+    (replayed,) = [v.execution_id for v in report.executions if v.replayed]
+    assert replayed == "crashed"  # started last
+    cli = CliRunner().invoke(main, ["deploy-check", "--store", shop["url"], "--manifest", str(shop["v1"]),
+                                    "--import-path", str(shop["root"]), "--sample", "1", "--no-replay"])
+    assert cli.exit_code == 2 and "cannot be combined" in cli.output
+
+
+def test_the_journal_is_not_written(shop):
+    before = shop["journal"].read_bytes()
+    deploy_check(shop["url"], shop["v1"], import_paths=[shop["root"]])
+    assert shop["journal"].read_bytes() == before
+
+
+def test_the_issue_repro_on_examples_shop_is_diverged(tmp_path: Path):
+    """examples/shop: an execution parked at its approval gate after `reserve`; a candidate that drops
+    `reserve` and lists the old codeHash in compatible_with must be *diverged*, exit 1."""
+    root = tmp_path / "shop"
+    shutil.copytree(EXAMPLE_SHOP, root, ignore=shutil.ignore_patterns("build", ".loom-cache", "__pycache__"))
+    v1 = build(root, tmp_path / "v1")
+    journal = tmp_path / "shop.db"
+    start = (
+        "import sys\nfrom loom_runtime import Registry, Runtime\n"
+        "rt = Runtime(journal=sys.argv[1], registry=Registry.from_manifest(sys.argv[2]))\n"
+        "h = rt.start('checkout', {'id': 'o-1', 'sku': 'mug', 'items': [{'price': 600.0}]}, execution_id='o-1')\n"
+        "assert h.gate == 'manager-approval', h\n"
+    )
+    done = subprocess.run([sys.executable, "-c", start, str(journal), str(v1)], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    flows = root / "shop/flows.py"
+    edit(flows, '    ctx.execute("reserve", reserve, order["sku"])\n', "")
+    edit(flows, '    step_families=["pack"],\n', f'    step_families=["pack"],\n    compatible_with=["{current(v1, "checkout")}"],\n')
+    candidate_manifest = build(root, tmp_path / "candidate")
+    result = CliRunner().invoke(main, ["deploy-check", "--store", f"sqlite:///{journal}", "--manifest",
+                                       str(candidate_manifest), "--import-path", str(root)])
+    assert result.exit_code == 1, result.output
+    assert result.stdout.startswith("diverged: execution `o-1` (flow `checkout`")
+    assert "never asks for recorded step(s) `reserve`" in result.stdout
+    assert "0 of 1 unfinished execution(s) servable" in result.stdout
+    hashes_only = CliRunner().invoke(main, ["deploy-check", "--store", f"sqlite:///{journal}", "--manifest",
+                                            str(candidate_manifest), "--import-path", str(root), "--no-replay"])
+    assert hashes_only.exit_code == 0 and "1 of 1 unfinished execution(s) servable" in hashes_only.stdout
