@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from loom_compiler.ops import deploy_check, open_store, unfinished
+from loom_compiler.ops import deploy_check
 from loom_runtime.journal.sqlite import SqliteJournal
 from loom_runtime.manifest import load_manifest
 
@@ -51,10 +51,9 @@ def test_the_journal_holds_every_unfinished_state_on_both_releases(tmp_path: Pat
 
 def test_its_own_build_serves_every_unfinished_execution(tmp_path: Path):
     release = copy_release(tmp_path)
-    with open_store(release.url) as journal:
-        summaries = unfinished(journal)
-    report = deploy_check(summaries, release.manifest, import_paths=[release.root])
-    assert report.ok, report.stranded
+    report = deploy_check(release.url, release.manifest, import_paths=[release.root])
+    assert report.ok, [(v.execution_id, v.verdict, v.reason) for v in report.executions if not v.ok]
+    assert report.replayed == len(release.unfinished())
     assert {s.execution_id: s.how for s in report.served} == {eid: "pinned" for eid in release.unfinished()}
 
 

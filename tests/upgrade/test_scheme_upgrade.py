@@ -116,8 +116,8 @@ def test_deploy_check_against_the_fixture_journal_passes(tmp_path: Path):
     assert out.returncode == 0, out.stdout + out.stderr
     report = json.loads(out.stdout)
     manifest = load_manifest(release.manifest)
-    how = {s["executionId"]: (s["how"], s["servedBy"]) for s in report["served"]}
-    assert set(how) == set(release.unfinished()) and report["stranded"] == []
+    how = {s["executionId"]: (s["how"], s["servedBy"]) for s in report["executions"] if s["verdict"] == "servable"}
+    assert set(how) == set(release.unfinished()) and report["ok"] and report["replayed"] == len(how)
     for eid, e in release.unfinished().items():
         entry = manifest.flows[e["flow"]]
         if e["codeHash"] == fp1_current(e["flow"]) and e["flow"] in PROVABLE:
@@ -319,7 +319,7 @@ def test_a_closure_module_the_fp1_build_did_not_record_identically_is_not_linked
     # nothing strands: the fp/1 version stays and its executions stay pinned to its chunk
     out = loom(release, "deploy-check", "--store", release.url, "--json")
     assert out.returncode == 0, out.stdout + out.stderr
-    how = {s["executionId"]: s["how"] for s in json.loads(out.stdout)["served"]}
+    how = {s["executionId"]: s["how"] for s in json.loads(out.stdout)["executions"] if s["verdict"] == "servable"}
     assert how["r2-fulfil-running"] == "pinned"
     finished = finish_all(release, clock=CLOCK)
     assert finished["r2-fulfil-running"]["result"]["total"] == release.expected["r2-fulfil-running"]["finish"]["total"]
@@ -350,4 +350,4 @@ def test_a_flow_whose_fp2_closure_reaches_a_module_fp1_never_recorded_is_not_lin
     assert current.rehashed_from == ()
     out = loom(release, "deploy-check", "--store", release.url, "--json")
     assert out.returncode == 0
-    assert {s["executionId"]: s["how"] for s in json.loads(out.stdout)["served"]}["r1-audit-review"] == "pinned"
+    assert {s["executionId"]: s["how"] for s in json.loads(out.stdout)["executions"]}["r1-audit-review"] == "pinned"
