@@ -26,13 +26,14 @@ from pathlib import Path
 
 from loom_runtime.definition import FlowDefinition
 from loom_runtime.errors import FlowDefinitionError
+from loom_runtime.files import read_regular_file
 from loom_runtime.hashing import flow_content_hash, legacy_flow_content_hash
 
 from .analysis import FlowSite, ModuleSummary, analyse_module, might_define_flows
 from .closure import ClosureGraph, Loader
 from .config import LoomConfig
 from .model import FlowFingerprint, ModuleResult, SourceError
-from .sources import DirectorySourceTree, SourceTree, iter_python_files
+from .sources import DirectorySourceTree, SourceReadError, SourceTree, iter_python_files
 
 __all__ = [
     "FlowsResult",
@@ -167,8 +168,12 @@ def tree_loader(tree: SourceTree, config: LoomConfig | None, cache: dict[str, Mo
     def load(module: str) -> ModuleSummary | SourceError | None:
         if module in memo:
             return memo[module]
-        data = tree.read(module)
         path = tree.path_of(module)
+        try:
+            data = tree.read(module)
+        except SourceReadError as exc:  # unreadable is an error, never an absent module
+            memo[module] = SourceError(exc.rel, 0, 0, f"cannot read ({exc.reason})", code="io")
+            return memo[module]
         result: ModuleSummary | SourceError | None = None
         if data is not None and path is not None:
             result = analyse_module(data, module=module, path=path, config=config)
@@ -249,7 +254,7 @@ def fingerprint_project(
 
 
 def _reader(path: Path):  # noqa: ANN202 - a tiny closure
-    return lambda: path.read_bytes()
+    return lambda: read_regular_file(path)  # a FIFO is refused, never waited on
 
 
 def fingerprint_module(

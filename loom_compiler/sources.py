@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+from loom_runtime.files import Signature, current_signature, read_with_signature
+
 from .config import LoomConfig
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "DirectorySourceTree",
     "decode_source",
     "SourceDecodeError",
+    "SourceReadError",
     "is_excluded",
     "is_loom_output",
     "iter_python_files",
@@ -61,8 +64,22 @@ class SourceTree(Protocol):
         ...
 
     def read(self, module: str) -> bytes | None:
-        """The module's bytes, or None when it is not in the tree (or cannot be read)."""
+        """The module's bytes, or None when it is not in the tree; ``SourceReadError`` when it is
+        in the tree but cannot be read (never None: an unreadable module is not an absent one)."""
         ...
+
+
+class SourceReadError(OSError):
+    """A module the tree lists could not be read: ``rel`` (its POSIX path) and why (``reason``).
+
+    Raised instead of returning None, so that no caller can take an unreadable helper for a
+    missing one (it would be hashed as an import of the live package, and bundled as one)."""
+
+    def __init__(self, rel: str, reason: str) -> None:
+        super().__init__(f"{rel}: cannot read ({reason})")
+        self.strerror = reason  # what ``except OSError`` callers print
+        self.rel = rel
+        self.reason = reason
 
 
 class SourceDecodeError(ValueError):
@@ -183,32 +200,59 @@ def iter_python_files(top: Path, root: Path, exclude: Iterable[str] = (), *,
         yield Path(full)
 
 
-def _walk(top: Path, root: Path, exclude: tuple[str, ...], kept: frozenset[str]) -> Iterator[tuple[str, str]]:
-    """``iter_python_files`` below a directory as strings: (path, POSIX path relative to ``root``)."""
-    # from the root, every directory on a file's path was checked on the way down
+def _walk(top: Path, root: Path, exclude: tuple[str, ...], kept: frozenset[str], *,
+          on_dir: Callable[[str], None] | None = None,
+          on_listing: Callable[[str, str, tuple[str, ...]], None] | None = None,
+          on_error: Callable[[OSError], None] | None = None) -> Iterator[tuple[str, str]]:
+    """``iter_python_files`` below a directory as strings: (path, POSIX path relative to ``root``).
+
+    ``on_dir(path)`` is called for ``top`` and for every directory the walk will enter, *before*
+    it is listed; ``on_listing(path, prefix, names)`` with what the walk took from each listing
+    (``_listing``). ``on_error`` gets every directory that could not be listed (by default those
+    are silently skipped). A *directory* named ``x.py`` is yielded as a file: it is where a
+    module's source should be, and reading it fails with a clear error instead of the module
+    silently disappearing."""
     from_root = os.path.abspath(top) == os.path.abspath(root)
-    for dirpath, dirnames, filenames in os.walk(top):
+    if on_dir is not None:
+        on_dir(str(top))
+    for dirpath, dirnames, filenames in os.walk(top, onerror=on_error):
         here = Path(dirpath)
         base = _rel(here, root)
         prefix = "" if base in ("", ".") else base + "/"
         if dirpath != str(top) and base not in kept and is_loom_output(here, filenames):
             dirnames[:] = []
             continue
-        kept_here = []
-        for d in sorted(dirnames):
-            if (prefix + d) not in kept:
-                if skipped_by_name(here / d, d):
-                    continue
-                if exclude and is_excluded(prefix + d, exclude):
-                    continue
-            kept_here.append(d)
-        dirnames[:] = kept_here
-        for name in sorted(filenames):
-            if name.endswith(".py"):
-                if exclude and (_own_name_excluded(prefix + name, exclude) if from_root
-                                else is_excluded(prefix + name, exclude)):
-                    continue
-                yield os.path.join(dirpath, name), prefix + name
+        files, dirs = _listing(here, prefix, dirnames, filenames, exclude, kept, from_root)
+        dirnames[:] = dirs
+        if on_dir is not None:
+            for d in dirs:
+                on_dir(os.path.join(dirpath, d))
+        if on_listing is not None:
+            on_listing(dirpath, prefix, (*files, *(d + "/" for d in dirs)))
+        for name in files:
+            yield os.path.join(dirpath, name), prefix + name
+
+
+def _listing(here: Path, prefix: str, dirnames: Iterable[str], filenames: Iterable[str], exclude: tuple[str, ...],
+             kept: frozenset[str], from_root: bool) -> tuple[list[str], list[str]]:
+    """What the walk takes from one directory's listing: its module file names (``*.py``, and
+    directories so named), sorted, and the subdirectories it enters, sorted."""
+    dirs: list[str] = []
+    files = [n for n in filenames if n.endswith(".py")]
+    for d in sorted(dirnames):
+        if d.endswith(".py"):
+            files.append(d)  # not a package: a module path that is not a file
+            continue
+        if (prefix + d) not in kept:
+            if skipped_by_name(here / d, d):
+                continue
+            if exclude and is_excluded(prefix + d, exclude):
+                continue
+        dirs.append(d)
+    if exclude:
+        files = [n for n in files if not (_own_name_excluded(prefix + n, exclude) if from_root
+                                          else is_excluded(prefix + n, exclude))]
+    return sorted(files), dirs
 
 
 def _own_name_excluded(rel: str, patterns: Iterable[str]) -> bool:
@@ -244,6 +288,14 @@ class DirectorySourceTree:
     Walking names each file with string operations on its path relative to the root (the walk
     starts at the resolved root, so no file needs resolving again); a lookup before any walk
     probes the candidate files and checks their directories against the same skip rules.
+
+    Reads never guess. A module path the tree lists but cannot read (permissions, a dangling
+    symlink, a symlink loop, a directory or FIFO named ``x.py``, a file deleted since the walk) is
+    a ``SourceReadError`` naming it, never "not in the tree"; a FIFO is refused, never waited on
+    (``loom_runtime.files``). Every file read and every directory walked is remembered with its
+    signature, so ``changed()`` can tell afterwards whether the tree moved under the reader: a
+    caller that hashes what it read (``loom build``) retries or fails then, rather than emit the
+    hash of a tree that never existed as a whole.
     """
 
     def __init__(self, root: Path | str | None = None, config: LoomConfig | None = None) -> None:
@@ -255,6 +307,12 @@ class DirectorySourceTree:
         self._base_prefixes: tuple[str, ...] | None = None
         self._kept = kept_dirs(config.packages)
         self._dir_skipped: dict[str, bool] = {}
+        self._seen: dict[str, Signature] = {}  # file path -> its signature when read
+        # directory path -> (signature before it was listed, its prefix, what the walk took from it)
+        self._listed: dict[str, tuple[Signature, str, tuple[str, ...]]] = {}
+        self._absent: set[str] = set()  # modules looked up and not found
+        #: directories the walk could not list (``OSError`` each): part of the tree went unseen
+        self.walk_errors: list[OSError] = []
 
     # -- naming ---------------------------------------------------------------------------------
     def _prefixes(self) -> tuple[str, ...]:
@@ -288,7 +346,16 @@ class DirectorySourceTree:
         ``walk_exclude`` applied; a module name bound twice keeps its first file. Builds the index
         as it goes, so lookups after a walk cost nothing."""
         index: dict[str, _Entry] = {}
-        for full, rel in _walk(self.root, self.root, self.config.walk_exclude, self._kept):
+        before: dict[str, Signature] = {}
+
+        def on_dir(path: str) -> None:
+            before[path] = current_signature(path)
+
+        def on_listing(path: str, prefix: str, names: tuple[str, ...]) -> None:
+            self._listed[path] = (before[path], prefix, names)
+
+        for full, rel in _walk(self.root, self.root, self.config.walk_exclude, self._kept, on_dir=on_dir,
+                               on_listing=on_listing, on_error=self.walk_errors.append):
             name = self.module_name_of_rel(rel)
             if name and name not in index:
                 index[name] = _Entry(full, rel)
@@ -330,7 +397,9 @@ class DirectorySourceTree:
             for tail in ("/".join(parts) + ".py", "/".join(parts) + "/__init__.py"):
                 rel = prefix + tail
                 cand = self.root / rel
-                if cand.is_file():
+                # lexists: a dangling link, a FIFO or a directory there is the module's file,
+                # unreadable (an error when read), not an absent module
+                if os.path.lexists(cand):
                     if self._skipped_dir(rel.rpartition("/")[0]) or is_excluded(rel, self.config.walk_exclude):
                         return None
                     return _Entry(str(cand), rel)
@@ -338,17 +407,74 @@ class DirectorySourceTree:
 
     def path_of(self, module: str) -> str | None:
         entry = self._lookup(module)
-        return entry.rel if entry else None
+        if entry is None:
+            self._absent.add(module)
+            return None
+        return entry.rel
 
     def read(self, module: str) -> bytes | None:
         entry = self._lookup(module)
         if entry is None:
             return None
+        return self.read_file(entry.path, entry.rel)
+
+    def read_file(self, path: str, rel: str) -> bytes:
+        """The bytes of a file of this tree (``rel``: its POSIX path, for the error), remembered
+        for ``changed()``; ``SourceReadError`` when it is not a readable regular file."""
         try:
-            with open(entry.path, "rb") as fh:
-                return fh.read()
+            data, signature = read_with_signature(path)
+        except OSError as exc:
+            self._seen[path] = current_signature(path)
+            raise SourceReadError(rel, exc.strerror or str(exc)) from None
+        self._seen[path] = signature
+        return data
+
+    def changed(self) -> tuple[str, ...]:
+        """POSIX paths (relative to the root) of what moved since it was read: a file whose
+        signature differs now, a directory whose module files or subdirectories differ now (a
+        directory whose only changes are elsewhere — the cache, an editor's swap file, a log — has
+        not moved). Costs a ``stat`` per file and directory, a listing only where a directory's
+        signature changed."""
+        out = []
+        for path, signature in self._seen.items():
+            if current_signature(path) != signature:
+                out.append(_rel(Path(path), self.root))
+        moved_dirs = {path for path, (signature, _, _) in self._listed.items() if current_signature(path) != signature}
+        for path in moved_dirs:
+            _, prefix, names = self._listed[path]
+            if self._names_now(path, prefix) != names:
+                out.append(_rel(Path(path), self.root) + "/")
+        # A module looked for and not found, in a directory that changed since: it may have been
+        # there in between (a file unlinked and rewritten), whatever the directory holds now.
+        for module in sorted(self._absent):
+            for rel_dir in self._dirs_of(module):
+                if (os.path.join(str(self.root), rel_dir) if rel_dir else str(self.root)) in moved_dirs:
+                    out.append((rel_dir + "/" if rel_dir else "") + module.rpartition(".")[2] + ".py")
+                    break
+        return tuple(sorted(set(out)))
+
+    def _dirs_of(self, module: str) -> list[str]:
+        """The directories (relative, no trailing slash) whose listing decides whether ``module`` exists."""
+        parts = module.split(".")
+        if not all(p.isidentifier() for p in parts):
+            return []
+        out = []
+        for prefix in self._prefixes():
+            out.append((prefix + "/".join(parts[:-1])).rstrip("/"))  # <dir>/<name>.py
+            out.append((prefix + "/".join(parts)).rstrip("/"))  # <dir>/<name>/__init__.py
+        return out
+
+    def _names_now(self, path: str, prefix: str) -> tuple[str, ...] | None:
+        try:
+            with os.scandir(path) as it:
+                entries = [(e.name, e.is_dir()) for e in it]
         except OSError:
             return None
+        dirnames = [n for n, is_dir in entries if is_dir]
+        filenames = [n for n, is_dir in entries if not is_dir]
+        # ``walk`` starts at the root: excluded directories above ``path`` were never entered
+        files, dirs = _listing(Path(path), prefix, dirnames, filenames, self.config.walk_exclude, self._kept, True)
+        return (*files, *(d + "/" for d in dirs))
 
 
 def _dotted_posix(rel: str) -> str:

@@ -37,6 +37,7 @@ the full event list for equality (benign reorders and served emits are not diver
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Callable, Iterable, Mapping
@@ -44,8 +45,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import json_values
 from .definition import RESERVED_GATE, FlowDefinition
 from .errors import JournalError
+from .files import read_regular_file
 from .journal import events as ev
 from .journal.events import Event, ExecutionSummary, NewEvent, apply_to_summary
 from .journal.memory import MemoryJournal
@@ -125,11 +128,46 @@ def dump_history(history: History) -> bytes:
 
 
 def history_filename(execution_id: str) -> str:
-    """A file name for an execution id: safe characters kept, anything else as ``%XX``."""
-    safe = "".join(c if c.isalnum() or c in "-_.~" else f"%{ord(c):02X}" for c in execution_id)
-    if safe.startswith("."):
-        safe = "%2E" + safe[1:]
-    return f"{safe}.json"
+    """A file name for an execution id, distinct for distinct ids on every common filesystem.
+
+    ``[a-z0-9_-]`` and inner dots are kept; an uppercase ASCII letter becomes ``^`` and its lower
+    case (case-insensitive filesystems: macOS, Windows); every other character becomes its UTF-8
+    bytes as ``%XX`` (so ``'\U0001F600'`` is ``%F0%9F%98%80`` and ``'\x1f600'`` is ``%1F600``: a
+    fixed two hex digits per byte is what makes the mapping one to one); a leading or trailing dot
+    and the first letter of a Windows device name (``con``, ``nul``, ``com1``…) are escaped too.
+    Every rule can be undone, so two ids never share a name. A name longer than
+    ``_MAX_NAME`` characters keeps a prefix and ends in ``~`` and 40 hex of the id's sha256 (``~``
+    never appears otherwise), well inside the 255 bytes filesystems allow.
+    """
+    out: list[str] = []
+    for c in execution_id:
+        if c in _KEPT:
+            out.append(c)
+        elif "A" <= c <= "Z":
+            out.append("^" + c.lower())
+        else:
+            out.extend(f"%{b:02X}" for b in c.encode("utf-8", "surrogatepass"))
+    if out and out[0] == ".":
+        out[0] = "%2E"
+    if out and out[-1] == ".":
+        out[-1] = "%2E"
+    stem = "".join(out).split(".", 1)[0]
+    if stem in _DEVICE_NAMES and out:
+        out[0] = f"%{ord(out[0]):02X}"
+    name = "".join(out)
+    if len(name) > _MAX_NAME:
+        cut = _MAX_NAME - 41
+        while cut > 0 and ("%" in name[max(0, cut - 2):cut] or name[cut - 1] == "^"):
+            cut -= 1  # never split an escape
+        digest = hashlib.sha256(execution_id.encode("utf-8", "surrogatepass")).hexdigest()[:40]
+        name = f"{name[:cut]}~{digest}"
+    return f"{name}.json"
+
+
+_KEPT = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-.")
+_DEVICE_NAMES = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))})
+#: longest file name stem ``history_filename`` makes (characters; all ASCII, so bytes too)
+_MAX_NAME = 180
 
 
 def write_history(history: History, directory: str | os.PathLike[str]) -> Path:
@@ -187,12 +225,11 @@ def history_from_json(doc: Any, *, where: str = "<history>") -> History:
 def load_history(path: str | os.PathLike[str]) -> History:
     p = Path(path)
     try:
-        doc = json.loads(p.read_bytes().decode("utf-8"))
+        doc = json_values.decode(read_regular_file(p))  # a FIFO is refused, never waited on
     except OSError as exc:
         raise HistoryError(f"{p}: cannot read history ({exc.strerror})") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        where = f" at line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
-        raise HistoryError(f"{p}: not valid UTF-8 JSON{where}; export it again with `loom export`") from None
+    except json_values.JsonValueError as exc:  # bad JSON, 100,000-deep nesting, a 5,000-digit integer
+        raise HistoryError(f"{p}: {exc.what}; export it again with `loom export`") from None
     return history_from_json(doc, where=str(p))
 
 

@@ -75,8 +75,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import json_values
 from .definition import StepFamily
 from .errors import ManifestError
+from .files import read_regular_file
 
 __all__ = [
     "MANIFEST_SCHEMA",
@@ -271,11 +273,11 @@ class ManifestDocument:
         doc = self.flows[flow_id]
         if isinstance(doc, _Span):
             try:
-                doc = json.loads(doc.text())
-            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                where = f" (line {exc.lineno} of its entry)" if isinstance(exc, json.JSONDecodeError) else ""
+                doc = json_values.decode(doc.data[doc.start : doc.end])
+            except json_values.JsonValueError as exc:
+                what = f"is not valid UTF-8 JSON (line {exc.line} of its entry)" if exc.line else f"cannot be read: {exc.what}"
                 raise ManifestError(
-                    f"{self.path}: flow `{flow_id}`: its entry is not valid UTF-8 JSON{where}; rebuild it with `loom build`",
+                    f"{self.path}: flow `{flow_id}`: its entry {what}; rebuild it with `loom build`",
                     path=self.path,
                     flow_id=flow_id,
                     key=f"flows.{flow_id}",
@@ -370,18 +372,17 @@ def _read_json(p: Path) -> Any:
 
 def _read_bytes(p: Path) -> bytes:
     try:
-        return p.read_bytes()
+        return read_regular_file(p)  # a FIFO named manifest.json is refused, never waited on
     except OSError as exc:
         raise ManifestError(f"{p}: cannot read manifest ({exc.strerror}); run `loom build`", path=str(p)) from None
 
 
 def _decode_json(raw: bytes, p: Path) -> Any:
+    # json_values.decode: 100,000-deep nesting or a 5,000-digit integer is a ManifestError, not a traceback
     try:
-        doc = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        where = f" at line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
-        raise ManifestError(f"{p}: not valid UTF-8 JSON{where}; rebuild it with `loom build`", path=str(p)) from None
-    return doc
+        return json_values.decode(raw)
+    except json_values.JsonValueError as exc:
+        raise ManifestError(f"{p}: {exc.what}; rebuild it with `loom build`", path=str(p)) from None
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:

@@ -27,6 +27,15 @@ Stages, per source tree (the working tree, then each history ref):
    ``<16 hex>-<12 hex of its digest>.py``. The manifest is merged cumulatively and written last,
    atomically. If anything failed, nothing at all is written.
 
+**What was read is what is hashed.** A module file the tree lists but cannot read (permissions, a
+dangling link, a symlink loop, a directory or FIFO named ``x.py``, deleted since the walk) is a
+source error naming it, never an absent module: an unreadable flow module is not "removed", an
+unreadable helper is not hashed and bundled as a live import. A FIFO is refused at once, never
+waited on. After the working tree is collected, every file read and directory listed is checked
+against its signature (``DirectorySourceTree.changed``); if the tree moved meanwhile (a checkout,
+an editor's save) the collection is thrown away and done again, and after ``STABLE_ATTEMPTS`` the
+build fails naming what kept moving: a hash of a half-seen tree is never emitted.
+
 History refs reuse the same pipeline over a ``GitSourceTree``, analysed with the working tree's
 configuration (``packages``, decorators). Their problems are warnings, not errors: an old commit
 cannot be fixed, and one broken file in ``v1.0`` must not block every future build; the versions
@@ -75,7 +84,7 @@ from loom_runtime.manifest import (
 from ..config import LoomConfig
 from ..model import FlowFingerprint, SourceError
 from ..precheck import might_define_flows
-from ..sources import DirectorySourceTree, SourceTree
+from ..sources import DirectorySourceTree, SourceReadError, SourceTree
 from .cache import CACHE_DIRNAME, SummaryCache, cache_key, encode_entry, write_entries
 from .chunk_file import Chunk, ChunkError, chunk_path_for
 from .history import GitSourceTree
@@ -90,6 +99,8 @@ MANIFEST_NAME = "manifest.json"
 #: automatic ``jobs``: parse in worker processes only a wave of at least this many modules
 AUTO_MIN_MODULES = 24
 AUTO_MAX_JOBS = 4
+#: collections of the working tree before a tree that keeps moving is an error (``_collect_stable``)
+STABLE_ATTEMPTS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,8 +215,7 @@ def _build_locked(config: LoomConfig, out_dir: Path, manifest_path: Path, pipeli
                                       "or delete it to start a new history", code="manifest"))
 
     try:
-        current, history = _collect_all(pipeline, tree or DirectorySourceTree(config=config), config,
-                                        from_git, warnings)
+        current, history = _collect_all(pipeline, tree, config, from_git, warnings)
     finally:
         pipeline.close()
     errors.extend(current.errors)
@@ -309,9 +319,9 @@ def _build_locked(config: LoomConfig, out_dir: Path, manifest_path: Path, pipeli
     return report(merged.manifest, merged.new_versions, unchanged, merged.newly_removed, written)
 
 
-def _collect_all(pipeline: _Pipeline, tree: SourceTree, config: LoomConfig, from_git: Sequence[str],
+def _collect_all(pipeline: _Pipeline, tree: SourceTree | None, config: LoomConfig, from_git: Sequence[str],
                  warnings: list[str]) -> tuple[_Collected, list[list[_Built]]]:
-    current = pipeline.collect(tree, label="loom build")
+    current = _collect_stable(pipeline, tree, config)
     history: list[list[_Built]] = []
     for ref in [*config.history, *from_git]:
         key = "--from-git" if ref in from_git and ref not in config.history else "tool.loom.history"
@@ -325,6 +335,36 @@ def _collect_all(pipeline: _Pipeline, tree: SourceTree, config: LoomConfig, from
         got.built = [b for b in got.built if b.fp.flow_id not in bad]
         history.append(got.built)
     return current, history
+
+
+def _collect_stable(pipeline: _Pipeline, tree: SourceTree | None, config: LoomConfig) -> _Collected:
+    """The working tree's flows, from a tree that did not move while it was read.
+
+    After collecting, every file read and directory listed is checked against its signature when
+    it was read (``DirectorySourceTree.changed``). If anything moved (a ``git checkout``, an editor
+    saving, a file deleted or rewritten mid-build) the result mixes two trees: it is thrown away and
+    the tree collected again (the cache makes that cheap), up to ``STABLE_ATTEMPTS`` times; then
+    the build fails naming what kept changing. A tree given by the caller cannot be re-read: its
+    move is an error at once."""
+    attempt = 0
+    while True:
+        attempt += 1
+        source = tree if tree is not None else DirectorySourceTree(config=config)
+        parsed, refingerprinted = len(pipeline.parsed), len(pipeline.refingerprinted)
+        got = pipeline.collect(source, label="loom build")
+        changed = getattr(source, "changed", None)
+        moved = changed() if changed is not None else ()
+        if not moved:
+            return got
+        if tree is None and attempt < STABLE_ATTEMPTS:
+            del pipeline.parsed[parsed:], pipeline.refingerprinted[refingerprinted:]  # reported once, by the last
+            continue
+        shown = ", ".join(moved[:5]) + (f" and {len(moved) - 5} more" if len(moved) > 5 else "")
+        got.errors.append(SourceError(
+            moved[0], 0, 0,
+            f"the source tree changed while the build read it ({shown}; {attempt} attempt(s)); nothing was written. "
+            "Build again once the checkout is quiet", code="changed"))
+        return got
 
 
 # -- the per-tree pipeline ----------------------------------------------------------------------------
@@ -354,6 +394,8 @@ class _Source:
         self._data: dict[str, bytes | None] = {}
         self._sha: dict[str, str | None] = {}
         self._path: dict[str, str | None] = {}
+        #: modules the tree lists but could not read, as the errors the build reports
+        self.errors: dict[str, SourceError] = {}
 
     def module_names(self) -> list[str]:
         return [m for m in self.tree.module_names() if self.path(m) is not None]
@@ -364,6 +406,7 @@ class _Source:
         A directory is walked once (``DirectorySourceTree.walk``: skip rules and ``exclude``
         applied, every file named by string operations, the tree indexed as a side effect), so the
         later lookups of the modules closures reach cost a dictionary access, not file probes.
+        A module file that cannot be read is an error (it may define flows: never "no flows").
         """
         tree = self.tree
         if not isinstance(tree, DirectorySourceTree):
@@ -371,18 +414,33 @@ class _Source:
         found: dict[str, None] = {}
         walked = list(tree.walk())  # names every file by string operations; indexes the tree
         for module, rel, path in walked:
-            try:
-                with open(path, "rb") as fh:
-                    data = fh.read()
-            except OSError:
-                continue
-            if not wanted(data):
-                continue
             if self.path(module) != rel:
                 continue  # hidden (the output directory), or the name belongs to another file
+            try:
+                data = tree.read_file(path, rel)
+            except SourceReadError as exc:
+                self._unreadable(module, exc)
+                continue
             self._data[module] = data
-            found[module] = None
+            if wanted(data):
+                found[module] = None
+        for exc in tree.walk_errors:
+            where = _display(Path(exc.filename), tree.root) if exc.filename else "."
+            self.errors[f"<dir>{where}"] = SourceError(
+                where, 0, 0, f"cannot list this directory ({exc.strerror}); the modules in it would go unseen. "
+                "Fix its permissions or exclude it ([tool.loom] exclude)", code="io")
         return sorted(found)
+
+    def _unreadable(self, module: str, exc: SourceReadError) -> None:
+        self._data[module] = None
+        if all(part.isidentifier() for part in module.split(".")):  # ``.#flows.py`` (an editor's lock) is no module
+            self.errors[module] = SourceError(
+                exc.rel, 0, 0, f"cannot read ({exc.reason}); a module that cannot be read cannot be fingerprinted. "
+                "Fix the file (or exclude it in [tool.loom] exclude)", code="io")
+
+    def error(self, module: str) -> SourceError | None:
+        """The read error of ``module``, if the tree lists it but it could not be read."""
+        return self.errors.get(module)
 
     def path(self, module: str) -> str | None:
         if module not in self._path:
@@ -392,7 +450,10 @@ class _Source:
 
     def data(self, module: str) -> bytes | None:
         if module not in self._data:
-            self._data[module] = self.tree.read(module) if self.path(module) is not None else None
+            try:
+                self._data[module] = self.tree.read(module) if self.path(module) is not None else None
+            except SourceReadError as exc:
+                self._unreadable(module, exc)
         return self._data[module]
 
     def sha(self, module: str) -> str | None:
@@ -425,8 +486,8 @@ class _Pipeline:
             return memo[module]
         data, path = src.data(module), src.path(module)
         if data is None or path is None:
-            memo[module] = None
-            return None
+            memo[module] = src.error(module)  # unreadable: the error, never "absent"
+            return memo[module]
         key = self._summary_key(src, module)
         result = self.cache.get(key, _summary_type())
         if result is None:
@@ -538,6 +599,7 @@ class _Pipeline:
                     self.refingerprinted.append(module)
             result.built.extend(built)
             result.errors.extend(errors)
+        result.errors.extend(src.errors.values())
         self.progress.finish()
         return result
 

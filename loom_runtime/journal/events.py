@@ -29,12 +29,11 @@ journal would fold every execution) and letting each store re-implement the rule
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from .. import json_values
 from ..definition import RESERVED_GATE
 from ..errors import JournalError, JournalSchemaError
 
@@ -198,30 +197,30 @@ def apply_to_summary(summary: ExecutionSummary | None, execution_id: str, seq: i
 
 
 def is_json_value(value: Any) -> bool:
-    """Whether ``value`` is plain JSON (dict with str keys, list, str, int, float, bool, None)."""
-    if value is None or isinstance(value, (str, bool, int)):
-        return True
-    if isinstance(value, float):
-        return math.isfinite(value)
-    if isinstance(value, (list, tuple)):
-        return all(is_json_value(v) for v in value)
-    if isinstance(value, dict):
-        return all(isinstance(k, str) and is_json_value(v) for k, v in value.items())
-    return False
+    """Whether ``value`` is plain JSON the journal can hold (dict with str keys, list, tuple, str,
+    int, float, bool, None) within ``json_values``' limits: nesting, integer digits, no cycles.
+    Never recursive: a 100,000-deep list is ``False``, not a ``RecursionError``."""
+    try:
+        json_values.check(value)
+    except json_values.JsonValueError:
+        return False
+    return True
 
 
 def encode_payload(event: NewEvent) -> str:
+    """The stored text of ``event``'s payload; ``JournalError`` naming the event type and where the
+    payload breaks a limit (``json_values``: nesting, integer digits, cycles, ``MAX_EVENT_BYTES``)."""
     try:
-        return json.dumps(event.payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise JournalError(f"{event.type}: payload is not a JSON value ({exc})") from None
+        return json_values.encode(event.payload, where="payload")
+    except json_values.JsonValueError as exc:
+        raise JournalError(f"{event.type}: the journal cannot hold this payload ({exc})") from None
 
 
 def decode_payload(text: str, *, execution_id: str, seq: int) -> dict[str, Any]:
     try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise JournalError(f"execution `{execution_id}` event {seq}: stored payload is not JSON ({exc})") from None
+        doc = json_values.decode(text)
+    except json_values.JsonValueError as exc:
+        raise JournalError(f"execution `{execution_id}` event {seq}: stored payload is {exc.what}") from None
     if not isinstance(doc, dict):
         raise JournalError(f"execution `{execution_id}` event {seq}: stored payload is not a JSON object")
     return doc

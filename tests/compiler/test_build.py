@@ -420,3 +420,136 @@ def test_a_build_served_from_the_cache_never_imports_libcst(project: Path) -> No
     )
     done = subprocess.run([sys.executable, "-c", probe], cwd=project, capture_output=True, text=True, check=True)
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+# -- sources that cannot be read, or move while read -----------------------------------------------
+
+
+def _make_unreadable(path: Path, kind: str) -> None:
+    path.unlink()
+    if kind == "directory":
+        path.mkdir()
+    elif kind == "dangling link":
+        path.symlink_to(path.with_name("gone.py"))
+    elif kind == "symlink loop":
+        path.symlink_to(path)
+    elif kind == "fifo":
+        os.mkfifo(path)
+
+
+UNREADABLE = ["directory", "dangling link", "symlink loop", "fifo"]
+
+
+@pytest.mark.parametrize("kind", UNREADABLE)
+def test_an_unreadable_flow_module_is_an_error_not_a_removed_flow(project: Path, kind: str):
+    assert build(project).ok
+    before = files_of(project / "build/loom")
+    _make_unreadable(project / "shop/flows.py", kind)
+    report = build(project)  # a FIFO: refused at once (this used to hang)
+    assert not report.ok and report.removed == ()
+    assert [(e.path, e.code) for e in report.errors] == [("shop/flows.py", "io")]
+    assert "cannot read" in report.errors[0].message
+    assert files_of(project / "build/loom") == before
+
+
+@pytest.mark.parametrize("kind", UNREADABLE)
+def test_an_unreadable_helper_is_an_error_not_a_live_import(project: Path, kind: str):
+    _make_unreadable(project / "shop/util.py", kind)
+    report = build(project)
+    assert not report.ok and report.manifest is None
+    assert ("shop/util.py", "io") in [(e.path, e.code) for e in report.errors]
+    assert not (project / "build/loom/manifest.json").exists()
+
+
+def test_a_helper_rewritten_during_the_build_is_read_again_not_half_hashed(project: Path, monkeypatch):
+    from loom_compiler import analysis
+
+    real = analysis.analyse_module
+    edits: list[str] = []
+
+    def rewrite_once(data, *, module, path, config=None, **kw):
+        if module == "shop.flows" and not edits:
+            # a checkout lands mid-build: flows.py (being analysed from the bytes already read)
+            # and util.py (read later, by the closure) both move; hashing old flows.py with the
+            # new util.py would describe a tree that never existed
+            edit(project / "shop/flows.py", "LIMIT = 3", "LIMIT = 4")
+            edit(project / "shop/util.py", "return 1", "return 2  # moved")
+            edits.append(module)
+        return real(data, module=module, path=path, config=config, **kw)
+
+    monkeypatch.setattr(analysis, "analyse_module", rewrite_once)
+    raced = build(project)
+    monkeypatch.setattr(analysis, "analyse_module", real)
+    assert edits and raced.ok
+    shutil.rmtree(project / ".loom-cache")
+    clean = build(project, out="build/clean")
+    assert {f.flow_id: f.code_hash for f in raced.flows} == {f.flow_id: f.code_hash for f in clean.flows}
+
+
+def test_a_tree_that_keeps_moving_fails_the_build_naming_what_moved(project: Path, monkeypatch):
+    from loom_compiler import analysis
+
+    real = analysis.analyse_module
+    n = [0]
+
+    def rewrite_always(data, *, module, path, config=None, **kw):
+        n[0] += 1
+        (project / "shop/util.py").write_text(f"LIMIT = {n[0]}\n" + "# pad\n" * n[0])
+        return real(data, module=module, path=path, config=config, **kw)
+
+    monkeypatch.setattr(analysis, "analyse_module", rewrite_always)
+    report = build(project)
+    assert not report.ok and report.manifest is None
+    (err,) = [e for e in report.errors if e.code == "changed"]
+    assert err.path == "shop/util.py" and "changed while the build read it" in err.message
+    assert "3 attempt(s)" in err.message
+
+
+@pytest.mark.slow
+def test_a_helper_unlinked_and_rewritten_in_a_loop_never_gives_a_wrong_hash(project: Path):
+    """The race as a user meets it: another process (an editor's atomic save, a checkout) keeps
+    unlinking and rewriting a helper with the same text. Every build fails, or hashes one of the two
+    trees that existed: with the helper, or (the racer descheduled between an unlink and its
+    rewrite for the whole build) without it. Never a mix: the helper half seen."""
+    import time
+
+    without = copy_project(project, project.parent / "without")
+    (without / "shop/util.py").unlink()
+    trees = [{f.flow_id: f.code_hash for f in build(root, use_cache=False).flows} for root in (project, without)]
+    helper = project / "shop/util.py"
+    text = helper.read_text()
+    racer = subprocess.Popen([sys.executable, "-c", (
+        "import os, sys, time\n"
+        f"p, text = {str(helper)!r}, {text!r}\n"
+        "end = time.time() + 60\n"
+        "while time.time() < end:\n"
+        "    try:\n        os.unlink(p)\n    except FileNotFoundError:\n        pass\n"
+        "    time.sleep(0.0005)\n"
+        "    tmp = p + '.tmp'\n"
+        "    with open(tmp, 'w') as fh:\n        fh.write(text)\n"
+        "    os.replace(tmp, p)\n"
+        "    time.sleep(0.0005)\n"
+    )])
+    outcomes = []
+    try:
+        deadline = time.time() + 20
+        while len(outcomes) < 25 and time.time() < deadline:
+            report = build(project, use_cache=False, out="build/race")
+            if report.ok:
+                assert {f.flow_id: f.code_hash for f in report.flows} in trees, "a half-seen tree exited 0"
+            outcomes.append(report.ok)
+    finally:
+        racer.kill()
+        racer.wait()
+    assert len(outcomes) >= 5
+
+
+@pytest.mark.parametrize("junk", ["[" * 100_000 + "]" * 100_000, "9" * 5000], ids=["deep", "big-int"])
+def test_a_pathological_previous_manifest_stops_the_build_with_a_message(project: Path, junk: str):
+    out = project / "build/loom"
+    out.mkdir(parents=True)
+    (out / "manifest.json").write_text('{"schema": "loom-manifest/1", "flows": ' + junk + "}")
+    result = CliRunner().invoke(main, ["build", str(project)])
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception  # no traceback
+    assert "build/loom/manifest.json:0:0:" in result.output and "the build would drop its versions" in result.output

@@ -94,3 +94,66 @@ def test_a_package_listed_by_name_is_walked_even_in_build(tmp_path: Path) -> Non
     assert list(DirectorySourceTree(config=config).module_names()) == ["build", "build.flows", "dist.tools",
                                                                        "dist.tools.t"]
     assert DirectorySourceTree(config=config).path_of("dist.tools.t") == "dist/tools/t.py"
+
+
+# -- read failures are errors, never absences ------------------------------------------------------
+
+
+def _unreadable_kinds():
+    def permission(p: Path) -> None:
+        p.write_text("x = 1\n")
+        p.chmod(0)
+
+    def directory(p: Path) -> None:
+        p.mkdir()
+
+    def dangling(p: Path) -> None:
+        p.symlink_to(p.parent / "gone.py")
+
+    def loop(p: Path) -> None:
+        p.symlink_to(p)
+
+    def fifo(p: Path) -> None:
+        import os
+
+        os.mkfifo(p)
+
+    kinds = {"directory": directory, "dangling link": dangling, "symlink loop": loop, "fifo": fifo}
+    import os
+
+    if os.geteuid() != 0:  # root reads a mode-000 file anyway
+        kinds["permission"] = permission
+    return kinds
+
+
+@pytest.mark.parametrize("kind", sorted(_unreadable_kinds()))
+def test_a_module_that_cannot_be_read_is_a_read_error_walked_or_probed(tmp_path: Path, kind: str) -> None:
+    from loom_compiler.sources import SourceReadError
+
+    _touch(tmp_path, "shop/__init__.py")
+    _unreadable_kinds()[kind](tmp_path / "shop" / "pricing.py")
+    config = LoomConfig(root=tmp_path, packages=("shop",))
+    probed = DirectorySourceTree(config=config)
+    assert probed.path_of("shop.pricing") == "shop/pricing.py"  # there, not absent
+    with pytest.raises(SourceReadError, match=r"shop/pricing.py: cannot read \("):
+        probed.read("shop.pricing")  # a FIFO: refused at once, never waited on
+    walked = DirectorySourceTree(config=config)
+    assert "shop.pricing" in walked.module_names()
+    with pytest.raises(SourceReadError):
+        walked.read("shop.pricing")
+
+
+def test_changed_names_a_file_rewritten_or_added_after_it_was_read(tmp_path: Path) -> None:
+    _touch(tmp_path, "shop/__init__.py", "shop/a.py", "shop/b.py")
+    tree = DirectorySourceTree(config=LoomConfig(root=tmp_path, packages=("shop",)))
+    tree.module_names()
+    assert tree.read("shop.a") is not None and tree.changed() == ()
+    (tmp_path / "shop" / ".a.py.swp").write_text("editor")  # not a module: the tree did not move
+    (tmp_path / "notes.txt").write_text("log")
+    assert tree.changed() == ()
+    (tmp_path / "shop" / "a.py").write_text("x = 2  # longer than before\n")
+    assert tree.changed() == ("shop/a.py",)
+    fresh = DirectorySourceTree(config=LoomConfig(root=tmp_path, packages=("shop",)))
+    fresh.module_names()
+    (tmp_path / "shop" / "c.py").write_text("y = 1\n")  # appears after the walk
+    assert fresh.changed() == ("shop/",)

@@ -78,3 +78,10 @@ def test_a_migrated_execution_is_judged_by_its_migration_target(shop: Shop):
     report = check(shop)
     assert report.ok, report.stranded
     assert {s.execution_id: s.served_by for s in report.served}["e-lost"] == shop.refund
+
+
+def test_a_pathological_manifest_is_a_clear_error(shop: Shop):
+    shop.manifest.write_text('{"schema": "loom-manifest/1", "flows": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    result = CliRunner().invoke(main, ["deploy-check", "--store", shop.url, "--manifest", str(shop.manifest)])
+    assert result.exit_code == 2 and not isinstance(result.exception, RecursionError), result.output
+    assert "nested too deeply to read" in result.stderr

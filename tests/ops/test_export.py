@@ -60,6 +60,48 @@ def test_file_names_are_safe_for_any_execution_id():
     assert history_filename("../x") == "%2E.%2Fx.json"
 
 
+@pytest.mark.parametrize("a, b", [
+    ("\U0001F600", "\x1f600"),   # one %1F600.json for both: a history silently lost
+    ("Order-1", "order-1"),       # one file on a case-insensitive filesystem (macOS, Windows)
+    ("x" * 300, "x" * 301),       # both cut to one prefix
+    ("con", "%63on"),
+    ("a.", "a%2E"),
+])
+def test_distinct_ids_get_distinct_file_names(a: str, b: str):
+    names = {history_filename(a), history_filename(b)}
+    assert len(names) == 2 and len({n.lower() for n in names}) == 2
+
+
+def test_file_names_are_one_to_one_and_fit_every_filesystem():
+    from hypothesis import given, settings, strategies as st
+
+    seen: dict[str, str] = {}
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.text(min_size=1, max_size=400))
+    def one_to_one(eid: str) -> None:
+        name = history_filename(eid)
+        assert len(name.encode()) <= 255 and name.isascii() and "/" not in name and "\\" not in name
+        assert not name.startswith(".") and name == name.strip()
+        folded = name.lower()
+        assert seen.setdefault(folded, eid) == eid, f"{eid!r} and {seen[folded]!r} share {name}"
+
+    one_to_one()
+
+
+def test_ids_that_collided_or_overflowed_all_export_to_their_own_file(tmp_path: Path):
+    from loom_runtime.journal.memory import MemoryJournal
+    from loom_runtime.journal.events import NewEvent
+
+    journal = MemoryJournal()
+    ids = ["\U0001F600", "\x1f600", "Order-1", "order-1", "x" * 300, "é" * 200]
+    for eid in ids:
+        journal.create(eid, NewEvent("EXECUTION_STARTED", {"flowId": "f", "flowHash": None, "codeHash": None, "input": eid}))
+    written = export_histories(journal, tmp_path / "out")  # a 300-character id was an OSError
+    assert len({p.name.lower() for p in written}) == len(ids)
+    assert sorted(load_history(p).execution_id for p in (tmp_path / "out").iterdir()) == sorted(ids)
+
+
 @pytest.mark.parametrize(
     ("mutate", "message"),
     [

@@ -338,3 +338,24 @@ def test_the_history_names_load_on_first_use():
     root = Path(__file__).resolve().parents[2]
     done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("junk, message", [
+    ("[" * 100_000 + "]" * 100_000, "nested too deeply to read"),
+    ("1" + "0" * 5000, "integer of more than 4300 digits"),
+], ids=["deep", "big-int"])
+def test_cli_replay_of_a_pathological_history_is_a_clear_error(tmp_path: Path, parked, junk: str, message: str):
+    doc = json.loads(dump_history(parked))
+    text = json.dumps(doc).replace('"payload": {', '"payload": {"junk": ' + junk + ", ", 1)
+    (tmp_path / "h.json").write_text(text)
+    result = CliRunner().invoke(main, ["replay", str(tmp_path / "h.json"), "--manifest", str(tmp_path / "none.json")])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert message in result.stderr and "h.json" in result.stderr
+
+
+def test_cli_replay_of_a_fifo_is_refused_not_waited_on(tmp_path: Path):
+    import os
+
+    os.mkfifo(tmp_path / "h.json")
+    result = CliRunner().invoke(main, ["replay", str(tmp_path / "h.json")])
+    assert result.exit_code == 2 and "cannot read history" in result.stderr

@@ -161,3 +161,20 @@ def test_a_read_only_store_creates_nothing_and_refuses_writes(tmp_path):
         with pytest.raises(JournalError, match="readonly"):
             ro.create("e2", NewEvent("EXECUTION_STARTED", {"flowId": "f", "flowHash": None, "codeHash": None, "input": 1}))
     assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("payload, message", [
+    ('{"stepId": "a", "result": ' + "[" * 100_000 + "]" * 100_000 + "}", "JSON nested too deeply to read"),
+    ('{"stepId": "a", "result": ' + "9" * 5000 + "}", "integer of more than 4300 digits"),
+], ids=["deep", "big-int"])
+def test_a_pathological_payload_row_is_a_journal_error_naming_execution_and_event(tmp_path, payload, message):
+    path = tmp_path / "j.sqlite3"
+    with SqliteJournal(path) as store:
+        store.create("e1", _started())
+        store.append("e1", [NewEvent("STEP_STARTED", {"stepId": "a"}), NewEvent("STEP_COMPLETED", {"stepId": "a", "result": 1})],
+                     expected_seq=1)
+    with sqlite3.connect(path) as raw:
+        raw.execute("UPDATE events SET payload=? WHERE execution_id='e1' AND seq=3", (payload,))
+    raw.close()
+    with SqliteJournal(path) as store, pytest.raises(JournalError, match=rf"execution `e1` event 3: stored payload is .*{message}"):
+        store.read("e1")

@@ -221,3 +221,38 @@ def test_a_malformed_value_is_read_or_refused_naming_its_key(key):
             assert exc.key is not None and exc.key.startswith(at), (key, bad, exc.key)
             assert "m.json" in str(exc) and "`checkout`" in str(exc), (key, bad)
     assert refused, f"no malformed value of {key} was refused"
+
+
+@pytest.mark.parametrize("body, message", [
+    ('{"schema": "loom-manifest/1", "flows": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply to read"),
+    ('{"schema": "loom-manifest/1", "flows": {}, "x": ' + "7" * 5000 + "}", "integer of more than 4300 digits"),
+], ids=["deep", "big-int"])
+def test_pathological_json_is_a_manifest_error_for_tools_and_the_registry(tmp_path, body, message):
+    from loom_runtime.registry import Registry
+
+    p = tmp_path / "manifest.json"
+    p.write_text(body)
+    with pytest.raises(ManifestError, match=message):
+        load_manifest(p)
+    with pytest.raises(ManifestError, match=message):
+        Registry.from_manifest(p)
+
+
+def test_a_deeply_nested_flow_entry_in_the_canonical_layout_is_refused_on_first_use(tmp_path):
+    from loom_runtime.manifest import ManifestDocument, Manifest, dump_manifest
+
+    p = tmp_path / "manifest.json"
+    canonical = dump_manifest(Manifest.from_json(doc())).decode()
+    nested = "[" * 100_000 + "]" * 100_000
+    p.write_text(canonical.replace('"removed": false', f'"removed": false, "x": {nested}'.replace(", ", ",\n      "), 1))
+    document = ManifestDocument.read(p)
+    with pytest.raises(ManifestError, match="its entry cannot be read: JSON nested too deeply"):
+        document.flow("checkout")
+
+
+def test_a_fifo_named_manifest_is_refused_not_waited_on(tmp_path):
+    import os
+
+    os.mkfifo(tmp_path / "manifest.json")
+    with pytest.raises(ManifestError, match="cannot read manifest"):
+        load_manifest(tmp_path / "manifest.json")

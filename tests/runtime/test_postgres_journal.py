@@ -190,3 +190,17 @@ def test_a_closed_store_refuses_calls(postgres_schema):
     store.close()
     with pytest.raises(JournalError, match="the journal store is closed"):
         store.summary("e1")
+
+
+@pytest.mark.postgres
+def test_a_pathological_payload_row_is_a_journal_error_naming_execution_and_event(postgres_schema):
+    import psycopg
+
+    store = postgres_schema.open()
+    store.create("e1", started())
+    store.append("e1", [NewEvent("STEP_STARTED", {"stepId": "a"})], expected_seq=1)
+    with psycopg.connect(postgres_schema.dsn, autocommit=True) as conn:
+        conn.execute(f'UPDATE "{postgres_schema.name}".loom_events SET payload=%s::json WHERE seq=2',
+                     ('{"stepId": "a", "result": ' + "9" * 5000 + "}",))
+    with pytest.raises(JournalError, match=r"execution `e1` event 2: stored payload is .*integer of more than 4300 digits"):
+        store.read("e1")
