@@ -42,6 +42,7 @@ BENCHMARKS: dict[str, tuple[str, list[str], list[str]]] = {
     "runtime": ("compare_runtime.py", [], ["--steps", "200", "--repeat", "1"]),
     "replay": ("bench_divergence.py", [], ["--steps", "2000", "--repeat", "3"]),
     "build": ("bench_build.py", [], ["--modules", "200", "--flows", "20"]),
+    "closure-width": ("bench_closure_width.py", [], ["--quick"]),
 }
 
 

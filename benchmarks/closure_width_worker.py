@@ -1,0 +1,142 @@
+"""Child process of ``bench_closure_width.py``: one loom release fingerprints one repository.
+
+Run with ``PYTHONPATH`` set to the loom tree under test (the previous release's ``git archive`` or
+this checkout), so each scheme is computed by its own code in the same benchmark run. Reads a JSON
+request on stdin, prints one JSON document on stdout (after the marker ``@@closure-width@@``):
+
+* ``{"root", "decorators", "steps"}``: every flow with its closure (members, their kinds, modules,
+  source lines and own digests) and, per flow module, the first-party modules its closure
+  computation read (the loader's requests, exactly what the build's incremental cache keys on);
+* with ``"edits": [{"module", "line", "text"}]`` as well: for each edit (insert ``text`` as a new
+  line before line ``line`` of ``module``, in memory: the repository is never written), the flows
+  whose codeHash changed and, for each, the closure members whose *own* digest changed (what the
+  edit touched directly: the helper itself when the flow reaches it, else the member a widening
+  rule put the edited text into).
+
+Only the flow modules whose recorded requests include the edited module are fingerprinted again:
+a flow's hash can depend only on modules its closure computation read, which is the invariant the
+build's cache already relies on. The API used (``load_config``, ``DirectorySourceTree``,
+``precheck.might_define_flows``, ``analysis.analyse_module``, ``fingerprint.fingerprint_flows``)
+exists unchanged in both releases.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+
+def _own(member: Any) -> str:
+    data = member.canonical + "\0" + "\0".join(f"{n}={t}" for n, t in sorted(member.bindings))
+    return hashlib.sha256(data.encode("utf-8")).hexdigest()[:16]
+
+
+def main() -> int:
+    request = json.loads(sys.stdin.read())
+    import loom_compiler
+    from loom_compiler.analysis import analyse_module
+    from loom_compiler.canonical import SCHEME
+    from loom_compiler.config import load_config
+    from loom_compiler.fingerprint import fingerprint_flows
+    from loom_compiler.precheck import might_define_flows
+    from loom_compiler.sources import DirectorySourceTree
+
+    root = Path(request["root"])
+    config = load_config(root, root=root, decorators=request["decorators"], step_decorators=request["steps"])
+    tree = DirectorySourceTree(config.root, config)
+    started = time.perf_counter()
+    data: dict[str, bytes] = {}
+    for module in tree.module_names():
+        raw = tree.read(module)
+        if raw is not None:
+            data[module] = raw
+    summaries: dict[str, Any] = {}
+
+    def summary(module: str, source: dict[str, bytes]) -> Any:
+        key = (module, hashlib.sha256(source[module]).digest())
+        if key not in summaries:
+            summaries[key] = analyse_module(source[module], module=module, path=tree.path_of(module) or module,
+                                            config=config)
+        return summaries[key]
+
+    def fingerprint(module: str, source: dict[str, bytes]) -> tuple[list[Any], set[str]]:
+        requested = {module}
+
+        def loader(name: str) -> Any:
+            if name not in source:
+                return None
+            requested.add(name)
+            return summary(name, source)
+
+        s = summary(module, source)
+        if not hasattr(s, "flows") or not s.flows:
+            return [], requested
+        flows, _errors = fingerprint_flows({module: s}, config, loader=loader)
+        return list(flows), requested
+
+    flow_modules = sorted(m for m, raw in data.items() if might_define_flows(raw, config))
+    base: dict[str, list[Any]] = {}
+    requests: dict[str, list[str]] = {}
+    for module in flow_modules:
+        flows, requested = fingerprint(module, data)
+        if flows:
+            base[module] = flows
+            requests[module] = sorted(requested)
+    scan_seconds = time.perf_counter() - started
+
+    def describe(fp: Any) -> dict[str, Any]:
+        members = []
+        for m in fp.closure:
+            members.append({"q": m.qualname, "kind": m.kind, "module": m.module, "path": m.path, "line": m.line,
+                            "lines": len(m.source.splitlines()) if m.source else 0, "own": _own(m),
+                            "reason": getattr(m, "reason", None) or getattr(m, "widened", None)})
+        return {"id": fp.flow_id, "key": f"{fp.module}:{fp.function}", "module": fp.module, "codeHash": fp.code_hash,
+                "members": members}
+
+    out: dict[str, Any] = {
+        "loom": str(Path(loom_compiler.__file__).resolve().parent.parent),
+        "scheme": SCHEME,
+        "scanSeconds": round(scan_seconds, 3),
+        "modules": {m: tree.path_of(m) for m in sorted({r for rs in requests.values() for r in rs})},
+        "requests": requests,
+        "flows": [describe(fp) for module in sorted(base) for fp in base[module]],
+    }
+    edits = request.get("edits")
+    if edits is not None:
+        results = []
+        started = time.perf_counter()
+        for edit in edits:
+            module = edit["module"]
+            lines = data[module].decode("utf-8").splitlines(keepends=True)
+            lines.insert(edit["line"] - 1, edit["text"] + "\n")
+            source = dict(data)
+            source[module] = "".join(lines).encode("utf-8")
+            changed = []
+            for flow_module, requested in requests.items():
+                if module not in requested:
+                    continue
+                before = {f"{f.module}:{f.function}": f for f in base[flow_module]}
+                after, _ = fingerprint(flow_module, source)
+                for fp in after:
+                    key = f"{fp.module}:{fp.function}"
+                    old = before.get(key)
+                    if old is None or old.code_hash == fp.code_hash:
+                        continue
+                    old_own = {m.qualname: _own(m) for m in old.closure}
+                    touched = [[m.kind, m.qualname, getattr(m, "reason", None) or getattr(m, "widened", None)]
+                               for m in fp.closure if old_own.get(m.qualname) not in (None, _own(m))]
+                    added = [[m.kind, m.qualname, None] for m in fp.closure if m.qualname not in old_own]
+                    changed.append({"key": key, "touched": touched, "added": added})
+            results.append(changed)
+        out["edits"] = results
+        out["editSeconds"] = round(time.perf_counter() - started, 3)
+    sys.stdout.write("@@closure-width@@" + json.dumps(out) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
