@@ -351,3 +351,16 @@ def test_a_flow_whose_fp2_closure_reaches_a_module_fp1_never_recorded_is_not_lin
     out = loom(release, "deploy-check", "--store", release.url, "--json")
     assert out.returncode == 0
     assert {s["executionId"]: s["how"] for s in json.loads(out.stdout)["executions"]}["r1-audit-review"] == "pinned"
+
+
+def test_a_history_ref_built_under_fp2_links_to_the_fp1_version_of_its_code(tmp_path: Path):
+    # `--from-git r2` after an edit: r2's code is rebuilt under fp/2 from git objects; it is the
+    # code the fp/1 build recorded as current, so its new version rehashes that one.
+    release = _git_project(tmp_path)
+    edit(release.root / "orders/pricing.py", "APPROVAL_LIMIT = 300.0", "APPROVAL_LIMIT = 250.0")
+    report = build_project(load_config(release.root), from_git=["r2"])
+    assert report.ok, report.errors
+    checkout = load_manifest(release.manifest).flows["checkout"]
+    from_ref = [v for h, v in checkout.versions.items() if v.scheme == "loom-fp/2" and h != checkout.current]
+    assert [v.rehashed_from for v in from_ref] == [(fp1_current("checkout"),)]
+    assert checkout.versions[checkout.current].rehashed_from == ()  # the edited working tree: new code
