@@ -26,13 +26,14 @@ directory outside this repository, never committed; ``--repo NAME=PATH`` uses an
   edited too and counted apart: they are served from the journal, so a hash they move is always
   collateral. Classes themselves are not probed: a new class attribute nothing reads is not a
   behavioural edit, so "did the hash move" would have no right answer.
-  fp/1 *misses* are the reverse: a flow whose fp/2 closure holds the helper as a member, while the
-  fp/1 hash did not move (a behavioural edit fp/1 could not see; steps excluded, their bodies are
-  never hashed).
+  *Seen by fp/2 only* is the reverse: a flow whose fp/2 closure holds the helper as a member while
+  the fp/1 hash did not move. Either fp/1 under-reached (a behavioural edit it could not see: a
+  lazy import, a rebinding) or fp/2 over-reaches (a widening rule made the helper a member); the
+  examples say which. Step bodies are excluded (never hashed).
 
 Both schemes run in the same benchmark run, each by its own release: fp/1 by the last fp/1 commit
 of main (``--fp1-ref``, default ``ba24c79``), extracted with ``git archive`` into the cache (the
-repository's ``.git`` is not written), fp/2 by this checkout, each in a child process
+repository's ``.git`` is not written), fp/2 by this checkout (or ``--fp2-ref``: a candidate branch, extracted the same way), each in a child process
 (``closure_width_worker.py``) whose ``PYTHONPATH`` is that release's tree; the parent checks which
 tree and scheme each child actually imported.
 
@@ -96,8 +97,8 @@ def git(*args: str, cwd: Path | None = None) -> str:
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
 
 
-def fp1_tree(cache: Path, ref: str) -> Path:
-    """The previous release's source tree, from ``git archive`` (no worktree, nothing written to .git)."""
+def ref_tree(cache: Path, ref: str) -> Path:
+    """The loom source tree of ``ref``, from ``git archive`` (no worktree, nothing written to .git)."""
     commit = git("rev-parse", "--verify", f"{ref}^{{commit}}", cwd=ROOT)
     target = cache / f"loom-{commit[:12]}"
     if not (target / "loom_compiler" / "__init__.py").is_file():
@@ -204,7 +205,12 @@ def helpers(root: Path, modules: dict[str, str | None], flow_keys: set[str], ste
             except SyntaxError:
                 continue
             kind = "step" if is_step(node, steps) else ("method" if "." in qualname else "function")
+            # the root names its decorators use (``@app.post(...)`` -> app): a statement that
+            # registers something belongs to the names it mentions (DESIGN §6), which is how an
+            # edit here can reach a flow that never calls it
+            roots = sorted({_dotted(d).split(".")[0] for d in node.decorator_list if _dotted(d)})
             edits.append({"module": module, "qualname": qualname, "kind": kind, "line": line, "text": text_line,
+                          "decorators": roots,
                           "order": hashlib.sha256(f"{module}:{qualname}".encode()).hexdigest()})
     edits.sort(key=lambda e: e["order"])
     return edits
@@ -259,12 +265,34 @@ def in_class_member(flow: dict[str, Any], helper: str) -> bool:
     return any(m["kind"] == "class" and helper.startswith(m["q"] + ".") for m in flow["members"])
 
 
-def rule_of(change: dict[str, Any]) -> str:
-    touched = change["touched"] or change["added"]
+def rule_of(change: dict[str, Any], edit: dict[str, Any]) -> tuple[str, str]:
+    """(rule, detail): which widening rule put the edited text into a member the flow holds.
+
+    The compiler's own name for it when a member records one (``reason``); else inferred from where
+    the text landed, most specific first: the class holding the edited method (``whole class``),
+    the whole module, a member named by the edited definition's decorator (``registering
+    decorator``: ``@app.post(...) def h`` is a statement that belongs to every name it mentions, so
+    a flow reaching ``app``, or any name ``h``'s body mentions, moves), another member of the
+    edited module (``module statement``), else the member's kind. ``detail`` names the members."""
+    helper = f"{edit['module']}.{edit['qualname']}"
+    touched = [t for t in (change["touched"] or change["added"]) if t[1] != helper]
     if not touched:
-        return "unattributed"
-    kinds = sorted({(k if not reason else f"{k}: {reason}") for k, _q, reason in touched})
-    return " + ".join(kinds)
+        return "unattributed", ""
+    names = ", ".join(f"`{q}`" for _k, q, _r in touched[:3]) + (" …" if len(touched) > 3 else "")
+    reasons = sorted({f"{k}: {r}" for k, _q, r in touched if r})
+    if reasons:
+        return reasons[0], names
+    if any(helper.startswith(q + ".") and q != edit["module"] for _k, q, _r in touched):
+        return "whole class", names
+    if any(q == edit["module"] or k == "module" for k, q, _r in touched):
+        return "whole module", names
+    local = [q for _k, q, _r in touched if q.rpartition(".")[0] == edit["module"]]
+    hooks = sorted({q.rpartition(".")[2] for q in local} & set(edit.get("decorators", ())))
+    if hooks:
+        return "registering decorator", f"`@{hooks[0]}…`; members {names}"
+    if local:
+        return "module statement", names
+    return f"{touched[0][0]} member", names
 
 
 def analyse(name: str, commit: str, edits: list[dict[str, Any]], fp1: dict[str, Any], fp2: dict[str, Any]) -> dict[str, Any]:
@@ -294,18 +322,18 @@ def analyse(name: str, commit: str, edits: list[dict[str, Any]], fp1: dict[str, 
                 if edit["kind"] == "step":
                     step_moves += 1
                     coll.append(c)
-                    rules[rule_of(c)] += 1
+                    rules[rule_of(c, edit)[0]] += 1
                 elif reaches(names[c["key"]], helper):
                     reach_n += 1
                 elif in_class_member(f1[c["key"]] if scheme == "fp1" else f2[c["key"]], helper):
                     in_class += 1
                 else:
                     coll.append(c)
-                    rules[rule_of(c)] += 1
+                    rules[rule_of(c, edit)[0]] += 1
             coll_n += len(coll)
             per_edit.append(len(coll))
             if coll:
-                worst.append((len(coll), helper, sorted({rule_of(c) for c in coll})))
+                worst.append((len(coll), helper, sorted({" ".join(x for x in rule_of(c, edit) if x) for c in coll})))
         worst.sort(key=lambda w: (-w[0], w[1]))
         collateral[scheme] = {
             "changes": reach_n + in_class + coll_n, "reach": reach_n, "inClass": in_class, "collateral": coll_n,
@@ -318,6 +346,8 @@ def analyse(name: str, commit: str, edits: list[dict[str, Any]], fp1: dict[str, 
         }
     misses = []
     for edit, changed1 in zip(edits, fp1["edits"]):
+        if edit["kind"] == "step":
+            continue  # a step body is never hashed: not a miss
         helper = f"{edit['module']}.{edit['qualname']}"
         moved = {c["key"] for c in changed1}
         for key in keys:
@@ -335,8 +365,9 @@ def _median(values: list[int]) -> float:
     return statistics.median(values) if values else 0
 
 
-def render(results: list[dict[str, Any]], fp1_ref: str) -> str:
-    out = [f"## Closure width and collateral, loom-fp/1 (`{fp1_ref}`) vs loom-fp/2 (this checkout)", ""]
+def render(results: list[dict[str, Any]], fp1_ref: str, fp2_ref: str | None = None) -> str:
+    where = f"`{fp2_ref}`" if fp2_ref else "this checkout"
+    out = [f"## Closure width and collateral, loom-fp/1 (`{fp1_ref}`) vs loom-fp/2 ({where})", ""]
     out += ["| repository | flows | fp/1 members (median / max) | fp/2 members | fp/1 lines (median / max) | fp/2 lines | "
             "helpers edited |", "|---|---:|---:|---:|---:|---:|---:|"]
     for r in results:
@@ -372,7 +403,7 @@ def render(results: list[dict[str, Any]], fp1_ref: str) -> str:
             if c["worst"]:
                 out.append(f"{s} worst edits: " + "; ".join(
                     f"`{w['helper']}` -> {w['flows']} flow(s) via {', '.join(w['rules'])}" for w in c["worst"][:3]) + ".")
-        out.append(f"fp/1 misses (fp/2 closure holds the helper, fp/1 hash unchanged): {len(r['fp1Misses'])}"
+        out.append(f"seen by fp/2 only (the fp/2 closure holds the helper, the fp/1 hash did not move): {len(r['fp1Misses'])}"
                    + (" — e.g. " + "; ".join(f"`{m['helper']}` in `{m['flow']}`" for m in r["fp1Misses"][:3])
                       if r["fp1Misses"] else "") + ".")
         if r["flowsOnlyFp2"] or r["flowsOnlyFp1"]:
@@ -387,6 +418,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", help="comma-separated subset of the repositories")
     ap.add_argument("--cache", type=Path, default=None, help="clones and the fp/1 tree (default: ~/.cache/loom-bench)")
     ap.add_argument("--fp1-ref", default=FP1_REF, help="the last loom-fp/1 commit (default: %(default)s)")
+    ap.add_argument("--fp2-ref", default=None,
+                    help="measure fp/2 at this commit or branch (git archive) instead of this checkout")
     ap.add_argument("--max-edits", type=int, default=None, help="edit at most N helpers per repository (sampled)")
     ap.add_argument("--quick", action="store_true", help="at most 40 edits per repository")
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
@@ -404,13 +437,14 @@ def main(argv: list[str] | None = None) -> int:
     names = [n.strip() for n in args.only.split(",")] if args.only else list(REPOS)
     cap = 40 if args.quick and args.max_edits is None else args.max_edits
 
-    old = fp1_tree(cache, args.fp1_ref)
+    old = ref_tree(cache, args.fp1_ref)
+    new = ref_tree(cache, args.fp2_ref) if args.fp2_ref else ROOT
     results = []
     for name in names:
         spec = REPOS[name]
         root, commit = repository(name, given.get(name), cache)
         request = {"root": str(root), "decorators": spec["decorators"], "steps": spec["steps"]}
-        scan1, scan2 = run_worker(old, request), run_worker(ROOT, request)
+        scan1, scan2 = run_worker(old, request), run_worker(new, request)
         if scan1["scheme"] != "loom-fp/1" or not scan2["scheme"].startswith("loom-fp/") or scan2["scheme"] == "loom-fp/1":
             raise SystemExit(f"schemes: {old} computed {scan1['scheme']}, this checkout {scan2['scheme']}")
         modules = {**scan1["modules"], **scan2["modules"]}
@@ -420,17 +454,18 @@ def main(argv: list[str] | None = None) -> int:
             edits = edits[:cap]
         wire = [{"module": e["module"], "line": e["line"], "text": e["text"]} for e in edits]
         fp1 = run_worker(old, {**request, "edits": wire})
-        fp2 = run_worker(ROOT, {**request, "edits": wire})
+        fp2 = run_worker(new, {**request, "edits": wire})
         result = analyse(name, commit, edits, fp1, fp2)
         result["helpers"] = [{k: e[k] for k in ("module", "qualname", "kind")} for e in edits]
         results.append(result)
         print(f"{name}: {result['flows']} flows, {len(edits)} helpers edited "
               f"(fp/1 {result['seconds']['fp1']:.1f}s, fp/2 {result['seconds']['fp2']:.1f}s)", flush=True)
     print()
-    print(render(results, args.fp1_ref))
+    print(render(results, args.fp1_ref, args.fp2_ref))
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({"fp1Ref": args.fp1_ref, "repos": results}, indent=1), encoding="utf-8")
+        args.json.write_text(json.dumps({"fp1Ref": args.fp1_ref, "fp2Ref": args.fp2_ref, "repos": results}, indent=1),
+                             encoding="utf-8")
     return 0
 
 

@@ -89,15 +89,31 @@ def test_reach_collateral_and_step_edits_are_told_apart(tmp_path: Path):
     assert members >= 3 and lines >= 4
 
 
-def test_a_change_no_member_holds_is_collateral_and_names_the_member_it_landed_in():
+def test_a_change_no_member_holds_is_collateral_and_names_the_rule_it_came_by():
     # what analyse does with a widened member (a whole module), without waiting for a scheme that has one
     flow = {"key": "app.flows:f", "id": "f", "members": [
         {"q": "app.flows.f", "kind": "flow", "path": "app/flows.py", "line": 1, "lines": 3},
         {"q": "app.lib", "kind": "module", "path": "app/lib.py", "line": 1, "lines": 20}]}
-    edit = {"module": "app.lib", "qualname": "helper", "kind": "function", "line": 2, "text": "_loom_probe = 0"}
+    edit = {"module": "app.lib", "qualname": "helper", "kind": "function", "line": 2, "text": "_loom_probe = 0",
+            "decorators": []}
     side = {"flows": [flow], "edits": [[{"key": "app.flows:f", "touched": [["module", "app.lib", "dynamic reach"]],
                                          "added": []}]], "scanSeconds": 0}
     c = analyse("synthetic", "0" * 7, [edit], side, side)["collateral"]["fp2"]
     assert (c["reach"], c["inClass"], c["collateral"]) == (0, 0, 1)
     assert c["rules"] == {"module: dynamic reach": 1}
-    assert c["worst"] == [{"helper": "app.lib.helper", "flows": 1, "rules": ["module: dynamic reach"]}]
+    assert c["worst"] == [{"helper": "app.lib.helper", "flows": 1, "rules": ["module: dynamic reach `app.lib`"]}]
+
+
+def test_a_registering_decorator_is_named_as_the_rule():
+    # ``@app.post(...) def handler``: the statement belongs to ``app``; a flow that reaches ``app``
+    # moves when the handler is edited, although it never calls it
+    flow = {"key": "m:f", "id": "f", "members": [
+        {"q": "m.f", "kind": "flow", "path": "m.py", "line": 1, "lines": 3},
+        {"q": "m.app", "kind": "constant", "path": "m.py", "line": 5, "lines": 40}]}
+    edit = {"module": "m", "qualname": "handler", "kind": "function", "line": 9, "text": "    _loom_probe = 0",
+            "decorators": ["app"]}
+    side = {"flows": [flow], "edits": [[{"key": "m:f", "touched": [["constant", "m.app", None]], "added": []}]],
+            "scanSeconds": 0}
+    c = analyse("synthetic", "0" * 7, [edit], side, side)["collateral"]["fp2"]
+    assert c["rules"] == {"registering decorator": 1}
+    assert c["worst"][0]["rules"] == ["registering decorator `@app…`; members `m.app`"]
