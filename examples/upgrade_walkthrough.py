@@ -1,6 +1,9 @@
 """Watch a durable flow survive three deploys. Run it: ``python examples/upgrade_walkthrough.py``.
 
-What it does, with real tools only: it copies ``examples/shop`` to a temporary directory, builds it
+What it does, with real tools only: it copies ``examples/shop`` *as committed* (``git archive``, so
+your own edits to the example, such as the one ``./dev example`` suggests, are left alone and do
+not change the story; outside a git checkout, the files on disk with the discount rate reset to the
+shipped 10%) to a temporary directory, builds it
 with ``loom build``, and "deploys" each release as its own directory (the package plus its bundle in
 ``shop/_loom/``, exactly what the wheel's build hook ships). Every "process" is a separate
 ``python -m shop`` subprocess reading the packaged bundle (``Registry.from_package("shop")``) and
@@ -22,12 +25,14 @@ DIR/journal.db status o-1002`` from ``DIR/releases/<name>``).
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import textwrap
 from pathlib import Path
@@ -43,6 +48,7 @@ class Walkthrough:
         self.releases = base / "releases"
         self.journal = base / "journal.db"
         self.step_no = 0
+        self.origin = ""
 
     # -- printing -----------------------------------------------------------------------------
 
@@ -103,15 +109,36 @@ class Walkthrough:
         path = self.work / rel
         text = path.read_text()
         if old not in text:
-            raise SystemExit(f"{rel} no longer contains {old!r}; update the walkthrough")
+            raise SystemExit(
+                f"The walkthrough makes its edits to examples/shop as shipped, but its copy of {rel} has no "
+                f"line {old.strip()!r}: the example was changed ({self.origin}). Restore it with "
+                "`git checkout examples/shop` and run the walkthrough again.")
         path.write_text(text.replace(old, new, 1))
         self.say(f"edit {rel}: {what}")
+
+    def copy_example(self) -> None:
+        """The example as committed (``git archive``), else the files on disk with the discount reset."""
+        ignore = shutil.ignore_patterns("build", "dist", ".loom-cache", "__pycache__", "_loom", "*.db")
+        committed = committed_tree(EXAMPLE)
+        if committed is not None:
+            self.work.mkdir(parents=True)
+            with tarfile.open(fileobj=io.BytesIO(committed)) as tar:
+                for member in tar.getmembers():
+                    if not (member.isfile() or member.isdir()) or member.name.startswith(("/", "..")):
+                        continue  # a committed example holds plain files only
+                    tar.extract(member, self.work)
+            self.origin = "the copy is examples/shop as committed at HEAD"
+            return
+        shutil.copytree(EXAMPLE, self.work, ignore=ignore)
+        pricing = self.work / "shop" / "pricing.py"
+        pricing.write_text(re.sub(r"(?m)^DISCOUNT_RATE = .*$", "DISCOUNT_RATE = 0.1", pricing.read_text()))
+        self.origin = "not a git checkout, so the copy is the files on disk"
 
     # -- the story ----------------------------------------------------------------------------
 
     def run(self) -> None:
-        shutil.copytree(EXAMPLE, self.work, ignore=shutil.ignore_patterns("build", "dist", ".loom-cache", "__pycache__", "_loom"))
-        print(f"Working in {self.base} (a copy of examples/shop; the journal is {self.journal.name}).")
+        self.copy_example()
+        print(f"Working in {self.base} ({self.origin}; the journal is {self.journal.name}).")
 
         desk = {"id": "o-1001", "sku": "desk", "member": True, "items": [{"sku": "desk", "price": 650.0}]}
         course = {"id": "o-1002", "sku": "course", "member": True,
@@ -182,6 +209,23 @@ class Walkthrough:
 
         print(f"\n{'=' * WIDTH}\nDone. codeHashes: v1 {short(v1_hash)}, v2 {short(v2_hash)}. Every process read "
               "its release's packaged bundle and one SQLite journal.")
+
+
+def committed_tree(directory: Path) -> bytes | None:
+    """``directory`` as committed at HEAD, as a tar archive, or None outside a git checkout."""
+    def git(cwd: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, check=False)
+
+    try:
+        where = git(directory, "rev-parse", "--show-toplevel", "--show-prefix")
+    except OSError:  # no git on this machine
+        return None
+    if where.returncode != 0:
+        return None
+    top, _, prefix = where.stdout.decode().partition("\n")
+    # archived from the top: git refuses `archive` run inside a directory it does not track
+    archive = git(Path(top.strip()), "archive", "--format=tar", "HEAD:" + prefix.strip().rstrip("/"))
+    return archive.stdout if archive.returncode == 0 and archive.stdout else None
 
 
 def short(code_hash: str) -> str:

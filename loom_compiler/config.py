@@ -15,8 +15,15 @@ change.
 
 ``[tool.loom.check]`` (a sub-table, read by ``loom check``/``loom diff``): ``base`` (the git ref to
 compare against when ``--base`` is not given), ``manifest`` (the build manifest, relative to the
-root, whose versions count as *kept*; default ``<out>/manifest.json``) and ``ignore`` (flow ids the
-gate does not judge). Unknown sub-keys are refused like top-level ones.
+root, whose versions count as *kept*; default ``<out>/manifest.json``), ``ignore`` (flow ids the
+gate does not judge) and ``strict`` (``loom build`` fails, instead of warning, on a step id a flow
+executes that its ``steps``/``step_families`` do not declare). Unknown sub-keys are refused like
+top-level ones.
+
+``LoomConfig.configured`` says whether a ``[tool.loom]`` table was found at all: without one the
+defaults apply to whatever directory the walk stopped at (a repository root holding tests and
+benchmarks, say), and the commands say so in one line (``scan_notice``) instead of leaving the
+user to guess from a wall of duplicate-id errors why their tests were fingerprinted.
 
 Rejected: a mutable settings object patched by each command (precedence then depends on call
 order), and reading ``setup.cfg``/``loom.toml`` too (one place to look is easier to explain).
@@ -26,7 +33,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,7 +46,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-__all__ = ["CheckSettings", "LoomConfig", "load_config", "find_pyproject", "DEFAULT_DECORATORS", "DEFAULT_STEP_DECORATORS"]
+__all__ = ["CheckSettings", "LoomConfig", "load_config", "find_pyproject", "scan_notice", "DEFAULT_DECORATORS", "DEFAULT_STEP_DECORATORS"]
 
 DEFAULT_DECORATORS = ("loom_runtime.flow",)
 DEFAULT_STEP_DECORATORS = ("loom_runtime.step",)
@@ -61,6 +68,7 @@ _CHECK_KEYS: dict[str, tuple[str, str]] = {
     "base": ("base", "str"),
     "manifest": ("manifest", "str"),
     "ignore": ("ignore", "list"),
+    "strict": ("strict", "bool"),
 }
 
 
@@ -71,6 +79,8 @@ class CheckSettings:
     base: str | None = None
     manifest: str | None = None
     ignore: tuple[str, ...] = ()
+    #: ``loom build`` refuses (instead of warning about) an undeclared literal or f-string step id
+    strict: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +95,8 @@ class LoomConfig:
     check: CheckSettings = CheckSettings()
     #: the pyproject.toml the values came from (None: defaults only)
     pyproject: Path | None = field(default=None, compare=False)
+    #: whether that pyproject.toml has a ``[tool.loom]`` table (False: the defaults apply)
+    configured: bool = field(default=False, compare=False)
 
     @property
     def out_dir(self) -> Path:
@@ -146,9 +158,11 @@ def load_config(start: Path | str = ".", **overrides: Any) -> LoomConfig:
     pyproject = find_pyproject(start)
     values: dict[str, Any] = {}
     root = (start if start.is_dir() else start.parent).resolve()
+    configured = False
     if pyproject is not None:
         root = pyproject.parent
         values = _read_table(pyproject)
+        configured = _has_loom_table(pyproject)
     for name, value in overrides.items():
         if value is None:
             continue
@@ -158,7 +172,28 @@ def load_config(start: Path | str = ".", **overrides: Any) -> LoomConfig:
         key = _key_for_attribute(name)
         attr, kind = _KEYS[key]
         values[attr] = _check(key, value, kind, path="command line")
-    return LoomConfig(root=root, pyproject=pyproject, **values)
+    return LoomConfig(root=root, pyproject=pyproject, configured=configured, **values)
+
+
+def scan_notice(config: LoomConfig, command: str, paths: Sequence[Path] = ()) -> str | None:
+    """One line saying what ``command`` scans when no ``[tool.loom]`` table was found, else None.
+
+    Without the table nothing limits the walk: every Python file under the root (tests,
+    benchmarks, vendored copies) is a flow candidate and every module is first-party, which at a
+    repository root reads as a wall of duplicate-id errors with no hint of the cause.
+    """
+    if config.configured:
+        return None
+    where = (f"{config.pyproject} has no [tool.loom] table" if config.pyproject is not None
+             else f"no pyproject.toml found from {config.root} upwards")
+    if paths:
+        scanned = ", ".join(str(p) for p in paths)
+    else:
+        scanned = f"every Python file under {config.root}"
+    packages = ", ".join(config.packages) if config.packages else "none, so every module counts as first-party"
+    return (f"{command}: {where}; scanning {scanned} with the defaults (packages: {packages}; "
+            f"decorators: {', '.join(config.decorators)}). To scan only your code, add to the project's "
+            "pyproject.toml: [tool.loom] packages = [\"yourpkg\"] (and exclude = [\"tests/**\"] for test flows)")
 
 
 def _key_for_attribute(name: str) -> str:
@@ -206,6 +241,10 @@ def _check(key: str, value: Any, kind: str, *, path: str) -> Any:
         if not isinstance(value, Mapping):
             raise ConfigError(f"{path}: `{key}` must be a table, got {value!r}", key=key, path=path)
         return CheckSettings(**_checked_table(key, value, _CHECK_KEYS, path=path))
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise ConfigError(f"{path}: `{key}` must be true or false, got {value!r}", key=key, path=path)
+        return value
     if kind == "str":
         if not isinstance(value, str) or not value:
             raise ConfigError(f"{path}: `{key}` must be a non-empty string, got {value!r}", key=key, path=path)

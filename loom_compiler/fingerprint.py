@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,6 +32,7 @@ from loom_runtime.hashing import flow_content_hash, legacy_flow_content_hash
 from .analysis import FlowSite, ModuleSummary, analyse_module, might_define_flows
 from .closure import ClosureGraph, Loader
 from .config import LoomConfig
+from .flow_ids import duplicate_id_errors
 from .model import FlowFingerprint, ModuleResult, SourceError
 from .sources import DirectorySourceTree, SourceReadError, SourceTree, iter_python_files
 
@@ -129,31 +130,9 @@ def fingerprint_flows(
             )
         )
     errors.extend(graph.errors)
-    errors.extend(_duplicate_ids(flows))
+    errors.extend(duplicate_id_errors(flows))
     flows.sort(key=lambda f: (f.flow_id, f.path, f.line))
     return FlowsResult(tuple(flows), tuple(_sorted_errors(errors)))
-
-
-def _duplicate_ids(flows: Sequence[FlowFingerprint]) -> list[SourceError]:
-    by_id: dict[str, list[FlowFingerprint]] = {}
-    for f in flows:
-        by_id.setdefault(f.flow_id, []).append(f)
-    errors = []
-    for flow_id, group in by_id.items():
-        if len(group) < 2:
-            continue
-        places = ", ".join(f"{f.path}:{f.line}:{f.column} ({f.function})" for f in sorted(group, key=lambda f: (f.path, f.line)))
-        for f in group:
-            errors.append(
-                SourceError(
-                    f.path,
-                    f.line,
-                    f.column,
-                    f"flow id `{flow_id}` is declared {len(group)} times: {places}; give each flow its own id",
-                    code="duplicate-id",
-                )
-            )
-    return errors
 
 
 def _sorted_errors(errors: Iterable[SourceError]) -> list[SourceError]:

@@ -82,6 +82,7 @@ from loom_runtime.manifest import (
 )
 
 from ..config import LoomConfig
+from ..flow_ids import duplicate_id_errors
 from ..model import FlowFingerprint, SourceError
 from ..precheck import might_define_flows
 from ..sources import DirectorySourceTree, SourceReadError, SourceTree
@@ -91,7 +92,7 @@ from .history import GitSourceTree
 from .manifest_build import closure_source_digests, merge_manifest
 from .output_lock import output_lock
 from .rehash import rehashed_from
-from .progress import BuildSummary, NullProgress, Progress
+from .progress import BuildSummary, NullProgress, Progress, RefSummary
 
 __all__ = ["BuildReport", "build_project", "MANIFEST_NAME"]
 
@@ -143,12 +144,18 @@ class _Built:
     chunk: Chunk
     source_sha: str  # hex sha256 of the defining file (``chunk.source_digest`` of its bytes)
     closure_sources: Mapping[str, str] = field(default_factory=dict)  # module -> sha256:<hex> (manifest_build)
+    #: step ids the flow executes that its declaration does not cover (``step_ids``; cached with it)
+    undeclared: tuple[SourceError, ...] = ()
 
 
 @dataclass(slots=True)
 class _Collected:
     built: list[_Built] = field(default_factory=list)
     errors: list[SourceError] = field(default_factory=list)
+    #: modules whose analysis this tree's flows used (their closures' modules), and how many of
+    #: them were parsed in this build; the rest came from ``.loom-cache``
+    modules: set[str] = field(default_factory=set)
+    parsed: int = 0
 
 
 #: A flow module's cache entry: ``(modules its closure asked for, with their sha256 or None when
@@ -219,19 +226,27 @@ def _build_locked(config: LoomConfig, out_dir: Path, manifest_path: Path, pipeli
     finally:
         pipeline.close()
     errors.extend(current.errors)
-    errors.extend(_duplicate_ids([b.fp for b in current.built]))
+    errors.extend(duplicate_id_errors([b.fp for b in current.built]))
+    undeclared = [e for b in current.built for e in b.undeclared]
+    if config.check.strict:  # [tool.loom.check] strict = true
+        errors.extend(undeclared)
+    else:
+        warnings.extend(f"{e} ([tool.loom.check] strict = true makes this an error)" for e in undeclared)
     flows = tuple(sorted((b.fp for b in current.built), key=lambda f: f.flow_id))
     parsed = tuple(pipeline.parsed)
     refingerprinted = tuple(pipeline.refingerprinted)
 
     def report(manifest: Manifest | None, new: Sequence[tuple[str, str]] = (), unchanged: Sequence[str] = (),
-               removed: Sequence[str] = (), written: Sequence[str] = ()) -> BuildReport:
+               removed: Sequence[str] = (), written: Sequence[str] = (), *, new_flows: int = 0,
+               changed: int = 0, from_history: int = 0) -> BuildReport:
         rehashed = tuple((f, h) for f, h in new if manifest is not None and manifest.flows[f].versions[h].rehashed_from)
         errs = tuple(_sorted_errors(errors))
         summary = BuildSummary(
             flows=len(flows), new_versions=len(new), unchanged=len(unchanged), removed=len(removed),
             errors=len(errs), seconds=time.perf_counter() - started,
-            modules_parsed=len(parsed), modules_cached=cache.hits, rehashed=len(rehashed),
+            modules_parsed=current.parsed, modules_cached=len(current.modules) - current.parsed,
+            rehashed=len(rehashed), new_flows=new_flows, changed=changed, from_history=from_history,
+            refs=tuple(RefSummary(ref, len(got.modules), got.parsed) for ref, got in history),
         )
         return BuildReport(out_dir, manifest_path, manifest, flows, tuple(new), rehashed, tuple(unchanged), tuple(removed),
                            errs, tuple(warnings), tuple(written), parsed, refingerprinted, summary)
@@ -288,9 +303,9 @@ def _build_locked(config: LoomConfig, out_dir: Path, manifest_path: Path, pipeli
     current_entries = {b.fp.flow_id: entry_for(b) for b in current.built}
     known = {(f, h) for f, fe in previous.flows.items() for h in fe.versions} if previous is not None else set()
     history_entries: list[dict[str, VersionEntry]] = []
-    for built in history:
+    for _ref, got in history:
         entries = {}
-        for b in built:
+        for b in got.built:
             if (b.fp.flow_id, b.fp.code_hash) in known or b.fp.flow_id in current_entries and \
                     current_entries[b.fp.flow_id].code_hash == b.fp.code_hash:
                 continue  # already shipped, or the working tree has the same version
@@ -316,24 +331,29 @@ def _build_locked(config: LoomConfig, out_dir: Path, manifest_path: Path, pipeli
         written.append(MANIFEST_NAME)
 
     unchanged = tuple(sorted(f for f, e in current_entries.items() if (f, e.code_hash) in known))
-    return report(merged.manifest, merged.new_versions, unchanged, merged.newly_removed, written)
+    before = previous.flows if previous is not None else {}
+    current_keys = {(f, e.code_hash) for f, e in current_entries.items()}
+    return report(merged.manifest, merged.new_versions, unchanged, merged.newly_removed, written,
+                  new_flows=sum(1 for f in current_entries if f not in before),
+                  changed=sum(1 for f, e in current_entries.items() if f in before and (f, e.code_hash) not in known),
+                  from_history=sum(1 for v in merged.new_versions if v not in current_keys))
 
 
 def _collect_all(pipeline: _Pipeline, tree: SourceTree | None, config: LoomConfig, from_git: Sequence[str],
-                 warnings: list[str]) -> tuple[_Collected, list[list[_Built]]]:
+                 warnings: list[str]) -> tuple[_Collected, list[tuple[str, _Collected]]]:
     current = _collect_stable(pipeline, tree, config)
-    history: list[list[_Built]] = []
+    history: list[tuple[str, _Collected]] = []
     for ref in [*config.history, *from_git]:
         key = "--from-git" if ref in from_git and ref not in config.history else "tool.loom.history"
         got = pipeline.collect(GitSourceTree(pipeline.config, ref, key=key), label=f"loom build {ref}")
         for err in got.errors:
             warnings.append(f"{ref}: {err} (versions from this ref that failed are left out)")
-        dups = _duplicate_ids([b.fp for b in got.built])
+        dups = duplicate_id_errors([b.fp for b in got.built])
         for err in dict.fromkeys(e.message for e in dups):
             warnings.append(f"{ref}: {err}; that id's versions at this ref are left out")
         bad = {b.fp.flow_id for b in got.built for e in dups if (e.path, e.line) == (b.fp.path, b.fp.line)}
         got.built = [b for b in got.built if b.fp.flow_id not in bad]
-        history.append(got.built)
+        history.append((ref, got))
     return current, history
 
 
@@ -568,6 +588,7 @@ class _Pipeline:
         self.progress.start(label, 0)
         memo: dict[str, Any] = {}
         result = _Collected()
+        parsed_before = len(self.parsed)
         stale: list[str] = []
         cached: dict[str, tuple[Any, ...]] = {}
         for module in candidates:
@@ -599,7 +620,10 @@ class _Pipeline:
                     self.refingerprinted.append(module)
             result.built.extend(built)
             result.errors.extend(errors)
+            result.modules.update(m for m, sha in deps if sha is not None)
         result.errors.extend(src.errors.values())
+        result.modules.update(self.parsed[parsed_before:])
+        result.parsed = len(self.parsed) - parsed_before
         self.progress.finish()
         return result
 
@@ -622,6 +646,7 @@ class _Pipeline:
         if not summary.flows and not summary.errors:
             return ((module, src.sha(module)),), (), ()
         from ..fingerprint import fingerprint_flows
+        from ..step_ids import undeclared_step_ids
 
         flows, errors = fingerprint_flows({module: summary}, self.config, loader=loader)
         built: list[_Built] = []
@@ -632,7 +657,8 @@ class _Pipeline:
             except ChunkError as exc:
                 errs.append(SourceError(exc.path, exc.line, exc.column, str(exc), code="bundle"))
                 continue
-            built.append(_Built(fp, chunk, src.sha(module) or "", closure_source_digests(fp, src.sha)))
+            built.append(_Built(fp, chunk, src.sha(module) or "", closure_source_digests(fp, src.sha),
+                                undeclared_step_ids(fp)))
         deps = tuple((m, src.sha(m)) for m in sorted(requested))
         return deps, tuple(built), tuple(errs)
 
@@ -671,26 +697,6 @@ def _can_fork() -> bool:
     import threading
 
     return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
-
-
-def _duplicate_ids(flows: Sequence[FlowFingerprint]) -> list[SourceError]:
-    """Two flows with one id across modules (``fingerprint_flows`` sees one module at a time here)."""
-    by_id: dict[str, list[FlowFingerprint]] = {}
-    for f in flows:
-        by_id.setdefault(f.flow_id, []).append(f)
-    errors = []
-    for flow_id, group in sorted(by_id.items()):
-        if len({(f.path, f.function) for f in group}) < 2:
-            continue
-        group = sorted(group, key=lambda f: (f.path, f.line))
-        places = ", ".join(f"{f.path}:{f.line}:{f.column} ({f.function})" for f in group)
-        for f in group:
-            errors.append(SourceError(
-                f.path, f.line, f.column,
-                f"flow id `{flow_id}` is declared {len(group)} times: {places}; give each flow its own id",
-                code="duplicate-id",
-            ))
-    return errors
 
 
 def _sorted_errors(errors: Iterable[SourceError]) -> list[SourceError]:

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import TextIO
 
-__all__ = ["Progress", "NullProgress", "TerminalProgress", "make_progress", "BuildSummary", "format_summary"]
+__all__ = ["Progress", "NullProgress", "TerminalProgress", "make_progress", "BuildSummary", "RefSummary", "format_summary"]
 
 
 class Progress:
@@ -87,28 +87,63 @@ def make_progress(stream: TextIO | None = None, *, enabled: bool | None = None) 
 
 
 @dataclass(frozen=True, slots=True)
+class RefSummary:
+    """What a history ref (``[tool.loom] history``, ``--from-git``) cost: the modules its flows
+    used and how many of them were parsed (the rest came from the cache)."""
+
+    ref: str
+    modules: int
+    parsed: int
+
+
+@dataclass(frozen=True, slots=True)
 class BuildSummary:
+    """The counts behind the summary line. Flow counts are the working tree's flows; version
+    counts are what the cumulative manifest gained (from the working tree and from history refs);
+    module counts are per source tree (the working tree here, each ref in ``refs``), never summed
+    across trees: a module read at two refs is two analyses but still one module of the project."""
+
     flows: int
     new_versions: int
+    #: working-tree flows whose current codeHash the previous manifest already held
     unchanged: int
     removed: int
     errors: int
     seconds: float
+    #: working-tree modules parsed in this build, and those whose analysis came from the cache
     modules_parsed: int
     modules_cached: int
     #: new versions that are an earlier scheme's code under a new hash (``rehash``)
     rehashed: int = 0
+    #: working-tree flows the previous manifest did not list, and listed flows with a new codeHash
+    new_flows: int = 0
+    changed: int = 0
+    #: of ``new_versions``, those that came from history refs (not the working tree)
+    from_history: int = 0
+    refs: tuple[RefSummary, ...] = ()
+
+
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def format_summary(s: BuildSummary) -> str:
-    parts = [
-        f"{s.flows} flow{'s' if s.flows != 1 else ''}",
-        f"{s.new_versions} new version{'s' if s.new_versions != 1 else ''}"
-        + (f" ({s.rehashed} rehashed: the same code under a new fingerprint scheme)" if s.rehashed else ""),
-        f"{s.unchanged} unchanged",
-    ]
+    """``loom build: 2 flows (1 changed, 1 unchanged), 1 new version, 0 errors in 0.47s (4 modules:
+    1 parsed, 3 from cache)``; history refs add their versions and their own module counts."""
+    kinds = [f"{count} {word}" for count, word in
+             ((s.new_flows, "new"), (s.changed, "changed"), (s.unchanged, "unchanged")) if count]
+    flows = _n(s.flows, "flow") + (f" ({', '.join(kinds)})" if kinds else "")
+    notes = []
+    if s.rehashed:
+        notes.append(f"{s.rehashed} rehashed: the same code under a new fingerprint scheme")
+    if s.from_history:
+        notes.append(f"{s.from_history} from history refs")
+    parts = [flows, _n(s.new_versions, "new version") + (f" ({'; '.join(notes)})" if notes else "")]
     if s.removed:
         parts.append(f"{s.removed} removed")
-    parts.append(f"{s.errors} error{'s' if s.errors != 1 else ''}")
-    cache = f"{s.modules_parsed} module{'s' if s.modules_parsed != 1 else ''} parsed, {s.modules_cached} from cache"
-    return f"loom build: {', '.join(parts)} in {s.seconds:.2f}s ({cache})"
+    parts.append(_n(s.errors, "error"))
+    modules = [f"{_n(s.modules_parsed + s.modules_cached, 'module')}: {s.modules_parsed} parsed, "
+               f"{s.modules_cached} from cache"]
+    modules += [f"at {r.ref} {_n(r.modules, 'module')}: {r.parsed} parsed, {r.modules - r.parsed} from cache"
+                for r in s.refs]
+    return f"loom build: {', '.join(parts)} in {s.seconds:.2f}s ({'; '.join(modules)})"

@@ -20,7 +20,7 @@ from loom_runtime.errors import ConfigError, LoomError
 
 from ..bundle.build import build_project
 from ..bundle.progress import format_summary, make_progress
-from ..config import load_config
+from ..config import load_config, scan_notice
 
 __all__ = ["build_command"]
 
@@ -40,6 +40,9 @@ def build_command(path: Path, out: Path | None, jobs: int | None, from_git: tupl
     """Write per-version chunks and the cumulative manifest for the project at PATH."""
     try:
         config = load_config(path)
+        notice = scan_notice(config, "loom build")
+        if notice:
+            click.echo(notice, err=True)
         report = build_project(
             config,
             out=out.resolve() if out is not None else None,

@@ -17,7 +17,7 @@ import click
 from loom_runtime.errors import ConfigError
 
 from ..canonical import SCHEME, pretty
-from ..config import load_config
+from ..config import load_config, scan_notice
 from ..fingerprint import ProjectResult, fingerprint_project
 from ..model import FlowFingerprint, SourceError
 from ._ops import short, table
@@ -116,6 +116,9 @@ def fingerprint_command(
         )
     except ConfigError as exc:
         raise click.UsageError(str(exc)) from None
+    notice = scan_notice(config, "loom fingerprint", paths)
+    if notice:
+        click.echo(notice, err=True)
     result = fingerprint_project(list(paths) or [config.root], config)
     if explain is not None:
         matches = [f for f in result.flows if explain in (f.flow_id, f.function, f"{f.module}.{f.function}")]

@@ -78,3 +78,24 @@ def test_a_broken_file_at_a_ref_is_a_warning_not_an_error(repo: Path):
     assert any(w.startswith("broken: shop/util.py:") for w in report.warnings)
     # the flow that did not reach the broken file still got its version from that ref
     assert len(report.manifest.flows["refund"].versions) == 2
+
+
+def test_the_summary_counts_each_tree_s_modules_once_and_says_where_versions_came_from(repo: Path):
+    # The line used to sum cache hits over every lookup of every tree (``1 module parsed, 7 from
+    # cache`` for a four-module closure) and counted versions from history refs as the working
+    # tree's new versions.
+    first = CliRunner().invoke(main, ["build", str(repo), "--from-git", "v1"])
+    assert first.exit_code == 0, first.output
+    reached = {"shop.flows", "shop.pricing", "shop.refunds", "shop.steps", "shop.util"}
+    summary = first.output.strip().splitlines()[-1]
+    assert summary.startswith("loom build: 2 flows (2 new), 4 new versions (2 from history refs), 0 errors in ")
+    counts = summary.rsplit("(", 1)[1]
+    modules = int(counts.split(" modules")[0])
+    assert modules <= len(reached)  # never more modules than the project has
+    assert f"{modules} modules: {modules} parsed, 0 from cache; at v1 {modules} modules: " in counts
+    edit(repo / "shop/pricing.py", "RATE = 10", "RATE = 11")
+    second = CliRunner().invoke(main, ["build", str(repo), "--from-git", "v1"])
+    summary = second.output.strip().splitlines()[-1]
+    assert summary.startswith("loom build: 2 flows (2 changed), 2 new versions, 0 errors in ")  # both use RATE
+    assert summary.endswith(f"({modules} modules: 1 parsed, {modules - 1} from cache; "
+                            f"at v1 {modules} modules: 0 parsed, {modules} from cache)")

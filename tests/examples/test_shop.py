@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -89,7 +90,7 @@ def test_build_example_prints_a_readable_manifest_summary(tmp_path):
                           capture_output=True, text=True, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
-    assert "loom build: 2 flows, 2 new versions" in out
+    assert "loom build: 2 flows (2 new), 2 new versions, 0 errors in" in out
     assert "flow `checkout`: 1 version(s)" in out and "flow `refund`: 1 version(s)" in out
     assert "steps        reserve, charge, ship; families pack#*" in out
     assert "shop.pricing.needs_review" in out and "chunk        shop/build/loom/chunks/checkout/" in out
@@ -97,3 +98,35 @@ def test_build_example_prints_a_readable_manifest_summary(tmp_path):
     again = subprocess.run([sys.executable, str(EXAMPLES / "build_example.py"), str(project)],
                            capture_output=True, text=True, cwd=tmp_path).stdout
     assert "flow `checkout`: 2 version(s)" in again and "earlier, kept for executions that started on it" in again
+    # the earlier version is shown by what differs (the edited constant, then the callers whose hash
+    # followed it), not by its whole 13-member closure a second time
+    flat = re.sub(r"\s+", " ", again)
+    assert "differs from the current version in shop.pricing.REVIEW_LIMIT (edited); the hashes of " in flat
+    assert "shop.pricing.needs_review" in flat.split("(edited); the hashes of ")[1].split("(they use it)")[0]
+    assert flat.count("closure 13 members:") == 1  # the current version only
+    assert "2 flows (1 changed, 1 unchanged), 1 new version, 0 errors" in again
+
+
+def test_the_cli_docstring_s_commands_run_as_written(example, tmp_path):
+    # It used to start without --id and then resume `o-1`, an id the runtime had never heard of.
+    import shlex
+
+    root = example("shop")
+    build(root)
+    from shop import __main__ as cli
+
+    usage = [line.strip() for line in cli.__doc__.splitlines() if line.strip().startswith("python -m shop ...")]
+    commands = {shlex.split(line)[4]: shlex.split(line.split("#")[0])[4:] for line in usage}
+    assert set(commands) == {"start", "resume", "retry", "status"}
+    journal, manifest = str(tmp_path / "j.db"), str(root / "build" / "loom" / "manifest.json")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+
+    def run(name: str) -> str:
+        proc = subprocess.run([sys.executable, "-m", "shop", "--journal", journal, "--manifest", manifest,
+                               *commands[name]], cwd=root, capture_output=True, text=True, env=env)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        return proc.stdout
+
+    assert "checkout o-1: suspended at gate `manager-approval`" in run("start")
+    assert "checkout o-1: completed" in run("resume")
+    assert "checkout o-1: completed" in run("status")

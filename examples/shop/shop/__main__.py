@@ -1,13 +1,15 @@
 """``python -m shop``: drive the shop's flows from a shell (one process per command).
 
     python -m shop [--journal shop.db] [--manifest PATH] versions
-    python -m shop ... start checkout '{"id": "o-1", "sku": "mug", "items": [...]}' [--id o-1]
+    python -m shop ... start checkout '{"id": "o-1", "sku": "desk", "items": [{"sku": "desk", "price": 650.0}]}' --id o-1
     python -m shop ... resume o-1 '{"approved": true, "by": "dana"}'
     python -m shop ... retry o-1        # re-run an execution parked by divergence detection
     python -m shop ... status o-1
 
-Every command prints one line saying what happened and which code version ran it. Exit status 1
-when the runtime refused (the message says why and what to do).
+``--id`` names the execution; without it the runtime generates an id, which ``start`` prints (the
+order's own ``"id"`` is input data, not the execution id). Every command prints one line saying
+what happened and which code version ran it. Exit status 1 when the runtime refused (the message
+says why and what to do).
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     start = sub.add_parser("start", help="start a flow")
     start.add_argument("flow")
     start.add_argument("input", type=json.loads)
-    start.add_argument("--id", default=None)
+    start.add_argument("--id", default=None, help="the execution id (default: generated, and printed)")
     resume = sub.add_parser("resume", help="answer the gate an execution waits on")
     resume.add_argument("execution_id")
     resume.add_argument("payload", type=json.loads, nargs="?", default=None)
