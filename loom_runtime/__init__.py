@@ -2,12 +2,13 @@
 
 Decorators, the structural hashes (D1), the manifest schema, the registry that pins executions to
 the code they started with (D2), and the durable execution core with divergence detection (D3) and
-step-family replay-check (D4).
+step-family replay-check (D4); flows and steps may be ``async def`` (DESIGN §9).
 """
 
 # Authoring
 from .definition import RESERVED_GATE, FlowDefinition, StepDefinition, flow, step
 from .context import Context
+from .context_async import AsyncContext
 
 # Errors: one root, LoomError
 from .errors import (
@@ -106,6 +107,7 @@ __all__ = [
     "PACKAGE_MANIFEST_DIR",
     "FlowRemovedError",
     "Context",
+    "AsyncContext",
     "Runtime",
     "Handle",
     "ExecutionView",

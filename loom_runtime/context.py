@@ -2,7 +2,9 @@
 
 A thin façade over :class:`~loom_runtime.run.Run`, which holds the replay rules (identity, serving,
 divergence gates, appends; see that module). Each method here only calls the user's code between
-the run's two halves of the operation, in the calling thread.
+the run's two halves of the operation, in the calling thread. An ``async def`` step called from a
+sync flow runs to its end there too (:func:`loom_runtime.aio.await_blocking`). An async flow gets
+:class:`~loom_runtime.context_async.AsyncContext` instead.
 
 ``parallel`` runs its branches one after another in the calling thread but records
 ``PARALLEL_STARTED``/``PARALLEL_COMPLETED`` and stamps every step started inside with the scope path,
@@ -16,9 +18,11 @@ information the tuple lacks).
 from __future__ import annotations
 
 import datetime as _dt
+import inspect
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from .aio import await_blocking
 from .errors import FlowDivergenceError, FlowUsageError, JournalError, NonDeterminismError
 from .run import LIVE, Run
 
@@ -65,6 +69,8 @@ class Context:
             return served
         try:
             result = fn(*args, **kwargs)
+            if inspect.isawaitable(result):  # an async step from a sync flow runs to its end here
+                result = await_blocking(result)
         except Exception as exc:
             raise run.step_raised(step_id, exc) from exc
         return run.step_succeeded(step_id, result)

@@ -7,6 +7,7 @@ function itself the runner. Read the metadata back with ``FlowDefinition.from_fu
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -72,6 +73,8 @@ class FlowDefinition:
                     f"flow `{self.id}`: step_families entries must be strings or compiled regexes, got {fam!r}"
                 )
         object.__setattr__(self, "step_families", families)
+        if self.fn is not None:
+            _refuse_generator(self.fn, f"flow `{self.id}`")
         if self.code_fingerprint is not None and not _HASH_RE.match(self.code_fingerprint):
             raise FlowDefinitionError(
                 f"flow `{self.id}`: code_fingerprint must look like 'sha256:<64 hex>', got {self.code_fingerprint!r}"
@@ -136,10 +139,24 @@ def step(fn: F | None = None, *, name: str | None = None) -> Any:
     """Mark an effect function: ``@step`` or ``@step(name="billing.charge")``."""
 
     def attach(f: F) -> F:
+        _refuse_generator(f, f"step `{name or getattr(f, '__qualname__', f)}`")
         f.__loom_step__ = StepDefinition(name=name or f"{f.__module__}.{f.__qualname__}", fn=f)  # type: ignore[attr-defined]
         return f
 
     return attach(fn) if fn is not None else attach
+
+
+def _refuse_generator(fn: Callable[..., Any], what: str) -> None:
+    """A generator (sync or async) as a flow or step would only fail when it first runs (its result
+    is a generator, not a JSON value): refuse it where it is declared. A coroutine function is fine
+    (an async flow or step, DESIGN §9)."""
+    target = inspect.unwrap(fn)
+    if inspect.isasyncgenfunction(target) or inspect.isgeneratorfunction(target):
+        kind = "an async generator" if inspect.isasyncgenfunction(target) else "a generator"
+        raise FlowDefinitionError(
+            f"{what}: {getattr(fn, '__qualname__', fn)} is {kind} function; a flow or step must return its "
+            "result (use `async def` with `return`, not `yield`)"
+        )
 
 
 def _as_tuple(value: Any, key: str, flow_id: str) -> tuple[Any, ...]:

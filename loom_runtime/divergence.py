@@ -164,6 +164,17 @@ class DivergenceDetector:
     def open_scope(self, path: str, *, explicit: Collection[str] = (), only_explicit: bool = False) -> None:
         """A scope opens at ``path``; ``explicit``: the step ids of its explicit branches,
         ``only_explicit``: it has no function branch (so it asks for nothing else)."""
+        self._open.append(self._judged_scope(path, explicit, only_explicit))
+
+    def name_branches(self, path: str, *, explicit: Collection[str], only_explicit: bool) -> None:
+        """The open scope at ``path`` learnt its branches (an async gather's branches announce
+        themselves as they start): judge it from now on as if it had opened with them."""
+        for i, scope in enumerate(self._open):
+            if scope.path == path:
+                self._open[i] = self._judged_scope(path, explicit, only_explicit)
+                return
+
+    def _judged_scope(self, path: str, explicit: Collection[str], only_explicit: bool) -> _OpenScope:
         state = self._state
         recorded = [state.frames[sid] for sid in explicit if sid in state.frames]
         if recorded:
@@ -180,12 +191,15 @@ class DivergenceDetector:
             names = frozenset(explicit)
             forced = frozenset(f.step_id for f in self._ranked if scope.owns(f.scope) and f.step_id not in names)
             scope = _OpenScope(path, floor, owned, forced)
-        self._open.append(scope)
+        return scope
 
     def close_scope(self, path: str) -> None:
-        """The scope's recorded frames compare as a set now that it closed."""
-        scope = self._open.pop()
-        assert scope.path == path, (scope.path, path)
+        """The scope's recorded frames compare as a set now that it closed.
+
+        Scopes close by path, not last-opened first: sibling scopes of an async flow (two gathers
+        in two tasks) are open at once and close in whatever order their branches finish."""
+        index = next(i for i in range(len(self._open) - 1, -1, -1) if self._open[i].path == path)
+        scope = self._open.pop(index)
         if self._idle() or not self._pending:
             return
         skipped = [f.step_id for f in self._ranked if f.step_id in self._pending and scope.owns(f.scope)]
@@ -207,7 +221,7 @@ class DivergenceDetector:
         floor = _INF if restart_seq is None else restart_seq
         forced: set[str] = set()
         if self._open:
-            floor = min(floor, self._open[0].floor)
+            floor = min(floor, min(s.floor for s in self._open))
             for scope in self._open:
                 forced.update(sid for sid in scope.forced if sid in self._pending)
         # monotone cursor: skip the prefix of frames already asked for

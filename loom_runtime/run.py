@@ -123,7 +123,7 @@ class Run:
         appended and the step body may run."""
         self._claim_id(step_id, "step")
         self._asked.add(step_id)
-        for inner in self.decision_stack:
+        for inner in self.current_decisions():
             inner.append(step_id)
         self.detector.asked(step_id)
         frame = self.state.frames.get(step_id)
@@ -135,8 +135,9 @@ class Run:
         # frames first started before it (ADR-0113 fix round 1, note 5).
         self.detector.check(f"step `{step_id}` starts", restart_seq=None if frame is None else frame.first_seq)
         started: dict[str, Any] = {"stepId": step_id}
-        if self.scopes:
-            started["scope"] = self.scopes[-1]
+        scope = self.current_scope()
+        if scope is not None:
+            started["scope"] = scope
         self.append([NewEvent(ev.STEP_STARTED, started)])
         self._admit("step", step_id)
         return LIVE
@@ -243,6 +244,10 @@ class Run:
 
     def sleep(self, timer_id: str, seconds: float) -> Parked | None:
         """``None`` when the timer already fired; else park on it and return the unwinding exception."""
+        return None if self.sleep_begin(timer_id, seconds) else self.sleep_park(timer_id, seconds)
+
+    def sleep_begin(self, timer_id: str, seconds: float) -> bool:
+        """Check the timer and take its answer; ``True`` when it already fired (then nothing to do)."""
         if not isinstance(timer_id, str) or not timer_id:
             raise FlowUsageError(f"execution `{self.execution_id}`: a timer id must be a non-empty string, got {timer_id!r}")
         if timer_id in self._asked_timers:
@@ -250,9 +255,11 @@ class Run:
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds >= 0:
             raise FlowUsageError(f"execution `{self.execution_id}`: timer `{timer_id}` needs seconds >= 0, got {seconds!r}")
         self._asked_timers.add(timer_id)
+        return self._next_answer(timer_gate(timer_id)) is not _UNANSWERED
+
+    def sleep_park(self, timer_id: str, seconds: float) -> Parked:
+        """Set the timer (once per execution) and park on it; return the unwinding exception."""
         gate = timer_gate(timer_id)
-        if self._next_answer(gate) is not _UNANSWERED:
-            return None
         condition = NewEvent(ev.EXECUTION_SUSPENDED, {"condition": {"on": gate}})
         if timer_id in self.state.timers:  # set earlier, not fired yet: park again, same fireAt
             self.detector.check(f"parking on timer `{timer_id}`")
@@ -263,6 +270,15 @@ class Run:
             self.append([NewEvent(ev.TIMER_SET, {"timerId": timer_id, "fireAt": fire_at}), condition])
         return Parked(gate)
 
+    def step_is_recorded(self, step_id: str) -> bool:
+        """Whether ``step_begin`` would serve ``step_id`` (completed or failed in the journal)."""
+        frame = self.state.frames.get(step_id)
+        return frame is not None and frame.terminal
+
+    def gate_is_answered(self, gate: str) -> bool:
+        """Whether the next suspend on ``gate`` is answered in the journal (without consuming it)."""
+        return self._gate_counts.get(gate, 0) < len(self.state.resumes.get(gate, ()))
+
     def _next_answer(self, gate: str) -> Any:
         k = self._gate_counts.get(gate, 0)
         self._gate_counts[gate] = k + 1
@@ -272,16 +288,25 @@ class Run:
     # -- structure ---------------------------------------------------------------------------
 
     def open_scope(self, branches: int, explicit: list[str], *, only_explicit: bool) -> str:
-        """Open the next parallel scope under the current one; return its path."""
-        parent = self.scopes[-1] if self.scopes else ""
+        """Open the next parallel scope under the current one; return its path (sync Context)."""
+        path = self.allocate_scope(self.current_scope())
+        self.start_scope(path, branches, explicit, only_explicit=only_explicit)
+        self.scopes.append(path)
+        return path
+
+    def allocate_scope(self, parent: str | None) -> str:
+        """The path of the next scope under ``parent`` (positional: ``/0``, ``/0/1``)."""
+        parent = parent or ""
         index = self._scope_children.get(parent, 0)
         self._scope_children[parent] = index + 1
-        path = f"{parent}/{index}"
+        return f"{parent}/{index}"
+
+    def start_scope(self, path: str, branches: int | None, explicit: list[str], *, only_explicit: bool) -> None:
+        """Record the scope's start (once per execution) and let the detector judge it as a set.
+        ``branches`` is ``None`` for an async gather (its size is not announced up front)."""
         if path not in self.state.scopes_started:
             self.append([NewEvent(ev.PARALLEL_STARTED, {"scope": path, "branches": branches})])
-        self.scopes.append(path)
         self.detector.open_scope(path, explicit=explicit, only_explicit=only_explicit)
-        return path
 
     def leave_scope(self, path: str) -> None:
         """The scope's branches are done (or unwinding): steps are no longer stamped with it."""
@@ -295,13 +320,23 @@ class Run:
             self.append([NewEvent(ev.PARALLEL_COMPLETED, {"scope": path})])
 
     def continue_as_new(self, new_input: Any) -> ContinueAsNew:
-        if self.scopes:
+        if self.current_scope() is not None:
             raise FlowUsageError(
                 f"execution `{self.execution_id}`: continue_as_new inside ctx.parallel is refused; call it after the scope"
             )
         self.require_json(new_input, "continue_as_new input")
         self.detector.check("continuing as new")
         return ContinueAsNew(normalise(new_input))
+
+    # -- where the calling code stands (overridden per task by the async run) -------------------
+
+    def current_scope(self) -> str | None:
+        """The innermost parallel scope the caller is in (stamped on the steps it starts)."""
+        return self.scopes[-1] if self.scopes else None
+
+    def current_decisions(self) -> Sequence[list[str]]:
+        """The live decisions the caller is inside (each collects the steps asked for within it)."""
+        return self.decision_stack
 
     # -- internals ---------------------------------------------------------------------------
 

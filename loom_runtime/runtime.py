@@ -22,6 +22,7 @@ read of the events), and visits in a shuffled order per pass.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import random
 import time
@@ -33,6 +34,7 @@ from typing import Any
 from .definition import RESERVED_GATE, FlowDefinition
 from .divergence import DivergenceWarning, resolve_mode
 from .drive import drive_once
+from .drive_async import is_async_callable
 from .errors import ExecutionStateError, FlowUsageError, LoomError
 from .handles import ExecutionView, Handle, state_handle, view_of
 from .journal import events as ev
@@ -47,11 +49,12 @@ from .port import StorePort, started_event
 from .registry import FlowVersion, Registry
 from .replay import ReplayState, advance, fold
 from .run import normalise
+from .runtime_async import AsyncForms
 
 __all__ = ["Runtime", "Handle", "ExecutionView"]
 
 
-class Runtime:
+class Runtime(AsyncForms):
     """Drives flows durably over a journal. See the module docstring for the semantics.
 
     A Runtime is driven from one thread at a time (use one per worker thread; they may share a
@@ -119,14 +122,18 @@ class Runtime:
 
     def start(self, flow_id: str | Callable[..., Any], input: Any = None, *, execution_id: str | None = None) -> Handle:
         """Start a new execution on the current version of ``flow_id`` and run it until it parks or ends."""
-        eid, started = self._new_execution(flow_id, input, execution_id)
+        eid, started = self._new_execution(flow_id, input, execution_id, blocking=True)
         # its creator holds the whole journal (the one event it just wrote): no read before the body runs
         return self._drive_chain(eid, advance(ReplayState(execution_id=eid), [started], first_seq=1))
 
-    def _new_execution(self, flow_id: str | Callable[..., Any], input: Any, execution_id: str | None) -> tuple[str, NewEvent]:
+    def _new_execution(
+        self, flow_id: str | Callable[..., Any], input: Any, execution_id: str | None, *, blocking: bool
+    ) -> tuple[str, NewEvent]:
         if callable(flow_id):
             flow_id = FlowDefinition.from_function(flow_id).id
         version = self.registry.current(flow_id)
+        if blocking:
+            _refuse_blocking_drive(version)
         if not is_json_value(input):
             raise FlowUsageError(f"flow `{flow_id}`: the input must be a JSON value, got {type(input).__name__}")
         eid = execution_id if execution_id is not None else uuid.uuid4().hex
@@ -142,6 +149,15 @@ class Runtime:
         ``gate``, when given, must be the gate it is parked on. Answering ``__loom_diverged__`` is
         :meth:`retry_diverged` (the payload is dropped: that gate carries no answer).
         """
+        state = self._parked_state(execution_id, gate)
+        return self._drive_chain(execution_id, self._append_answer(state, payload, blocking=True))
+
+    def retry_diverged(self, execution_id: str) -> Handle:
+        """Re-run an execution parked on ``__loom_diverged__`` (after fixing, pinning, listing or migrating)."""
+        state = self._diverged_state(execution_id)
+        return self._drive_chain(execution_id, self._append_answer(state, None, blocking=True))
+
+    def _parked_state(self, execution_id: str, gate: str | None) -> ReplayState:
         state = self._fold(execution_id)
         if state.status != ev.SUSPENDED:
             raise ExecutionStateError(
@@ -155,10 +171,9 @@ class Runtime:
                 execution_id=execution_id,
                 status=state.status,
             )
-        return self._answer(state, payload)
+        return state
 
-    def retry_diverged(self, execution_id: str) -> Handle:
-        """Re-run an execution parked on ``__loom_diverged__`` (after fixing, pinning, listing or migrating)."""
+    def _diverged_state(self, execution_id: str) -> ReplayState:
         state = self._fold(execution_id)
         if state.status != ev.SUSPENDED or state.gate != RESERVED_GATE:
             where = f"parked on `{state.gate}`" if state.status == ev.SUSPENDED else state.status
@@ -167,23 +182,25 @@ class Runtime:
                 execution_id=execution_id,
                 status=state.status,
             )
-        return self._answer(state, None)
+        return state
 
-    def _answer(self, state: ReplayState, payload: Any) -> Handle:
-        """Append the answer to the gate ``state`` is parked on and drive the execution on."""
+    def _append_answer(self, state: ReplayState, payload: Any, *, blocking: bool) -> ReplayState:
+        """Append the answer to the gate ``state`` is parked on; return the fold after it."""
         execution_id = state.execution_id
         if state.gate == RESERVED_GATE:
             payload = None
         if not is_json_value(payload):
             raise FlowUsageError(f"execution `{execution_id}`: a resume payload must be a JSON value, got {type(payload).__name__}")
-        self._resolve(state)  # a code mismatch refuses before anything is appended
+        version = self._resolve(state)  # a code mismatch refuses before anything is appended
+        if blocking:
+            _refuse_blocking_drive(version)
         batch = [NewEvent(ev.EXECUTION_RESUMED, {"gate": state.gate, "payload": normalise(payload)})]
         try:
             self._leases.append(execution_id, batch, expected_seq=state.last_seq)
         except BaseException:
             self._leases.release(execution_id)
             raise
-        return self._drive_chain(execution_id, advance(state, batch, first_seq=state.last_seq + 1))
+        return advance(state, batch, first_seq=state.last_seq + 1)
 
     # -- passes: timers and recovery ----------------------------------------------------------
 
@@ -357,3 +374,18 @@ class Runtime:
         except LoomError:
             return Handle(execution_id, "", "unknown", exception=exc)
         return state_handle(st, exception=exc)
+
+
+def _refuse_blocking_drive(version: FlowVersion) -> None:
+    """An async flow cannot be driven by a blocking call made on a running event loop's thread:
+    refuse before anything is created or appended (the ``*_async`` forms are the way)."""
+    if not is_async_callable(version.runner()):
+        return
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    raise FlowUsageError(
+        f"flow `{version.flow_id}` is async and this thread is running an event loop: await the async form "
+        "(runtime.start_async, resume_async, retry_diverged_async, tick_async, recover_async) instead"
+    )

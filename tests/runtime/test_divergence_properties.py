@@ -7,11 +7,19 @@
    step's effect (or at completion), and the dropped step is named.
 3. Replacing one branch of a scope of explicit branches ``ctx.parallel([(step_id, fn), …])`` by a
    new one is caught before the new branch's effect runs, and the dropped step is named.
+
+Each property runs over sync flows and over the same programs written as ``async def`` flows, whose
+scopes are ``asyncio.gather`` calls (of helper coroutines for function branches, of ``ctx.execute``
+calls for explicit ones) and whose steps are plain functions run off the event loop, so live steps
+of one scope really run at once and complete in any order (DESIGN §9: D3 exactly as for sync flows).
 """
 
 from __future__ import annotations
 
+import asyncio
 import itertools
+
+import pytest
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -50,7 +58,45 @@ def _name(program_shape):
     return out
 
 
-def make_flow(program, calls):
+KINDS = pytest.mark.parametrize("kind", ["sync", "async"])
+
+
+def make_flow(program, calls, kind="sync"):
+    return (_sync_flow if kind == "sync" else _async_flow)(program, calls)
+
+
+def _async_flow(program, calls):
+    def effect(sid):
+        def run():
+            calls.append(sid)
+            return sid
+
+        return run
+
+    async def run_steps(ctx, ids):
+        return [await ctx.execute(s, effect(s)) for s in ids]
+
+    @flow("prop")
+    async def body(ctx, _):
+        for op in program:
+            if op[0] == "step":
+                await ctx.execute(op[1], effect(op[1]))
+            elif op[0] == "decide":
+                await ctx.decide(op[1], lambda ids=op[2]: run_steps(ctx, ids))
+            elif op[0] == "parallel":
+                await asyncio.gather(*(run_steps(ctx, b) for b in op[1]))
+            elif op[0] == "explicit":
+                await asyncio.gather(*(ctx.execute(s, effect(s)) for s in op[1]))
+            elif op[0] == "suspend":
+                await ctx.suspend(op[1])
+            else:
+                await ctx.emit(op[1], None)
+        return "done"
+
+    return body
+
+
+def _sync_flow(program, calls):
     def effect(sid):
         def run():
             calls.append(sid)
@@ -95,13 +141,14 @@ def _no_warn(message):
     raise AssertionError(f"unexpected divergence report: {message}")
 
 
+@KINDS
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(OP, min_size=1, max_size=8))
-def test_an_unchanged_body_never_diverges_at_any_crash_point(shape):
+def test_an_unchanged_body_never_diverges_at_any_crash_point(kind, shape):
     program = _name(shape)
     calls: list[str] = []
     rt = Runtime(divergence="fail", on_warn=_no_warn)
-    rt.register(make_flow(program, calls))
+    rt.register(make_flow(program, calls, kind))
     rt.start("prop", execution_id="e1")
     drive(rt, "e1")
     full = rt.get("e1").events
@@ -113,7 +160,7 @@ def test_an_unchanged_body_never_diverges_at_any_crash_point(shape):
             journal.append("e1", [NewEvent(e.type, e.payload)], expected_seq=e.seq - 1)
         crashed = Runtime(journal=journal, divergence="fail", on_warn=_no_warn)
         calls.clear()
-        crashed.register(make_flow(program, calls))
+        crashed.register(make_flow(program, calls, kind))
         drive(crashed, "e1")
         prefix = full[:cut]
         done = {e.payload["stepId"] for e in prefix if e.type == "STEP_COMPLETED"}
@@ -123,13 +170,14 @@ def test_an_unchanged_body_never_diverges_at_any_crash_point(shape):
         assert crashed.get("e1").result == "done"
 
 
+@KINDS
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(st.lists(OP, min_size=1, max_size=8), st.data())
-def test_dropping_a_recorded_top_level_step_is_always_caught(shape, data):
+def test_dropping_a_recorded_top_level_step_is_always_caught(kind, shape, data):
     program = _name(shape) + [("suspend", "final"), ("step", "tail")]
     calls: list[str] = []
     rt = Runtime(divergence="fail")
-    rt.register(make_flow(program, calls))
+    rt.register(make_flow(program, calls, kind))
     rt.start("prop", execution_id="e1")
     while rt.get("e1").gate != "final":
         rt.resume("e1")
@@ -139,7 +187,7 @@ def test_dropping_a_recorded_top_level_step_is_always_caught(shape, data):
     edited = program[:drop] + program[drop + 1 :]
     calls.clear()
     refusing = Runtime(journal=rt.journal, divergence="fail", on_warn=lambda m: None)
-    refusing.register(make_flow(edited, calls))
+    refusing.register(make_flow(edited, calls, kind))
     try:
         refusing.resume("e1")
     except FlowReplayDivergenceError as err:
@@ -149,13 +197,14 @@ def test_dropping_a_recorded_top_level_step_is_always_caught(shape, data):
         raise AssertionError(f"dropping {program[drop][1]} was not caught")
 
 
+@KINDS
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(st.lists(OP, min_size=1, max_size=8), st.data())
-def test_dropping_a_recorded_explicit_branch_is_always_caught(shape, data):
+def test_dropping_a_recorded_explicit_branch_is_always_caught(kind, shape, data):
     program = _name(shape) + [("suspend", "final"), ("step", "tail")]
     calls: list[str] = []
     rt = Runtime(divergence="fail")
-    rt.register(make_flow(program, calls))
+    rt.register(make_flow(program, calls, kind))
     rt.start("prop", execution_id="e1")
     while rt.get("e1").gate != "final":
         rt.resume("e1")
@@ -168,7 +217,7 @@ def test_dropping_a_recorded_explicit_branch_is_always_caught(shape, data):
     edited = program[:at] + [("explicit", kept)] + program[at + 1 :]
     calls.clear()
     refusing = Runtime(journal=rt.journal, divergence="fail", on_warn=lambda m: None)
-    refusing.register(make_flow(edited, calls))
+    refusing.register(make_flow(edited, calls, kind))
     try:
         refusing.resume("e1")
     except FlowReplayDivergenceError as err:
