@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import json.scanner
+import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -45,22 +46,26 @@ def batches(ids: Sequence[str], size: int | None = None) -> Iterable[list[str]]:
 
 
 #: the json module's C scanner: one object from a string at an offset, without ``json.loads``'s
-#: Python-level wrapper (its whitespace regex and checks cost as much as the parse of a small payload)
-_scan = json.scanner.make_scanner(json.JSONDecoder())
+#: Python-level wrapper (its whitespace regex and checks cost as much as the parse of a small
+#: payload). Only on 3.11+, where ``int()`` itself bounds integer digits as ``json_values.decode``
+#: requires; 3.10 takes ``decode_payload`` for every row.
+_scan = json.scanner.make_scanner(json.JSONDecoder()) if sys.version_info >= (3, 11) else None
 
 
 def _payload(text: Any, eid: str, seq: int) -> dict[str, Any]:
     """One stored payload as a dict: the fast scan when the text is exactly one JSON object (what
-    loom writes), else ``decode_payload``, which accepts what ``json.loads`` accepts and names the
-    execution and event of anything else. Rejected: parsing a batch as one joined array (a corrupt
-    row with a top-level comma and another with an open bracket would pair up unnoticed)."""
+    loom writes), else ``decode_payload`` (``json_values.decode``: the limits and the message that
+    names the execution and event). Rejected: parsing a batch as one joined array (a corrupt row
+    with a top-level comma and another with an open bracket would pair up unnoticed)."""
     if isinstance(text, str):
-        try:
-            obj, end = _scan(text, 0)
-        except (ValueError, StopIteration):
-            obj, end = None, -1
-        if end == len(text) and type(obj) is dict:
-            return obj
+        if _scan is not None:
+            try:
+                obj, end = _scan(text, 0)
+            except Exception:  # noqa: BLE001 - any trouble (deep nesting, a huge integer): the checked path
+                end = -1
+            else:
+                if end == len(text) and type(obj) is dict:
+                    return obj
         return decode_payload(text, execution_id=eid, seq=seq)
     return dict(text)  # a driver that hands back decoded JSON (jsonb)
 
