@@ -234,7 +234,10 @@ def _entry_attr(module: types.ModuleType, dotted: str, *, path: Path, flow_id: s
     defn = getattr(obj, "__loom_flow__", None)
     fn = defn.fn if isinstance(defn, FlowDefinition) and defn.fn is not None else obj
     code = getattr(fn, "__code__", None)
-    if getattr(fn, "__module__", None) != module.__name__ or code is None or code.co_filename != str(path):
+    # the file the module was compiled from: a module reused for the same bytes of another
+    # bundle (``_execute``) keeps the first bundle's path
+    compiled_from = getattr(module, "__file__", None) or str(path)
+    if getattr(fn, "__module__", None) != module.__name__ or code is None or code.co_filename != compiled_from:
         where = getattr(code, "co_filename", None) or getattr(fn, "__module__", "?")
         raise refuse(f"is not defined in the chunk (its code comes from {where})")
     return obj

@@ -9,8 +9,11 @@ formatting; imports of third-party modules and step functions stay ordinary impo
 Layout, top to bottom: a header comment (flow id, codeHash, scheme, entry, source files),
 ``from __future__ import annotations`` (annotations may name things outside the closure, such as
 ``TYPE_CHECKING`` imports; evaluating them at load time would fail for no behavioural reason), the
-imports sorted, then the members in dependency order (a member after everything it binds, so class
-bases, decorators and constants resolve at load time), the flow last.
+imports sorted, the namespaces that stand for first-party modules (empty of bundled members), then
+the members in the order the live modules define them (``chunk_order``: Python's own execution
+of the modules replayed, import cycles included, so class bases, decorators and constants computed
+at load time resolve exactly when they would live), each followed by the lines that hang it into
+the namespaces reaching it (``_Namespaces``).
 
 Names: members of several modules share one namespace in the chunk. Each distinct thing (a member
 qualname or an import target) gets one chunk name: its own name when free, else
@@ -53,6 +56,7 @@ from loom_runtime.manifest import FINGERPRINT_SCHEME
 
 from ..model import ClosureMember, FlowFingerprint
 from .chunk_file import Chunk, ChunkError, chunk_path_for, flow_slug, source_digest
+from .chunk_order import Schedule, execution_order
 
 __all__ = ["Chunk", "ChunkError", "chunk_path_for", "flow_slug", "emit_chunk", "source_digest"]
 
@@ -94,6 +98,7 @@ def emit_chunk(
     class_line: int = 0,
     module_imports: Mapping[str, str] | None = None,
     chunk_path: str = "",
+    import_schedules: Mapping[str, Schedule] | None = None,
 ) -> Chunk:
     """Render the chunk of one flow version. Pure: text in, text out.
 
@@ -102,6 +107,10 @@ def emit_chunk(
     ``module_imports``: the flow module's import bindings (local name -> target); consulted only
     for names the closure does not bind, i.e. the flow decorator itself (the fingerprint leaves
     it out on purpose) and the arguments of that decorator (``re.compile`` in ``step_families``).
+
+    ``import_schedules``: where each first-party module imports what (``chunk_order.import_schedule``
+    of its summary), so members are defined in the order the live modules define them; a module
+    missing from it is assumed to import what its members use at its top.
 
     Raises ``ChunkError`` when the closure cannot be made self-contained.
 
@@ -129,15 +138,13 @@ def emit_chunk(
             carried.setdefault(key, []).append(members[q])
     plans = {key: _plan_spellings(units, key, carried.get(key, []), owner, members, names) for key in sorted(units)}
 
-    ns_paths: dict[str, dict[tuple[str, ...], str]] = {}
-    for prefix, paths in sorted(names.namespaces.items()):
-        ns = f"module:{prefix}"
-        # A unit that uses the namespace is defined after it, so it cannot be in it.
-        kept = {p: k for p, k in paths.items() if k not in units or ns not in units[k].deps}
-        ns_paths[ns] = kept
-        units[ns] = _Unit(ns, names.chunk_name[ns], prefix, None, 0, None, "", {k for k in kept.values() if k in units})
-
-    body, renamed = _body(units, _dependency_order(units, root_key), plans, ns_paths, names.chunk_name)
+    namespaces = _Namespaces(names, units)
+    uses: dict[str, set[str]] = {}
+    for u in units.values():
+        uses.setdefault(u.module, set()).update(units[d].module for d in u.deps if d in units)
+    order = execution_order([(k, u.module, u.line) for k, u in sorted(units.items())], fp.module,
+                            import_schedules or {}, uses)
+    body, renamed = _body(units, order, plans, namespaces)
     sources = tuple(sorted({u.path for u in units.values() if u.path}))
     entry = names.chunk_name[root_key] + fp.function[len(top_name) :]
     header = _header(fp, entry, sources)
@@ -240,9 +247,11 @@ class _Names:
         return self.imports[target]
 
     def via_namespace(self, unit: _Unit, head: str, module: str, paths: Mapping[tuple[str, ...], str]) -> str:
+        """The chunk name of the namespace standing for ``module``, now also holding ``paths``.
+        The namespace itself exists from the top of the chunk (``_Namespaces``): what ``unit``
+        depends on is the members it reaches through it, which its caller records."""
         ns = f"module:{module}"
         self.namespaces.setdefault(module, {}).update(paths)
-        unit.deps.add(ns)
         return self.allocate(ns, head, module)
 
 
@@ -289,6 +298,7 @@ def _plan_spellings(
                     head = chain.split(".")[0]
                     heads[head] = target
                     spellings[head] = names.via_namespace(unit, head, target, under)
+                    unit.deps.update(k for k in under.values() if k != key)
                     continue
             later.append((chain, target))
     # Pass 2: imports of live code (third-party, steps).
@@ -320,17 +330,17 @@ def _body(
     units: Mapping[str, _Unit],
     ordered: list[str],
     plans: Mapping[str, Mapping[str, str]],
-    ns_paths: Mapping[str, Mapping[tuple[str, ...], str]],
-    chunk_name: Mapping[str, str],
+    namespaces: _Namespaces,
 ) -> tuple[list[str], dict[str, str]]:
-    """The blocks in dependency order (renamed where their plan says so), and the renamed units."""
+    """The blocks: the module namespaces (empty of bundled members), then each unit in dependency
+    order (renamed where its plan says so) followed by the lines that hang it into every namespace
+    reaching it; and the renamed units."""
     body: list[str] = []
     renamed: dict[str, str] = {}
+    if namespaces:
+        body.append(namespaces.skeleton())
     for key in ordered:
         unit = units[key]
-        if key.startswith("module:"):
-            body.append(_namespace_text(unit, ns_paths[key], chunk_name))
-            continue
         text = _normalise(unit.text)
         renames = {spelling: new for spelling, new in plans[key].items() if spelling != new}
         if renames:
@@ -340,8 +350,69 @@ def _body(
             renamed[key] = renames[unit.name]
             note = f" (renamed from `{unit.name}`)"
         label = f"{unit.path}:{unit.line}" if unit.path else unit.module
-        body.append(f"# --- {key} from {label}{note}\n{text}")
+        body.append(f"# --- {key} from {label}{note}\n{text}{namespaces.attach(key)}")
     return body, renamed
+
+
+class _Namespaces:
+    """The ``SimpleNamespace`` objects that stand for first-party modules reached through an alias.
+
+    Built the way Python builds modules, so any import graph Python accepts loads (DESIGN §7):
+    each namespace exists, empty of bundled members, before any member is defined (a module object
+    exists before its body runs), and each member is hung into every namespace that reaches it
+    right after its own definition (``a.fa = fa``: an attribute exists once its ``def`` ran). A
+    cycle through module attributes (``a.fa`` calls ``b.fb``, which calls ``a.fa2``) then needs
+    nothing at load time, and a load-time use (``X = a.helper()``, a base class ``b.Base``) comes
+    after its member by dependency order. One module has one namespace, whatever alias reaches it
+    (``import app.a as first`` and ``from app import a as second`` are one object, as live). Live
+    imports under a namespace (a step hung into ``shop``) exist before it and are set at creation.
+
+    Rejected: namespaces built whole after the members they hold (a member reaching a namespace
+    must then come after it, and a cycle made one of them undefined: ``NameError`` at load), and
+    one namespace per alias (``first is second`` would be false, unlike the live modules).
+    """
+
+    def __init__(self, names: _Names, units: Mapping[str, _Unit]) -> None:
+        self.chunk_name = names.chunk_name
+        self.units = units
+        self.trees: dict[str, dict[tuple[str, ...], str]] = {
+            f"module:{prefix}": dict(paths) for prefix, paths in sorted(names.namespaces.items())
+        }
+
+    def __bool__(self) -> bool:
+        return bool(self.trees)
+
+    def skeleton(self) -> str:
+        """Every namespace, nested namespaces in place, live imports set, bundled members not yet."""
+        lines = ["# --- module namespaces: their bundled members are set below, each after its definition"]
+        for ns, paths in self.trees.items():
+            tree: dict[str, object] = {}
+            for path, key in sorted(paths.items()):
+                node = tree
+                for part in path[:-1]:
+                    node = node.setdefault(part, {})  # type: ignore[assignment]
+                if key not in self.units:  # a live import: defined at the top already
+                    node[path[-1]] = self.chunk_name[key]
+                else:
+                    node.setdefault(path[-1], None)  # set after the member's definition
+
+            def render(node: Mapping[str, object]) -> str:
+                items = ", ".join(f"{k}={render(v) if isinstance(v, dict) else v}"
+                                  for k, v in sorted(node.items()) if v is not None)
+                return f"{_NAMESPACE_FACTORY}({items})"
+
+            lines.append(f"{self.chunk_name[ns]} = {render(tree)}  # module `{ns[len('module:'):]}`")
+        return "\n".join(lines) + "\n"
+
+    def attach(self, key: str) -> str:
+        """The lines that hang unit ``key`` into the namespaces reaching it (after its definition)."""
+        lines = [
+            f"{self.chunk_name[ns]}.{'.'.join(path)} = {self.chunk_name[key]}"
+            for ns, paths in self.trees.items()
+            for path, k in sorted(paths.items())
+            if k == key
+        ]
+        return "\n" + "\n".join(lines) + "\n" if lines else ""
 
 
 def _header(fp: FlowFingerprint, entry: str, sources: tuple[str, ...]) -> str:
@@ -474,52 +545,9 @@ def _assigned_names(stmt: cst.SimpleStatementLine) -> list[cst.Name]:
     return out
 
 
-def _dependency_order(units: Mapping[str, _Unit], root: str) -> list[str]:
-    """Depth-first post-order from the flow: every unit after the units it binds. Cycles (mutually
-    recursive helpers) are cut where they are met; only load-time references could notice."""
-    order: list[str] = []
-    state: dict[str, int] = {}
-
-    def sort_key(k: str) -> tuple[str, int, str]:
-        u = units[k]
-        return (u.path or "~", u.line, k)
-
-    def visit(k: str) -> None:
-        if state.get(k):
-            return
-        state[k] = 1
-        for dep in sorted((d for d in units[k].deps if d in units), key=sort_key):
-            visit(dep)
-        order.append(k)
-
-    visit(root)
-    for k in sorted(units, key=sort_key):
-        visit(k)
-    # the flow reads best at the end; it depends on everything else anyway
-    if root in order:
-        order.remove(root)
-        order.append(root)
-    return order
-
-
 def _module_path(unit: _Unit, module: str) -> tuple[str, ...]:
     rel = unit.module[len(module) + 1 :] if unit.module != module else ""
     return (*[p for p in rel.split(".") if p], unit.name)
-
-
-def _namespace_text(unit: _Unit, paths: Mapping[tuple[str, ...], str], chunk_name: Mapping[str, str]) -> str:
-    tree: dict[str, object] = {}
-    for path, key in sorted(paths.items()):
-        node = tree
-        for part in path[:-1]:
-            node = node.setdefault(part, {})  # type: ignore[assignment]
-        node[path[-1]] = chunk_name[key]
-
-    def render(node: Mapping[str, object]) -> str:
-        items = ", ".join(f"{k}={render(v) if isinstance(v, dict) else v}" for k, v in sorted(node.items()))
-        return f"{_NAMESPACE_FACTORY}({items})"
-
-    return f"# --- module `{unit.module}`: the bundled members reached through it\n{unit.name} = {render(tree)}\n"
 
 
 def _import_lines(imports: Mapping[str, str]) -> list[str]:

@@ -15,14 +15,27 @@ from shop.steps import charge, reserve, ship
 from types import SimpleNamespace as _loom_namespace
 
 
-# --- shop.flows.LIMIT from shop/flows.py:9
-LIMIT = 3  # items per order; not the same LIMIT as shop.util.LIMIT
+# --- module namespaces: their bundled members are set below, each after its definition
+pricing = _loom_namespace()  # module `shop.pricing`
+u = _loom_namespace()  # module `shop.util`
 
 
-# --- shop.flows.total_of from shop/flows.py:12
-def total_of(order: dict) -> int:
-    items = order["items"][:LIMIT]
-    return sum(item["price"] for item in items)
+# --- shop.util.LIMIT from shop/util.py:3 (renamed from `LIMIT`)
+LIMIT__shop_util = 500
+
+
+# --- shop.util.fee from shop/util.py:6 (renamed from `fee`)
+def fee__shop_util(total: int) -> int:
+    return 1
+
+u.fee = fee__shop_util
+
+
+# --- shop.util.needs_review from shop/util.py:10
+def needs_review(total: int) -> bool:
+    return total > LIMIT__shop_util
+
+u.needs_review = needs_review
 
 
 # --- shop.pricing.RATE from shop/pricing.py:5
@@ -34,6 +47,8 @@ def discount(total: int) -> int:
     # floor, so a customer never pays a fraction of a cent more than quoted
     return math.floor(total * RATE / 100)
 
+pricing.discount = discount
+
 
 # --- shop.pricing.fee from shop/pricing.py:13
 def fee(total: int) -> int:
@@ -41,26 +56,14 @@ def fee(total: int) -> int:
     return 2 if total < 100 else 0
 
 
-# --- shop.util.fee from shop/util.py:6 (renamed from `fee`)
-def fee__shop_util(total: int) -> int:
-    return 1
+# --- shop.flows.LIMIT from shop/flows.py:9
+LIMIT = 3  # items per order; not the same LIMIT as shop.util.LIMIT
 
 
-# --- shop.util.LIMIT from shop/util.py:3 (renamed from `LIMIT`)
-LIMIT__shop_util = 500
-
-
-# --- shop.util.needs_review from shop/util.py:10
-def needs_review(total: int) -> bool:
-    return total > LIMIT__shop_util
-
-
-# --- module `shop.pricing`: the bundled members reached through it
-pricing = _loom_namespace(discount=discount)
-
-
-# --- module `shop.util`: the bundled members reached through it
-u = _loom_namespace(fee=fee__shop_util, needs_review=needs_review)
+# --- shop.flows.total_of from shop/flows.py:12
+def total_of(order: dict) -> int:
+    items = order["items"][:LIMIT]
+    return sum(item["price"] for item in items)
 
 
 # --- shop.flows.checkout from shop/flows.py:18
