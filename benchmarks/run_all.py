@@ -43,6 +43,7 @@ BENCHMARKS: dict[str, tuple[str, list[str], list[str]]] = {
     "replay": ("bench_divergence.py", [], ["--steps", "2000", "--repeat", "3"]),
     "build": ("bench_build.py", [], ["--modules", "200", "--flows", "20"]),
     "closure-width": ("bench_closure_width.py", [], ["--quick"]),
+    "deploy-check": ("bench_deploy_check.py", [], ["--executions", "1000", "--repeat", "2"]),
 }
 
 

@@ -14,6 +14,12 @@ the first two passed:
    ``sys.modules`` (dataclasses, pickling and ``inspect`` need their module to be findable), compiled
    with the chunk's path as filename so tracebacks point at the chunk.
 
+4. **The entry is the chunk's own.** ``entry`` must name a function the chunk's bytes compiled
+   (``__code__.co_filename`` is the chunk's path and ``__module__`` its private module), reached
+   only through classes the chunk defines: an edited ``entry`` naming something the chunk imports
+   (``shop.flows.checkout``) would otherwise serve a pinned execution on the live code while
+   ``chunkDigest`` still matched.
+
 Rejected alternatives: a ``sys.meta_path`` finder that makes chunks importable by name (it would
 let *any* code import an unverified chunk, and its module names would collide with the live
 package); ``importlib.util.spec_from_file_location`` (it re-reads the file after we verified it);
@@ -196,15 +202,42 @@ def _execute(path: Path, data: bytes, entry: VersionEntry, *, flow_id: str) -> t
 
 
 def _entry_attr(module: types.ModuleType, dotted: str, *, path: Path, flow_id: str, code_hash: str) -> Callable[..., Any]:
+    """The object ``dotted`` names *inside* the chunk: every step of the path a class the chunk
+    defines, the last one a flow whose function the chunk's own bytes compiled. A path through an
+    import (``shop.flows.checkout``: the chunk imports ``shop`` for its steps) would reach the live
+    package and serve a pinned execution on current code while ``chunkDigest`` still matched."""
+    key = f"flows.{flow_id}.versions.{code_hash}.entry"
+
+    def refuse(why: str) -> ManifestError:
+        return ManifestError(
+            f"{path}: entry `{dotted}` of the chunk for flow `{flow_id}` {why}; the entry must name the flow "
+            "function the chunk defines. Rebuild with `loom build` and do not edit the manifest by hand",
+            path=str(path), flow_id=flow_id, key=key,
+        )
+
     obj: Any = module
-    for part in dotted.split("."):
+    parts = dotted.split(".")
+    for i, part in enumerate(parts):
+        if i and not (isinstance(obj, type) and obj.__module__ == module.__name__):
+            raise refuse(f"goes through `{'.'.join(parts[:i])}`, which is not a class defined in the chunk")
         try:
-            obj = getattr(obj, part)
-        except AttributeError:
+            obj = obj.__dict__[part] if i == 0 else getattr(obj, part)
+        except (KeyError, AttributeError):
             raise ManifestError(
                 f"{path}: the chunk of flow `{flow_id}` has no entry `{dotted}`; rebuild with `loom build`",
                 path=str(path),
                 flow_id=flow_id,
-                key=f"flows.{flow_id}.versions.{code_hash}.entry",
+                key=key,
             ) from None
+        if isinstance(obj, types.ModuleType):
+            raise refuse(f"goes through the module `{obj.__name__}`, which the chunk imports (live code)")
+    defn = getattr(obj, "__loom_flow__", None)
+    fn = defn.fn if isinstance(defn, FlowDefinition) and defn.fn is not None else obj
+    code = getattr(fn, "__code__", None)
+    # the file the module was compiled from: a module reused for the same bytes of another
+    # bundle (``_execute``) keeps the first bundle's path
+    compiled_from = getattr(module, "__file__", None) or str(path)
+    if getattr(fn, "__module__", None) != module.__name__ or code is None or code.co_filename != compiled_from:
+        where = getattr(code, "co_filename", None) or getattr(fn, "__module__", "?")
+        raise refuse(f"is not defined in the chunk (its code comes from {where})")
     return obj

@@ -93,7 +93,7 @@ def run(request: dict[str, Any], out: IO[str]) -> None:
                     continue
                 try:
                     result = boxes[(flow_id, code_hash)].replay(eid, events)
-                except Exception as exc:  # noqa: BLE001 - the sandbox reports LoomErrors; anything else is a finding too
+                except (Exception, SystemExit) as exc:  # noqa: BLE001 - the sandbox reports LoomErrors; a body that exits is a finding too
                     emit({"id": eid, "kind": "error", "message": f"{type(exc).__name__}: {exc}", "status": status})
                     continue
                 emit(_result_line(eid, result, status))

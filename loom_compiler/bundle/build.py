@@ -163,6 +163,12 @@ class _Collected:
 FlowsEntry = tuple[tuple[tuple[str, Optional[str]], ...], tuple[_Built, ...], tuple[SourceError, ...]]
 
 
+def _ModuleSummary() -> type:  # noqa: N802 - the class, imported when a flow is fingerprinted (libcst)
+    from ..analysis import ModuleSummary
+
+    return ModuleSummary
+
+
 @functools.lru_cache(maxsize=None)
 def _summary_type() -> Any:
     """What a summary entry holds. Imported on first use: ``analysis`` imports libcst, which a
@@ -653,7 +659,7 @@ class _Pipeline:
         errs = list(errors)
         for fp in flows:
             try:
-                chunk = self._emit(fp, summary)
+                chunk = self._emit(fp, summary, {m: s for m in requested if isinstance(s := memo.get(m), _ModuleSummary())})
             except ChunkError as exc:
                 errs.append(SourceError(exc.path, exc.line, exc.column, str(exc), code="bundle"))
                 continue
@@ -663,7 +669,9 @@ class _Pipeline:
         return deps, tuple(built), tuple(errs)
 
     @staticmethod
-    def _emit(fp: FlowFingerprint, summary: ModuleSummary) -> Chunk:
+    def _emit(fp: FlowFingerprint, summary: ModuleSummary, summaries: Mapping[str, ModuleSummary]) -> Chunk:
+        """The chunk of ``fp``; ``summaries`` (every module its closure computation read) say where
+        each module imports what, so the chunk defines members in the live order (``chunk_order``)."""
         class_source, class_line = None, 0
         if "." in fp.function:
             top = fp.function.split(".")[0]
@@ -671,9 +679,11 @@ class _Pipeline:
                 if unit.kind == "class":
                     class_source, class_line = unit.source, unit.line
         from .chunk import emit_chunk
+        from .chunk_order import import_schedule
 
         return emit_chunk(fp, class_source=class_source, class_line=class_line,
-                          module_imports=summary.import_map())
+                          module_imports=summary.import_map(),
+                          import_schedules={m: import_schedule(s) for m, s in sorted(summaries.items())})
 
     def close(self) -> None:
         if self._pool is not None:

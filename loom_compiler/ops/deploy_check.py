@@ -206,7 +206,10 @@ def _verdict(
     if kind == "nondeterministic":
         return Verdict(**base, verdict="diverged", replayed=True, reason=(
             f"{served}, but in its replay {message}: a resume would park it on `{RESERVED_GATE}`"))
-    # live-work, mismatch, error: the code does not reproduce what the journal recorded
+    if kind == "error":  # the run itself failed (API misuse, a body that exits): not a flow outcome
+        return Verdict(**base, verdict="mismatch", replayed=True, reason=(
+            f"{served}, but its replay failed: {message}; a resume on this build would fail the same way"))
+    # live-work, mismatch: the code does not reproduce what the journal recorded
     return Verdict(**base, verdict="mismatch", replayed=True, reason=(
         f"{served}, but its replay does not reach its resume point: {message}; a resume would do work the recorded "
         "run did not. Ship the version it started on (history), or drop its codeHash from compatible_with"))

@@ -126,6 +126,8 @@ class DeployReport:
             "replay": self.replay,
             "replayed": self.replayed,
             "sampledOut": self.sampled_out,
+            "workers": self.workers,
+            "workerPeakRssKb": self.peak_rss_kb,
             "counts": self.counts(),
             "executions": [v.to_json() for v in self.executions],
             "loadFailures": [{"flowId": f, "codeHash": h, "error": e} for f, h, e in self.load_failures],

@@ -32,7 +32,7 @@ import difflib
 import textwrap
 import warnings
 
-__all__ = ["readable", "code_diff", "inline_change"]
+__all__ = ["readable", "code_diff", "inline_change", "parse_member"]
 
 
 class _Normalise(ast.NodeTransformer):
@@ -90,15 +90,32 @@ def _drop_docstring(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
         node.body = body[1:] or [ast.Pass()]
 
 
+def parse_member(source: str) -> ast.Module:
+    """A member's source (a method is indented) as a module; ``SyntaxError`` if it is no statement.
+
+    ``textwrap.dedent`` alone fails on a method holding a triple-quoted string whose lines start in
+    column 0 (their common margin is then nothing): such a member parses inside an ``if True:``
+    block instead, whose body is taken. Found on Temporal's samples-python."""
+    source = source.lstrip("\r\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)  # an invalid escape is the author's business
+        try:
+            return ast.parse(textwrap.dedent(source))
+        except SyntaxError:
+            if not source[:1].isspace():
+                raise
+            block = ast.parse("if True:\n" + source).body[0]
+            assert isinstance(block, ast.If)
+            return ast.Module(body=block.body, type_ignores=[])
+
+
 def readable(source: str, *, flow_id: str | None = None, decorator: str | None = None) -> str | None:
     """``source`` normalised (see the module docstring); ``None`` when it does not parse on its own
     (a fragment only the canonical form can show). ``flow_id``: the member is that flow."""
     if not source.strip():
         return None
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", SyntaxWarning)  # an invalid escape is the author's business
-            tree = ast.parse(textwrap.dedent(source))
+        tree = parse_member(source)
     except (SyntaxError, ValueError):
         return None
     tree = _Normalise(flow_id, decorator).visit(tree)

@@ -26,10 +26,10 @@ through assignments (an interpreter's worth of work for an estimate).
 from __future__ import annotations
 
 import ast
-import textwrap
-import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from .code import parse_member
 
 __all__ = ["StepCalls", "step_calls", "could_skip"]
 
@@ -93,9 +93,7 @@ def step_calls(sources: Iterable[str]) -> StepCalls:
         if not source.strip():
             continue
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", SyntaxWarning)
-                tree = ast.parse(textwrap.dedent(source))
+            tree = parse_member(source)
         except (SyntaxError, ValueError):
             continue
         finder.visit(tree)

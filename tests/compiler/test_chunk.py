@@ -79,7 +79,8 @@ def test_colliding_members_of_two_modules_are_renamed_and_each_keeps_its_meaning
     assert "    discount = 3  # a local of the same name stays\n" in chunk.text
     assert "return floor(total * RATE__shop_pricing) - discount\n" in chunk.text
     assert "total = p.discount(order) + discount(1)" in chunk.text  # the flow's text is untouched
-    assert "p = _loom_namespace(discount=discount__shop_pricing)" in chunk.text
+    assert "p = _loom_namespace()  # module `shop.pricing`" in chunk.text
+    assert "\np.discount = discount__shop_pricing\n" in chunk.text
     assert "# a comment that must survive" in chunk.text
     fn = run_chunk(chunk.text)
     # pricing.discount(5) = floor(5 * 10) - 3 = 47; flows.discount(1) = 2
@@ -115,7 +116,8 @@ def test_module_alias_binding_becomes_a_namespace_of_bundled_members():
     disc = member("shop.pricing.discount", "function", "def discount(total):\n    return total - RATE\n",
                   [("RATE", "shop.pricing.RATE")])
     chunk = emit_chunk(fingerprint(flow, disc, rate, IMPORTS[2]))
-    assert "p = _loom_namespace(RATE=RATE, discount=discount)" in chunk.text
+    assert "p = _loom_namespace()  # module `shop.pricing`" in chunk.text
+    assert "\np.RATE = RATE\n" in chunk.text and "\np.discount = discount\n" in chunk.text
     assert run_chunk(chunk.text)(Ctx(), 15) == 15
 
 
@@ -127,7 +129,8 @@ def test_nested_package_alias_gets_nested_namespaces():
     )
     disc = member("shop.pricing.discount", "function", "def discount(total):\n    return total * 2\n")
     chunk = emit_chunk(fingerprint(flow, disc, IMPORTS[2]))
-    assert "shop = _loom_namespace(pricing=_loom_namespace(discount=discount))" in chunk.text
+    assert "shop = _loom_namespace(flows=_loom_namespace(), pricing=_loom_namespace())  # module `shop`" in chunk.text
+    assert "\nshop.pricing.discount = discount\n" in chunk.text
     assert run_chunk(chunk.text)(Ctx()) == 6
 
 
@@ -142,12 +145,13 @@ def test_an_import_that_collides_with_a_bundled_member_is_imported_under_another
     assert run_chunk(chunk.text)(Ctx()) == -1 + 2
 
 
-def test_dependencies_come_before_their_users_and_the_flow_last():
-    base = member("shop.models.Base", "class", "class Base:\n    kind = KIND\n", [("KIND", "shop.models.KIND")], line=4)
-    kind = member("shop.models.KIND", "constant", "KIND = 'base'\n", line=9)  # defined later in its file
-    cart = member("shop.models.Cart", "class", "class Cart(Base):\n    pass\n", [("Base", "shop.models.Base")], line=1)
+def test_members_come_in_the_order_their_module_defines_them():
+    # shop/models.py: KIND (line 1), Base (3), Cart (6): class bodies run at load time in that order
+    kind = member("shop.models.KIND", "constant", "KIND = 'base'\n", line=1)
+    base = member("shop.models.Base", "class", "class Base:\n    kind = KIND\n", [("KIND", "shop.models.KIND")], line=3)
+    cart = member("shop.models.Cart", "class", "class Cart(Base):\n    pass\n", [("Base", "shop.models.Base")], line=6)
     flow = member("shop.flows.checkout", "flow", "@flow('checkout')\ndef checkout(ctx):\n    return Cart.kind\n",
-                  [("flow", "loom_runtime.flow"), ("Cart", "shop.models.Cart")])
+                  [("flow", "loom_runtime.flow"), ("Cart", "shop.models.Cart")], line=3)
     chunk = emit_chunk(fingerprint(flow, cart, base, kind, IMPORTS[2]))
     text = chunk.text
     assert text.index("KIND = 'base'") < text.index("class Base") < text.index("class Cart") < text.index("def checkout")
@@ -285,7 +289,8 @@ def test_one_package_head_for_bundled_helpers_and_live_steps():
     step = member("json.dumps", "step", module="json")
     chunk = emit_chunk(fingerprint(flow, helper, step), module_imports={"flow": "loom_runtime.flow"})
     assert "from json import dumps\n" in chunk.text
-    assert "json = _loom_namespace(dumps=dumps, helper=helper)" in chunk.text
+    assert "json = _loom_namespace(dumps=dumps)  # module `json`" in chunk.text  # the live step: at once
+    assert "\njson.helper = helper\n" in chunk.text  # the bundled helper: after its definition
     assert run_chunk(chunk.text)(Ctx()) == "[1]!"
 
 

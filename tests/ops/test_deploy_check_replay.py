@@ -27,7 +27,7 @@ EXAMPLE_SHOP = HERE.parents[1] / "examples" / "shop"
 
 LIVE = """
 import json, sys
-from loom_runtime import Registry, Runtime, SqliteJournal
+from loom_runtime import Registry, Runtime, open_journal
 from loom_runtime.journal.events import NewEvent
 from marker_shop.flows import order
 rt = Runtime(journal=sys.argv[1], registry=Registry.from_manifest(sys.argv[2], strict=True), divergence="fail")
@@ -38,7 +38,7 @@ assert rt.resume("at-ship", None, gate="go").gate == "ship"
 assert rt.start("order", {"sku": "c", "amount": 7}, execution_id="crashed").gate == "go"
 rt.close()
 # a crash right after the answer to `go` was recorded: running, its decision not taken yet
-j = SqliteJournal(sys.argv[1])
+j = open_journal(sys.argv[1])
 j.append("crashed", [NewEvent("EXECUTION_RESUMED", {"gate": "go", "payload": None})], expected_seq=j.summary("crashed").last_seq)
 j.close()
 """
@@ -71,20 +71,26 @@ def run(root: Path, script: str, *args: str, markers: Path) -> str:
     return done.stdout
 
 
-@pytest.fixture
-def shop(tmp_path: Path, monkeypatch):
-    """marker_shop built (v1), a journal of three in-flight executions on v1, and empty markers."""
+def make_shop(tmp_path: Path, monkeypatch, url: str | None = None) -> dict:
+    """marker_shop built (v1), a journal (SQLite, or ``url``) of three in-flight executions on v1,
+    and an empty marker directory the replay workers write to if any effect runs."""
     root = copy_project(MARKER_SHOP, tmp_path / "proj")
     v1 = build(root, tmp_path / "v1")
     live = tmp_path / "live-markers"
     live.mkdir()
     journal = tmp_path / "journal.db"
-    run(root, LIVE, str(journal), str(v1), markers=live)
+    url = url or f"sqlite:///{journal}"
+    run(root, LIVE, url, str(v1), markers=live)
     assert sorted(p.name for p in live.iterdir()) == ["decider-approve", "step-reserve"]
     markers = tmp_path / "markers"
     markers.mkdir()
     monkeypatch.setenv("LOOM_TEST_MARKERS", str(markers))  # the replay workers inherit it
-    return {"root": root, "v1": v1, "url": f"sqlite:///{journal}", "journal": journal, "markers": markers, "tmp": tmp_path}
+    return {"root": root, "v1": v1, "url": url, "journal": journal, "markers": markers, "tmp": tmp_path}
+
+
+@pytest.fixture
+def shop(tmp_path: Path, monkeypatch) -> dict:
+    return make_shop(tmp_path, monkeypatch)
 
 
 def candidate(shop, name: str, *edits: tuple[str, str], compatible: bool = True) -> Path:
@@ -133,6 +139,16 @@ def test_a_dropped_step_listed_compatible_is_diverged_naming_the_executions(shop
     assert text.exit_code == 1
     assert "diverged: execution `at-go` (flow `order`" in text.stdout and "never asks for recorded step(s) `reserve`" in text.stdout
     assert "0 of 3 unfinished execution(s) servable" in text.stdout and "2 diverged, 1 mismatch" in text.stdout
+    assert list(shop["markers"].iterdir()) == []
+
+
+@pytest.mark.postgres
+def test_on_postgresql_too(tmp_path: Path, monkeypatch, postgres_schema):
+    shop = make_shop(tmp_path, monkeypatch, postgres_schema.url)
+    assert deploy_check(shop["url"], shop["v1"], import_paths=[shop["root"]]).ok
+    manifest = candidate(shop, "dropped", ('    ctx.execute("reserve", reserve, o["sku"])\n', ""))
+    report = deploy_check(shop["url"], manifest, import_paths=[shop["root"]], jobs=2)
+    assert {v.execution_id: v.skipped for v in report.diverged} == {"at-go": ("reserve",), "at-ship": ("reserve",)}
     assert list(shop["markers"].iterdir()) == []
 
 
@@ -200,6 +216,19 @@ def test_census_and_deploy_check_judge_a_diverged_park_the_same_way(shop):
                                      "--import-path", str(shop["root"])]).stdout
     assert "1 execution(s) parked on `__loom_diverged__` (`at-go`) replay cleanly" in text
     assert list(shop["markers"].iterdir()) == []
+
+
+def test_a_body_that_kills_its_interpreter_is_reported_not_hidden(shop):
+    exits = candidate(shop, "exits", ('    ctx.execute("reserve", reserve, o["sku"])\n',
+                                      '    import os, sys\n    if o["sku"] == "b":\n        sys.exit(4)\n'
+                                      '    if o["sku"] == "c":\n        os._exit(3)\n    ctx.execute("reserve", reserve, o["sku"])\n'))
+    report = deploy_check(shop["url"], exits, import_paths=[shop["root"]], jobs=1)
+    got = {v.execution_id: v for v in report.executions}
+    assert got["at-ship"].verdict == "mismatch" and "SystemExit: 4" in got["at-ship"].reason
+    # os._exit ends the worker: what it had not reported is stranded, saying why and what to do
+    assert got["crashed"].verdict == "stranded"
+    assert "its replay worker exited with status 3" in got["crashed"].reason and "--jobs 1" in got["crashed"].reason
+    assert not report.ok
 
 
 def test_json_and_github_formats(shop):

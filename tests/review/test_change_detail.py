@@ -67,6 +67,13 @@ def test_the_flow_decorator_is_left_out_of_the_flow_but_other_decorators_stay():
     assert temporal == "async def run(self):\n    pass"
 
 
+def test_a_method_holding_a_string_whose_lines_start_in_column_zero_reads():
+    # from temporalio/samples-python (openai_agents/mcp): dedent finds no common margin here
+    source = '    async def run(self) -> str:\n        message = """Review:\n\ndef f():\n    pass\n"""\n        return message\n'
+    assert readable(source) == 'async def run(self) -> str:\n    message = \'Review:\\n\\ndef f():\\n    pass\\n\'\n    return message'
+    assert step_calls([source.replace("return message", 'return ctx.execute("a", f)')]).ids == ("a",)
+
+
 def test_a_fragment_that_does_not_parse_has_no_reading():
     assert readable("") is None and readable("return (\n") is None
 

@@ -146,3 +146,32 @@ def test_dotted_entry_resolves_inside_the_chunk(tmp_path):
     missing = version_entry("chunks/c.py", text.encode(), entry="Holder.nope", label="v2")
     with pytest.raises(ManifestError, match=r"has no entry `Holder\.nope`"):
         load_chunk(tmp_path, missing, flow_id="checkout", manifest_path="m.json")
+
+
+@pytest.mark.parametrize("entry, why", [
+    ("shop_live.flows.run", r"goes through the module `shop_live`, which the chunk imports"),
+    ("live_checkout", r"is not defined in the chunk \(its code comes from .*shop_live"),
+    ("Alias.flow", r"is not defined in the chunk"),
+])
+def test_an_entry_that_reaches_live_code_is_refused(tmp_path, monkeypatch, entry, why):
+    """``entry: "shop.flows.checkout"`` resolved through the chunk's imports and served a pinned
+    execution on the current code while chunkDigest still matched."""
+    live = tmp_path / "live" / "shop_live"
+    live.mkdir(parents=True)
+    (live / "__init__.py").write_text("")
+    (live / "flows.py").write_text(flow_chunk("checkout", result="LIVE"))
+    monkeypatch.syspath_prepend(str(tmp_path / "live"))
+    for name in ("shop_live", "shop_live.flows"):
+        sys.modules.pop(name, None)
+    text = (flow_chunk("checkout", result="pinned") + "\n\nimport shop_live.flows\n"
+            "from shop_live.flows import run as live_checkout\n\n"
+            "class Alias:\n    flow = staticmethod(live_checkout)\n")
+    bundle = tmp_path / "bundle"
+    path = bundle / "chunks" / "c.py"
+    path.parent.mkdir(parents=True)
+    path.write_text(text)
+    assert load_chunk(bundle, version_entry("chunks/c.py", text.encode()), flow_id="checkout",
+                      manifest_path="m.json").fn() == "pinned"
+    hostile = version_entry("chunks/c.py", text.encode(), entry=entry, label="v2")
+    with pytest.raises(ManifestError, match=why):
+        load_chunk(bundle, hostile, flow_id="checkout", manifest_path="m.json")

@@ -1,0 +1,170 @@
+"""The order a chunk defines its bundled members: the order the live modules define them.
+
+A chunk puts the members of several modules into one file, so it must choose an order, and
+load-time code depends on it: a base class, a decorator, a default argument, a constant computed
+by calling a helper (``LIMIT = pricing.limit()``) needs what it uses defined before it runs, and
+in an import cycle Python itself accepts such a use in one direction only. So the chunk does not
+invent an order: it replays how Python would execute the modules (``execution_order``). Starting
+at the flow's module (after its parent packages, as ``import shop.flows`` runs ``shop`` first),
+each module's statements run in line order; an import statement of a first-party module not yet
+started runs that module's statements first, then goes on (a module already started — a cycle —
+is skipped, as Python's ``sys.modules`` entry is); ``import a.b.c`` starts ``a``, ``a.b``,
+``a.b.c``; ``from a import b`` starts ``a`` then ``a.b`` when ``b`` is a module. A bundled member
+gets the place of its own statement in that run. Whatever load-time use works live therefore
+works in the chunk, and a use that would fail live fails the same way.
+
+Where the imports are comes from each module's summary (``import_schedule``: every module-level
+statement that imports, with its line and first-party targets; imports inside function bodies
+are lazy and run later). A module without a schedule (a caller that gave none) is assumed to
+import, at its top, the modules its bundled members use (the common layout). Members of a module
+the run never reaches (reached only through a lazy import) come last, in module and line order.
+
+Rejected: a dependency order over the members' references (it cannot tell a call-time reference
+from a load-time one, and a cycle had to be cut somewhere: a constant computed at load time could
+land before the function it calls), and a fixed module order (alphabetical, or by first use: an
+import cycle resolves in the order the statements say, which only the statements know).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Protocol
+
+__all__ = ["Schedule", "import_schedule", "execution_order"]
+
+#: ``(line, modules imported by the statement on that line, in order)`` per importing statement
+Schedule = tuple[tuple[int, tuple[str, ...]], ...]
+
+
+class _UnitLike(Protocol):
+    line: int
+    source: str
+
+
+class _SummaryLike(Protocol):
+    module: str
+    is_package: bool
+    units: Sequence[_UnitLike]
+
+
+def import_schedule(summary: _SummaryLike) -> Schedule:
+    """Every module-level statement of ``summary`` that imports, with the absolute module names it
+    imports (``import a.b`` -> ``a``, ``a.b``; ``from a import b`` -> ``a``, ``a.b``: whether
+    ``a.b`` is a module is for ``execution_order`` to decide; relative imports resolved)."""
+    out: list[tuple[int, tuple[str, ...]]] = []
+    for unit in summary.units:
+        if "import" not in unit.source:
+            continue
+        try:
+            tree = ast.parse(unit.source)
+        except SyntaxError:  # a unit is a statement of a module that parsed: never, but not fatal
+            continue
+        targets: list[str] = []
+        for node in _load_time_nodes(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    targets.extend(_chain(alias.name))
+            elif isinstance(node, ast.ImportFrom):
+                base = _absolute(summary.module, summary.is_package, node.module, node.level)
+                if base is None:
+                    continue
+                targets.extend(_chain(base))
+                targets.extend(f"{base}.{alias.name}" for alias in node.names if alias.name != "*")
+        if targets:
+            out.append((unit.line, tuple(dict.fromkeys(targets))))
+    return tuple(out)
+
+
+def _load_time_nodes(tree: ast.AST) -> Iterable[ast.AST]:
+    """Nodes that run when the statement runs: function and lambda bodies run later."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in reversed(list(ast.iter_child_nodes(node))):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                stack.extend(child.decorator_list if not isinstance(child, ast.Lambda) else ())
+                continue
+            stack.append(child)
+
+
+def _chain(dotted: str) -> list[str]:
+    parts = dotted.split(".")
+    return [".".join(parts[: i + 1]) for i in range(len(parts))]
+
+
+def _absolute(module: str, is_package: bool, name: str | None, level: int) -> str | None:
+    if level == 0:
+        return name
+    parts = module.split(".") if is_package else module.split(".")[:-1]
+    if level - 1 > len(parts) or (level - 1 == len(parts) and not name):
+        return None  # beyond the top-level package: an ImportError live
+    base = parts[: len(parts) - (level - 1)]
+    return ".".join([*base, *([name] if name else [])]) or None
+
+
+def execution_order(
+    members: Sequence[tuple[str, str, int]],
+    start: str,
+    schedules: Mapping[str, Schedule],
+    uses: Mapping[str, Iterable[str]],
+) -> list[str]:
+    """The keys of ``members`` (``(key, module, line)``) in the order the live modules would
+    define them when ``start`` is imported (see the module docstring). ``schedules``: the import
+    schedule of each module known; ``uses``: for a module without one, the modules its members
+    use (assumed imported at its top)."""
+    by_module: dict[str, list[tuple[int, str]]] = {}
+    for key, module, line in members:
+        by_module.setdefault(module, []).append((line, key))
+    known = set(by_module) | set(schedules)
+    rank: dict[str, int] = {}
+    started: set[str] = set()
+
+    def schedule_of(module: str) -> Schedule:
+        if module in schedules:
+            return schedules[module]
+        used = sorted({m for m in uses.get(module, ()) if m != module})
+        return ((0, tuple(t for m in used for t in _chain(m))),) if used else ()
+
+    def drive(module: str) -> None:
+        # An explicit stack of (a started module's events, the next one to run): an import chain
+        # thousands of modules deep must not recurse.
+        stack: list[list[tuple[int, int, object]]] = []
+        positions: list[int] = []
+
+        def enter(m: str) -> None:
+            if m in started or m not in known:
+                return
+            started.add(m)
+            events: list[tuple[int, int, object]] = [(line, 0, targets) for line, targets in schedule_of(m)]
+            events += [(line, 1, key) for line, key in by_module.get(m, ())]
+            events.sort(key=lambda e: (e[0], e[1]))
+            stack.append(events)
+            positions.append(0)
+
+        queue: list[str] = list(_chain(module))
+        for first in queue:
+            enter(first)
+            while stack:
+                events, i = stack[-1], positions[-1]
+                if i >= len(events):
+                    stack.pop()
+                    positions.pop()
+                    continue
+                line, kind, what = events[i]
+                if kind == 1:
+                    positions[-1] = i + 1
+                    rank.setdefault(what, len(rank))  # type: ignore[arg-type]
+                    continue
+                targets = [t for t in what if t not in started and t in known]  # type: ignore[union-attr]
+                if not targets:
+                    positions[-1] = i + 1
+                    continue
+                # Start the first target not yet started; this statement is revisited afterwards
+                # for the rest (``import a, b`` runs ``a`` fully, then ``b``).
+                enter(targets[0])
+
+    drive(start)
+    late = sorted((module, line, key) for key, module, line in members if key not in rank)
+    return sorted((key for key, _, _ in members if key in rank), key=rank.__getitem__) + [key for _, _, key in late]
