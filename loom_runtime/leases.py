@@ -112,6 +112,8 @@ class Leases:
             held = self._held.pop(execution_id, None)
             if held is None:
                 return
+            if not self._held:
+                self._wake.notify_all()  # the heartbeat thread exits now rather than at its next beat
             try:
                 self.journal.release_lease(held[0])
             except LoomError:

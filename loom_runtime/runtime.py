@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import os
 import random
+import socket
 import time
 import uuid
 import warnings
@@ -77,11 +78,17 @@ class Runtime(AsyncForms):
         embedded default); ``None`` keeps the journal in memory. ``divergence``: ``off | warn | fail``; unset means ``fail`` under
         ``strict=True`` and ``warn`` otherwise (an explicit value always wins).
 
-        ``worker_id``: when several workers share one journal, each takes a lease
-        (``JournalStore.acquire_lease``, ``lease_ttl`` seconds, renewed as it appends) on an execution
-        before writing to it and passes it with every append, so a worker that stalled past its lease
-        is fenced even if its expected sequence number happens to still match. Without it, the
-        expected-sequence fence alone keeps two writers from interleaving."""
+        ``worker_id``: this runtime's identity as a worker (default: ``<host>-<pid>-<random>``, one
+        per ``Runtime``). Every runtime leases an execution (``JournalStore.acquire_lease``,
+        ``lease_ttl`` seconds, renewed while it drives) before it writes to it and passes the lease
+        with every append, so a ``recover`` or a worker never drives an execution another live
+        process holds, and a worker that stalled past its lease is fenced even if its expected
+        sequence number happens to still match. A step body therefore runs twice only after a crash
+        (at least once), never because two healthy processes raced. ``lease_ttl`` is how long a
+        crashed process's executions wait before another one takes them over: make it longer than
+        your longest step's stall, not than the step (the lease is renewed while the step runs).
+        Rejected: leases only when a worker id is given (a second process's ``recover`` re-ran a
+        step a healthy first process was still running)."""
         if journal is None:
             journal = MemoryJournal(clock=clock)
         elif isinstance(journal, str):
@@ -92,9 +99,9 @@ class Runtime(AsyncForms):
         self.divergence = resolve_mode(divergence, strict=strict)
         self.strict = strict
         self.clock = clock
-        self.worker_id = worker_id
+        self.worker_id = worker_id if worker_id is not None else default_worker_id()
         self.lease_ttl = lease_ttl
-        self._leases = Leases(journal, worker_id, lease_ttl)
+        self._leases = Leases(journal, self.worker_id, lease_ttl)
         self._on_warn = on_warn
         self._rng = random.Random()  # the visit order of a worker's passes (seeded from the OS)
         self._port = StorePort(
@@ -229,8 +236,8 @@ class Runtime(AsyncForms):
         """After a crash: fire due timers, then re-drive every *running* execution (parked ones wait).
 
         A refusal or mismatch of one execution does not stop the pass; it is reported on its handle.
-        With ``worker_id`` set, executions another worker holds a live lease on are skipped: the
-        listing leaves them out (the store judges leases by its own clock) and one leased between
+        Executions another worker (or process) holds a live lease on are skipped: the listing leaves
+        them out (the store judges leases by its own clock) and one leased between
         the listing and the claim is skipped on the failed claim, before any read, and so is one
         parked or finished since the listing; none of them is in the result. Each pass visits the
         executions in a random order of its own, so several workers do not all queue on the same
@@ -253,11 +260,11 @@ class Runtime(AsyncForms):
         return handles
 
     def _visit_order(self, summaries: tuple[ExecutionSummary, ...]) -> Sequence[ExecutionSummary]:
-        """Execution-id order for a lone runtime (deterministic); a fresh shuffle per pass for a worker.
+        """A fresh shuffle per pass, so several workers do not all queue on the same first execution.
 
         Rejected: a fixed offset derived from the worker id (workers whose offsets fall close walk
         the same run of executions in lock-step every pass; a per-pass shuffle decorrelates them)."""
-        if self.worker_id is None or len(summaries) < 2:
+        if len(summaries) < 2:
             return summaries
         order = list(summaries)
         self._rng.shuffle(order)
@@ -305,6 +312,7 @@ class Runtime(AsyncForms):
         return view_of(fold(execution_id, events), events)
 
     def close(self) -> None:
+        self._leases.release_all()
         self.journal.close()
 
     def __enter__(self) -> Runtime:
@@ -374,6 +382,11 @@ class Runtime(AsyncForms):
         except LoomError:
             return Handle(execution_id, "", "unknown", exception=exc)
         return state_handle(st, exception=exc)
+
+
+def default_worker_id() -> str:
+    """``<host>-<pid>-<6 hex>``: readable in ``loom census``/logs, unique per Runtime object."""
+    return f"{socket.gethostname() or 'host'}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
 
 
 def _refuse_blocking_drive(version: FlowVersion) -> None:

@@ -2,7 +2,8 @@
 
 A child process drives a flow over a SQLite journal file; a step blocks after announcing itself,
 and the test kills the child with SIGKILL (no cleanup, no atexit, no rollback in Python). A fresh
-process then calls ``recover``. The step runs again (at-least-once), no completed step runs twice,
+process then calls ``recover`` until the dead process's lease has expired (every ``Runtime`` leases
+what it drives). The step runs again (at-least-once), no completed step runs twice,
 and the journal's sequence numbers stay contiguous and unique.
 """
 
@@ -52,12 +53,18 @@ CHILD = textwrap.dedent(
             out.append(ctx.execute(f"s{i}", effect(f"s{i}")))
         return out
 
-    rt = Runtime(journal=SqliteJournal(journal_path), divergence="fail")
+    # a short lease: the killed process's lease must run out before another process takes over
+    rt = Runtime(journal=SqliteJournal(journal_path), divergence="fail", lease_ttl=1.0)
     rt.register(crashy)
     if mode == "start":
         h = rt.start("crashy", None, execution_id="e1")
     else:
-        [h] = rt.recover()
+        deadline = time.monotonic() + 60
+        handles = rt.recover()
+        while not handles and time.monotonic() < deadline:  # leased to the dead process until it expires
+            time.sleep(0.1)
+            handles = rt.recover()
+        [h] = handles
     print(h.status, h.result)
     """
 )
