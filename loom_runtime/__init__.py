@@ -6,7 +6,7 @@ step-family replay-check (D4); flows and steps may be ``async def`` (DESIGN §9)
 """
 
 # Authoring
-from .definition import RESERVED_GATE, FlowDefinition, StepDefinition, flow, step
+from .definition import RESERVED_GATE, Backoff, FlowDefinition, StepDefinition, flow, non_retryable, step
 from .context import Context
 from .context_async import AsyncContext
 
@@ -78,6 +78,8 @@ __all__ = [
     "StepDefinition",
     "flow",
     "step",
+    "Backoff",
+    "non_retryable",
     "LoomError",
     "ConfigError",
     "FlowDefinitionError",

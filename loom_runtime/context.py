@@ -24,7 +24,7 @@ from typing import Any
 
 from .aio import await_blocking
 from .errors import FlowDivergenceError, FlowUsageError, JournalError, NonDeterminismError
-from .run import LIVE, Run
+from .run import LIVE, WAIT, Run, step_policy
 
 __all__ = ["Context", "check_branches"]
 
@@ -65,6 +65,8 @@ class Context:
         """Run ``fn(*args, **kwargs)`` once per execution under ``step_id``; serve it on replay."""
         run = self._run
         served = run.step_begin(step_id)
+        if served is WAIT:
+            raise run.retry_repark(step_id)
         if served is not LIVE:
             return served
         try:
@@ -72,7 +74,10 @@ class Context:
             if inspect.isawaitable(result):  # an async step from a sync flow runs to its end here
                 result = await_blocking(result)
         except Exception as exc:
-            raise run.step_raised(step_id, exc) from exc
+            delay = run.retry_delay(step_id, exc, step_policy(fn))
+            if delay is None:
+                raise run.step_raised(step_id, exc) from exc
+            raise run.retry_park(step_id, exc, delay) from exc  # the next attempt waits on a durable timer
         return run.step_succeeded(step_id, result)
 
     def decide(self, decision_id: str, decider: Callable[[], Any]) -> Any:

@@ -33,7 +33,7 @@ from .async_run import AsyncRun
 from .context import check_branches
 from .errors import FlowDivergenceError, FlowUsageError, JournalError, NonDeterminismError
 from .journal.events import timer_gate
-from .run import LIVE, ContinueAsNew, Parked, normalise
+from .run import LIVE, WAIT, ContinueAsNew, Parked, normalise, step_policy
 
 __all__ = ["AsyncContext", "call_step"]
 
@@ -85,20 +85,35 @@ class AsyncContext:
             await run.settle()  # served work of every other task first (async_run docstring)
             run.refuse_if_stopping()
         served = run.step_begin(step_id)
+        if served is WAIT:
+            raise await run.stop_with(Parked(run.retry_gate(step_id)), lambda: run.retry_repark(step_id))
         if served is not LIVE:
             return served
         run.live_started()
         try:
-            try:
-                result = await call_step(fn, args, kwargs)
-            except asyncio.CancelledError:
-                run.live_cancelled(step_id)
-                raise
-            except Exception as exc:
-                raise run.step_raised(step_id, exc) from exc
-            return run.step_succeeded(step_id, result)
-        finally:
+            result = await call_step(fn, args, kwargs)
+        except asyncio.CancelledError:
+            run.live_cancelled(step_id)
             run.live_ended()
+            raise
+        except Exception as exc:
+            failure = exc
+        else:
+            try:
+                return run.step_succeeded(step_id, result)
+            finally:
+                run.live_ended()  # after the result is recorded: a latched park waits for it
+        delay = run.retry_delay(step_id, failure, step_policy(fn))
+        if delay is None:
+            try:
+                raise run.step_raised(step_id, failure) from failure
+            finally:
+                run.live_ended()
+        run.live_ended()
+        if run.stopping is not None:  # another task is parking: record this attempt and its timer, unwind
+            run.retry_park(step_id, failure, delay, park=False)
+            raise run.stopping
+        raise await run.stop_with(Parked(run.retry_gate_after(step_id)), lambda: run.retry_park(step_id, failure, delay))
 
     async def decide(self, decision_id: str, decider: Callable[[], Any]) -> Any:
         """Record ``decider()``'s value once (a sync or async decider); serve it on replay."""

@@ -15,7 +15,7 @@ from typing import Any, TypeVar, Union
 
 from .errors import FlowDefinitionError
 
-__all__ = ["FlowDefinition", "StepDefinition", "StepFamily", "flow", "step", "RESERVED_GATE"]
+__all__ = ["Backoff", "FlowDefinition", "StepDefinition", "StepFamily", "flow", "non_retryable", "step", "RESERVED_GATE"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -93,16 +93,72 @@ class FlowDefinition:
 
 
 @dataclass(frozen=True, slots=True)
+class Backoff:
+    """How long a failed step attempt waits before the next: ``initial * multiplier**(n-1)`` seconds
+    after the n-th failure, capped at ``maximum``. The wait is a durable timer (DESIGN §9).
+
+    No jitter: the delay is recorded as a timer, and workers fire due timers in an order of their
+    own, so retries of many executions do not stampede in lock-step anyway; a deterministic delay is
+    also what a reviewer can read in the journal."""
+
+    initial: float = 1.0
+    multiplier: float = 2.0
+    maximum: float = 60.0
+
+    def __post_init__(self) -> None:
+        for key in ("initial", "multiplier", "maximum"):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+                raise FlowDefinitionError(f"Backoff.{key} must be a number >= 0, got {value!r}")
+        if self.multiplier < 1:
+            raise FlowDefinitionError(f"Backoff.multiplier must be >= 1 (exponential backoff), got {self.multiplier!r}")
+
+    def delay(self, failed_attempt: int) -> float:
+        """Seconds to wait after attempt ``failed_attempt`` (1-based) failed."""
+        return float(min(self.maximum, self.initial * self.multiplier ** (failed_attempt - 1)))
+
+
+@dataclass(frozen=True, slots=True)
 class StepDefinition:
-    """An effect function. ``name`` is its qualified name (what the compiler hashes for it)."""
+    """An effect function. ``name`` is its qualified name (what the compiler hashes for it).
+
+    ``max_attempts``: how many times a failing step runs in all (1: no retry). ``backoff``: the wait
+    between attempts. ``non_retryable``: exception classes that fail the step at once (as does any
+    class marked with :func:`non_retryable`)."""
 
     name: str
     fn: Callable[..., Any] | None = field(default=None, compare=False, repr=False)
+    max_attempts: int = 1
+    backoff: Backoff = Backoff()
+    non_retryable: tuple[type[BaseException], ...] = ()
 
     @classmethod
     def from_function(cls, fn: Callable[..., Any]) -> StepDefinition | None:
         defn = getattr(fn, "__loom_step__", None)
+        if defn is None:
+            target = getattr(fn, "func", None)  # functools.partial of a step
+            defn = getattr(target, "__loom_step__", None) if target is not None else None
         return defn if isinstance(defn, StepDefinition) else None
+
+    def retries(self, exc: BaseException, attempt: int) -> bool:
+        """Whether attempt ``attempt`` failing with ``exc`` is followed by another attempt."""
+        if attempt >= self.max_attempts:
+            return False
+        if getattr(type(exc), "__loom_non_retryable__", False):
+            return False
+        return not isinstance(exc, self.non_retryable)
+
+
+E = TypeVar("E", bound=type)
+
+
+def non_retryable(cls: E) -> E:
+    """Mark an exception class (and its subclasses) as a failure no retry can fix: a step that raises
+    it fails at once, whatever its ``max_attempts`` (``@non_retryable class CardDeclined(Exception)``)."""
+    if not (isinstance(cls, type) and issubclass(cls, BaseException)):
+        raise FlowDefinitionError(f"@non_retryable marks exception classes, got {cls!r}")
+    cls.__loom_non_retryable__ = True  # type: ignore[attr-defined]
+    return cls
 
 
 def flow(
@@ -135,12 +191,39 @@ def flow(
     return attach
 
 
-def step(fn: F | None = None, *, name: str | None = None) -> Any:
-    """Mark an effect function: ``@step`` or ``@step(name="billing.charge")``."""
+def step(
+    fn: F | None = None,
+    *,
+    name: str | None = None,
+    max_attempts: int = 1,
+    backoff: Backoff | float | None = None,
+    non_retryable: Iterable[type[BaseException]] = (),
+) -> Any:
+    """Mark an effect function: ``@step`` or ``@step(name="billing.charge", max_attempts=3)``.
+
+    ``backoff``: a :class:`Backoff`, or a number of seconds (the first wait; doubling, capped at 60 s).
+    """
+    if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 1:
+        raise FlowDefinitionError(f"@step: max_attempts must be an int >= 1, got {max_attempts!r}")
+    if backoff is None:
+        policy = Backoff()
+    elif isinstance(backoff, Backoff):
+        policy = backoff
+    elif isinstance(backoff, (int, float)) and not isinstance(backoff, bool):
+        policy = Backoff(initial=float(backoff))
+    else:
+        raise FlowDefinitionError(f"@step: backoff must be a Backoff or a number of seconds, got {backoff!r}")
+    classes = tuple(non_retryable)
+    for c in classes:
+        if not (isinstance(c, type) and issubclass(c, BaseException)):
+            raise FlowDefinitionError(f"@step: non_retryable takes exception classes, got {c!r}")
 
     def attach(f: F) -> F:
         _refuse_generator(f, f"step `{name or getattr(f, '__qualname__', f)}`")
-        f.__loom_step__ = StepDefinition(name=name or f"{f.__module__}.{f.__qualname__}", fn=f)  # type: ignore[attr-defined]
+        f.__loom_step__ = StepDefinition(  # type: ignore[attr-defined]
+            name=name or f"{f.__module__}.{f.__qualname__}", fn=f,
+            max_attempts=max_attempts, backoff=policy, non_retryable=classes,
+        )
         return f
 
     return attach(fn) if fn is not None else attach

@@ -183,16 +183,19 @@ class StepFailedError(LoomError):
 
     ``error_type`` is the qualified name of the original exception class and ``message`` its text
     (both recorded in ``STEP_FAILED``); on the live run ``__cause__`` is the original exception.
+    ``attempts``: how many attempts ran (``@step(max_attempts=…)``; the last one's error is this one).
     """
 
     def __init__(
-        self, message: str, *, step_id: str, error_type: str, error_message: str, execution_id: str | None = None
+        self, message: str, *, step_id: str, error_type: str, error_message: str, execution_id: str | None = None,
+        attempts: int = 1,
     ) -> None:
         super().__init__(message)
         self.step_id = step_id
         self.error_type = error_type
         self.error_message = error_message
         self.execution_id = execution_id
+        self.attempts = attempts
 
 
 class FlowUsageError(LoomError, ValueError):

@@ -11,6 +11,9 @@ detection (D3) ranks and exempts by:
 * ``Frame.terminal_seq``: when it completed or failed; frames whose terminal event precedes the
   last ``EXECUTION_MIGRATED`` are exempt from D3 (the migration re-baselined the execution).
 * ``Frame.scope``: the parallel scope path the step started in (``/0``, ``/0/1``).
+* ``Frame.failed_attempts``: how many of its attempts failed; a ``STEP_FAILED`` with ``retryAt``
+  leaves the frame ``retrying`` (waiting on its retry timer, not terminal), the next
+  ``STEP_STARTED`` makes it ``started`` again (retries: :mod:`loom_runtime.journal.events`).
 
 ``EXECUTION_MIGRATED`` re-points the effective hashes (``toFlowHash``/``toCodeHash``) and, when the
 migration carried a transformed frame set (``frames``), replaces the completed frames with it.
@@ -29,25 +32,28 @@ from .errors import JournalError
 from .journal import events as ev
 from .journal.events import Event, NewEvent
 
-__all__ = ["Frame", "DecisionRecord", "ReplayState", "advance", "fold"]
+__all__ = ["Frame", "DecisionRecord", "ReplayState", "advance", "fold", "STARTED", "RETRYING", "COMPLETED", "FAILED"]
 
 STARTED, COMPLETED, FAILED = "started", "completed", "failed"
+#: A step whose last attempt failed and that waits on its retry timer (not an outcome: not terminal).
+RETRYING = "retrying"
 
 
 @dataclass(slots=True)
 class Frame:
     step_id: str
     first_seq: int
-    status: str = STARTED  # started | completed | failed
+    status: str = STARTED  # started | retrying | completed | failed
     scope: str | None = None
     result: Any = None
     error: dict[str, Any] | None = None
     terminal_seq: int | None = None
-    attempts: int = 1
+    attempts: int = 1  # STEP_STARTED events (a re-start after a crash counts too)
+    failed_attempts: int = 0  # STEP_FAILED events: retried ones and the final one
 
     @property
     def terminal(self) -> bool:
-        return self.status != STARTED
+        return self.status in (COMPLETED, FAILED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,16 +144,22 @@ def _apply(st: ReplayState, e: Event) -> None:
             st.frames[sid] = Frame(sid, first_seq=e.seq, scope=p.get("scope"))
         else:
             frame.attempts += 1  # a re-start keeps first_seq and scope (fix round 3)
+            if frame.status == RETRYING:
+                frame.status = STARTED  # the next attempt began
     elif t in (ev.STEP_COMPLETED, ev.STEP_FAILED):
         sid = p["stepId"]
         frame = st.frames.get(sid)
         if frame is None:
             raise JournalError(f"execution `{st.execution_id}` event {e.seq}: {t} for step `{sid}` that never started")
-        frame.terminal_seq = e.seq
         if t == ev.STEP_COMPLETED:
-            frame.status, frame.result = COMPLETED, p.get("result")
+            frame.status, frame.result, frame.terminal_seq = COMPLETED, p.get("result"), e.seq
         else:
-            frame.status, frame.error = FAILED, p.get("error")
+            frame.failed_attempts += 1
+            frame.error = p.get("error")
+            if "retryAt" in p:  # a failed attempt that will be retried: not the step's outcome
+                frame.status = RETRYING
+            else:
+                frame.status, frame.terminal_seq = FAILED, e.seq
     elif t == ev.DECISION_RECORDED:
         inner = p.get("innerSteps")
         st.decisions[p["decisionId"]] = DecisionRecord(

@@ -40,15 +40,15 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from .definition import RESERVED_GATE
+from .definition import RESERVED_GATE, StepDefinition
 from .divergence import DivergenceDetector
 from .errors import FlowUsageError, JournalError, NonDeterminismError, StepFailedError
 from .journal import events as ev
-from .journal.events import NewEvent, is_json_value, timer_gate
+from .journal.events import RETRY_TIMER_PREFIX, NewEvent, is_json_value, retry_timer_id, timer_gate
 from .port import RunPort
-from .replay import COMPLETED, FAILED, ReplayState
+from .replay import COMPLETED, FAILED, RETRYING, Frame, ReplayState
 
-__all__ = ["Run", "LIVE", "Parked", "ContinueAsNew", "normalise", "qualname"]
+__all__ = ["Run", "LIVE", "WAIT", "Parked", "ContinueAsNew", "normalise", "qualname", "step_policy"]
 
 NOW_DECISION_PREFIX = "__loom_now__#"
 
@@ -77,6 +77,18 @@ class _Live:
 
 
 LIVE: Any = _Live()
+
+
+class _Wait:
+    """What ``step_begin`` returns for a step still waiting on its retry timer."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "WAIT"
+
+
+WAIT: Any = _Wait()
 
 
 class _Unanswered:
@@ -119,8 +131,9 @@ class Run:
     # -- steps -------------------------------------------------------------------------------
 
     def step_begin(self, step_id: str) -> Any:
-        """The recorded result (or raise the recorded failure), or ``LIVE`` once ``STEP_STARTED`` is
-        appended and the step body may run."""
+        """The recorded result (or raise the recorded failure), ``LIVE`` once ``STEP_STARTED`` is
+        appended and the step body may run, or ``WAIT`` when the step waits on its retry timer and
+        the caller must park on it again (``retry_repark``)."""
         self._claim_id(step_id, "step")
         self._asked.add(step_id)
         for inner in self.current_decisions():
@@ -130,11 +143,16 @@ class Run:
         if frame is not None and frame.status == COMPLETED:
             return frame.result
         if frame is not None and frame.status == FAILED:
-            raise self.step_failed(step_id, frame.error or {})
-        # A recorded but unfinished frame (a crash mid-step) is re-run: judged only against the
-        # frames first started before it (ADR-0113 fix round 1, note 5).
+            raise self.step_failed(step_id, frame.error or {}, attempts=max(frame.failed_attempts, 1))
+        if frame is not None and frame.status == RETRYING and not self._retry_due(frame):
+            return WAIT
+        # A recorded but unfinished frame (a crash mid-step, or a retry) is re-run: judged only
+        # against the frames first started before it (ADR-0113 fix round 1, note 5).
         self.detector.check(f"step `{step_id}` starts", restart_seq=None if frame is None else frame.first_seq)
         started: dict[str, Any] = {"stepId": step_id}
+        attempt = self.attempt(step_id)
+        if attempt > 1:
+            started["attempt"] = attempt
         scope = self.current_scope()
         if scope is not None:
             started["scope"] = scope
@@ -156,20 +174,82 @@ class Run:
         return result
 
     def step_raised(self, step_id: str, exc: Exception) -> StepFailedError:
-        """Record a live step's exception; return the error the body gets (raise it ``from exc``)."""
+        """Record a live step's exception as its failure; return the error the body gets (raise it
+        ``from exc``)."""
         error = {"type": qualname(type(exc)), "message": str(exc)}
-        self.append([NewEvent(ev.STEP_FAILED, {"stepId": step_id, "error": error})])
-        return self.step_failed(step_id, error)
+        failed: dict[str, Any] = {"stepId": step_id, "error": error}
+        attempt = self.attempt(step_id)
+        if attempt > 1:
+            failed["attempt"] = attempt
+        self.append([NewEvent(ev.STEP_FAILED, failed)])
+        return self.step_failed(step_id, error, attempts=attempt)
 
-    def step_failed(self, step_id: str, error: dict[str, Any]) -> StepFailedError:
+    def step_failed(self, step_id: str, error: dict[str, Any], *, attempts: int = 1) -> StepFailedError:
         etype, message = str(error.get("type", "Exception")), str(error.get("message", ""))
+        tries = f" (after {attempts} attempts)" if attempts > 1 else ""
         return StepFailedError(
-            f"flow `{self.flow_id}` execution `{self.execution_id}`: step `{step_id}` failed: {etype}: {message}",
+            f"flow `{self.flow_id}` execution `{self.execution_id}`: step `{step_id}` failed{tries}: {etype}: {message}",
             step_id=step_id,
             error_type=etype,
             error_message=message,
             execution_id=self.execution_id,
+            attempts=attempts,
         )
+
+    # -- retries -----------------------------------------------------------------------------
+
+    def attempt(self, step_id: str) -> int:
+        """The number of the attempt a live run of ``step_id`` makes now (failed attempts + 1: an
+        attempt cut short by a crash is run again under its own number, the count of failures
+        continues across crashes)."""
+        frame = self.state.frames.get(step_id)
+        return (frame.failed_attempts if frame is not None else 0) + 1
+
+    def retry_delay(self, step_id: str, exc: Exception, policy: StepDefinition | None) -> float | None:
+        """Seconds until the next attempt after this one failed with ``exc``; ``None``: no retry."""
+        if policy is None or not policy.retries(exc, self.attempt(step_id)):
+            return None
+        return policy.backoff.delay(self.attempt(step_id))
+
+    def retry_park(self, step_id: str, exc: Exception, delay: float, *, park: bool = True) -> Parked:
+        """Record the failed attempt and its durable wait in one batch; return what unwinds the body.
+
+        ``park=False`` (another task of an async run is parking): the failure and the timer are
+        recorded, the park is the other task's; the re-run that follows waits on this timer again."""
+        attempt = self.attempt(step_id)
+        error = {"type": qualname(type(exc)), "message": str(exc)}
+        timer_id = retry_timer_id(step_id, attempt)
+        gate = timer_gate(timer_id)
+        if park:
+            self.detector.check(f"step `{step_id}` waits to retry")
+        fire_at = self.port.now() + delay
+        batch = [
+            NewEvent(ev.STEP_FAILED, {"stepId": step_id, "error": error, "attempt": attempt, "retryAt": fire_at}),
+            NewEvent(ev.TIMER_SET, {"timerId": timer_id, "fireAt": fire_at}),
+        ]
+        if park:
+            batch.append(NewEvent(ev.EXECUTION_SUSPENDED, {"condition": {"on": gate}}))
+        self.append(batch)
+        return Parked(gate)
+
+    def retry_gate(self, step_id: str) -> str:
+        """The gate ``step_id`` waits on (its last failed attempt's retry timer)."""
+        frame = self.state.frames[step_id]
+        return timer_gate(retry_timer_id(step_id, frame.failed_attempts))
+
+    def retry_gate_after(self, step_id: str) -> str:
+        """The gate ``step_id`` will wait on if the attempt it makes now fails."""
+        return timer_gate(retry_timer_id(step_id, self.attempt(step_id)))
+
+    def retry_repark(self, step_id: str) -> Parked:
+        """A re-run reached a step still waiting on its retry timer: park on it again (same fireAt)."""
+        gate = self.retry_gate(step_id)
+        self.detector.check(f"step `{step_id}` waits to retry")
+        self.append([NewEvent(ev.EXECUTION_SUSPENDED, {"condition": {"on": gate}})])
+        return Parked(gate)
+
+    def _retry_due(self, frame: Frame) -> bool:
+        return self.retry_gate(frame.step_id) in self.state.resumes
 
     # -- decisions, time, emits --------------------------------------------------------------
 
@@ -252,6 +332,11 @@ class Run:
             raise FlowUsageError(f"execution `{self.execution_id}`: a timer id must be a non-empty string, got {timer_id!r}")
         if timer_id in self._asked_timers:
             raise FlowUsageError(f"execution `{self.execution_id}`: timer `{timer_id}` used twice; timer ids are unique per execution")
+        if timer_id.startswith(RETRY_TIMER_PREFIX):
+            raise FlowUsageError(
+                f"execution `{self.execution_id}`: timer id `{timer_id}` is reserved by loom (`{RETRY_TIMER_PREFIX}*` "
+                "are the waits between step attempts); pick another id"
+            )
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds >= 0:
             raise FlowUsageError(f"execution `{self.execution_id}`: timer `{timer_id}` needs seconds >= 0, got {seconds!r}")
         self._asked_timers.add(timer_id)
@@ -416,6 +501,11 @@ def _cap_inner_steps(inner: list[str]) -> int:
         if i >= MAX_INNER_STEPS or total > MAX_INNER_STEPS_BYTES:
             return i
     return len(inner)
+
+
+def step_policy(fn: Any) -> StepDefinition | None:
+    """The ``@step`` metadata of ``fn`` (its retry policy), or ``None`` for a plain callable."""
+    return StepDefinition.from_function(fn)
 
 
 def normalise(value: Any) -> Any:

@@ -7,8 +7,8 @@ schema (:class:`~loom_runtime.errors.JournalSchemaError`) instead of guessing at
 know.
 
 Payload keys are exactly DESIGN §5's (camelCase, because they are a wire format):
-``EXECUTION_STARTED{flowId, flowHash, codeHash, input}``, ``STEP_STARTED{stepId, scope?}``,
-``STEP_COMPLETED{stepId, result}``, ``STEP_FAILED{stepId, error}``,
+``EXECUTION_STARTED{flowId, flowHash, codeHash, input}``, ``STEP_STARTED{stepId, scope?, attempt?}``,
+``STEP_COMPLETED{stepId, result}``, ``STEP_FAILED{stepId, error, attempt?, retryAt?}``,
 ``DECISION_RECORDED{decisionId, value, innerSteps, innerStepsOverflow?, innerFrom?}`` (``innerSteps``
 always written, possibly ``[]``; past 4096 ids or 64 KiB a prefix plus the overflow window),
 ``EVENT_EMITTED{name, payload}``,
@@ -19,6 +19,18 @@ always written, possibly ``[]``; past 4096 ids or 64 KiB a prefix plus the overf
 the ``{stepId: result}`` set a ``transform_state`` produced; ``toCodeHash`` is ``""`` for none),
 ``EXECUTION_CONTINUED{nextExecutionId, input}``, ``EXECUTION_COMPLETED{result}``,
 ``EXECUTION_FAILED{error}``.
+
+Retries (``@step(max_attempts=…)``, DESIGN §9) add two optional fields and no event type:
+``STEP_STARTED.attempt`` is the attempt number when it is not the first; ``STEP_FAILED.attempt`` the
+number of the attempt that failed (absent: the first), and ``STEP_FAILED.retryAt`` is present on a
+failed attempt that *will be retried*: that event is not the step's outcome, the step waits on the
+durable timer ``__loom_retry__:<stepId>#<attempt>`` (its ``TIMER_SET`` and the park on its gate are
+appended in the same batch, so a crash can never separate them) and its next ``STEP_STARTED``
+carries the next number. A ``STEP_FAILED`` without ``retryAt`` is the step's failure, as always. A
+journal written before retries has neither field and folds exactly as before (every
+``STEP_FAILED`` final, every start attempt 1). A runtime that predates these fields would read a
+retried attempt's ``STEP_FAILED`` as final: do not run older runtimes against a journal with
+retrying steps.
 
 :func:`apply_to_summary` is the one place that derives an execution's ``status``, parked ``gate``,
 timer ``wake_at`` and effective hashes from its events. Every store maintains its summary row with
@@ -41,6 +53,8 @@ __all__ = [
     "EVENT_SCHEMA",
     "EVENT_TYPES",
     "TIMER_GATE_PREFIX",
+    "RETRY_TIMER_PREFIX",
+    "retry_timer_id",
     "STATUSES",
     "Event",
     "NewEvent",
@@ -99,6 +113,14 @@ TERMINAL_STATUSES = frozenset({COMPLETED, FAILED, CONTINUED})
 
 #: A durable timer parks its execution on ``__loom_timer__:<timerId>``; ``due_timers`` finds it.
 TIMER_GATE_PREFIX = "__loom_timer__:"
+
+#: Timer ids of the waits between step attempts (``ctx.sleep`` refuses ids with this prefix).
+RETRY_TIMER_PREFIX = "__loom_retry__:"
+
+
+def retry_timer_id(step_id: str, failed_attempt: int) -> str:
+    """The timer a step waits on after attempt ``failed_attempt`` failed."""
+    return f"{RETRY_TIMER_PREFIX}{step_id}#{failed_attempt}"
 
 
 def timer_gate(timer_id: str) -> str:
