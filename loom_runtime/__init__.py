@@ -31,6 +31,8 @@ from .errors import (
     NonDeterminismError,
     ReplayCheckError,
     StaleManifestError,
+    UndeclaredStepError,
+    UnpinnedExecutionError,
     StepFailedError,
 )
 
@@ -38,6 +40,7 @@ from .errors import (
 from .hashing import flow_content_hash, flow_hash_matches, legacy_flow_content_hash
 from .manifest import FlowEntry, Manifest, SourceRef, VersionEntry, load_manifest
 from .registry import PACKAGE_MANIFEST_DIR, FlowVersion, Registry, StaleManifestWarning
+from .pinning import UnpinnedExecutionWarning
 
 # The durable core: runtime, journals (psycopg is imported only when a PostgresJournal is created),
 # divergence (D3), step families (D4), exported histories
@@ -86,6 +89,8 @@ __all__ = [
     "ManifestError",
     "ChunkIntegrityError",
     "StaleManifestError",
+    "UnpinnedExecutionError",
+    "UndeclaredStepError",
     "FlowNotFoundError",
     "FlowCodeMismatchError",
     "FlowDivergenceError",
@@ -106,6 +111,7 @@ __all__ = [
     "Registry",
     "FlowVersion",
     "StaleManifestWarning",
+    "UnpinnedExecutionWarning",
     "PACKAGE_MANIFEST_DIR",
     "FlowRemovedError",
     "Context",

@@ -16,6 +16,8 @@ __all__ = [
     "ManifestError",
     "ChunkIntegrityError",
     "StaleManifestError",
+    "UnpinnedExecutionError",
+    "UndeclaredStepError",
     "FlowNotFoundError",
     "FlowCodeMismatchError",
     "FlowDivergenceError",
@@ -68,6 +70,19 @@ class ChunkIntegrityError(ManifestError):
 
 class StaleManifestError(ManifestError):
     """The live source differs from the ``sourceDigest`` the manifest was built from."""
+
+
+class UnpinnedExecutionError(LoomError):
+    """``Runtime(strict=True)`` refused to start or resume an execution on code that no manifest
+    fingerprints (no manifest loaded, a stale one, or a flow it does not list): the execution would
+    record no codeHash, or run code nothing proves it started on. Nothing was appended."""
+
+    def __init__(self, message: str, *, flow_id: str, execution_id: str | None = None,
+                 recorded: str | None = None) -> None:
+        super().__init__(message)
+        self.flow_id = flow_id
+        self.execution_id = execution_id
+        self.recorded = recorded
 
 
 class FlowNotFoundError(LoomError, LookupError):
@@ -196,6 +211,18 @@ class StepFailedError(LoomError):
         self.error_message = error_message
         self.execution_id = execution_id
         self.attempts = attempts
+
+
+class UndeclaredStepError(FlowDefinitionError):
+    """``Runtime(strict=True)``: a flow that declares ``steps``/``step_families`` asked for a live
+    step id they do not cover. Raised inside the body before ``STEP_STARTED`` is written, so the
+    step's effect never ran; ``step_id`` is the id."""
+
+    def __init__(self, message: str, *, step_id: str, flow_id: str, execution_id: str | None = None) -> None:
+        super().__init__(message)
+        self.step_id = step_id
+        self.flow_id = flow_id
+        self.execution_id = execution_id
 
 
 class FlowUsageError(LoomError, ValueError):

@@ -155,16 +155,20 @@ class LiveBinding:
         return path, ""
 
     def _stale(self, flow_id: str, why: str, *, closure: bool = False) -> None:
+        # What happens next depends on strictness: a lenient registry registers the flow without a
+        # fingerprint (its executions are then unpinned), a strict one refuses to register it.
+        after = (f"registering `{flow_id}` is refused (strict=True)" if self.strict
+                 else f"until then `{flow_id}` runs without a code fingerprint (its executions are not pinned)")
         if closure:
             # Leads with the files that changed: that is what the author must rebuild for.
             message = (
                 f"flow `{flow_id}`: {why}; run `loom build` and ship the new manifest "
-                f"({self.manifest_path} is stale); until then `{flow_id}` runs without a code fingerprint"
+                f"({self.manifest_path} is stale); {after}"
             )
         else:
             message = (
                 f"flow `{flow_id}`: the loom manifest is stale: {why}. Run `loom build` and ship the new manifest; "
-                f"until then `{flow_id}` runs without a code fingerprint"
+                f"{after}"
             )
         if self.strict:
             raise StaleManifestError(message, path=self.manifest_path, flow_id=flow_id)

@@ -318,5 +318,12 @@ class Registry:
             slot = self._slot(flow_id)
         return resolve(
             slot, flow_hash=flow_hash, code_hash=code_hash, allow_code_mismatch=allow_code_mismatch,
-            execution_id=execution_id,
+            execution_id=execution_id, server=self._server(slot),
         )
+
+    def _server(self, slot: FlowSlot) -> str:
+        """Who serves ``slot`` in a message: a process that registered live code, or only a build
+        (``loom deploy-check`` reads a manifest; "this process" would name the CLI)."""
+        if self._manifest_path is None or any(v.origin == "live" for v in slot.index.ordered):
+            return "this process"
+        return f"the build {self._manifest_path}"

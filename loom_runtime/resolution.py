@@ -88,11 +88,14 @@ def resolve(
     code_hash: str | None = None,
     allow_code_mismatch: bool = False,
     execution_id: str | None = None,
+    server: str = "this process",
 ) -> FlowVersion:
     """The version of ``slot``'s flow an execution that recorded ``flow_hash``/``code_hash`` resumes on.
 
     Raises ``FlowCodeMismatchError`` (``kind`` ``"structure"`` or ``"code"``) when no version may
-    serve it. Never loads a chunk.
+    serve it; ``server`` names what does not serve it in the message ("this process", or "the build
+    <manifest>" for a registry that only reads a build, as ``loom deploy-check`` does). Never loads a
+    chunk.
     """
     index = slot.index
     if flow_hash:
@@ -117,7 +120,7 @@ def resolve(
             return v
     if allow_code_mismatch:
         return candidates[0]
-    raise _code_error(slot, code_hash, execution_id)
+    raise _code_error(slot, code_hash, execution_id, server)
 
 
 def _structure_error(slot: FlowSlot, recorded: str, execution_id: str | None) -> FlowCodeMismatchError:
@@ -135,13 +138,13 @@ def _structure_error(slot: FlowSlot, recorded: str, execution_id: str | None) ->
         execution_id=execution_id,
     )
 
-def _code_error(slot: FlowSlot, recorded: str, execution_id: str | None) -> FlowCodeMismatchError:
+def _code_error(slot: FlowSlot, recorded: str, execution_id: str | None, server: str) -> FlowCodeMismatchError:
     ordered = slot.index.ordered
     available = tuple(v.code_hash for v in ordered if v.code_hash is not None)
     shown = ", ".join(f"{v.code_hash}{' (current)' if v.is_current else ''}" for v in ordered if v.code_hash is not None)
     who = f"execution `{execution_id}` of flow" if execution_id else "flow"
     return FlowCodeMismatchError(
-        f"{who} `{slot.flow_id}` started on codeHash {recorded}, which this process does not serve "
+        f"{who} `{slot.flow_id}` started on codeHash {recorded}, which {server} does not serve "
         f"(available: {shown or 'none'}). Ways out: (1) ship the old chunk: add the release that started it to "
         "[tool.loom] history and run `loom build`; (2) if the edit is replay-safe, list it on the current flow: "
         f"@flow(..., compatible_with=[\"{recorded}\"]); (3) migrate it with "

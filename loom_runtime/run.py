@@ -37,12 +37,12 @@ classes, so a body catching ``ValueError`` would branch differently live and rep
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .definition import RESERVED_GATE, StepDefinition
 from .divergence import DivergenceDetector
-from .errors import FlowUsageError, JournalError, NonDeterminismError, StepFailedError
+from .errors import FlowUsageError, JournalError, NonDeterminismError, StepFailedError, UndeclaredStepError
 from .journal import events as ev
 from .journal.events import RETRY_TIMER_PREFIX, NewEvent, is_json_value, retry_timer_id, timer_gate
 from .port import RunPort
@@ -119,6 +119,9 @@ class Run:
         self.journal_error: JournalError | None = None
         #: The first change of kind of work under a recorded id; latched (nothing is appended after it).
         self.nondeterminism: NonDeterminismError | None = None
+        #: Under ``Runtime(strict=True)``: whether a step id is outside the flow's declared
+        #: ``steps``/``step_families`` (a live one is then refused before ``STEP_STARTED``).
+        self.undeclared: Callable[[str], bool] | None = None
 
     @property
     def execution_id(self) -> str:
@@ -149,6 +152,15 @@ class Run:
         # A recorded but unfinished frame (a crash mid-step, or a retry) is re-run: judged only
         # against the frames first started before it (ADR-0113 fix round 1, note 5).
         self.detector.check(f"step `{step_id}` starts", restart_seq=None if frame is None else frame.first_seq)
+        # after the divergence check: a diverged body is parked (retryable), not failed
+        if self.undeclared is not None and frame is None and self.undeclared(step_id):
+            raise UndeclaredStepError(
+                f"flow `{self.flow_id}` execution `{self.execution_id}`: step id `{step_id}` is not declared by "
+                "the flow's steps=[...] or step_families=[...], and Runtime(strict=True) refuses undeclared ids "
+                f"before their effect (nothing ran). Declare it (or its family `{step_id.split('#', 1)[0]}`); "
+                "`loom build` warns about literal ids like this one",
+                step_id=step_id, flow_id=self.flow_id, execution_id=self.execution_id,
+            )
         started: dict[str, Any] = {"stepId": step_id}
         attempt = self.attempt(step_id)
         if attempt > 1:

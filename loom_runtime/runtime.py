@@ -14,6 +14,12 @@ appends and drives. The rules of a run live in :mod:`loom_runtime.run`, the outc
 :mod:`loom_runtime.drive`, ownership in :mod:`loom_runtime.leases`, migration in
 :mod:`loom_runtime.migration`.
 
+Pinning is checked at every start and resume (:mod:`loom_runtime.pinning`): a version without a
+codeHash (no manifest, a stale one) is a loud ``UnpinnedExecutionWarning``, and under
+``strict=True`` an ``UnpinnedExecutionError`` before anything is appended. Under ``strict=True`` a
+flow that declares ``steps``/``step_families`` is also refused a live step id they do not cover
+(``UndeclaredStepError``, raised in the body before ``STEP_STARTED``: the effect never runs).
+
 A ``FlowCodeMismatchError`` is raised before anything is appended (it stays running on purpose:
 registering the version it needs is the fix, and the next ``recover`` picks it up without an
 operator). ``recover`` lists only what it could lease, skips a lost race on the summary row (never a
@@ -34,9 +40,10 @@ from typing import Any
 
 from .definition import RESERVED_GATE, FlowDefinition
 from .divergence import DivergenceWarning, resolve_mode
-from .drive import drive_once
+from .drive import drive_once, new_run, drive_run
 from .drive_async import is_async_callable
-from .errors import ExecutionStateError, FlowUsageError, LoomError
+from .errors import ExecutionStateError, FlowUsageError, LoomError, UnpinnedExecutionError
+from .families import orphaned_frames
 from .handles import ExecutionView, Handle, state_handle, view_of
 from .journal import events as ev
 from .journal.events import ExecutionSummary, NewEvent, is_json_value
@@ -46,6 +53,7 @@ from .journal.sqlite import SqliteJournal
 from .journal.urls import open_journal
 from .leases import Leases
 from .migration import STRATEGIES, check_migratable, migration_batch, target_version
+from .pinning import UnpinnedExecutionWarning, problem
 from .port import StorePort, started_event
 from .registry import FlowVersion, Registry
 from .replay import ReplayState, advance, fold
@@ -113,6 +121,13 @@ class Runtime(AsyncForms):
         #: Runs refused and parked on ``__loom_diverged__``: a divergence in ``fail`` mode, or a
         #: changed kind of work (any mode).
         self.divergence_refusals = 0
+        #: Starts and resumes on a version without a codeHash (``pinning``); each (flow, case) is
+        #: warned about once per runtime, every occurrence is counted.
+        self.unpinned_runs = 0
+        self._unpinned_warned: set[tuple[str, str]] = set()
+        #: executions whose pinning a start or an answer judged before its append: the next
+        #: resolution of each (the drive that follows) takes it out instead of judging it again
+        self._judged: set[str] = set()
 
     @property
     def journal(self) -> JournalStore:
@@ -144,6 +159,8 @@ class Runtime(AsyncForms):
         if not is_json_value(input):
             raise FlowUsageError(f"flow `{flow_id}`: the input must be a JSON value, got {type(input).__name__}")
         eid = execution_id if execution_id is not None else uuid.uuid4().hex
+        self._check_pinned(version, eid, recorded=None, starting=True)  # before anything is written
+        self._judged.add(eid)  # the first drive does not judge it again
         started = started_event(version, normalise(input))
         self._leases.create(eid, started)
         return eid, started
@@ -198,7 +215,7 @@ class Runtime(AsyncForms):
             payload = None
         if not is_json_value(payload):
             raise FlowUsageError(f"execution `{execution_id}`: a resume payload must be a JSON value, got {type(payload).__name__}")
-        version = self._resolve(state)  # a code mismatch refuses before anything is appended
+        version = self._resolve(state)  # a code mismatch (or, under strict, no pinning) refuses before anything is appended
         if blocking:
             _refuse_blocking_drive(version)
         batch = [NewEvent(ev.EXECUTION_RESUMED, {"gate": state.gate, "payload": normalise(payload)})]
@@ -207,6 +224,7 @@ class Runtime(AsyncForms):
         except BaseException:
             self._leases.release(execution_id)
             raise
+        self._judged.add(execution_id)  # judged above: the drive that follows does not judge it again
         return advance(state, batch, first_seq=state.last_seq + 1)
 
     # -- passes: timers and recovery ----------------------------------------------------------
@@ -327,12 +345,36 @@ class Runtime(AsyncForms):
         return fold(execution_id, self.journal.read(execution_id))
 
     def _resolve(self, state: ReplayState) -> FlowVersion:
-        return self.registry.resolve(
+        version = self.registry.resolve(
             state.flow_id,
             flow_hash=state.effective_flow_hash,
             code_hash=state.effective_code_hash,
             execution_id=state.execution_id,
         )
+        if state.execution_id in self._judged:
+            self._judged.discard(state.execution_id)
+        else:
+            self._check_pinned(version, state.execution_id, recorded=state.effective_code_hash, starting=False)
+        return version
+
+    def _check_pinned(self, version: FlowVersion, execution_id: str, *, recorded: str | None, starting: bool) -> None:
+        """Warn (raise under ``strict``) when ``version`` has no codeHash (``pinning``)."""
+        message = problem(version, manifest_path=self.registry.manifest_path, execution_id=execution_id,
+                          recorded=recorded, starting=starting)
+        if message is None:
+            return
+        if self.strict:
+            raise UnpinnedExecutionError(message + " (refused: strict=True; nothing was appended)",
+                                         flow_id=version.flow_id, execution_id=execution_id, recorded=recorded)
+        self.unpinned_runs += 1
+        key = (version.flow_id, "start" if starting else "resume")
+        if key in self._unpinned_warned:
+            return
+        self._unpinned_warned.add(key)
+        # A Python warning, not ``on_warn``: that channel carries the reports about one execution's
+        # journal (divergence, refusals), which callers count; this one is about the deployment, and
+        # ``-W error::loom_runtime.UnpinnedExecutionWarning`` or ``strict=True`` make it fatal.
+        warnings.warn(message, UnpinnedExecutionWarning, stacklevel=4)
 
     def _drive_chain(self, execution_id: str, state: ReplayState | None = None) -> Handle:
         """Drive an execution, then each continue-as-new successor; return the last one's handle.
@@ -360,7 +402,11 @@ class Runtime(AsyncForms):
             state = self._fold(execution_id)
         if state.status != ev.RUNNING:
             return state_handle(state)
-        return drive_once(state, self._resolve(state), self._port, divergence=self.divergence)
+        version = self._resolve(state)
+        run = new_run(state, self._port, self.divergence)
+        if self.strict and (version.steps or version.step_families):
+            run.undeclared = lambda step_id: bool(orphaned_frames([step_id], version))  # type: ignore[arg-type]
+        return drive_run(run, version)
 
     def _divergence_warning(self, message: str, skipped: tuple[str, ...]) -> None:
         self.divergence_warnings += 1

@@ -23,7 +23,8 @@ def test_an_execution_the_build_refuses_is_reported_by_id(shop: Shop):
     report = check(shop)
     assert not report.ok and report.exit_code == 1
     assert [(s.execution_id, s.flow_id, s.recorded_code_hash) for s in report.mismatched] == [("e-lost", "refund", HOTFIX)]
-    assert f"started on codeHash {HOTFIX}, which this process does not serve" in report.mismatched[0].reason
+    # the build does not serve it: "this process" (the CLI) was the wrong subject
+    assert f"started on codeHash {HOTFIX}, which the build {shop.manifest} does not serve" in report.mismatched[0].reason
     assert [(s.execution_id, s.served_by, s.how) for s in report.served] == [
         ("e-current", v3, "pinned"),
         ("e-pinned", v1, "pinned"),  # an old version: its chunk ships in the cumulative manifest

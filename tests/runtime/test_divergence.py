@@ -256,9 +256,11 @@ def test_mode_resolution_strict_defaults_to_fail_and_explicit_wins():
 
 def test_strict_runtime_refuses(journal):
     fx = Effects()
-    start_original(journal, fx)
+    # pinned by an author-supplied fingerprint: strict refuses unpinned executions outright (pinning)
+    start_original(journal, fx, code_fingerprint="sha256:" + "c" * 64)
     rt = Runtime(journal=journal, strict=True, on_warn=lambda m: None)
-    rt.register(flow("checkout", steps=STEPS)(_diverged_then(lambda ctx: ctx.execute("x", fx("x")))))
+    rt.register(flow("checkout", steps=STEPS, code_fingerprint="sha256:" + "c" * 64)(
+        _diverged_then(lambda ctx: ctx.execute("x", fx("x")))))
     with pytest.raises(FlowReplayDivergenceError):
         rt.resume("e1")
     assert fx.ran == []

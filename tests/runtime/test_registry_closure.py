@@ -102,7 +102,7 @@ def test_a_helper_module_edited_after_the_build_warns_naming_the_module(tmp_path
     assert seen == [
         f"flow `checkout`: {pkg}/pricing.py changed since the manifest was built (closure module `{pkg}.pricing`); "
         f"run `loom build` and ship the new manifest ({manifest} is stale); until then `checkout` runs without a "
-        "code fingerprint"
+        "code fingerprint (its executions are not pinned)"
     ]
 
 
