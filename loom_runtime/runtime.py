@@ -40,7 +40,7 @@ from typing import Any
 
 from .definition import RESERVED_GATE, FlowDefinition
 from .divergence import DivergenceWarning, resolve_mode
-from .drive import drive_once, new_run, drive_run
+from .drive import drive_run, new_run
 from .drive_async import is_async_callable
 from .errors import ExecutionStateError, FlowUsageError, LoomError, UnpinnedExecutionError
 from .families import orphaned_frames
