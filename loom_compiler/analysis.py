@@ -1,16 +1,38 @@
 """Per-module analysis: source bytes in, a frozen ``ModuleSummary`` out. Pure and cacheable.
 
 ``analyse_module`` parses one module with libcst exactly once and records everything the later
-stages need without parsing again: every module-level statement as a ``Unit`` (the names it
-binds, its ``loom-fp/1`` canonical form, the global names it uses, its original source text and
-line), the module's import bindings (relative imports resolved), and the flows it declares with
-their decorator arguments, their own canonical form and references. The result depends only on
-``(source bytes, module, path, config.digest, SCHEME)``: the bundler caches it under that key.
+stages need without parsing again: every module-level statement as a ``Unit``, the flows the
+module declares with their decorator arguments, their own canonical form and references, and the
+members of the classes that hold method flows. The result depends only on ``(source bytes,
+module, path, config.digest, the compiler's code)``: the bundler caches it under that key.
 
-A module-level name maps to *all* the units that bind it (``X = 1`` ... ``X += 1``; a function
-defined in both branches of an ``if``), in file order: an edit to any of them is an edit to what
-the name means. Statements that bind nothing (``main()``) are kept as units without a canonical
-form so the bundler sees the whole file.
+The binding model (``loom-fp/2``, DESIGN §6). A module-level name means *every* statement that
+binds it, in source order, and nothing else decides it:
+
+* definitions, assignments, augmented assignments, loop, ``with`` and ``except`` targets, ``del``,
+  imports at module level or nested under ``if``/``try``/``with`` (an import is a binding to its
+  target: ``Unit.aliases``), star imports that may bind it (``Unit.stars``; which names a star
+  import binds is decided in ``closure``, where the target module is known), and functions that
+  write it after ``global`` (``Unit.global_writes``);
+* statements that can change its state (``Unit.attached``, the rule of ``effects``);
+* a statement that can bind *any* name (``globals()`` used other than to read, ``exec``) is part of
+  every name (``Unit.dynamic``).
+
+Imports inside function and class bodies are bindings too: ``scopes`` reports their uses as
+absolute targets. A later binding is not taken to replace an earlier one even when it always runs:
+module-level code between the two may have captured the earlier value (``REGISTRY = [helper]``),
+and telling which code ran in between would mean resolving each use at its position in the file.
+So all bindings are kept (widening: an edit to a dead earlier binding changes the hash).
+
+The flow decorator's arguments never feed any canonical form: wherever a flow definition is
+written (the flow itself, its class, a whole module), its flow decorator is replaced by the
+placeholder ``@__loom_flow__``, which keeps the decorator's *position* among the others hashed
+(``@wrap @flow`` and ``@flow @wrap`` differ) and drops its arguments (``version``,
+``compatible_with``, ``code_fingerprint`` belong to the structural hash and the manifest).
+
+Flows that cannot be pinned (defined inside a function, in a class defined inside a function, or
+inside a module-level ``if``/``try``/``with`` block) are reported with their location, never
+skipped: the registry finds a flow by the module attribute path of its definition.
 
 Parsing skips libcst's node validation (``parse_module_unvalidated``): every node libcst
 constructs runs ``_validate()`` in ``__post_init__``, checks of invariants (balanced parentheses,
@@ -19,7 +41,7 @@ and every hash are identical; the parse is ~15 % faster, and parsing is most of 
 
 Rejected: storing libcst trees in the summary (not picklable across libcst versions, large),
 per-definition re-parsing later (doubles the parse cost that dominates the build), and ``ast``
-instead of libcst for the hashed forms (``loom-fp/1`` is defined over libcst's trees).
+instead of libcst for the hashed forms (the scheme is defined over libcst's trees).
 """
 
 from __future__ import annotations
@@ -36,10 +58,18 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from loom_compiler.model import SourceError
 
-from .canonical import SCHEME, CanonicalisationError, canonical, canonical_statements, flatten_block, nfkc
-from .discovery import LOOM_FLOW, FlowArgError, FlowArgs, extract_flow_args, resolve_decorator
+from .canonical import SCHEME, CanonicalisationError, canonical, canonical_statements, child_nodes, flatten_block, nfkc
+from .discovery import (
+    LOOM_FLOW,
+    FlowArgError,
+    FlowArgs,
+    extract_flow_args,
+    normalise_decorator,
+    star_may_bind,
+)
+from .effects import UNKNOWN_ALL, StatementFacts, attachments, decorator_roots, literal_all, project_imports
 from .precheck import decorator_markers, might_define_flows
-from .scopes import bound_names, dotted_chain, references
+from .scopes import References, _Binder, bound_names, dotted_chain, references
 from .sources import SourceDecodeError, decode_source
 
 if TYPE_CHECKING:
@@ -61,26 +91,48 @@ __all__ = [
     "might_define_flows",
     "decorator_markers",
     "parse_module_unvalidated",
+    "FLOW_PLACEHOLDER",
 ]
 
-UnitKind = str  # "function" | "class" | "constant" | "step" | "statement"
+UnitKind = str  # "function" | "class" | "constant" | "import" | "step" | "statement"
+
+#: what a flow decorator is written as in every canonical form (its position kept, its arguments not)
+FLOW_PLACEHOLDER = "__loom_flow__"
+_PLACEHOLDER = cst.Decorator(decorator=cst.Name(FLOW_PLACEHOLDER))
+_PASS_BODY = cst.IndentedBlock(body=[cst.SimpleStatementLine([cst.Pass()])])
 
 
 @dataclass(frozen=True, slots=True)
 class Unit:
-    """One module-level statement."""
+    """One module-level statement and what it means for the names of the module."""
 
     index: int
     kind: UnitKind
-    names: tuple[str, ...]  # module-level names it binds
-    canonical: str  # loom-fp/1 form ("" for statements that bind nothing and for steps; for a
-    # flow function the flow's own form: its name and the flow decorator left out)
-    #: dotted chains rooted at global names, sorted; "=<target>" is an absolute import target
-    #: (imports inside a compound statement such as ``try: import x / except: import y``)
+    names: tuple[str, ...]  # module-level names it binds (imports included), sorted
+    #: canonical form (flow decorators as the placeholder; "" for a step: it is hashed by name);
+    #: for a flow function, the flow's own form (its name left out)
+    canonical: str
+    #: dotted chains rooted at global names, sorted; "=<target>" is an absolute target (a lazy
+    #: import inside a function, ``importlib.import_module("x")``)
     references: tuple[str, ...]
     source: str  # original text: leading comments, decorators, formatting
     line: int  # first line of the statement proper (decorator or keyword)
     step_name: str | None = None  # for kind "step": the step's qualified name
+    aliases: tuple[tuple[str, str], ...] = ()  # (name, absolute target) of each import it runs, in order
+    stars: tuple[str, ...] = ()  # absolute targets of its star imports
+    global_writes: tuple[str, ...] = ()  # names its functions bind after ``global``
+    attached: tuple[str, ...] = ()  # names whose state it can change (``effects``)
+    dynamic: tuple[str, ...] = ()  # "module" (reads the namespace by computed name), "module-write"
+    simple_import: bool = False  # a line of plain import statements and nothing else
+    #: (name, canonical form of the part of the statement that binds it) for ``with``/``if``
+    #: blocks that import several names (``effects.project_imports``)
+    projections: tuple[tuple[str, str], ...] = ()
+
+    def canonical_for(self, name: str) -> str:
+        for bound, text in self.projections:
+            if bound == name:
+                return text
+        return self.canonical
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,15 +142,17 @@ class MemberUnit:
     qualname: str  # "Checkout.total"
     canonical: str
     references: tuple[str, ...]
-    members: tuple[str, ...]  # self./cls. names it uses in turn
+    members: tuple[str, ...]  # self./cls. names it uses in turn (and class-body names it reads)
     source: str
     line: int
+    kind: str = "method"  # "method" | "step" (hashed by qualified name only)
+    dynamic: tuple[str, ...] = ()  # "class": reaches the instance by a computed name
 
 
 @dataclass(frozen=True, slots=True)
 class FlowSite:
     """A flow declared in the module: where, with which decorator arguments, and what its own
-    code (flow decorator removed, name left out) canonicalises to and uses."""
+    code (flow decorator as the placeholder, name left out) canonicalises to and uses."""
 
     qualname: str  # "checkout" or "Checkout.run"
     args: FlowArgs
@@ -106,30 +160,37 @@ class FlowSite:
     line: int
     column: int
     unit: int  # index of the module-level unit holding it
-    canonical: str  # flow decorator removed, own name left out
+    canonical: str  # flow decorator as the placeholder, own name left out
     references: tuple[str, ...]
     members: tuple[str, ...]  # self./cls. names (method flows)
     class_qualname: str | None
     source: str
+    dynamic: tuple[str, ...] = ()  # "module" / "module-write" / "class" (see ``scopes``)
 
 
 @dataclass(frozen=True, slots=True)
 class ModuleSummary:
     """Everything the closure, hashing and bundling stages need from one module, as plain values
-    (picklable, comparable). ``errors`` are per-flow problems; a module that cannot be parsed at
-    all is a ``SourceError`` instead of a summary. Lines and columns are 1-based, as
-    compilers and editors print ``file:line:column``."""
+    (str, int, bool, tuples and frozen dataclasses of them: picklable, comparable, JSON-able).
+    ``errors`` are per-flow problems; a module that cannot be parsed at all is a ``SourceError``
+    instead of a summary. Lines and columns are 1-based, as compilers and editors print
+    ``file:line:column``."""
 
     module: str
     path: str
     is_package: bool
     units: tuple[Unit, ...]
-    imports: tuple[tuple[str, str], ...]  # local name -> dotted target, sorted
+    imports: tuple[tuple[str, str], ...]  # module-level import bindings, local name -> target (last wins)
     star_imports: tuple[str, ...]
     flows: tuple[FlowSite, ...]
     members: tuple[MemberUnit, ...]  # of classes holding method flows
     errors: tuple[SourceError, ...]
     scheme: str = SCHEME
+    #: ``__all__`` when it is a literal (what a star import of the module binds); None: no
+    #: ``__all__`` (a star import binds the public names)
+    exports: tuple[str, ...] | None = None
+    exports_known: bool = True  # False: ``__all__`` is computed, a star import may bind anything
+    getattr_hook: bool = False  # a module-level ``__getattr__`` (PEP 562) serves unbound names
 
     def import_map(self) -> dict[str, str]:
         return dict(self.imports)
@@ -142,7 +203,6 @@ class ModuleSummary:
             if m.qualname == qualname:
                 return m
         return None
-
 
 def analyse_module(
     source: bytes | str,
@@ -212,20 +272,37 @@ def _only_validates(post_init: object) -> bool:
     return code is not None and code.co_argcount == 1 and code.co_names == ("_validate",)
 
 
+@dataclass(slots=True)
+class _Statement:
+    """Pass-1 facts of one module-level statement (what it binds), used to resolve decorators."""
+
+    names: set[str]
+    own_names: set[str]  # bound other than by an import
+    aliases: list[tuple[str, str]]
+    stars: list[str]
+    simple: bool  # a plain statement (replaces earlier bindings when resolving a decorator)
+
+
 class _Analyser:
     def __init__(
         self, tree: cst.Module, text: str, *, module: str, path: str, config: LoomConfig | None, all_functions: bool
     ) -> None:
         self.tree = tree
+        self.text = text
         self.layout = _Layout(tree, text)
         self.module = module
         self.path = path
+        self.config = config
         self.is_package = path.replace("\\", "/").endswith("__init__.py")
-        self.flow_decorators = set(config.decorators) if config is not None else {LOOM_FLOW}
-        self.step_decorators = set(config.step_decorators) if config is not None else {"loom_runtime.step"}
+        self.flow_decorators = {normalise_decorator(d) for d in (config.decorators if config is not None else (LOOM_FLOW,))}
+        self.step_decorators = {normalise_decorator(d) for d in (config.step_decorators if config is not None else ("loom_runtime.step",))}
         self.all_functions = all_functions
+        self.flow_last_names = {d.rsplit(".", 1)[-1] for d in self.flow_decorators}
         self.errors: list[SourceError] = []
         self._positions: Mapping[cst.CSTNode, object] | None = None
+        self._import_errors: set[int] = set()
+        # nested flows can only be where a flow decorator's name is spelled (``precheck``)
+        self.may_nest = all_functions or might_define_flows(text.encode("utf-8", "surrogatepass"), config)
 
     # -- positions (computed only when a flow or an error needs one) -----------------------------
     def position(self, node: cst.CSTNode) -> tuple[int, int]:
@@ -245,131 +322,257 @@ class _Analyser:
 
     # -- main -----------------------------------------------------------------------------------
     def run(self) -> ModuleSummary:
-        tree = self.tree
-        self.imports, self.star_imports = self.collect_imports(tree.body)
-        stmts = list(tree.body)
-        self.local_names: set[str] = set()
-        unit_names: list[tuple[str, ...]] = []
-        for stmt in stmts:
-            names = tuple(sorted(self.binds(stmt)))
-            unit_names.append(names)
-            self.local_names.update(names)
-        # for decorators, a name bound by a module-level def/class or plain assignment is not the
-        # import of the same name; one bound inside ``try: from x import flow / except: flow = None``
-        # still is (the import is what runs when the dependency is installed)
-        shadowing: set[str] = set()
-        for stmt, names in zip(stmts, unit_names):
-            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef, cst.SimpleStatementLine)):
-                shadowing.update(names)
-        self.decorator_imports = {k: v for k, v in self.imports.items() if k not in shadowing}
-        self.local_names = shadowing
+        stmts = list(self.tree.body)
+        self.statements = [self.bindings_of(stmt) for stmt in stmts]
+        self.binders: dict[str, list[int]] = {}
+        for i, st in enumerate(self.statements):
+            for name in st.names:
+                self.binders.setdefault(name, []).append(i)
+        self.star_units = [i for i, st in enumerate(self.statements) if st.stars]
+        # the module-level import bindings, last one winning (flow arguments' ``re.compile``)
+        self.import_map: dict[str, str] = {}
+        for st in self.statements:
+            for local, target in st.aliases:
+                self.import_map[local] = target
 
-        units: list[Unit] = []
         self.flows: list[FlowSite] = []
         self.members: list[MemberUnit] = []
+        drafts: list[tuple[str, str, References | None, str | None, str, int]] = []
+        facts: list[StatementFacts] = []
+        projections: list[tuple[tuple[str, str], ...]] = []
         for index, stmt in enumerate(stmts):
+            kind, text, refs, step_name = self.unit(index, stmt)
             code, start = self.layout.source(stmt)
-            units.append(self.unit(index, stmt, unit_names[index], code, start))
+            drafts.append((kind, text, refs, step_name, code, start))
+            st = self.statements[index]
+            decorators = getattr(stmt, "decorators", ())
+            facts.append(StatementFacts(index, st.names, st.own_names, refs or References(),
+                                        isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and kind != "step",
+                                        decorator_roots(decorators)))
+            projections.append(self.projections(stmt, st))
+        attached = attachments(facts, self.third_party)
+
+        units: list[Unit] = []
+        for index, (kind, text, refs, step_name, code, start) in enumerate(drafts):
+            st = self.statements[index]
+            refs = refs or References()
+            units.append(Unit(
+                index=index, kind=kind, names=_sorted(st.names), canonical=text, references=_sorted(refs.globals),
+                source=code, line=start, step_name=step_name, aliases=tuple(st.aliases), stars=tuple(st.stars),
+                global_writes=_sorted(refs.global_writes), attached=_sorted(attached[index]),
+                dynamic=_sorted(refs.dynamic - {"class"}), simple_import=kind == "import" and isinstance(stmts[index], cst.SimpleStatementLine),
+                projections=projections[index],
+            ))
+        exports = literal_all(stmts[i] for i, u in enumerate(units) if "__all__" in u.names or "__all__" in u.attached)
         return ModuleSummary(
             module=self.module,
             path=self.path,
             is_package=self.is_package,
             units=tuple(units),
-            imports=tuple(sorted(self.imports.items())),
-            star_imports=tuple(self.star_imports),
+            imports=tuple(sorted(self.import_map.items())),
+            star_imports=tuple(s for st in self.statements for s in st.stars),
             flows=tuple(self.flows),
             members=tuple(self.members),
             errors=tuple(self.errors),
+            exports=exports if isinstance(exports, tuple) else None,
+            exports_known=exports != UNKNOWN_ALL,
+            getattr_hook=any(isinstance(stmts[i], cst.FunctionDef) for i in self.binders.get("__getattr__", ())),
         )
 
-    def binds(self, stmt: cst.CSTNode) -> set[str]:
+    def bindings_of(self, stmt: cst.CSTNode) -> _Statement:
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-            return {nfkc(stmt.name.value)}
-        if isinstance(stmt, cst.SimpleStatementLine):
-            return bound_names([s for s in stmt.body if not isinstance(s, (cst.Import, cst.ImportFrom))])
-        return bound_names([stmt])
+            name = nfkc(stmt.name.value)
+            return _Statement({name}, {name}, [], [], True)
+        binder = _Binder(self.resolve_from)
+        binder.walk(stmt)
+        names = binder.bound - binder.declared_global
+        aliases = [(local, t) for local, targets in binder.imports.items() for t in targets]
+        imported = set(binder.imports)
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            own = {nfkc(stmt.name.value)}
+        elif isinstance(stmt, cst.SimpleStatementLine):
+            own = bound_names([s for s in stmt.body if not isinstance(s, (cst.Import, cst.ImportFrom))])
+        else:
+            own = names - imported
+        # keep import order as written (the binder's dict groups by name)
+        if len(aliases) > 1:
+            aliases = self._ordered_aliases(stmt) or aliases
+        return _Statement(names, own, aliases, list(binder.stars), not _is_compound(stmt))
 
-    def unit(self, index: int, stmt: cst.CSTNode, names: tuple[str, ...], source: str, line: int) -> Unit:
+    def _ordered_aliases(self, stmt: cst.CSTNode) -> list[tuple[str, str]]:
+        from .scopes import import_bindings
+
+        out: list[tuple[str, str]] = []
+        stack = [stmt]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (cst.Import, cst.ImportFrom)):
+                out.extend(import_bindings(node, self.resolve_from))
+                continue
+            if isinstance(node, cst.SimpleStatementLine):
+                stack.extend(reversed([s for s in node.body if isinstance(s, (cst.Import, cst.ImportFrom))]))
+            elif isinstance(node, _STATEMENT_PARTS) and not isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+                stack.extend(reversed([c for c in child_nodes(node) if isinstance(c, (*_STATEMENT_PARTS, cst.SimpleStatementLine))]))
+        return out
+
+    def third_party(self, name: str) -> bool:
+        """Whether a module-level name is bound only by imports of third-party modules (for the
+        rule of ``effects``). First-party: the configured packages, else the module's own
+        top-level package (relative imports resolve there)."""
+        indices = self.binders.get(name)
+        if not indices:
+            return False
+        targets = []
+        for i in indices:
+            st = self.statements[i]
+            if name in st.own_names or st.stars:
+                return False
+            targets += [t for local, t in st.aliases if local == name]
+        if not targets:
+            return False
+        return not any(self.first_party(t) for t in targets)
+
+    def first_party(self, target: str) -> bool:
+        if self.config is not None and self.config.packages:
+            return self.config.is_first_party(target)
+        return target.split(".")[0] == self.module.split(".")[0]
+
+    def unit(self, index: int, stmt: cst.CSTNode) -> tuple[str, str, References | None, str | None]:
+        """(kind, canonical, references, step name) of one module-level statement."""
         if isinstance(stmt, cst.FunctionDef):
-            kind = "function"
-            step_name = None
-            for dec in stmt.decorators:
-                qn = resolve_decorator(dec.decorator, self.decorator_imports, self.module, self.local_names)
-                if qn in self.step_decorators:
-                    kind = "step"
-                    step_name = f"{self.module}.{nfkc(stmt.name.value)}"
-                    break
+            if self.is_step(stmt, index):
+                header = stmt.with_changes(body=_PASS_BODY)  # its decorators run; its body is an effect
+                self.nested_flows(stmt, index, f"function `{nfkc(stmt.name.value)}`")
+                return "step", "", references(header, resolve_from=self.resolve_from), f"{self.module}.{nfkc(stmt.name.value)}"
             found = len(self.flows)
-            self.discover(stmt, prefix="", unit=index, cls=None)
-            if kind == "step":
-                return Unit(index, kind, names, "", (), source, line, step_name)
+            refs, _ = self.discover(stmt, prefix="", unit=index, cls=None)
+            self.nested_flows(stmt, index, f"function `{nfkc(stmt.name.value)}`")
             if len(self.flows) > found:
-                # a flow: its canonical form already leaves out its name and the flow decorator
-                # (what its hash covers); computing the plain one too would double the work
-                site = self.flows[-1]
-                return Unit(index, kind, names, site.canonical, site.references, source, line)
-            return Unit(index, kind, names, canonical(stmt), _sorted(references(stmt).globals), source, line)
+                site = self.flows[-1]  # its canonical form is already the flow's own
+                return "function", site.canonical, refs, None
+            return "function", canonical(stmt), references(stmt, resolve_from=self.resolve_from), None
         if isinstance(stmt, cst.ClassDef):
-            self.discover_class(stmt, prefix="", unit=index)
-            return Unit(index, "class", names, canonical(stmt), _sorted(references(stmt).globals), source, line)
-        if not names:
-            return Unit(index, "statement", (), "", (), source, line)
-        body = [stmt] if not isinstance(stmt, cst.SimpleStatementLine) else [
-            s for s in stmt.body if not isinstance(s, (cst.Import, cst.ImportFrom))
-        ]
-        refs: set[str] = set()
-        for s in body:
-            refs |= references(s).globals
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            # ``try: from .fast import f / except ImportError: from .slow import f``: every
-            # alternative's target is reached ("=" marks an absolute target, not a local name)
-            for node in _module_level_imports([stmt]):
-                refs.update("=" + t for t in self.import_targets.get(id(node), ()) if t)
-        return Unit(index, "constant", names, canonical_statements(body), _sorted(refs), source, line)
+            hashed = self.discover_class(stmt, prefix="", unit=index)
+            self.nested_flows(stmt, index, None)
+            return "class", canonical(hashed), references(hashed, resolve_from=self.resolve_from), None
+        st = self.statements[index]
+        if isinstance(stmt, cst.SimpleStatementLine):
+            body = list(stmt.body)
+            refs = References()
+            for small in body:
+                _merge(refs, references(small, resolve_from=self.resolve_from))
+            if all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in body):
+                kind = "import"
+            else:
+                kind = "constant" if st.names else "statement"
+            return kind, canonical_statements(body), refs, None
+        self.nested_flows(stmt, index, "a module-level block")
+        return ("constant" if st.names else "statement"), canonical(stmt), references(stmt, resolve_from=self.resolve_from), None
 
-    # -- flows ----------------------------------------------------------------------------------
-    def flow_decorator(self, node: cst.FunctionDef) -> tuple[cst.Decorator, str] | None:
+    def projections(self, stmt: cst.CSTNode, st: _Statement) -> tuple[tuple[str, str], ...]:
+        if not isinstance(stmt, (cst.With, cst.If)):
+            return ()
+        imported = sorted({local for local, _ in st.aliases})
+        if len(imported) < 2:
+            return ()
+        return tuple((name, canonical(project_imports(stmt, name, self.resolve_from))) for name in imported)
+
+    # -- decorators -------------------------------------------------------------------------------
+    def decorator_names(self, expr: cst.BaseExpression, before: int) -> set[str]:
+        """Every qualified name a decorator expression may stand for, by the binding model:
+        the statements before ``before`` that bind its root, in order (see ``discovery``)."""
+        if isinstance(expr, cst.Call):
+            expr = expr.func
+        chain = dotted_chain(expr)
+        if chain is None:
+            return set()
+        root, _, rest = chain.partition(".")
+        tail = "." + rest if rest else ""
+        candidates: set[str] | None = None
+        for i in self.binders.get(root, ()):
+            if i >= before:
+                break
+            st = self.statements[i]
+            here = {t + tail for local, t in st.aliases if local == root}
+            if root in st.own_names:
+                here.add(f"{self.module}.{root}{tail}")
+            candidates = here if st.simple or candidates is None else candidates | here
+        for i in self.star_units:
+            if i >= before:
+                break
+            for star in self.statements[i].stars:
+                if star_may_bind(star, root):
+                    candidates = (candidates or set()) | {f"{star}.{root}{tail}"}
+        if candidates is None:
+            return {chain}  # a builtin or an undefined name
+        return {normalise_decorator(c) for c in candidates}
+
+    def is_step(self, node: cst.FunctionDef, unit: int) -> bool:
+        return any(self.decorator_names(d.decorator, unit) & self.step_decorators for d in node.decorators)
+
+    def flow_decorator(self, node: cst.FunctionDef, unit: int) -> tuple[cst.Decorator, str] | None:
         for dec in node.decorators:
-            qn = resolve_decorator(dec.decorator, self.decorator_imports, self.module, self.local_names)
-            if qn in self.flow_decorators:
-                return dec, qn
+            found = self.decorator_names(dec.decorator, unit) & self.flow_decorators
+            if found:
+                return dec, min(found)
         return None
 
-    def discover_class(self, node: cst.ClassDef, *, prefix: str, unit: int) -> None:
+    # -- flows ----------------------------------------------------------------------------------
+    def discover_class(self, node: cst.ClassDef, *, prefix: str, unit: int) -> cst.ClassDef:
+        """Find the method flows of a class (nested classes included); returns the class with
+        their flow decorators as the placeholder (what its canonical form is computed over)."""
         qual = prefix + nfkc(node.name.value)
         flows_before = len(self.flows)
-        for stmt in node.body.body:
+        body = list(node.body.body)
+        changed = False
+        for i, stmt in enumerate(body):
             if isinstance(stmt, cst.FunctionDef):
-                self.discover(stmt, prefix=qual + ".", unit=unit, cls=node)
+                _, dec = self.discover(stmt, prefix=qual + ".", unit=unit, cls=node)
+                if dec is not None:
+                    body[i] = _with_placeholder(stmt, dec)
+                    changed = True
             elif isinstance(stmt, cst.ClassDef):
-                self.discover_class(stmt, prefix=qual + ".", unit=unit)
+                inner = self.discover_class(stmt, prefix=qual + ".", unit=unit)
+                if inner is not stmt:
+                    body[i] = inner
+                    changed = True
         if len(self.flows) > flows_before:
-            self.collect_members(node, qual)
+            self.collect_members(node, qual, unit)
+        return node.with_changes(body=node.body.with_changes(body=body)) if changed else node
 
-    def discover(self, node: cst.FunctionDef, *, prefix: str, unit: int, cls: cst.ClassDef | None) -> None:
-        found = self.flow_decorator(node)
+    def discover(self, node: cst.FunctionDef, *, prefix: str, unit: int,
+                 cls: cst.ClassDef | None) -> tuple[References | None, cst.Decorator | None]:
+        """Record ``node`` as a flow when a flow decorator decorates it: (its references, that
+        decorator); (None, None) when it is no flow or its declaration is an error."""
+        found = self.flow_decorator(node, unit)
         if found is None and not self.all_functions:
-            return
+            return None, None
         qualname = prefix + nfkc(node.name.value)
         if found is not None:
             dec, decorator = found
             try:
-                args = extract_flow_args(dec.decorator, loom=decorator == LOOM_FLOW, imports=self.decorator_imports)
+                args = extract_flow_args(dec.decorator, loom=decorator == LOOM_FLOW, imports=self.import_map)
             except FlowArgError as exc:
                 self.error(exc.node, f"flow `{qualname}`: {exc}", exc.code)
-                return
+                return None, None
+            hashed = _with_placeholder(node, dec)
             stripped = node.with_changes(decorators=[d for d in node.decorators if d is not dec])
         else:
-            decorator, args, stripped = "", FlowArgs(id=None), node
-        refs = references(stripped, method_of_class=cls is not None)
+            dec, decorator, args, hashed, stripped = None, "", FlowArgs(id=None), node, node
+        refs = references(stripped, method_of_class=cls is not None, resolve_from=self.resolve_from)
         globals_ = set(refs.globals)
         members = set(refs.members)
         if cls is not None and not any(dotted_chain(d.decorator) == "staticmethod" for d in node.decorators):
-            # the instance a method flow runs on is built by these: state they set is input
-            members |= {"__init__", "__post_init__"}
+            # the instance a method flow runs on is built by these, and attribute access may be
+            # served by these: what they do is input
+            members |= {"__init__", "__post_init__", "__new__", "__getattr__", "__getattribute__"}
+            if cls.decorators:
+                # a decorated class (``@dataclass``) may generate code from its field annotations
+                members |= {n for s in cls.body.body if isinstance(s, cst.SimpleStatementLine)
+                            for small in s.body if isinstance(small, cst.AnnAssign) for n in _names_of(small.target)}
         if cls is not None:
-            header = cls.with_changes(body=cst.IndentedBlock(body=[cst.SimpleStatementLine([cst.Pass()])]))
-            globals_ |= references(header).globals
+            header = cls.with_changes(body=_PASS_BODY)
+            globals_ |= references(header, resolve_from=self.resolve_from).globals
         line, column = self.position(node)
         self.flows.append(
             FlowSite(
@@ -379,74 +582,149 @@ class _Analyser:
                 line=line,
                 column=column,
                 unit=unit,
-                canonical=canonical(stripped, anonymous=stripped),
+                canonical=canonical(hashed, anonymous=hashed),
                 references=_sorted(globals_),
                 members=_sorted(members),
                 class_qualname=prefix[:-1] if cls is not None else None,
                 source=self.layout.source(node)[0],
+                dynamic=_sorted(refs.dynamic),
             )
         )
+        return refs, dec
 
-    def collect_members(self, cls: cst.ClassDef, qual: str) -> None:
+    def nested_flows(self, stmt: cst.CSTNode, unit: int, where: str | None) -> None:
+        """Report every flow that cannot be pinned: defined inside a function body (``where`` names
+        the enclosing function), in a class inside one, or inside a module-level block."""
+        if not self.may_nest or self.all_functions:
+            return
+        if isinstance(stmt, cst.ClassDef):
+            for inner in stmt.body.body:
+                if isinstance(inner, cst.FunctionDef):
+                    self._search(inner.body, unit, f"method `{nfkc(inner.name.value)}`")
+                elif isinstance(inner, cst.ClassDef):
+                    self.nested_flows(inner, unit, None)
+        elif isinstance(stmt, cst.FunctionDef):
+            self._search(stmt.body, unit, where or "a function")
+        else:
+            keyword = _BLOCK_KEYWORDS.get(type(stmt), "compound")
+            self._search(stmt, unit, f"a module-level `{keyword}` block")
+
+    def _search(self, node: cst.CSTNode, unit: int, where: str) -> None:
+        # statements only (a definition is never inside an expression), through ``child_nodes``
+        # (libcst's ``children`` runs a visitor pass per node)
+        stack: list[cst.CSTNode] = [node]
+        while stack:
+            current = stack.pop()
+            if type(current) is cst.FunctionDef and current.decorators and self._may_be_flow(current) \
+                    and self.flow_decorator(current, unit):
+                self.error(current, f"flow `{nfkc(current.name.value)}` is defined inside {where}; a flow must be a "
+                           "module-level function or a method of a module-level class, so that the registry can "
+                           "find it by name (it cannot be pinned where it is)", "flow-nested")
+            stack.extend(child for child in child_nodes(current) if isinstance(child, _STATEMENT_PARTS))
+
+    def _may_be_flow(self, node: cst.FunctionDef) -> bool:
+        """A cheap test before the binding model: a decorator spells a flow decorator's last name."""
+        for dec in node.decorators:
+            expr = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
+            last = expr.attr.value if isinstance(expr, cst.Attribute) else expr.value if isinstance(expr, cst.Name) else None
+            if last is not None and last in self.flow_last_names:
+                return True
+        return False
+
+    def collect_members(self, cls: cst.ClassDef, qual: str, unit: int) -> None:
+        class_names: set[str] = set()
         for stmt in cls.body.body:
-            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            class_names |= self.bindings_of(stmt).names
+        for stmt in cls.body.body:
+            kind = "method"
+            dynamic: set[str] = set()
+            if isinstance(stmt, cst.FunctionDef):
                 names = {nfkc(stmt.name.value)}
-                refs = references(stmt, method_of_class=isinstance(stmt, cst.FunctionDef))
+                if self.is_step(stmt, unit):
+                    kind = "step"
+                    refs = References()
+                    text = ""
+                else:
+                    refs = references(stmt, method_of_class=True, resolve_from=self.resolve_from)
+                    text = canonical(_with_placeholder(stmt, self._flow_of(stmt, unit)))
+                    # decorators and defaults run in the class body: ``@limit.setter`` is a member
+                    for dec in stmt.decorators:
+                        chain = dotted_chain(dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator)
+                        if chain is not None and chain.split(".")[0] in class_names:
+                            refs.members.add(chain.split(".")[0])
+                    dynamic = refs.dynamic
+            elif isinstance(stmt, cst.ClassDef):
+                names = {nfkc(stmt.name.value)}
+                refs = references(stmt, resolve_from=self.resolve_from)
                 text = canonical(stmt)
             else:
                 small = flatten_block([stmt])
-                names = bound_names(small)
+                st = self.bindings_of(stmt)
+                names = st.names
                 if not names:
                     continue
-                refs = references(stmt)
+                refs = references(stmt, resolve_from=self.resolve_from)
+                for local, target in st.aliases:
+                    refs.globals.add("=" + target)
+                # class-body code sees the class's own names first (``limit = property(_get)``)
+                for chain in list(refs.globals):
+                    root = chain.split(".")[0]
+                    if root in class_names and root not in names:
+                        refs.members.add(root)
+                        refs.globals.discard(chain)
                 text = canonical_statements(small)
             code, line = self.layout.source(stmt)
             for name in sorted(names):
                 self.members.append(
-                    MemberUnit(f"{qual}.{name}", text, _sorted(refs.globals), _sorted(refs.members), code, line)
+                    MemberUnit(f"{qual}.{name}", text, _sorted(refs.globals), _sorted(refs.members), code, line,
+                               kind=kind, dynamic=_sorted(dynamic))
                 )
 
-    # -- imports --------------------------------------------------------------------------------
-    def collect_imports(self, stmts: Sequence[cst.CSTNode]) -> tuple[dict[str, str], list[str]]:
-        imports: dict[str, str] = {}
-        stars: list[str] = []
-        self.import_targets: dict[int, list[str]] = {}  # id(import statement) -> its targets
-        for node in _module_level_imports(stmts):
-            targets = self.import_targets.setdefault(id(node), [])
-            if isinstance(node, cst.Import):
-                for alias in node.names:
-                    target = dotted_chain(alias.name) or ""
-                    targets.append(target)
-                    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                        imports[nfkc(alias.asname.name.value)] = target
-                    else:
-                        root = target.split(".")[0]
-                        imports[root] = root
-                continue
-            base = self.resolve_from(node)
-            if base is None:
-                continue
-            if isinstance(node.names, cst.ImportStar):
-                stars.append(base)
-                continue
-            for alias in node.names:
-                name = nfkc(alias.name.value)  # type: ignore[union-attr]
-                local = nfkc(alias.asname.name.value) if alias.asname is not None else name  # type: ignore[union-attr]
-                imports[local] = f"{base}.{name}" if base else name
-                targets.append(imports[local])
-        return imports, stars
+    def _flow_of(self, node: cst.FunctionDef, unit: int) -> cst.Decorator | None:
+        found = self.flow_decorator(node, unit)
+        return found[0] if found is not None else None
 
+    # -- imports --------------------------------------------------------------------------------
     def resolve_from(self, node: cst.ImportFrom) -> str | None:
         module = dotted_chain(node.module) if node.module is not None else ""
         level = len(node.relative)
         if level == 0:
             return module
         package = self.module.split(".") if self.is_package else self.module.split(".")[:-1]
-        if level - 1 > len(package):
-            self.error(node, "relative import goes beyond the top-level package", "import")
+        if level - 1 > len(package) or (level - 1 == len(package) and not module):
+            if id(node) not in self._import_errors:
+                self._import_errors.add(id(node))
+                self.error(node, "relative import goes beyond the top-level package", "import")
             return None
         base = package[: len(package) - (level - 1)]
         return ".".join([*base, *([module] if module else [])])
+
+
+def _with_placeholder(node: cst.FunctionDef, dec: cst.Decorator | None) -> cst.FunctionDef:
+    if dec is None:
+        return node
+    return node.with_changes(decorators=[_PLACEHOLDER if d is dec else d for d in node.decorators])
+
+
+#: what a statement-only walk descends into (bodies, branches, handlers; never expressions)
+_STATEMENT_PARTS = (cst.BaseSuite, cst.BaseCompoundStatement, cst.Else, cst.Finally, cst.ExceptHandler,
+                    cst.ExceptStarHandler, cst.MatchCase)
+
+_BLOCK_KEYWORDS = {cst.If: "if", cst.Try: "try", cst.TryStar: "try", cst.With: "with", cst.For: "for",
+                   cst.While: "while", cst.Match: "match"}
+
+
+def _is_compound(stmt: cst.CSTNode) -> bool:
+    return not isinstance(stmt, (cst.SimpleStatementLine, cst.FunctionDef, cst.ClassDef))
+
+
+def _names_of(target: cst.BaseExpression) -> set[str]:
+    return {nfkc(target.value)} if isinstance(target, cst.Name) else set()
+
+
+def _merge(into: References, other: References) -> None:
+    for name in References.__slots__:  # type: ignore[attr-defined]
+        getattr(into, name).update(getattr(other, name))
 
 
 class _Layout:
@@ -539,20 +817,6 @@ def _syntax_error(text: str, path: str, exc: cst.ParserSyntaxError) -> SourceErr
         f"syntax error: {detail} (libcst {_LIBCST_VERSION} cannot parse this; is it newer Python syntax?)",
         code="syntax",
     )
-
-
-def _module_level_imports(stmts: Iterable[cst.CSTNode]) -> Iterable[cst.Import | cst.ImportFrom]:
-    for stmt in stmts:
-        if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                if isinstance(small, (cst.Import, cst.ImportFrom)):
-                    yield small
-        elif isinstance(stmt, (cst.If, cst.Try, cst.With, cst.For, cst.While, cst.Else, cst.ExceptHandler, cst.Finally)):
-            for child in stmt.children:
-                if isinstance(child, cst.BaseSuite):
-                    yield from _module_level_imports(child.body)
-                elif isinstance(child, (cst.If, cst.Else, cst.ExceptHandler, cst.Finally)):
-                    yield from _module_level_imports([child])
 
 
 def _strip_blank_head(code: str) -> str:

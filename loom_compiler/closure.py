@@ -1,17 +1,42 @@
 """A flow's closure and its Merkle hashes, computed over ``ModuleSummary`` values (no parsing).
 
-Closure. Starting at the flow, every global chain a member uses is resolved in the member's own
-module: a module-level name becomes that definition (``shop.pricing.discount``, all the units
-that bind it); an import binding becomes its target plus the attribute tail (``import shop.pricing
-as m; m.helper`` -> ``shop.pricing.helper``), which is followed into the target module when that
-module is first-party (configured package roots, or any module the caller can supply when no
-roots are configured), re-exports included; anything else stays an ``import`` member hashed by its
-dotted target only (``math.floor``). A function decorated with a step decorator is a ``step``
-member hashed by its qualified name only. For method flows, ``self.x``/``cls.x`` reach the
-sibling ``method`` members of the class (and ``__init__``/``__post_init__``, which build the
-instance the flow runs on); the class's bases and decorators are references of the flow itself.
-Unknown names (builtins) are not members; they are already spelled out in the canonical form of
-the code that uses them. A flow function reached by name from its own closure is the flow node.
+Resolution (``loom-fp/2``, DESIGN §6): starting at the flow, every global chain a member uses is
+resolved in the member's own module, as Python resolves it:
+
+* A module-level name is a *name member* ``<module>.<name>``: every statement of the module that
+  binds it, can bind it or can change it (``analysis``, ``effects``), in source order. Its own
+  hash covers their canonical forms in that order, so reordering two bindings changes it.
+* Each import among those statements is also followed to its target, with the attribute tail the
+  use spells (``import shop.pricing as m; m.helper`` -> ``shop.pricing.helper``); into the target
+  module when it is first-party (configured package roots, or any module the caller can supply
+  when no roots are configured), re-exports included; otherwise the target is an ``import``
+  member hashed by its dotted name only (``math.floor``). A name whose *only* binding is one
+  plain import line is that target and nothing more (the usual ``from x import y``).
+* A star import may bind a name: from a first-party module when that module exports it (its
+  literal ``__all__``, else its public names, star imports of its own included, transitively),
+  from any other module always (its exports are unknown without importing it): the member
+  ``math.*`` stands for "whatever ``from math import *`` binds", so ``math`` -> ``cmath`` changes
+  every name it may bind. When several candidates bind one name, all are in the closure.
+* A lazy import inside a function (``=<target>`` chains from ``scopes``) is followed the same way.
+* A first-party module used as a value (``helper(pricing)``, ``importlib.import_module
+  ("shop.pricing")``, ``pricing.__dict__``) or reached through its PEP 562 ``__getattr__`` is the
+  *module member* ``<module>.*``: every statement of the module, hashed in order.
+* Code that reads its module's namespace by a computed name (``globals()[k]``, ``getattr
+  (sys.modules[__name__], k)``, ``eval``) reaches its module member; code that may bind any name
+  (``globals()[k] = v``, ``exec``) is one more binding of every name of its module.
+
+For method flows, ``self.x``/``cls.x``/``type(self).x``/``self.__class__.x`` reach the sibling
+``method`` members of the class, with ``__init__``/``__post_init__``/``__new__`` (which build the
+instance the flow runs on) and ``__getattr__``/``__getattribute__`` (which serve attribute
+access) when the class defines them; class-body names a member reads are members too
+(``limit = property(_get_limit)``). The class's bases and decorators are references of the flow
+itself; module statements that change the class (``Checkout.RATE = 5``) are the member
+``<class>#effects``. A member that reaches its instance by a computed name or lets it escape
+(``getattr(self, name)``, ``helper(self)``) reaches the whole class (its name member). A step,
+function or method, is a ``step`` member hashed by its qualified name only. Unknown names
+(builtins) are not members; they are spelled out in the canonical form of the code that uses
+them. A flow function reached by name from its own closure is the flow node; if its name is bound
+by other statements too (``checkout = wrap(checkout)``), those are the member ``<flow>#bindings``.
 
 One graph per run. Every flow of a ``fingerprint_flows`` call shares one ``ClosureGraph``: a
 member is resolved and hashed once however many flows reach it (the stdlib, fingerprinted as
@@ -19,18 +44,30 @@ member is resolved and hashed once however many flows reach it (the stdlib, fing
 a hash: a member's hash depends only on what it reaches, and strongly connected components are
 the same in any subgraph closed under reachability.
 
-Hashes (scheme ``loom-fp/1``). A member's hash is sha256 over a length-prefixed record of the
-scheme, its kind, its canonical form and, for each binding in sorted order, the name used, the
-qualified name it resolves to and that member's hash. Cycles (recursion, mutual recursion, import
-cycles) are broken by hashing each strongly connected component together: inside a component a
-binding contributes the target's qualified name instead of its hash; the component digest is the
-hash over the sorted (qualname, inner digest) pairs of its members; each member's final hash
-covers its inner digest and the component digest. So an edit anywhere in a cycle changes every
-hash in it, and the result does not depend on the order in which the graph was walked.
+Hashes. A member's hash is sha256 over a length-prefixed record of the scheme, its kind, its
+canonical form and, for each binding in sorted order, the name used, the qualified name it
+resolves to and that member's hash. Cycles (recursion, mutual recursion, import cycles) are
+broken by hashing each strongly connected component together: inside a component a binding
+contributes the target's qualified name instead of its hash; the component digest is the hash
+over the sorted (qualname, inner digest) pairs of its members; each member's final hash covers
+its inner digest and the component digest. So an edit anywhere in a cycle changes every hash in
+it, and the result does not depend on the order in which the graph was walked.
+
+Widening, where the reach cannot be decided statically (each costs a version more when code the
+flow does not really reach changes; none can keep a hash when behaviour changed):
+every binding of a name, dead ones included; every candidate of a star import; the whole module
+for a module used as a value, a PEP 562 ``__getattr__``, a computed-name read of the namespace;
+the whole class for a computed-name access to ``self`` or ``self`` escaping.
+
+Not followed (documented limits): a module name computed at run time
+(``importlib.import_module(name)``, ``sys.modules[name]`` for any ``name`` but the module's own)
+widens to the module that computes it, not to the module it names (which cannot be known); a
+first-party module's import-time effects on *another* module's objects (see ``effects``).
 
 Rejected: hashing the concatenation of all closure sources in traversal order (depends on the
-walk order and cannot say which member changed), and breaking cycles by DFS back-edges (the hash
-of a member would depend on where the walk entered the cycle).
+walk order and cannot say which member changed), breaking cycles by DFS back-edges (the hash of a
+member would depend on where the walk entered the cycle), and resolving each use at its position
+in the file to drop dead bindings (it needs a per-position binding table for a rare gain).
 """
 
 from __future__ import annotations
@@ -53,6 +90,13 @@ __all__ = ["ClosureGraph", "Loader", "hash_record"]
 #: Supplies the summary of a module that is not in the given mapping (None: not in the tree).
 Loader = Callable[[str], "ModuleSummary | SourceError | None"]
 
+#: binding names that are no spelling in the member's text (the chunk skips them)
+WIDEN_MODULE = "<globals>"  # the code reads its module's namespace by a computed name
+WIDEN_CLASS = "<self>"  # the code reaches its instance by a computed name
+FLOW_BINDINGS = "<bindings>"  # the flow's name is bound by other statements too
+CLASS_EFFECTS = "<effects>"  # module statements that change the flow's class
+MODULE_GETATTR = "<getattr>"  # the module whose ``__getattr__`` serves the member
+
 
 @dataclass(slots=True)
 class _Node:
@@ -64,9 +108,14 @@ class _Node:
     line: int = 0
     source: str = ""
     target: str | None = None
-    refs: tuple[str, ...] = ()  # global chains its code uses
+    refs: tuple[str, ...] = ()  # global chains its code uses ("~t": an import target, modules skipped)
     members: tuple[str, ...] = ()  # self./cls. names its code uses
     cls: str | None = None  # qualname of the class whose members ``members`` name
+    dynamic: tuple[str, ...] = ()
+    flow_name: str | None = None  # a module-level flow: its name (for ``FLOW_BINDINGS``)
+    name: str | None = None  # a name member: the module-level name it is about
+    hook: bool = False  # an attribute a module's PEP 562 ``__getattr__`` serves
+    parts: tuple[tuple[int, int, str, tuple[str, ...]], ...] = ()  # (index, line, source, names bound)
     bindings: list[tuple[str, str]] | None = None  # (name used, key); None until expanded
 
 
@@ -85,17 +134,19 @@ class _ModuleIndex:
     """Lookup tables over one summary (summaries are tuples; these make lookups O(1))."""
 
     summary: ModuleSummary
-    units: dict[str, list[Unit]]
-    imports: dict[str, str]
+    direct: dict[str, list[Unit]]  # name -> units that bind it, write it after ``global`` or change it
+    stars: list[Unit]  # units with star imports
+    writers: list[Unit]  # units that may bind any name (``globals()[k] = v``, ``exec``)
     members: dict[str, MemberUnit]
     flows: dict[str, FlowSite]
+    binders: dict[str, list[Unit]]  # memo of ``ClosureGraph.binders``
 
     @classmethod
     def of(cls, summary: ModuleSummary) -> _ModuleIndex:
-        units: dict[str, list[Unit]] = {}
+        direct: dict[str, list[Unit]] = {}
         for unit in summary.units:
-            for name in unit.names:
-                units.setdefault(name, []).append(unit)
+            for name in {*unit.names, *unit.global_writes, *unit.attached}:
+                direct.setdefault(name, []).append(unit)
         members: dict[str, MemberUnit] = {}
         for m in summary.members:
             seen = members.get(m.qualname)
@@ -111,8 +162,13 @@ class _ModuleIndex:
                     tuple(sorted({*seen.members, *m.members})),
                     seen.source + m.source,
                     seen.line,
+                    kind="method",
+                    dynamic=tuple(sorted({*seen.dynamic, *m.dynamic})),
                 )
-        return cls(summary, units, summary.import_map(), members, {f.qualname: f for f in summary.flows})
+        stars = [u for u in summary.units if u.stars]
+        writers = [u for u in summary.units if "module-write" in u.dynamic]
+        flows = {f.qualname: f for f in summary.flows}
+        return cls(summary, direct, stars, writers, members, flows, {})
 
 
 class ClosureGraph:
@@ -131,6 +187,7 @@ class ClosureGraph:
         self.nodes: dict[str, _Node] = {}
         self._hashes: dict[str, str] | None = None
         self._members: dict[str, ClosureMember] = {}
+        self._exporting: set[tuple[str, str]] = set()  # star exports being decided (cycles)
 
     # -- modules --------------------------------------------------------------------------------
     def first_party(self, module: str) -> bool:
@@ -153,26 +210,86 @@ class ClosureGraph:
         self.indices[module] = index
         return index
 
+    def binders(self, where: _ModuleIndex, name: str) -> list[Unit]:
+        """Every statement of ``where``'s module that binds, may bind or changes ``name``, in order."""
+        found = where.binders.get(name)
+        if found is None:
+            units = {u.index: u for u in where.direct.get(name, ())}
+            for u in where.writers:
+                units[u.index] = u
+            for u in where.stars:
+                if u.index not in units and any(self.may_export(t, name) for t in u.stars):
+                    units[u.index] = u
+            found = where.binders[name] = [units[i] for i in sorted(units)]
+        return found
+
+    def may_export(self, module: str, name: str) -> bool:
+        """Whether ``from <module> import *`` may bind ``name`` (Python's rule: ``__all__``, else
+        the names not starting with an underscore; unknown for a third-party module)."""
+        if not self.first_party(module):
+            return True
+        other = self.index(module)
+        if other is None:
+            return False  # not in the tree: the import fails, it binds nothing
+        s = other.summary
+        if not s.exports_known:
+            return True
+        if s.exports is not None:
+            return name in s.exports
+        if name.startswith("_"):
+            return False
+        key = (module, name)
+        if key in self._exporting:
+            return False  # a cycle of star imports: nothing more is bound by going round it
+        self._exporting.add(key)
+        try:
+            return bool(self.binders(other, name))
+        finally:
+            self._exporting.discard(key)
+
     # -- resolution -----------------------------------------------------------------------------
-    def resolve_chain(self, where: _ModuleIndex, chain: str, seen: frozenset[tuple[str, str]] = frozenset()) -> str | None:
-        """Key of the member a global chain used in ``where``'s module resolves to."""
+    def resolve_chain(self, where: _ModuleIndex, chain: str, seen: frozenset[tuple[str, str]] = frozenset()) -> list[str]:
+        """Keys of the members a global chain used in ``where``'s module may stand for ([]: a
+        builtin or an undefined name)."""
         module = where.summary.module
         if (module, chain) in seen:
-            return None  # a re-export cycle: the name is never defined
+            return []  # a re-export cycle: the name is never defined
         seen = seen | {(module, chain)}
         root, _, rest = chain.partition(".")
-        if root in where.units:
-            return f"{module}.{root}"
-        if root in where.imports:
-            target = where.imports[root] + ("." + rest if rest else "")
-            return self.resolve_target(target, seen)
-        for base in where.summary.star_imports:
-            other = self.index(base) if self.first_party(base) else None
-            if other is not None and (root in other.units or root in other.imports):
-                return self.resolve_chain(other, chain, seen)
-        return None
+        tail = "." + rest if rest else ""
+        units = self.binders(where, root)
+        if not units:
+            return []
+        if root in where.flows:
+            return [f"{module}.{root}"]  # the flow node (its other bindings hang off it)
+        if len(units) == 1:
+            (u,) = units
+            targets = [t for local, t in u.aliases if local == root]
+            if u.simple_import and len(targets) == 1:
+                return self.resolve_target(targets[0] + tail, seen)  # the plain ``from x import y``
+            if u.stars and root not in u.names and "module-write" not in u.dynamic:
+                return self._star_keys(u, root, chain, seen)
+        keys = [f"{module}.{root}"]
+        for u in units:
+            for local, target in u.aliases:
+                if local == root:
+                    keys += self.resolve_target(target + tail, seen)
+            if u.stars:
+                keys += self._star_keys(u, root, chain, seen)
+        return keys
 
-    def resolve_target(self, target: str, seen: frozenset[tuple[str, str]] = frozenset()) -> str:
+    def _star_keys(self, unit: Unit, root: str, chain: str, seen: frozenset[tuple[str, str]]) -> list[str]:
+        keys: list[str] = []
+        for target in unit.stars:
+            if not self.may_export(target, root):
+                continue
+            if self.first_party(target) and self.index(target) is not None:
+                keys += self.resolve_target(f"{target}.{chain}", seen)
+            else:
+                keys.append(f"import:{target}.*")
+        return keys
+
+    def resolve_target(self, target: str, seen: frozenset[tuple[str, str]] = frozenset()) -> list[str]:
         parts = target.split(".")
         for i in range(len(parts), 0, -1):
             module = ".".join(parts[:i])
@@ -181,11 +298,16 @@ class ClosureGraph:
             other = self.index(module)
             if other is None:
                 continue
-            if i == len(parts):
-                return "import:" + target  # the module object itself
+            if i == len(parts) or parts[i] == "__dict__":
+                return ["module:" + module]  # the module object itself, used as a value: all of it
             found = self.resolve_chain(other, ".".join(parts[i:]), seen)
-            return found if found is not None else "import:" + target
-        return "import:" + target
+            if found:
+                return found
+            if other.summary.getattr_hook:
+                # served by its PEP 562 ``__getattr__``: that attribute of all of the module
+                return [f"hook:{module}:{parts[i]}"]
+            return ["import:" + target]
+        return ["import:" + target]
 
     # -- nodes ----------------------------------------------------------------------------------
     def flow_node(self, module: str, qualname: str) -> _Node:
@@ -200,30 +322,71 @@ class ClosureGraph:
 
     def _flow_node(self, key: str, index: _ModuleIndex, flow: FlowSite) -> _Node:
         s = index.summary
+        unit = s.units[flow.unit]
         return _Node(
             key, "flow", s.module, flow.canonical, s.path, flow.line, flow.source,
-            refs=flow.references, members=flow.members, cls=flow.class_qualname,
+            refs=flow.references, members=flow.members, cls=flow.class_qualname, dynamic=flow.dynamic,
+            flow_name=None if flow.class_qualname else flow.qualname,
+            parts=((unit.index, unit.line, unit.source, unit.names),) if flow.class_qualname is None else (),
         )
 
-    def _make_node(self, key: str, where: _ModuleIndex) -> _Node:
+    def _make_node(self, key: str, reached_from: str) -> _Node:
         if key.startswith("import:"):
-            return _Node(key, "import", where.summary.module, "", target=key[len("import:") :])
-        module, _, name = key.rpartition(".")
+            # ``module``: the module whose code reached it (the chunk imports it for that code)
+            return _Node(key, "import", reached_from, "", target=key[len("import:") :])
+        if key.startswith("module:"):
+            return self._module_node(key, key[len("module:") :])
+        if key.startswith("hook:"):
+            module, _, attr = key[len("hook:") :].partition(":")
+            return _Node(key, "constant", module, f"(getattr {attr})", target=f"{module}.{attr}", hook=True)
+        base, _, part = key.partition("#")
+        module, _, name = base.rpartition(".")
         index = self.index(module)
         assert index is not None
+        s = index.summary
+        if part:
+            units = self._partial_units(index, name, part)
+            return self._units_node(key, "constant", index, name, units)
         if name in index.flows:  # the flow function itself, reached from its own closure
             return self._flow_node(key, index, index.flows[name])
-        units = index.units[name]
-        s = index.summary
-        steps = [u for u in units if u.kind == "step"]
-        if steps:
-            return _Node(key, "step", module, "", s.path, steps[0].line, "", target=steps[0].step_name or key)
+        units = self.binders(index, name)
+        if len(units) == 1 and units[0].kind == "step":
+            u = units[0]
+            return _Node(key, "step", module, "", s.path, u.line, "", target=u.step_name or key)
         kinds = {u.kind for u in units}
         kind: MemberKind = "function" if "function" in kinds else "class" if "class" in kinds else "constant"
+        return self._units_node(key, kind, index, name, units)
+
+    def _partial_units(self, index: _ModuleIndex, name: str, part: str) -> list[Unit]:
+        if part == "bindings":  # a flow's name: every statement about it but the flow's own
+            own = index.flows[name].unit
+            return [u for u in self.binders(index, name) if u.index != own]
+        return [u for u in index.direct.get(name, ()) if name not in u.names]  # "effects"
+
+    def _units_node(self, key: str, kind: MemberKind, index: _ModuleIndex, name: str, units: list[Unit]) -> _Node:
+        s = index.summary
         return _Node(
-            key, kind, module, "\n".join(u.canonical for u in units), s.path, units[0].line,
-            "".join(u.source if u.source.endswith("\n") else u.source + "\n" for u in units),
+            key, kind, s.module, "\n".join(_unit_canonical(u, name) for u in units), s.path,
+            units[0].line if units else 0, _joined(u.source for u in units),
             refs=tuple(sorted({r for u in units for r in u.references})),
+            dynamic=tuple(sorted({d for u in units for d in u.dynamic})),
+            parts=tuple((u.index, u.line, u.source, u.names) for u in units), name=name,
+        )
+
+    def _module_node(self, key: str, module: str) -> _Node:
+        index = self.index(module)
+        assert index is not None
+        s = index.summary
+        units = list(s.units)
+        refs = {r for u in units for r in u.references}
+        refs |= {"~" + t for u in units for _, t in u.aliases}
+        refs |= {"~" + t + ".*" for u in units for t in u.stars}
+        # every name of the module is reached (a chunk must provide them all)
+        refs |= {n for u in units for n in u.names}
+        return _Node(
+            key, "module", module, "\n".join(_unit_canonical(u, None) for u in units), s.path, 1,
+            _joined(u.source for u in units), target=module, refs=tuple(sorted(refs)),
+            parts=tuple((u.index, u.line, u.source, u.names) for u in units),
         )
 
     def _member_node(self, key: str, index: _ModuleIndex, qualname: str, cls: str) -> _Node:
@@ -231,46 +394,78 @@ class ClosureGraph:
             return self._flow_node(key, index, index.flows[qualname])
         m = index.members[qualname]
         s = index.summary
-        return _Node(key, "method", s.module, m.canonical, s.path, m.line, m.source, refs=m.references, members=m.members, cls=cls)
+        if m.kind == "step":
+            return _Node(key, "step", s.module, "", s.path, m.line, "", target=key)
+        return _Node(key, "method", s.module, m.canonical, s.path, m.line, m.source, refs=m.references,
+                     members=m.members, cls=cls, dynamic=m.dynamic)
+
+    def _bind(self, bindings: dict[tuple[str, str], None], node: _Node, name: str, keys: list[str],
+              maker: Callable[[str], _Node] | None = None) -> None:
+        for key in keys:
+            if key == node.key:
+                continue
+            bindings[(name, key)] = None
+            if key not in self.nodes:
+                self.nodes[key] = maker(key) if maker is not None else self._make_node(key, node.module)
 
     def expand(self, node: _Node) -> list[tuple[str, str]]:
         """Resolve what ``node`` uses (once), creating the nodes it reaches."""
         if node.bindings is not None:
             return node.bindings
         self._hashes = None
-        bindings: dict[str, str] = {}
-        if node.kind not in ("import", "step"):
+        bindings: dict[tuple[str, str], None] = {}
+        if node.hook:
+            self._bind(bindings, node, MODULE_GETATTR, ["module:" + node.module])
+        elif node.kind not in ("import", "step"):
             where = self.index(node.module)
             assert where is not None
             for chain in node.refs:
                 if chain.startswith("="):
-                    key = self.resolve_target(chain[1:])
-                    bindings["import " + chain[1:]] = key
-                    if key not in self.nodes:
-                        self.nodes[key] = self._make_node(key, where)
-                    continue
-                key = self.resolve_chain(where, chain)
-                if key == node.key and chain.partition(".")[0] in where.imports:
-                    # `from x import f` then `f = wrap(f)`: the f it reads is the import
-                    root, _, rest = chain.partition(".")
-                    key = self.resolve_target(where.imports[root] + ("." + rest if rest else ""))
-                if key is None or key == node.key:
-                    continue
-                bindings[chain] = key
-                if key not in self.nodes:
-                    self.nodes[key] = self._make_node(key, where)
+                    self._bind(bindings, node, chain, self.resolve_target(chain[1:]))
+                elif chain.startswith("~"):
+                    # an import of a whole module's statements: its target, unless it is a module
+                    # (what is used through a module binding is resolved at the use)
+                    target = chain[1:]
+                    if target.endswith(".*"):
+                        keys = ["module:" + target[:-2]] if self.first_party(target[:-2]) and self.index(target[:-2]) \
+                            else ["import:" + target]
+                    else:
+                        keys = [k for k in self.resolve_target(target) if not k.startswith("module:")]
+                    self._bind(bindings, node, "import " + target, keys)
+                else:
+                    self._bind(bindings, node, chain, self.resolve_chain(where, chain))
+            if node.name is not None:
+                # what each import among its statements binds the name to (the use resolves the
+                # same targets with its tail; listed here too so a chunk can rewrite the import)
+                for u in self.binders(where, node.name):
+                    for local, target in u.aliases:
+                        if local == node.name:
+                            keys = [k for k in self.resolve_target(target) if not k.startswith("module:")]
+                            self._bind(bindings, node, "=" + target, keys)
+                    if u.stars:
+                        for target in u.stars:
+                            if self.may_export(target, node.name):
+                                self._bind(bindings, node, f"={target}.{node.name}",
+                                           self._star_keys(u, node.name, node.name, frozenset()))
+            if {"module", "module-write"} & set(node.dynamic):
+                self._bind(bindings, node, WIDEN_MODULE, ["module:" + node.module])
+            if node.flow_name is not None and self._partial_units(where, node.flow_name, "bindings"):
+                self._bind(bindings, node, FLOW_BINDINGS, [f"{node.key}#bindings"])
             if node.cls is not None:
+                top = node.cls.split(".")[0]
+                if "class" in node.dynamic:
+                    self._bind(bindings, node, WIDEN_CLASS, [f"{node.module}.{top}"])
+                if self._partial_units(where, top, "effects"):
+                    self._bind(bindings, node, CLASS_EFFECTS, [f"{node.module}.{top}#effects"])
                 for name in node.members:
                     qualname = f"{node.cls}.{name}"
                     if qualname not in where.members and qualname not in where.flows:
                         continue  # inherited or dynamic: the class's bases are already in the closure
                     key = f"{node.module}.{qualname}"
-                    if key == node.key:
-                        continue
-                    bindings["self." + name] = key
-                    if key not in self.nodes:
-                        self.nodes[key] = self._member_node(key, where, qualname, node.cls)
-        node.bindings = sorted(bindings.items())
+                    cls = node.cls
+                    self._bind(bindings, node, "self." + name, [key],
+                               lambda k, q=qualname, c=cls: self._member_node(k, where, q, c))
+        node.bindings = sorted(bindings)
         return node.bindings
 
     def reachable(self, root: _Node) -> list[str]:
@@ -311,18 +506,35 @@ class ClosureGraph:
                 path=n.path,
                 line=n.line,
                 source=n.source,
-                # guarded-import edges ("import <target>") are hashed but not listed: the member's
+                # a whole module's import edges ("import <target>") are hashed but not listed: its
                 # text binds those names itself, so they are not names it *uses*
                 bindings=tuple((name, _name(k)) for name, k in n.bindings or () if not name.startswith("import ")),
                 target=n.target,
                 canonical=n.canonical,
+                parts=n.parts,
             )
             self._members[key] = member
         return member
 
 
+def _unit_canonical(unit: Unit, name: str | None) -> str:
+    if unit.kind == "step":
+        return f"(step {unit.step_name})"
+    return unit.canonical_for(name) if name is not None else unit.canonical
+
+
+def _joined(sources) -> str:  # noqa: ANN001
+    return "".join(s if s.endswith("\n") else s + "\n" for s in sources)
+
+
 def _name(key: str) -> str:
-    return key[len("import:") :] if key.startswith("import:") else key
+    if key.startswith("import:"):
+        return key[len("import:") :]
+    if key.startswith("module:"):
+        return key[len("module:") :] + ".*"  # all of the module (``*`` is no Python name: no clash)
+    if key.startswith("hook:"):
+        return key[len("hook:") :].replace(":", ".")
+    return key
 
 
 def _merkle(nodes: Mapping[str, _Node]) -> dict[str, str]:
@@ -341,7 +553,7 @@ def _merkle(nodes: Mapping[str, _Node]) -> dict[str, str]:
             else:
                 fields.append(n.canonical)
                 for name, target in n.bindings or ():
-                    shown = target[len("import:") :] if target.startswith("import:") else target
+                    shown = _name(target)
                     fields += [name, shown, "<cycle>" if target in members else hashes[target]]
             inner[key] = hash_record(*fields)
         if not cyclic:

@@ -1,10 +1,17 @@
 """Finding flows: decorator qualified-name resolution and the decorator's literal arguments.
 
 A decorator expression (``@flow(...)``, ``@durable``, ``@lr.flow(...)``, ``@DBOS.workflow()``,
-``@workflow.run``) is reduced to a dotted chain, its root resolved through the module's import
-bindings (``from loom_runtime import flow as durable`` binds ``durable`` to
-``loom_runtime.flow``), and the resulting qualified name compared with the configured
-decorators. A name defined in the module itself resolves to ``<module>.<name>``.
+``@workflow.run``) is reduced to a dotted chain, and its root resolved with the same binding model
+as the closure (``analysis``): every statement before the decorated definition that binds the
+root, in source order. An import binds it to its target (``from loom_runtime import flow as
+durable`` binds ``durable`` to ``loom_runtime.flow``), a star import *may* bind it
+(``from loom_runtime import *``: checked against ``loom_runtime.__all__``; another module's star
+import may bind anything), a definition or assignment in the module binds it to
+``<module>.<name>``. A plain statement replaces the candidates seen so far; a compound one (``try:
+from loom_runtime import flow / except ImportError: flow = None``) adds to them. The decorator
+is a flow decorator when any candidate is a configured one (a false positive costs an error
+message; a false negative would ship a flow unpinned). ``loom_runtime``'s decorators are known
+under every name they are defined at (``loom_runtime.definition.flow`` is ``loom_runtime.flow``).
 
 The flow id is the decorator's first positional argument if it is a string, else its ``id=`` or
 ``name=`` keyword, else ``<module>:<qualname>`` (DESIGN §8); ``loom_runtime.flow`` itself takes
@@ -33,9 +40,50 @@ import libcst as cst
 from .canonical import literal_string_value, nfkc, number_value
 from .scopes import dotted_chain
 
-__all__ = ["resolve_decorator", "FlowArgs", "extract_flow_args", "FlowArgError", "LOOM_FLOW"]
+__all__ = [
+    "resolve_decorator", "FlowArgs", "extract_flow_args", "FlowArgError", "LOOM_FLOW", "normalise_decorator",
+    "star_may_bind",
+]
 
 LOOM_FLOW = "loom_runtime.flow"
+
+
+def _loom_aliases() -> dict[str, str]:
+    """``loom_runtime``'s public decorators under the name of the module that defines them
+    (read off the objects, so a move inside ``loom_runtime`` cannot drop flows)."""
+    import loom_runtime
+
+    out: dict[str, str] = {}
+    for public in ("flow", "step"):
+        obj = getattr(loom_runtime, public)
+        out[f"{obj.__module__}.{obj.__qualname__}"] = f"loom_runtime.{public}"
+    return out
+
+
+_LOOM_ALIASES = _loom_aliases()
+
+
+def _loom_exports() -> frozenset[str]:
+    import loom_runtime
+
+    return frozenset(loom_runtime.__all__)
+
+
+_LOOM_EXPORTS = _loom_exports()
+
+
+def normalise_decorator(qualname: str) -> str:
+    """The public qualified name of a decorator (``loom_runtime.definition.flow`` ->
+    ``loom_runtime.flow``); any other name is returned as it is."""
+    return _LOOM_ALIASES.get(qualname, qualname)
+
+
+def star_may_bind(module: str, name: str) -> bool:
+    """Whether ``from <module> import *`` may bind ``name``: exactly for ``loom_runtime`` (its
+    ``__all__``), always for any other module (its exports are not known without importing it)."""
+    if module == "loom_runtime":
+        return name in _LOOM_EXPORTS
+    return True
 
 _LOOM_KEYWORDS = ("id", "version", "steps", "deadline", "compatible_with", "step_families", "code_fingerprint")
 

@@ -21,8 +21,9 @@ __all__ = ["MemberKind", "ClosureMember", "FlowFingerprint", "SourceError", "Mod
 #: ``flow``: the flow function itself; ``function``/``class``/``constant``: module-level
 #: definitions reached by name; ``method``: a sibling member reached through ``self.``/``cls.``;
 #: ``import``: a third-party (or stdlib) import target, hashed by target only; ``step``: a
-#: function marked as a step, hashed by qualified name only.
-MemberKind = Literal["flow", "function", "class", "constant", "method", "import", "step"]
+#: function marked as a step, hashed by qualified name only; ``module``: every statement of a
+#: first-party module (``<module>.*``), where the closure cannot tell what of it is reached.
+MemberKind = Literal["flow", "function", "class", "constant", "method", "import", "step", "module"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +45,11 @@ class ClosureMember:
     #: The member's canonical form under ``canonical.SCHEME`` (what its own hash covers besides ``bindings``);
     #: ``loom fingerprint --explain`` prints it so an engineer can see why a hash moved.
     canonical: str = ""
+    #: The module-level statements the member consists of, in source order, as ``(index of the
+    #: statement in its module, line, original text, module-level names it binds)``: a statement
+    #: can belong to several members (``@REGISTRY.register def pay`` is part of ``pay`` and of
+    #: ``REGISTRY``), and a chunk must run it once. Empty for imports, steps and class members.
+    parts: tuple[tuple[int, int, str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

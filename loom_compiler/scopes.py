@@ -1,28 +1,65 @@
-"""Which global names a piece of code uses: our own scope analysis on the libcst tree.
+"""What a piece of code uses and can change: our own scope analysis on the libcst tree.
 
-``references(node)`` returns the dotted chains (``pricing.discount``, ``math.floor``, ``LIMIT``)
-whose root name is *global* in ``node``: not a parameter, assignment/loop/``with``/``except``
-target, comprehension variable, nested ``def``/``class``, import or ``match`` capture of any
-enclosing function scope, unless declared ``global``. Class bodies are scopes that their methods
-do not see (Python's rule). For method code, ``self.x``/``cls.x`` uses are reported separately as
-member names.
+``references(node)`` walks one module-level statement (or definition) once and returns:
+
+* ``globals``: the dotted chains (``pricing.discount``, ``math.floor``, ``LIMIT``) whose root is
+  *global* in ``node``: not a parameter, assignment/loop/``with``/``except`` target, comprehension
+  variable, nested ``def``/``class``, import or ``match`` capture of an enclosing function scope,
+  unless declared ``global``. Class bodies are scopes their methods do not see (Python's rule).
+  A name bound by an ``import`` inside a function or class body is local, but it is a *binding
+  to its target*: its uses are reported as absolute targets, ``=shop.pricing.discount`` for
+  ``from shop.pricing import discount`` then ``discount(x)``, ``=shop.pricing.discount`` for
+  ``import shop.pricing`` then ``shop.pricing.discount(x)`` (the attribute tail is kept, so a
+  lazy import reaches exactly what is used through it). ``getattr(x, "name")`` (and ``setattr``,
+  ``hasattr``, ``delattr`` with a literal name) is ``x.name``.
+* ``members``: names reached through the instance or class a method runs on: ``self.x``,
+  ``cls.x``, ``type(self).x``, ``self.__class__.x``.
+* what the code can *change* (``loom-fp/2``'s rule for state-changing module statements, see
+  ``analysis``): at import time, the global roots it stores or deletes through (``CFG["a"] = 2``,
+  ``Policy.limit = 5``, ``decimal.getcontext().prec = 6``) and every global root used inside a
+  call it makes (callee, arguments, decorators: a call may change any of them); in deferred code
+  (function bodies), the roots it stores through, passes to calls or calls methods on, the
+  functions it calls, and the names it writes after ``global``.
+* ``dynamic``: reach that cannot be decided statically. ``module``: the code reads the module's
+  namespace by a computed name (``globals()[k]``, ``sys.modules[__name__]``, a computed
+  ``importlib.import_module``); ``module-write``: it can bind any name of it (``globals()`` used
+  any other way, ``exec``/``eval``, ``vars()``/``locals()`` at module level); ``class``: a
+  method reaches its instance or class by a computed name or lets it escape (``getattr(self,
+  name)``, ``self.__dict__``, ``self`` passed to a call or returned). A non-literal ``getattr``
+  on anything else reports the object itself as used (a module used as a value is the whole
+  module, see ``closure``), so no special marker is needed there.
+
+Local variable annotations (``xs: List[int] = [x]`` in a function body) are not walked: they never
+run, so they are not references (DESIGN §6); parameter and return annotations are.
 
 Rejected: libcst's ``ScopeProvider``/``QualifiedNameProvider``. They need a ``MetadataWrapper``
 (a deep copy of the tree plus a full visitor pass per provider) and measured 4-8x the cost of the
 parse itself; the questions asked here ("is this name bound anywhere in an enclosing function?")
-need two cheap passes per scope.
+need two cheap passes per scope. Separate passes for uses, mutations and dynamic reach were
+rejected too: one walk answers all three at the cost of a few set insertions.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import libcst as cst
 
-from .canonical import child_nodes, nfkc, string_parts
+from .canonical import child_nodes, literal_string_value, nfkc, string_parts
 
-__all__ = ["References", "references", "target_names", "bound_names", "dotted_chain"]
+__all__ = [
+    "References",
+    "references",
+    "target_names",
+    "bound_names",
+    "dotted_chain",
+    "import_bindings",
+    "FromResolver",
+]
+
+#: resolves ``from <relative> import ...`` to the absolute base module (None: cannot be resolved)
+FromResolver = Callable[[cst.ImportFrom], "str | None"]
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 
@@ -39,14 +76,28 @@ _USE_SPECIAL = frozenset(
     {
         cst.Name, cst.Attribute, cst.FunctionDef, cst.Lambda, cst.ClassDef, *_COMPREHENSIONS, cst.Arg,
         cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal, cst.MatchKeywordElement, cst.ConcatenatedString,
+        cst.Call, cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Del, cst.Subscript,
     }
 )
+#: builtins whose first argument may be ``self`` without it escaping
+_SELF_SAFE = frozenset({"super", "type", "isinstance", "issubclass", "id"})
+_ATTR_FUNCS = frozenset({"getattr", "setattr", "hasattr", "delattr"})
+_DICT_READS = frozenset({"get", "keys", "values", "items", "copy", "__contains__", "__getitem__"})
 
 
 @dataclass(slots=True)
 class References:
-    globals: set[str] = field(default_factory=set)  # dotted chains rooted at a global name
-    members: set[str] = field(default_factory=set)  # names reached through self./cls.
+    globals: set[str] = field(default_factory=set)  # dotted chains rooted at a global name; "=t" absolute
+    members: set[str] = field(default_factory=set)  # names reached through self./cls./type(self).
+    stores: set[str] = field(default_factory=set)  # global roots stored/deleted through at import time
+    call_mentions: set[str] = field(default_factory=set)  # global roots used in calls made at import time
+    calls_now: set[str] = field(default_factory=set)  # global roots called at import time
+    name_calls_now: set[str] = field(default_factory=set)  # of those, called by plain name (``f(x)``)
+    mutates: set[str] = field(default_factory=set)  # global roots deferred code stores through or passes on
+    method_calls: set[str] = field(default_factory=set)  # global roots deferred code calls a method on
+    calls: set[str] = field(default_factory=set)  # global roots deferred code calls
+    global_writes: set[str] = field(default_factory=set)  # names bound after ``global`` in a function
+    dynamic: set[str] = field(default_factory=set)  # "module" | "module-write" | "class"
 
 
 @dataclass(slots=True)
@@ -56,6 +107,11 @@ class _Scope:
     declared_global: set[str]
     is_class: bool = False
     self_name: str | None = None  # first parameter of a method
+    imports: dict[str, list[str]] = field(default_factory=dict)  # local name -> absolute targets
+
+    @property
+    def is_function(self) -> bool:
+        return self.parent is not None and not self.is_class
 
 
 def dotted_chain(node: cst.BaseExpression) -> str | None:
@@ -86,6 +142,36 @@ def target_names(target: cst.CSTNode | None) -> set[str]:
     return set()
 
 
+def import_bindings(node: cst.Import | cst.ImportFrom, resolve_from: FromResolver | None) -> list[tuple[str, str]]:
+    """``(local name, absolute target)`` of every name an import binds, in order. ``import a.b``
+    binds ``a`` to ``a``; ``import a.b as c`` binds ``c`` to ``a.b``; ``from .m import x as y``
+    binds ``y`` to ``<package>.m.x``. A star import binds no listed name (``[]``); a relative
+    import that cannot be resolved binds its names to nothing (they are left out)."""
+    out: list[tuple[str, str]] = []
+    if isinstance(node, cst.Import):
+        for alias in node.names:
+            chain = dotted_chain(alias.name) or ""
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                out.append((nfkc(alias.asname.name.value), chain))
+            else:
+                root = chain.split(".")[0]
+                out.append((root, root))
+        return out
+    if isinstance(node.names, cst.ImportStar):
+        return out
+    if node.relative:
+        base = resolve_from(node) if resolve_from is not None else None
+        if base is None:
+            return out
+    else:
+        base = dotted_chain(node.module) if node.module is not None else ""
+    for alias in node.names:
+        name = nfkc(alias.name.value)  # type: ignore[union-attr]
+        local = nfkc(alias.asname.name.value) if alias.asname is not None else name  # type: ignore[union-attr]
+        out.append((local, f"{base}.{name}" if base else name))
+    return out
+
+
 def _import_binds(node: cst.Import | cst.ImportFrom) -> set[str]:
     if isinstance(node.names, cst.ImportStar):
         return set()
@@ -105,10 +191,14 @@ def _import_binds(node: cst.Import | cst.ImportFrom) -> set[str]:
 class _Binder:
     """Collects names bound in one scope, not descending into nested scopes."""
 
-    def __init__(self) -> None:
+    def __init__(self, resolve_from: FromResolver | None = None) -> None:
         self.bound: set[str] = set()
         self.declared_global: set[str] = set()
         self.nonlocal_: set[str] = set()
+        #: local name -> every absolute target an import in this scope binds it to, in order
+        self.imports: dict[str, list[str]] = {}
+        self.stars: list[str] = []  # absolute targets of star imports (module level only)
+        self.resolve_from = resolve_from
 
     def walk(self, node: cst.CSTNode) -> None:
         if type(node) is cst.ConcatenatedString:
@@ -142,6 +232,13 @@ class _Binder:
             self.bound |= target_names(node.target)
         elif isinstance(node, (cst.Import, cst.ImportFrom)):
             self.bound |= _import_binds(node)
+            for local, target in import_bindings(node, self.resolve_from):
+                self.imports.setdefault(local, []).append(target)
+            if isinstance(node, cst.ImportFrom) and isinstance(node.names, cst.ImportStar):
+                base = self.resolve_from(node) if node.relative and self.resolve_from is not None else (
+                    None if node.relative else dotted_chain(node.module) if node.module is not None else None)
+                if base:
+                    self.stars.append(base)
             return
         elif isinstance(node, cst.Global):
             self.declared_global |= {nfkc(n.name.value) for n in node.names}
@@ -167,83 +264,137 @@ def bound_names(stmts: Iterable[cst.CSTNode]) -> set[str]:
     return binder.bound - binder.declared_global
 
 
+def _store_base(target: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The objects a store target writes *into* (``CFG`` of ``CFG["a"] = 2``, ``decimal`` of
+    ``decimal.getcontext().prec = 6``); a plain name is a binding, not a store into anything."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [b for el in target.elements for b in _store_base(el.value)]
+    if isinstance(target, cst.StarredElement):
+        return _store_base(target.value)
+    if not isinstance(target, (cst.Attribute, cst.Subscript)):
+        return []
+    node: cst.BaseExpression = target
+    while isinstance(node, (cst.Attribute, cst.Subscript, cst.Call)):
+        node = node.func if isinstance(node, cst.Call) else node.value
+    return [node]
+
+
+def _globals_call(target: cst.BaseExpression) -> cst.Call | None:
+    """The ``globals()`` call a store target writes into, if any (``globals()["X"] = 1``)."""
+    node = target
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        node = node.value
+    return node if _is_call_to(node, "globals") else None  # type: ignore[return-value]
+
+
+def _is_call_to(node: cst.BaseExpression, name: str) -> bool:
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == name
+
+
 class _UseWalker:
-    def __init__(self, refs: References) -> None:
+    def __init__(self, refs: References, resolve_from: FromResolver | None) -> None:
         self.refs = refs
+        self.resolve_from = resolve_from
+        self.deferred = 0  # > 0 inside a function or lambda body: code that runs later
+        self.collectors: list[set[str]] = []  # every global root used is added to each
+        self.self_safe: set[int] = set()  # ids of Name nodes where ``self`` does not escape
+        self.globals_read: set[int] = set()  # ids of ``globals()`` calls only read from
+        self.globals_written: set[int] = set()
 
     # -- scopes ---------------------------------------------------------------------------------
     def function_scope(self, params: cst.Parameters, body: Iterable[cst.CSTNode], parent: _Scope, *, method: bool) -> None:
-        binder = _Binder()
+        body = list(body)
+        binder = _Binder(self.resolve_from)
         for stmt in body:
             binder.walk(stmt)
         names = _param_names(params)
         local = (binder.bound | set(names) | binder.nonlocal_) - binder.declared_global
         self_name = names[0] if method and names and _first_is_positional(params) else None
-        scope = _Scope(parent, local, binder.declared_global, self_name=self_name)
-        for stmt in body:
-            self.walk(stmt, scope)
+        imports = {k: v for k, v in binder.imports.items() if k in local}
+        scope = _Scope(parent, local, binder.declared_global, self_name=self_name, imports=imports)
+        self.refs.global_writes |= binder.bound & binder.declared_global
+        for name in binder.declared_global:
+            for target in binder.imports.get(name, ()):  # ``global np`` then ``import numpy as np``
+                self.refs.globals.add("=" + target)
+        self.deferred += 1
+        try:
+            for stmt in body:
+                self.walk(stmt, scope)
+        finally:
+            self.deferred -= 1
 
     def walk(self, node: cst.CSTNode, scope: _Scope) -> None:
-        if type(node) not in _USE_SPECIAL:
+        kind = type(node)
+        if kind not in _USE_SPECIAL:
             for child in child_nodes(node):
                 self.walk(child, scope)
             return
-        if type(node) is cst.ConcatenatedString:
+        if kind is cst.ConcatenatedString:
             for part in string_parts(node):
                 if type(part) is not cst.SimpleString:
                     self.walk(part, scope)
             return
-        if isinstance(node, cst.Name):
-            self.use(nfkc(node.value), nfkc(node.value), scope)
+        if kind is cst.Name:
+            self.use(nfkc(node.value), nfkc(node.value), scope, node)  # type: ignore[attr-defined]
             return
-        if isinstance(node, cst.Attribute):
-            chain = dotted_chain(node)
-            if chain is not None:
-                self.use(chain.split(".", 1)[0], chain, scope)
-            else:
-                self.walk(node.value, scope)
+        if kind is cst.Attribute:
+            self.attribute(node, scope)  # type: ignore[arg-type]
             return
-        if isinstance(node, cst.FunctionDef):
-            self.function_header(node, scope)
-            body = node.body.body if isinstance(node.body, cst.IndentedBlock) else node.body.body
-            self.function_scope(node.params, body, scope, method=scope.is_class and not _is_staticmethod(node))
+        if kind is cst.Call:
+            self.call(node, scope)  # type: ignore[arg-type]
             return
-        if isinstance(node, cst.Lambda):
-            self.params_header(node.params, scope)
-            self.function_scope(node.params, [node.body], scope, method=False)
+        if kind is cst.Subscript:
+            self.subscript(node, scope)  # type: ignore[arg-type]
             return
-        if isinstance(node, cst.ClassDef):
-            for dec in node.decorators:
-                self.walk(dec.decorator, scope)
-            for arg in (*node.bases, *node.keywords):
+        if kind in (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Del):
+            self.store(node, scope)
+            return
+        if kind is cst.FunctionDef:
+            self.function_header(node, scope)  # type: ignore[arg-type]
+            body = node.body.body  # type: ignore[attr-defined]
+            self.function_scope(node.params, body, scope, method=scope.is_class and not _is_staticmethod(node))  # type: ignore[attr-defined,arg-type]
+            return
+        if kind is cst.Lambda:
+            self.params_header(node.params, scope)  # type: ignore[attr-defined]
+            self.function_scope(node.params, [node.body], scope, method=False)  # type: ignore[attr-defined]
+            return
+        if kind is cst.ClassDef:
+            self.decorators(node.decorators, scope)  # type: ignore[attr-defined]
+            for arg in (*node.bases, *node.keywords):  # type: ignore[attr-defined]
                 self.walk(arg.value, scope)
-            binder = _Binder()
-            for stmt in node.body.body:
+            binder = _Binder(self.resolve_from)
+            for stmt in node.body.body:  # type: ignore[attr-defined]
                 binder.walk(stmt)
-            inner = _Scope(scope, binder.bound - binder.declared_global, binder.declared_global, is_class=True)
-            for stmt in node.body.body:
+            local = binder.bound - binder.declared_global
+            inner = _Scope(scope, local, binder.declared_global, is_class=True,
+                           imports={k: v for k, v in binder.imports.items() if k in local})
+            for stmt in node.body.body:  # type: ignore[attr-defined]
                 self.walk(stmt, inner)
             return
-        if isinstance(node, _COMPREHENSIONS):
-            self.comprehension(node, scope)
+        if kind in _COMPREHENSIONS:
+            self.comprehension(node, scope)  # type: ignore[arg-type]
             return
-        if isinstance(node, cst.Arg):
-            self.walk(node.value, scope)
+        if kind is cst.Arg:
+            self.walk(node.value, scope)  # type: ignore[attr-defined]
             return
-        if isinstance(node, (cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal)):
+        if kind in (cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal):
             return
-        if isinstance(node, cst.MatchKeywordElement):
-            self.walk(node.pattern, scope)
+        if kind is cst.MatchKeywordElement:
+            self.walk(node.pattern, scope)  # type: ignore[attr-defined]
             return
         for child in child_nodes(node):
             self.walk(child, scope)
 
     def function_header(self, node: cst.FunctionDef, scope: _Scope) -> None:
-        for dec in node.decorators:
-            self.walk(dec.decorator, scope)
+        self.decorators(node.decorators, scope)
         self.params_header(node.params, scope)
         if node.returns is not None:
             self.walk(node.returns.annotation, scope)
+
+    def decorators(self, decorators: Iterable[cst.Decorator], scope: _Scope) -> None:
+        # a decorator is a call made when the definition runs (with the definition as argument)
+        for dec in decorators:
+            self.in_call(dec.decorator, scope, callee=dec.decorator)
 
     def params_header(self, params: cst.Parameters, scope: _Scope) -> None:
         for param in _all_params(params):
@@ -275,22 +426,208 @@ class _UseWalker:
         else:
             self.walk(node.elt, inner)  # type: ignore[attr-defined]
 
+    # -- expressions with a rule of their own -----------------------------------------------------
+    def attribute(self, node: cst.Attribute, scope: _Scope) -> None:
+        chain = dotted_chain(node)
+        if chain is not None:
+            self.use(chain.split(".", 1)[0], chain, scope, node)
+            return
+        base = node
+        while isinstance(base, cst.Attribute):
+            base = base.value  # type: ignore[assignment]
+        if _is_call_to(base, "type") and len(base.args) == 1 and isinstance(base.args[0].value, cst.Name):  # type: ignore[attr-defined]
+            # ``type(self).LIMIT``: the class of the instance the method runs on
+            arg = nfkc(base.args[0].value.value)  # type: ignore[attr-defined]
+            if self.self_of(arg, scope):
+                inner = node
+                while isinstance(inner.value, cst.Attribute):
+                    inner = inner.value
+                self.refs.members.add(nfkc(inner.attr.value))
+                return
+        self.walk(node.value, scope)
+
+    def subscript(self, node: cst.Subscript, scope: _Scope) -> None:
+        value = node.value
+        if _is_call_to(value, "globals") and not self.is_local("globals", scope):
+            self.globals_read.add(id(value))
+        elif dotted_chain(value) == "sys.modules" and not self.is_local("sys", scope) and len(node.slice) == 1:
+            index = node.slice[0].slice
+            key = literal_string_value(index.value) if isinstance(index, cst.Index) else None
+            if isinstance(key, str) and key:
+                self.refs.globals.add("=" + key)  # that module, used as a value: all of it
+            else:
+                self.refs.dynamic.add("module")  # ``sys.modules[__name__]``, or a computed name
+        for child in child_nodes(node):
+            self.walk(child, scope)
+
+    def call(self, node: cst.Call, scope: _Scope) -> None:
+        func = node.func
+        name = nfkc(func.value) if isinstance(func, cst.Name) else None
+        builtin = name is not None and not self.is_local(name, scope)
+        args = node.args
+        if builtin and name in _ATTR_FUNCS and len(args) >= 2 and args[0].keyword is None and args[1].keyword is None:
+            literal = literal_string_value(args[1].value)
+            obj = args[0].value
+            if isinstance(literal, str) and literal.isidentifier() and dotted_chain(obj) is not None:
+                # ``getattr(x, "name")`` is ``x.name``
+                chain = f"{dotted_chain(obj)}.{literal}"
+                self.in_call(func, scope, callee=func, rest=[a.value for a in args[2:]], chain=(chain, obj))
+                if name in ("setattr", "delattr"):
+                    self.store_into(obj, scope)
+                return
+            if name in ("setattr", "delattr"):
+                self.store_into(obj, scope)
+        if builtin and name in _SELF_SAFE:
+            for arg in args:
+                if isinstance(arg.value, cst.Name):
+                    self.self_safe.add(id(arg.value))
+        if builtin and name == "globals":
+            if id(node) not in self.globals_read or id(node) in self.globals_written:
+                self.refs.dynamic.add("module-write")
+            self.refs.dynamic.add("module")
+        elif builtin and name in ("vars", "locals") and not args:
+            if scope.parent is None:  # the module's namespace itself
+                self.refs.dynamic |= {"module", "module-write"}
+        elif builtin and name in ("eval", "exec"):
+            self.refs.dynamic |= {"module", "module-write"}
+        if (builtin and name == "__import__") or (isinstance(func, (cst.Name, cst.Attribute)) and _last_name(func) == "import_module"):
+            target = literal_string_value(args[0].value) if args and args[0].keyword is None else None
+            if isinstance(target, str) and target and not target.startswith("."):
+                self.refs.globals.add("=" + target)
+            else:
+                self.refs.dynamic.add("module")
+        if isinstance(func, cst.Attribute) and _is_call_to(func.value, "globals") and func.attr.value in _DICT_READS:
+            self.globals_read.add(id(func.value))
+        self.in_call(func, scope, callee=func, rest=[a.value for a in args])
+
+    def in_call(self, func: cst.BaseExpression, scope: _Scope, *, callee: cst.BaseExpression,
+                rest: Iterable[cst.BaseExpression] = (), chain: tuple[str, cst.BaseExpression] | None = None) -> None:
+        """Walk a call: at import time every global root in it is a ``call_mentions`` (the call may
+        change its callee and arguments); in deferred code the callee is a ``calls`` (a method
+        call also a ``method_calls``) and the arguments are ``mutates``."""
+        target = func.func if isinstance(func, cst.Call) else func
+        callee_chain = dotted_chain(target)
+        now = self.deferred == 0
+        if now:
+            self.collectors.append(self.refs.call_mentions)
+        try:
+            if callee_chain is not None:
+                root = callee_chain.split(".", 1)[0]
+                if self.is_global(root, scope):
+                    if now:
+                        self.refs.calls_now.add(root)
+                        if "." not in callee_chain:
+                            self.refs.name_calls_now.add(root)
+                    else:
+                        self.refs.calls.add(root)
+                        if "." in callee_chain:
+                            self.refs.method_calls.add(root)
+            self.walk(func, scope)
+            if not now:
+                self.collectors.append(self.refs.mutates)
+            try:
+                if chain is not None:
+                    text, obj = chain
+                    self.use(text.split(".", 1)[0], text, scope, obj)
+                for arg in rest:
+                    self.walk(arg, scope)
+            finally:
+                if not now:
+                    self.collectors.pop()
+        finally:
+            if now:
+                self.collectors.pop()
+
+    def store(self, node: cst.CSTNode, scope: _Scope) -> None:
+        if isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets]
+        elif isinstance(node, cst.Del):
+            targets = [node.target]
+        else:
+            targets = [node.target]  # type: ignore[attr-defined]
+        for target in targets:
+            written = _globals_call(target)
+            if written is not None:
+                self.globals_written.add(id(written))  # ``globals()["X"] = 1`` binds a name
+            self.store_into_target(target, scope)
+        if isinstance(node, cst.AnnAssign) and scope.is_function:
+            # a local annotation never runs: not a reference (DESIGN §6)
+            self.walk(node.target, scope)
+            if node.value is not None:
+                self.walk(node.value, scope)
+            return
+        if isinstance(node, cst.Assign) and _is_call_to(node.value, "globals"):
+            self.globals_written.add(id(node.value))  # ``g = globals()``: it escapes
+        for child in child_nodes(node):
+            self.walk(child, scope)
+
+    def store_into_target(self, target: cst.BaseExpression, scope: _Scope) -> None:
+        for base in _store_base(target):
+            self.store_into(base, scope)
+
+    def store_into(self, obj: cst.BaseExpression, scope: _Scope) -> None:
+        """Record a write into the object ``obj`` names (its root, when that is global)."""
+        while isinstance(obj, (cst.Attribute, cst.Subscript, cst.Call)):
+            obj = obj.func if isinstance(obj, cst.Call) else obj.value
+        if not isinstance(obj, cst.Name):
+            return
+        root = nfkc(obj.value)
+        if self.is_global(root, scope):
+            (self.refs.stores if self.deferred == 0 else self.refs.mutates).add(root)
+
     # -- resolution -----------------------------------------------------------------------------
-    def use(self, root: str, chain: str, scope: _Scope) -> None:
+    def resolve(self, root: str, scope: _Scope) -> _Scope | None:
+        """The scope that binds ``root`` for code in ``scope`` (None: the module, i.e. global)."""
         current: _Scope | None = scope
         first = True
         while current is not None:
             if current.parent is None:
-                break  # module scope: global
+                return None  # module scope: global
             if root in current.declared_global:
-                break
+                return None
             if (first or not current.is_class) and root in current.local:
-                if current.self_name == root and "." in chain:
-                    self.refs.members.add(chain.split(".")[1])
-                return
+                return current
             first = False
             current = current.parent
+        return None
+
+    def is_global(self, root: str, scope: _Scope) -> bool:
+        return self.resolve(root, scope) is None
+
+    def is_local(self, root: str, scope: _Scope) -> bool:
+        return self.resolve(root, scope) is not None
+
+    def self_of(self, name: str, scope: _Scope) -> bool:
+        binder = self.resolve(name, scope)
+        return binder is not None and binder.self_name == name
+
+    def use(self, root: str, chain: str, scope: _Scope, node: cst.CSTNode) -> None:
+        binder = self.resolve(root, scope)
+        if binder is not None:
+            for target in binder.imports.get(root, ()):
+                # a lazy import: a binding to its target, with the attribute tail used
+                self.refs.globals.add("=" + target + chain[len(root):])
+            if binder.self_name == root:
+                parts = chain.split(".")
+                if len(parts) > 2 and parts[1] == "__class__":
+                    self.refs.members.add(parts[2])
+                elif len(parts) > 1 and parts[1] not in ("__class__", "__dict__"):
+                    self.refs.members.add(parts[1])
+                elif id(node) not in self.self_safe:
+                    # ``self`` escapes (passed on, returned, ``self.__dict__``): any member may be reached
+                    self.refs.dynamic.add("class")
+            return
         self.refs.globals.add(chain)
+        for collector in self.collectors:
+            collector.add(root)
+
+
+def _last_name(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return None
 
 
 def _all_params(params: cst.Parameters) -> list[cst.Param]:
@@ -316,14 +653,15 @@ def _is_staticmethod(node: cst.FunctionDef) -> bool:
     return any(dotted_chain(d.decorator) == "staticmethod" for d in node.decorators)
 
 
-def references(node: cst.CSTNode, *, method_of_class: bool = False) -> References:
-    """Global chains (and self./cls. members) used by a module-level statement or definition.
+def references(node: cst.CSTNode, *, method_of_class: bool = False, resolve_from: FromResolver | None = None) -> References:
+    """Global chains, members, effects and dynamic reach of a module-level statement or definition.
 
     ``method_of_class``: ``node`` is a ``FunctionDef`` taken out of a class body; its first
     parameter names the instance (or class) for ``self.``/``cls.`` member references.
+    ``resolve_from`` resolves relative imports inside function and class bodies.
     """
     refs = References()
-    walker = _UseWalker(refs)
+    walker = _UseWalker(refs, resolve_from)
     module_scope = _Scope(None, set(), set())
     if method_of_class and isinstance(node, cst.FunctionDef):
         walker.function_header(node, module_scope)

@@ -9,6 +9,15 @@ Module names derive from the configured package roots: a file under ``<root>/<pk
 ``<root>/src/<pkg>`` is named from the package's parent directory; any other file is named from
 the project root (``scripts/run.py`` -> ``scripts.run``).
 
+Two questions, two answers (``loom-fp/2``, DESIGN §6). *Where are flows looked for*
+(``module_names``, ``walk``): every module file except those under tool, environment and build
+output directories and ``exclude``. *What does an import load* (``path_of``, ``read``: what a
+closure follows): the file Python imports, whatever directory it is in -- a first-party
+subpackage called ``venv/`` or ``build/``, or one under ``exclude``, is still the code the flow
+runs. In both, a package wins over a module file of the same name (``shop/pricing/__init__.py``
+over ``shop/pricing.py``), as in Python's import system; the shadowed file is never imported, so
+it is neither walked nor looked up.
+
 Rejected: importing modules to find their files (``importlib.util.find_spec``) — it would run
 user code at build time and see the installed version instead of the checkout.
 """
@@ -238,7 +247,9 @@ def _listing(here: Path, prefix: str, dirnames: Iterable[str], filenames: Iterab
     """What the walk takes from one directory's listing: its module file names (``*.py``, and
     directories so named), sorted, and the subdirectories it enters, sorted."""
     dirs: list[str] = []
-    files = [n for n in filenames if n.endswith(".py")]
+    # a module file beside a package of its name is shadowed: Python imports the package
+    files = [n for n in filenames if n.endswith(".py") and not (n[:-3] in dirnames and
+                                                                 os.path.isfile(here / n[:-3] / "__init__.py"))]
     for d in sorted(dirnames):
         if d.endswith(".py"):
             files.append(d)  # not a package: a module path that is not a file
@@ -286,8 +297,8 @@ class DirectorySourceTree:
     """The working tree under ``root`` (``config.root`` by default).
 
     Walking names each file with string operations on its path relative to the root (the walk
-    starts at the resolved root, so no file needs resolving again); a lookup before any walk
-    probes the candidate files and checks their directories against the same skip rules.
+    starts at the resolved root, so no file needs resolving again); a lookup the walk did not
+    answer probes the candidate files, package first.
 
     Reads never guess. A module path the tree lists but cannot read (permissions, a dangling
     symlink, a symlink loop, a directory or FIFO named ``x.py``, a file deleted since the walk) is
@@ -306,7 +317,6 @@ class DirectorySourceTree:
         self._index: dict[str, _Entry] | None = None
         self._base_prefixes: tuple[str, ...] | None = None
         self._kept = kept_dirs(config.packages)
-        self._dir_skipped: dict[str, bool] = {}
         self._seen: dict[str, Signature] = {}  # file path -> its signature when read
         # directory path -> (signature before it was listed, its prefix, what the walk took from it)
         self._listed: dict[str, tuple[Signature, str, tuple[str, ...]]] = {}
@@ -370,38 +380,24 @@ class DirectorySourceTree:
         assert self._index is not None
         return sorted(self._index)
 
-    def _skipped_dir(self, rel_dir: str) -> bool:
-        """Whether a directory (relative to the root) or one of its parents is one the walk skips."""
-        if not rel_dir:
-            return False
-        known = self._dir_skipped.get(rel_dir)
-        if known is None:
-            parent, _, name = rel_dir.rpartition("/")
-            directory = self.root / rel_dir
-            known = self._skipped_dir(parent) or (
-                rel_dir not in self._kept
-                and (skipped_by_name(directory, name) or is_loom_output(directory)
-                     or is_excluded(rel_dir, self.config.walk_exclude))
-            )
-            self._dir_skipped[rel_dir] = known
-        return known
-
     def _lookup(self, module: str) -> _Entry | None:
+        """The file ``import <module>`` loads: the walk's index when it has the name, else a probe
+        of the candidate files, package first, with no skip rule and no ``exclude`` (see the
+        module docstring)."""
         if self._index is not None:
-            return self._index.get(module)
-        # fast path without walking the whole tree: probe the candidate files directly
+            hit = self._index.get(module)
+            if hit is not None:
+                return hit
         parts = module.split(".")
         if not all(p.isidentifier() for p in parts):
             return None
         for prefix in self._prefixes():
-            for tail in ("/".join(parts) + ".py", "/".join(parts) + "/__init__.py"):
+            for tail in ("/".join(parts) + "/__init__.py", "/".join(parts) + ".py"):
                 rel = prefix + tail
                 cand = self.root / rel
                 # lexists: a dangling link, a FIFO or a directory there is the module's file,
                 # unreadable (an error when read), not an absent module
                 if os.path.lexists(cand):
-                    if self._skipped_dir(rel.rpartition("/")[0]) or is_excluded(rel, self.config.walk_exclude):
-                        return None
                     return _Entry(str(cand), rel)
         return None
 

@@ -73,7 +73,8 @@ class GitSourceTree:
         self._prefix = _git(self.root, "rev-parse", "--show-prefix", key=key).decode().strip()
         self._top = top
         self._blobs: dict[str, str] = {}  # relative path -> blob id
-        self._index: dict[str, str] = {}  # module -> relative path
+        self._index: dict[str, str] = {}  # module -> relative path, where flows are looked for
+        self._lookup: dict[str, str] = {}  # module -> relative path, what an import loads
         self._data: dict[str, bytes] | None = None
         self._list()
 
@@ -91,19 +92,17 @@ class GitSourceTree:
             full = raw_path.decode("utf-8", "surrogateescape")
             if not full.endswith(".py") or not full.startswith(self._prefix):
                 continue
-            rel = full[len(self._prefix) :]
-            if is_excluded(rel, self.config.walk_exclude):  # `exclude` and the out directory
-                continue
-            paths[rel] = oid
-        paths = self._skip_dirs(paths)
+            paths[full[len(self._prefix) :]] = oid
+        # What an import loads (``path_of``/``read``): every module file, package before module
+        # file; where flows are looked for (``module_names``): not ``exclude``, the out directory
+        # or skipped directories (``sources`` docstring).
         self._blobs = paths
         listing = set(paths)
         dirs = {rel[:i] for rel in listing for i, ch in enumerate(rel) if ch == "/"}
         prefixes = package_prefixes(self.config.packages, lambda rel: rel in dirs or rel + ".py" in listing)
-        for rel in sorted(paths):
-            name = module_name_of(rel, prefixes)
-            if name and name not in self._index:
-                self._index[name] = rel
+        self._lookup = _package_first(paths, prefixes)
+        walked = self._skip_dirs({rel: oid for rel, oid in paths.items() if not is_excluded(rel, self.config.walk_exclude)})
+        self._index = {name: rel for name, rel in _package_first(walked, prefixes).items() if self._lookup.get(name) == rel}
 
     def _skip_dirs(self, paths: dict[str, str]) -> dict[str, str]:
         """The directory skip rules of ``DirectorySourceTree`` (tool, environment and build-output
@@ -126,10 +125,10 @@ class GitSourceTree:
         return sorted(self._index)
 
     def path_of(self, module: str) -> str | None:
-        return self._index.get(module)
+        return self._lookup.get(module)
 
     def read(self, module: str) -> bytes | None:
-        rel = self._index.get(module)
+        rel = self._lookup.get(module)
         if rel is None:
             return None
         if self._data is None:
@@ -155,3 +154,17 @@ class GitSourceTree:
 
     def __repr__(self) -> str:
         return f"GitSourceTree(ref={self.ref!r}, commit={self.commit[:12]})"
+
+
+def _package_first(paths: Iterable[str], prefixes: tuple[str, ...]) -> dict[str, str]:
+    """Module name -> file, a package's ``__init__.py`` winning over a module file of its name
+    (Python's rule), else the first path in sorted order."""
+    index: dict[str, str] = {}
+    for rel in sorted(paths):
+        name = module_name_of(rel, prefixes)
+        if not name:
+            continue
+        seen = index.get(name)
+        if seen is None or (rel.endswith("/__init__.py") and not seen.endswith("/__init__.py")):
+            index[name] = rel
+    return index

@@ -231,7 +231,9 @@ def test_module_summary_records_units_imports_and_original_text() -> None:
     (limit,) = summary.units_binding("LIMIT")
     assert limit.kind == "constant" and limit.line == 6
     assert limit.source == "# the limit\nLIMIT = 3  # three\n"
-    assert [u.kind for u in summary.units] == ["statement", "statement", "statement", "constant", "statement"]
+    # loom-fp/2: an import line is a binding statement of its own kind
+    assert [u.kind for u in summary.units] == ["statement", "import", "import", "constant", "statement"]
+    assert summary.units[1].aliases == (("osp", "os.path"),) and summary.units[1].simple_import
 
 
 def test_member_bound_twice_is_every_binding() -> None:
@@ -285,6 +287,7 @@ def test_a_rebinding_of_an_imported_name_still_reaches_the_import(tmp_path: Path
         (flow,) = fingerprint_project([root], LoomConfig(root=root, packages=("shop",))).flows
         assert dict(next(m for m in flow.closure if m.qualname == "shop.flows.discount").bindings) == {
             "discount": "shop.pricing.discount",
+            "=shop.pricing.discount": "shop.pricing.discount",  # what its import binds (for the chunk)
             "functools.lru_cache": "functools.lru_cache",
         }
         hashes.append(flow.code_hash)

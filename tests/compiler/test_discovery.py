@@ -49,7 +49,6 @@ def test_flow_found_through_import_aliases(source: str) -> None:
         'from prefect import flow\n@flow("x")\ndef f(ctx): pass\n',  # another library's flow
         'from loom_runtime import flow\ndef flow(fn): return fn\n@flow\ndef f(ctx): pass\n',  # shadowed
         'import loom_runtime as lr\n@lr.step\ndef f(ctx): pass\n',
-        'from loom_runtime import flow\ndef outer():\n    @flow("x")\n    def f(ctx): pass\n',  # not addressable
     ],
 )
 def test_not_a_flow(source: str) -> None:
@@ -209,3 +208,83 @@ def test_optional_import_of_the_decorator_is_still_the_decorator() -> None:
     assert list(flows) == ["x"] and not errors
     shadowed = 'from loom_runtime import flow\nflow = lambda *a, **k: (lambda fn: fn)\n@flow("x")\ndef f(ctx): pass\n'
     assert _flows(shadowed)[0] == {}
+
+
+# ---------------------------------------------------------------------------- loom-fp/2 (issue 12)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'from loom_runtime.definition import flow\n@flow("x")\ndef f(ctx): pass\n',  # where it is defined
+        'from loom_runtime import *\n@flow("x")\ndef f(ctx): pass\n',  # a star import binds it
+        'import loom_runtime.definition as d\n@d.flow("x")\ndef f(ctx): pass\n',
+        'import loom_runtime as lr\nfrom loom_runtime import Context\n@lr.flow("x")\ndef f(ctx: Context): pass\n',
+    ],
+)
+def test_every_spelling_python_allows_finds_the_flow(source: str) -> None:
+    flows, errors = _flows(source)
+    assert not errors and list(flows) == ["x"]
+    assert flows["x"].decorator == "loom_runtime.flow"
+
+
+def test_a_star_import_binds_only_what_loom_runtime_exports() -> None:
+    # ``Context`` is exported, ``nothing`` is not: a star import cannot bind it
+    flows, errors = _flows('from loom_runtime import *\n@nothing("x")\ndef f(ctx): pass\n')
+    assert flows == {} and not errors
+
+
+def test_another_frameworks_star_import_may_bind_its_decorator() -> None:
+    source = 'from dbos import *\n@DBOS.workflow()\ndef checkout(order): pass\n'
+    flows, errors = _flows(source, FRAMEWORKS)
+    assert list(flows) == ["app.m:checkout"] and not errors
+
+
+def test_a_later_plain_binding_replaces_the_decorator_import_and_a_guarded_one_adds_to_it() -> None:
+    later = 'from loom_runtime import flow\nfrom other import flow\n@flow("x")\ndef f(ctx): pass\n'
+    assert _flows(later)[0] == {}
+    guarded = 'from other import flow\ntry:\n    from loom_runtime import flow\nexcept ImportError:\n    pass\n@flow("x")\ndef f(ctx): pass\n'
+    assert list(_flows(guarded)[0]) == ["x"]
+    after_the_def = '@flow("x")\ndef f(ctx): pass\nfrom loom_runtime import flow\n'  # bound too late
+    assert _flows(after_the_def)[0] == {}
+
+
+@pytest.mark.parametrize(
+    ("source", "where", "inside"),
+    [
+        ('from loom_runtime import flow\n\ndef outer():\n    @flow("x")\n    def f(ctx): pass\n', (5, 5),
+         "inside function `outer`"),
+        ('from loom_runtime import flow\n\ndef outer():\n    class K:\n        @flow("x")\n        def run(self, ctx): pass\n',
+         (6, 9), "inside function `outer`"),
+        ('from loom_runtime import flow\n\nclass A:\n    def m(self):\n        @flow("x")\n        def f(ctx): pass\n',
+         (6, 9), "inside method `m`"),
+        ('import sys\nfrom loom_runtime import flow\n\nif sys.version_info > (3,):\n    @flow("x")\n    def f(ctx): pass\n',
+         (6, 5), "inside a module-level `if` block"),
+    ],
+)
+def test_a_flow_that_cannot_be_pinned_is_an_error_naming_its_location(source: str, where: tuple[int, int], inside: str) -> None:
+    flows, errors = _flows(source)
+    assert flows == {}
+    (error,) = errors
+    assert (error.path, error.line, error.column, error.code) == ("app/m.py", *where, "flow-nested")
+    assert inside in error.message and "cannot be pinned" in error.message
+
+
+def test_a_build_with_lr_flow_next_to_a_context_import_loads_its_chunk(tmp_path: Path) -> None:
+    # The chunk's import lines used to be keyed by module: `import loom_runtime as lr` was lost
+    # behind `from loom_runtime import Context`, so the chunk said nothing defines `lr`.
+    from loom_compiler.bundle.build import build_project
+
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "__init__.py").write_text("")
+    (tmp_path / "app" / "flows.py").write_text(
+        'import loom_runtime as lr\nfrom loom_runtime import Context\n\n\n'
+        '@lr.flow("x")\ndef f(ctx: Context, n):\n    return n + 1\n'
+    )
+    report = build_project(LoomConfig(root=tmp_path, packages=("app",)))
+    assert report.ok, report.errors
+    text = (tmp_path / "build/loom" / report.manifest.flows["x"].versions[report.manifest.flows["x"].current].chunk).read_text()
+    assert "import loom_runtime as lr\nfrom loom_runtime import Context\n" in text
+    namespace: dict = {"__name__": "_loom_chunks.t"}
+    exec(compile(text, "chunk", "exec"), namespace)
+    assert namespace["f"](None, 1) == 2

@@ -26,7 +26,9 @@ def test_src_layout_and_root_level_modules(tmp_path: Path) -> None:
     assert tree.path_of("shop.flows") == "src/shop/flows.py"
     assert tree.path_of("shop") == "src/shop/__init__.py"
     assert tree.read("shop.sub.x") == b"# src/shop/sub/x.py\n"
-    assert tree.path_of("shop.generated.g") is None and tree.read("nope") is None
+    assert tree.read("nope") is None
+    # loom-fp/2: ``exclude`` limits where flows are looked for, never what an import loads
+    assert tree.path_of("shop.generated.g") == "src/shop/generated/g.py"
 
 
 def test_lookup_without_walking_matches_the_index(tmp_path: Path) -> None:
@@ -34,7 +36,7 @@ def test_lookup_without_walking_matches_the_index(tmp_path: Path) -> None:
     config = LoomConfig(root=tmp_path, packages=("shop",), exclude=("shop/gen",))
     fresh = DirectorySourceTree(config=config)  # probes files directly
     assert fresh.path_of("shop.pricing") == "shop/pricing.py"
-    assert fresh.path_of("shop.gen.z") is None
+    assert fresh.path_of("shop.gen.z") == "shop/gen/z.py"  # excluded from the walk, not from imports
     assert fresh.path_of("not a module") is None
     walked = DirectorySourceTree(config=config)
     names = list(walked.module_names())
@@ -80,10 +82,11 @@ def test_build_output_and_tool_directories_are_not_walked(tmp_path: Path) -> Non
     walked = DirectorySourceTree(config=config)
     # shop/build holds an __init__.py: a package of that name, not output
     assert list(walked.module_names()) == ["notes.n", "shop", "shop.build", "shop.build.steps", "shop.flows"]
-    fresh = DirectorySourceTree(config=config)  # probes files: the same rules
-    for module in ("build.lib.shop.flows", "dist.x.shop.flows", "release.chunks.c.abc", "shop._loom.chunks.c.abc",
-                   "copy.chunks.d", "node_modules.z"):
-        assert fresh.path_of(module) is None, module
+    # loom-fp/2: the skip rules decide where flows are looked for; an import still loads the file
+    # Python would load (the closure follows what the code runs)
+    fresh = DirectorySourceTree(config=config)
+    for module in ("build.lib.shop.flows", "dist.x.shop.flows", "release.chunks.c.abc", "node_modules.z"):
+        assert fresh.path_of(module) == module.replace(".", "/") + ".py", module
     assert fresh.path_of("shop.build.steps") == "shop/build/steps.py"
 
 
@@ -157,3 +160,23 @@ def test_changed_names_a_file_rewritten_or_added_after_it_was_read(tmp_path: Pat
     fresh.module_names()
     (tmp_path / "shop" / "c.py").write_text("y = 1\n")  # appears after the walk
     assert fresh.changed() == ("shop/",)
+
+
+def test_a_package_wins_over_a_module_file_of_the_same_name(tmp_path: Path) -> None:
+    # Python imports shop/pricing/__init__.py; shop/pricing.py is dead code
+    _touch(tmp_path, "shop/__init__.py", "shop/pricing.py", "shop/pricing/__init__.py", "shop/pricing/rates.py")
+    config = LoomConfig(root=tmp_path, packages=("shop",))
+    walked = DirectorySourceTree(config=config)
+    assert list(walked.module_names()) == ["shop", "shop.pricing", "shop.pricing.rates"]
+    assert walked.path_of("shop.pricing") == "shop/pricing/__init__.py"
+    assert DirectorySourceTree(config=config).path_of("shop.pricing") == "shop/pricing/__init__.py"
+
+
+def test_a_first_party_subpackage_in_a_skipped_directory_is_still_imported(tmp_path: Path) -> None:
+    _touch(tmp_path, "shop/__init__.py", "shop/flows.py", "shop/venv/__init__.py", "shop/venv/helpers.py",
+           "shop/build/helpers.py")
+    config = LoomConfig(root=tmp_path, packages=("shop",))
+    walked = DirectorySourceTree(config=config)
+    assert list(walked.module_names()) == ["shop", "shop.flows"]  # flows are not looked for there
+    assert walked.path_of("shop.venv.helpers") == "shop/venv/helpers.py"  # but an import loads it
+    assert walked.path_of("shop.build.helpers") == "shop/build/helpers.py"

@@ -1,0 +1,219 @@
+"""``loom-fp/2``'s rule for state-changing module statements, over one module's statements.
+
+The rule (DESIGN §6): a module-level statement that can change state belongs to every
+module-level name whose state it can change, so a flow that reaches the name reaches the
+statement. "Can change" is decided from what the statement does *when the module runs*
+(``scopes.References``):
+
+* it stores or deletes through the name (``CFG["a"] = 2``, ``Policy.limit = 5``,
+  ``helper.__defaults__ = (2,)``, ``decimal.getcontext().prec = 6``, ``setattr(C, "x", 1)``);
+* it calls something and the name is used in the call: the object a method is called on
+  (``ITEMS.append(2)``, ``@REGISTRY.register``, ``@render.register(int)``) and the arguments
+  (``register(Plugin)``) -- a call can change its callee and its arguments;
+* a module-level function or class it calls (a decorator is a call) can change the name, through
+  its own code or through the functions *it* calls, transitively inside the module: ``@register``
+  whose body fills ``HANDLERS``, ``setup()`` whose body writes ``global LIMIT``.
+
+A statement that binds a name is not attached to names bound by third-party imports through its
+calls (``@workflow.defn class A``, ``logger = logging.getLogger(__name__)``,
+``app = FastAPI()``): those decorate or build the bound value, and attaching them would put every
+workflow class of a module into every workflow's closure. Statements that bind nothing
+(``random.seed(42)``, ``logging.basicConfig(...)``) and stores (``json.dumps = fast_dumps``) are
+attached to third-party names too: they exist only to change that state.
+
+Widening, on purpose: every argument of a call counts as changed (``X = sorted(ITEMS)`` belongs to
+``ITEMS``), and so does every root a called function stores through, calls a method on or passes
+on. Deciding which calls really mutate would need the callee's code (third-party) or a type
+analysis; the cost is a module statement or two more in a closure.
+
+Not followed (a documented limit): a statement in *another* module that changes this module's
+objects (``from shop.registry import REGISTRY`` then ``@REGISTRY.register`` in ``plugins.py``)
+belongs to the importing module's name ``REGISTRY``, and a flow reading
+``shop.registry.REGISTRY`` does not see it unless it reaches ``plugins.py`` too: finding such
+statements would need every module of the project parsed for every build.
+
+Also here: a module's literal ``__all__`` (what ``from m import *`` binds), and the *projection*
+of a compound statement onto one name it imports (``with workflow.unsafe.imports_passed_through():``
+blocks bind many names; each name's meaning is the block with the imports of other names left
+out, so adding an unused import to the block changes nothing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+
+from .canonical import literal_string_value
+from .scopes import References, dotted_chain, import_bindings
+
+__all__ = ["StatementFacts", "attachments", "decorator_roots", "literal_all", "project_imports", "UNKNOWN_ALL"]
+
+
+@dataclass(slots=True)
+class StatementFacts:
+    """What one module-level statement binds and does (internal to the analysis)."""
+
+    index: int
+    names: set[str]  # module-level names it binds (imports included)
+    own_names: set[str]  # of those, the ones bound other than by an import
+    refs: References
+    callable: bool  # a def or class: calling the bound name runs its code
+    decorator_roots: set[str]  # global roots of its decorators
+
+
+def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bool]) -> list[set[str]]:
+    """For each statement, the module-level names (other than those it binds) it belongs to:
+    names some statement of the module binds (a builtin such as ``property`` has no member)."""
+    bound = {name for f in facts for name in f.names | set(f.refs.global_writes)}
+    callables: dict[str, list[int]] = {}
+    for f in facts:
+        if f.callable:
+            for name in f.own_names:
+                callables.setdefault(name, []).append(f.index)
+    changes = _transitive_changes(facts, callables, third_party)
+    out: list[set[str]] = []
+    for f in facts:
+        refs = f.refs
+        # calling a module-level function or class changes what its code changes (below), not
+        # the function or class itself: ``REGISTRY = Registry()`` is no part of ``Registry``
+        mentioned = set(refs.call_mentions) - {c for c in refs.name_calls_now if c in callables}
+        if f.names:
+            mentioned = {r for r in mentioned if not third_party(r)}
+        attached = set(refs.stores) | mentioned
+        for callee in refs.calls_now:
+            for i in callables.get(callee, ()):
+                attached |= changes[i]
+        if f.callable and any(not third_party(r) for r in f.decorator_roots):
+            attached |= changes[f.index]  # a first-party decorator may call what it decorates
+        attached &= bound
+        attached -= f.names
+        out.append(attached)
+    return out
+
+
+def _transitive_changes(facts: Sequence[StatementFacts], callables: Mapping[str, list[int]],
+                        third_party: Callable[[str], bool]) -> dict[int, set[str]]:
+    """Names each def/class can change when called: its own writes, plus those of the module's
+    functions it calls, to a fixpoint (recursion terminates: the sets only grow)."""
+    own: dict[int, set[str]] = {}
+    calls: dict[int, set[int]] = {}
+    for f in facts:
+        if not f.callable:
+            continue
+        refs = f.refs
+        own[f.index] = set(refs.mutates) | set(refs.global_writes) | {
+            r for r in refs.method_calls if not third_party(r)
+        }
+        calls[f.index] = {i for name in refs.calls for i in callables.get(name, ()) if i != f.index}
+    changed = True
+    while changed:
+        changed = False
+        for i, targets in calls.items():
+            for j in targets:
+                extra = own[j] - own[i]
+                if extra:
+                    own[i] |= extra
+                    changed = True
+    return own
+
+
+#: ``literal_all`` of a module whose ``__all__`` is computed: every name may be exported
+UNKNOWN_ALL = "?"
+
+
+def literal_all(statements: Iterable[cst.CSTNode]) -> tuple[str, ...] | str | None:
+    """The names of ``__all__`` when every statement that binds or changes it is a literal
+    assignment or ``+=`` (a list or tuple of strings); ``UNKNOWN_ALL`` otherwise; None when the
+    module has no ``__all__`` (a star import then binds its public names)."""
+    names: list[str] | None = None
+    for stmt in statements:
+        small = stmt.body if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+        value = None
+        if small is not None and isinstance(small[0], cst.Assign) and len(small[0].targets) == 1 \
+                and _is_all(small[0].targets[0].target):
+            value, extend = small[0].value, False
+        elif small is not None and isinstance(small[0], cst.AugAssign) and _is_all(small[0].target) \
+                and isinstance(small[0].operator, cst.AddAssign):
+            value, extend = small[0].value, True
+        items = _literal_strings(value) if value is not None else None
+        if items is None or (extend and names is None):
+            return UNKNOWN_ALL
+        names = (names or []) + items if extend else items
+    return None if names is None else tuple(names)
+
+
+def _is_all(target: cst.BaseExpression) -> bool:
+    return isinstance(target, cst.Name) and target.value == "__all__"
+
+
+def _literal_strings(node: cst.BaseExpression) -> list[str] | None:
+    if not isinstance(node, (cst.List, cst.Tuple)):
+        return None
+    out = []
+    for el in node.elements:
+        if not isinstance(el, cst.Element):
+            return None
+        value = literal_string_value(el.value)
+        if not isinstance(value, str):
+            return None
+        out.append(value)
+    return out
+
+
+def project_imports(stmt: cst.CSTNode, name: str, resolve_from) -> cst.CSTNode:  # noqa: ANN001
+    """``stmt`` (a ``with`` or ``if`` block) with the imports that bind names other than
+    ``name`` left out. A ``try`` body is kept whole: an import that fails there decides which
+    handler runs, so every import in it is part of every name it binds."""
+    if isinstance(stmt, cst.With):
+        return stmt.with_changes(body=_project_suite(stmt.body, name, resolve_from))
+    if isinstance(stmt, cst.If):
+        orelse = stmt.orelse
+        if isinstance(orelse, cst.If):
+            orelse = project_imports(orelse, name, resolve_from)  # type: ignore[assignment]
+        elif isinstance(orelse, cst.Else):
+            orelse = orelse.with_changes(body=_project_suite(orelse.body, name, resolve_from))
+        return stmt.with_changes(body=_project_suite(stmt.body, name, resolve_from), orelse=orelse)
+    return stmt
+
+
+def _project_suite(suite: cst.BaseSuite, name: str, resolve_from) -> cst.BaseSuite:  # noqa: ANN001
+    kept: list[cst.BaseStatement] = []
+    for stmt in suite.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            smalls = []
+            for small in stmt.body:
+                if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+                    aliases = [a for a, (local, _) in zip(small.names, import_bindings(small, resolve_from))
+                               if local == name] if _binds_all_resolved(small, resolve_from) else list(small.names)
+                    if not aliases:
+                        continue
+                    last = aliases[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                    small = small.with_changes(names=[*aliases[:-1], last])
+                smalls.append(small)
+            if smalls:
+                kept.append(stmt.with_changes(body=smalls))
+        elif isinstance(stmt, (cst.With, cst.If)):
+            kept.append(project_imports(stmt, name, resolve_from))  # type: ignore[arg-type]
+        else:
+            kept.append(stmt)
+    if not kept:
+        kept = [cst.SimpleStatementLine([cst.Pass()])]
+    return suite.with_changes(body=kept)
+
+
+def _binds_all_resolved(node: cst.Import | cst.ImportFrom, resolve_from) -> bool:  # noqa: ANN001
+    """Whether ``import_bindings`` names every alias of ``node`` (a relative import beyond the
+    top package binds nothing it can name: such a statement is kept whole)."""
+    return len(import_bindings(node, resolve_from)) == len(node.names)  # type: ignore[arg-type]
+
+
+def decorator_roots(decorators: Iterable[cst.Decorator]) -> set[str]:
+    out = set()
+    for dec in decorators:
+        expr = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
+        chain = dotted_chain(expr)
+        if chain is not None:
+            out.add(chain.split(".", 1)[0])
+    return out
