@@ -22,7 +22,10 @@ flow that declares ``steps``/``step_families`` is also refused a live step id th
 
 A ``FlowCodeMismatchError`` is raised before anything is appended (it stays running on purpose:
 registering the version it needs is the fix, and the next ``recover`` picks it up without an
-operator). ``recover`` lists only what it could lease, skips a lost race on the summary row (never a
+operator). So is a version whose chunk fails to verify or load (``ChunkIntegrityError``, a missing
+chunk): an answer (``resume``, ``retry_diverged``, a timer) or a migration loads the code it will run
+*before* it appends ``EXECUTION_RESUMED``/``EXECUTION_MIGRATED``, so a refused one leaves the
+execution exactly as it was and the same call succeeds once the chunk is restored. ``recover`` lists only what it could lease, skips a lost race on the summary row (never a
 read of the events), and visits in a shuffled order per pass.
 """
 
@@ -216,6 +219,10 @@ class Runtime(AsyncForms):
         if not is_json_value(payload):
             raise FlowUsageError(f"execution `{execution_id}`: a resume payload must be a JSON value, got {type(payload).__name__}")
         version = self._resolve(state)  # a code mismatch (or, under strict, no pinning) refuses before anything is appended
+        # ... and so does a chunk that is tampered with or missing: loading it (verify, then
+        # execute) comes before the answer is recorded, so a refused resume leaves the execution
+        # parked on its gate and the same resume can be retried once the chunk is restored
+        version.runner()
         if blocking:
             _refuse_blocking_drive(version)
         batch = [NewEvent(ev.EXECUTION_RESUMED, {"gate": state.gate, "payload": normalise(payload)})]
@@ -312,6 +319,7 @@ class Runtime(AsyncForms):
         state = self._fold(execution_id)
         check_migratable(state)
         version = target_version(self.registry, state.flow_id, target)
+        version.runner()  # a target whose chunk is tampered with or missing refuses before the append
         batch = migration_batch(state, version, strategy=strategy, transform_state=transform_state)
         try:
             self._leases.append(

@@ -94,3 +94,54 @@ def test_compatible_with_lets_the_current_release_finish_an_old_execution(tmp_pa
         rt.start("checkout", {"qty": 1}, execution_id="e")
     with Runtime(journal=SqliteJournal(journal_path), registry=Registry.from_manifest(r2)) as rt:
         assert rt.resume("e", "ok").result == {"release": "v2", "total": 12, "approval": "ok"}
+
+
+def _pinned_and_parked(tmp_path: Path, log: Path) -> tuple[Path, Path]:
+    """An execution started on release 1 (v1), parked on `manager`; release 2 ships v1 beside v2."""
+    journal_path = tmp_path / "journal.sqlite3"
+    (tmp_path / "r1").mkdir()
+    (tmp_path / "r2").mkdir()
+    r1 = write_bundle(tmp_path / "r1", [spec("v1", log)], current={"checkout": "v1"})
+    r2 = write_bundle(tmp_path / "r2", [spec("v1", log), spec("v2", log)], current={"checkout": "v2"})
+    with Runtime(journal=SqliteJournal(journal_path), registry=Registry.from_manifest(r1)) as rt:
+        assert rt.start("checkout", {"qty": 1}, execution_id="o1").status == "suspended"
+    return r2, journal_path
+
+
+@pytest.mark.parametrize("damage", ["tampered", "missing"])
+@pytest.mark.parametrize("form", ["sync", "async"])
+def test_a_refused_resume_appends_nothing_and_can_be_retried(tmp_path, damage: str, form: str):
+    """The chunk is checked before EXECUTION_RESUMED is appended: a refused answer left the
+    execution running, so the retry after restoring the chunk said it was not suspended."""
+    import asyncio
+
+    from loom_runtime import ChunkIntegrityError, ManifestError
+
+    log = tmp_path / "effects.log"
+    r2, journal_path = _pinned_and_parked(tmp_path, log)
+    chunk = next((r2.parent / "chunks" / "checkout").glob(f"{code('v1').partition(':')[2][:16]}.py"))
+    original = chunk.read_bytes()
+    if damage == "tampered":
+        chunk.write_bytes(original.replace(b"10,", b"1,"))
+    else:
+        chunk.unlink()
+
+    def resume(rt: Runtime):
+        if form == "sync":
+            return rt.resume("o1", {"ok": True}, gate="manager")
+        return asyncio.run(rt.resume_async("o1", {"ok": True}, gate="manager"))
+
+    with Runtime(journal=SqliteJournal(journal_path), registry=Registry.from_manifest(r2)) as rt:
+        before = rt.journal.read("o1")
+        with pytest.raises((ChunkIntegrityError, ManifestError)):
+            resume(rt)
+        assert rt.journal.read("o1") == before  # nothing appended: still parked on `manager`
+        assert rt.get("o1").status == "suspended"
+    chunk.write_bytes(original)
+    forget = [m for m in sys.modules if m.startswith("_loom_chunks.")]
+    for m in forget:
+        sys.modules.pop(m, None)
+    with Runtime(journal=SqliteJournal(journal_path), registry=Registry.from_manifest(r2)) as rt:
+        done = resume(rt)
+    assert done.status == "completed" and done.result["release"] == "v1"
+    assert log.read_text().splitlines() == ["v1:reserve", "v1:charge"]  # each effect once
