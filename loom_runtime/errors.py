@@ -25,6 +25,7 @@ __all__ = [
     "JournalError",
     "FencingError",
     "JournalSchemaError",
+    "JournalCorruptionError",
     "ExecutionNotFoundError",
     "NonDeterminismError",
     "StepFailedError",
@@ -185,6 +186,17 @@ class FencingError(JournalError):
 
 class JournalSchemaError(JournalError):
     """The journal was written by a newer (or unknown) event schema than this runtime reads."""
+
+
+class JournalCorruptionError(JournalError):
+    """An execution's events cannot be replayed as they are: a sequence gap, an unknown event type,
+    a missing or ill-typed field. ``problem`` says which, ``seq`` where; nothing was served from it."""
+
+    def __init__(self, message: str, *, execution_id: str, seq: int, problem: str) -> None:
+        super().__init__(message)
+        self.execution_id = execution_id
+        self.seq = seq
+        self.problem = problem
 
 
 class ExecutionNotFoundError(JournalError, LookupError):

@@ -47,7 +47,7 @@ from typing import Any
 
 from . import json_values
 from .definition import RESERVED_GATE, FlowDefinition
-from .errors import JournalError
+from .errors import JournalCorruptionError, JournalError
 from .files import read_regular_file
 from .journal import events as ev
 from .journal.events import Event, ExecutionSummary, NewEvent, apply_to_summary
@@ -208,6 +208,8 @@ def history_from_json(doc: Any, *, where: str = "<history>") -> History:
             new = NewEvent(str(etype), payload)
             summary = apply_to_summary(summary, eid, seq, new)
             advance(state, [new], first_seq=seq)
+        except JournalCorruptionError as exc:
+            raise HistoryError(f"{at}: {exc.problem}; export it again with `loom export`") from None
         except JournalError as exc:
             raise HistoryError(f"{at}: {exc}") from None
         except (KeyError, TypeError, ValueError) as exc:

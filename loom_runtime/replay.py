@@ -17,18 +17,24 @@ detection (D3) ranks and exempts by:
 
 ``EXECUTION_MIGRATED`` re-points the effective hashes (``toFlowHash``/``toCodeHash``) and, when the
 migration carried a transformed frame set (``frames``), replaces the completed frames with it.
+The fold refuses a journal it does not understand (``_check``: a sequence gap, an unknown event
+type, a missing or ill-typed field, a misplaced start) with a ``JournalError`` naming the
+execution and the sequence number, before anything is served from it: a deleted
+``STEP_COMPLETED`` must stop the execution, not re-run the step. ``Runtime.recover`` reports that
+error on the execution's handle and goes on with the others.
+
 Rejected: an incremental, mutable fold kept alive across runs (every run starts from the journal,
 which is the only truth after a crash; a fold is linear in the events and cheap next to the effects).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .definition import RESERVED_GATE
-from .errors import JournalError
+from .errors import JournalCorruptionError, JournalError
 from .journal import events as ev
 from .journal.events import Event, NewEvent
 
@@ -112,8 +118,11 @@ class ReplayState:
 
 
 def fold(execution_id: str, events: tuple[Event, ...] | list[Event]) -> ReplayState:
+    """The state after ``events``; ``JournalError`` naming the execution and the event's sequence
+    number for a journal this runtime does not understand (see ``_check``)."""
     st = ReplayState(execution_id=execution_id)
     for e in events:
+        _check(st, e)
         _apply(st, e)
     return st
 
@@ -124,8 +133,73 @@ def advance(st: ReplayState, events: Iterable[NewEvent], *, first_seq: int) -> R
     For the runtime's own bootstrap appends (a resume, a migration): the append was fenced on
     ``st.last_seq``, so the state plus these events is exactly the journal, without a second read."""
     for seq, e in enumerate(events, start=first_seq):
-        _apply(st, Event(seq, e.type, e.payload))
+        event = Event(seq, e.type, e.payload)
+        _check(st, event)
+        _apply(st, event)
     return st
+
+
+# The fields replay reads, per event type, and what each must be (``None``: any JSON value, but
+# present). Optional fields (``scope``, ``innerSteps``, ``correlationKey``…) are read with their
+# defaults. A row without one of these would replay as something else: a STEP_COMPLETED without
+# ``result`` as a step that returned None, one without ``stepId`` as no completion at all (the
+# step's effect run again).
+_STR, _NUM, _OBJ = (str,), (int, float), (dict,)
+_FIELDS: dict[str, tuple[tuple[str, tuple[type, ...] | None], ...]] = {
+    ev.EXECUTION_STARTED: (("flowId", _STR), ("input", None)),
+    ev.STEP_STARTED: (("stepId", _STR),),
+    ev.STEP_COMPLETED: (("stepId", _STR), ("result", None)),
+    ev.STEP_FAILED: (("stepId", _STR), ("error", None)),
+    ev.DECISION_RECORDED: (("decisionId", _STR), ("value", None)),
+    ev.EVENT_EMITTED: (("name", _STR),),
+    ev.TIMER_SET: (("timerId", _STR), ("fireAt", _NUM)),
+    ev.EXECUTION_SUSPENDED: (("condition", _OBJ),),
+    ev.EXECUTION_RESUMED: (("gate", _STR),),
+    ev.PARALLEL_STARTED: (("scope", _STR),),
+    ev.PARALLEL_COMPLETED: (("scope", _STR),),
+    ev.EXECUTION_MIGRATED: (),
+    ev.EXECUTION_CONTINUED: (),
+    ev.EXECUTION_COMPLETED: (),
+    ev.EXECUTION_FAILED: (),
+}
+
+
+def _check(st: ReplayState, e: Event) -> None:
+    """Refuse what replay cannot serve faithfully, before it is folded: a sequence gap (a deleted
+    row: the step it completed would run again), a first event that is not the start, an event
+    type this runtime does not know (it would be skipped, and the work it recorded redone), and a
+    missing or ill-typed field replay reads. Never a guess, never a ``KeyError``."""
+    problem = _problem(st, e)
+    if problem is not None:
+        raise JournalCorruptionError(
+            f"execution `{st.execution_id}` event {e.seq}: {problem}; the journal was edited or damaged: "
+            "restore it from a backup (a runtime never writes this), or upgrade loom-toolchain if a newer one wrote it",
+            execution_id=st.execution_id, seq=e.seq, problem=problem,
+        )
+
+
+def _problem(st: ReplayState, e: Event) -> str | None:
+    if e.seq != st.last_seq + 1:
+        if e.seq > st.last_seq + 1:
+            return f"{e.type} follows event {st.last_seq}: events {st.last_seq + 1}..{e.seq - 1} are missing"
+        return f"{e.type} repeats or goes back from event {st.last_seq}"
+    if (e.type == ev.EXECUTION_STARTED) != (e.seq == 1):
+        return "EXECUTION_STARTED may only be the first event" if e.seq != 1 else f"the first event is {e.type}, not EXECUTION_STARTED"
+    fields = _FIELDS.get(e.type)
+    if fields is None:
+        return f"unknown event type {e.type!r} (replaying past it would redo the work it recorded)"
+    p = e.payload
+    if not isinstance(p, Mapping):
+        return f"{e.type} payload is not an object"
+    for name, types in fields:
+        if name not in p:
+            return f"{e.type} payload lacks field {name!r}"
+        value = p[name]
+        if types is not None and (not isinstance(value, types) or isinstance(value, bool)):
+            return f"{e.type} field {name!r} must be {'a number' if types is _NUM else types[0].__name__}, got {value!r:.60}"
+    if e.type == ev.EXECUTION_SUSPENDED and not isinstance(p["condition"].get("on"), str):
+        return f"{e.type} field 'condition.on' must be the gate's name"
+    return None
 
 
 def _apply(st: ReplayState, e: Event) -> None:
