@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from typing import Any, NoReturn
 
+from . import json_values
 from .definition import RESERVED_GATE
 from .divergence import divergence_message
 from .errors import FlowReplayDivergenceError, FlowUsageError, JournalError, NonDeterminismError
 from .handles import Handle
 from .journal import events as ev
-from .journal.events import NewEvent, is_json_value
+from .journal.events import NewEvent
 from .run import Run, normalise, qualname
 
 __all__ = ["conclude"]
@@ -45,10 +46,11 @@ def conclude(run: Run, outcome: str, value: Any) -> Handle:
             run.detector.check("completion")
         except FlowReplayDivergenceError:
             _park_diverged(run)
-        if not is_json_value(value):
+        unjournalable = _unjournalable(value)  # too deep, too big, cyclic: fail, never a crash loop
+        if unjournalable is not None:
             outcome, value = "raise", FlowUsageError(
                 f"flow `{state.flow_id}` execution `{execution_id}`: the flow returned "
-                f"{type(value).__name__}, which is not a JSON value"
+                f"{type(value).__name__}, which is not a JSON value the journal can hold ({unjournalable})"
             )
         else:
             result = normalise(value)
@@ -62,6 +64,14 @@ def conclude(run: Run, outcome: str, value: Any) -> Handle:
     error = {"type": qualname(type(exc)), "message": str(exc)}
     run.append([NewEvent(ev.EXECUTION_FAILED, {"error": error})])
     return Handle(execution_id, state.flow_id, ev.FAILED, error=error, exception=exc)
+
+
+def _unjournalable(value: object) -> str | None:
+    try:
+        json_values.encode(value, where="result")
+    except json_values.JsonValueError as exc:
+        return str(exc)
+    return None
 
 
 def _park_diverged(run: Run) -> NoReturn:

@@ -44,7 +44,8 @@ from .definition import RESERVED_GATE, StepDefinition
 from .divergence import DivergenceDetector
 from .errors import FlowUsageError, JournalError, NonDeterminismError, StepFailedError, UndeclaredStepError
 from .journal import events as ev
-from .journal.events import RETRY_TIMER_PREFIX, NewEvent, is_json_value, retry_timer_id, timer_gate
+from . import json_values
+from .journal.events import RETRY_TIMER_PREFIX, NewEvent, retry_timer_id, timer_gate
 from .port import RunPort
 from .replay import COMPLETED, FAILED, RETRYING, Frame, ReplayState
 
@@ -173,15 +174,25 @@ class Run:
         return LIVE
 
     def step_succeeded(self, step_id: str, result: Any) -> Any:
-        """Record a live step's result; return it as the journal holds it."""
-        if not is_json_value(result):
+        """Record a live step's result; return it as the journal holds it.
+
+        A result the journal cannot hold — not JSON, cyclic, nested past ``json_values.MAX_DEPTH``,
+        an integer past ``MAX_INT_DIGITS`` digits, more than ``MAX_EVENT_BYTES`` — is checked
+        *before* anything is appended and recorded as the step's ``STEP_FAILED``: the effect ran
+        once and must not run again, and a ``STEP_COMPLETED`` the store then refused would leave
+        ``STEP_STARTED`` last, which every ``recover()`` answers by running the effect again."""
+        try:
+            text = json_values.encode(result, where="result")
+        except json_values.JsonValueError as exc:
             error = {
                 "type": "loom.NonJsonResult",
-                "message": f"step returned {type(result).__name__}, which is not a JSON value",
+                "message": f"the step ran once, but its result cannot be journaled: {exc}. Return a JSON value "
+                           "within the journal's limits (see README: values the journal holds); the step is "
+                           "recorded as failed so that it never runs again",
             }
             self.append([NewEvent(ev.STEP_FAILED, {"stepId": step_id, "error": error})])
-            raise self.step_failed(step_id, error)
-        result = normalise(result)
+            raise self.step_failed(step_id, error) from None
+        result = json.loads(text)  # what a replay serves: tuples as lists, keys as the journal orders them
         self.append([NewEvent(ev.STEP_COMPLETED, {"stepId": step_id, "result": result})])
         return result
 
@@ -493,11 +504,8 @@ class Run:
             self._asked_decisions.add(ident)
 
     def require_json(self, value: Any, what: str) -> None:
-        if not is_json_value(value):
-            raise FlowUsageError(
-                f"flow `{self.flow_id}` execution `{self.execution_id}`: {what} must be a JSON value "
-                f"(dict with str keys, list, str, int, float, bool, None), got {type(value).__name__}"
-            )
+        """``FlowUsageError`` unless the journal can hold ``value`` (``json_values``), before any append."""
+        require_json_value(value, f"flow `{self.flow_id}` execution `{self.execution_id}`: {what}")
 
 
 #: Caps on a decision's recorded ``innerSteps`` (ADR-0113 fix rounds 2 and 3).
@@ -523,6 +531,19 @@ def step_policy(fn: Any) -> StepDefinition | None:
 def normalise(value: Any) -> Any:
     """The value as a journal round trip returns it (tuples become lists)."""
     return json.loads(json.dumps(value, allow_nan=False))
+
+
+def require_json_value(value: Any, what: str) -> None:
+    """``FlowUsageError`` naming ``what`` (a flow input, a resume payload, a decision…) unless the
+    journal can hold ``value``: JSON, no cycle, within ``json_values``' limits and one event's size."""
+    try:
+        json_values.encode(value, where="value")
+    except json_values.JsonValueError as exc:
+        raise FlowUsageError(
+            f"{what} must be a JSON value the journal can hold (dict with str keys, list, str, int, float, bool, "
+            f"None; nesting up to {json_values.MAX_DEPTH} levels, integers up to {json_values.MAX_INT_DIGITS} digits, "
+            f"{json_values.MAX_EVENT_BYTES // (1024 * 1024)} MiB per event): {exc}"
+        ) from None
 
 
 def qualname(cls: type) -> str:

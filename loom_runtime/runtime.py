@@ -49,7 +49,7 @@ from .errors import ExecutionStateError, FlowUsageError, LoomError, UnpinnedExec
 from .families import orphaned_frames
 from .handles import ExecutionView, Handle, state_handle, view_of
 from .journal import events as ev
-from .journal.events import ExecutionSummary, NewEvent, is_json_value
+from .journal.events import ExecutionSummary, NewEvent
 from .journal.memory import MemoryJournal
 from .journal.protocol import JournalStore
 from .journal.sqlite import SqliteJournal
@@ -60,7 +60,7 @@ from .pinning import UnpinnedExecutionWarning, problem
 from .port import StorePort, started_event
 from .registry import FlowVersion, Registry
 from .replay import ReplayState, advance, fold
-from .run import normalise
+from .run import normalise, require_json_value
 from .runtime_async import AsyncForms
 
 __all__ = ["Runtime", "Handle", "ExecutionView"]
@@ -159,8 +159,7 @@ class Runtime(AsyncForms):
         version = self.registry.current(flow_id)
         if blocking:
             _refuse_blocking_drive(version)
-        if not is_json_value(input):
-            raise FlowUsageError(f"flow `{flow_id}`: the input must be a JSON value, got {type(input).__name__}")
+        require_json_value(input, f"flow `{flow_id}`: the input")  # before anything is appended
         eid = execution_id if execution_id is not None else uuid.uuid4().hex
         self._check_pinned(version, eid, recorded=None, starting=True)  # before anything is written
         self._judged.add(eid)  # the first drive does not judge it again
@@ -216,8 +215,7 @@ class Runtime(AsyncForms):
         execution_id = state.execution_id
         if state.gate == RESERVED_GATE:
             payload = None
-        if not is_json_value(payload):
-            raise FlowUsageError(f"execution `{execution_id}`: a resume payload must be a JSON value, got {type(payload).__name__}")
+        require_json_value(payload, f"execution `{execution_id}`: a resume payload")
         version = self._resolve(state)  # a code mismatch (or, under strict, no pinning) refuses before anything is appended
         # ... and so does a chunk that is tampered with or missing: loading it (verify, then
         # execute) comes before the answer is recorded, so a refused resume leaves the execution

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from loom_runtime import (
@@ -148,6 +150,81 @@ def test_a_step_result_must_be_json(journal):
     [failed] = [e for e in rt.get("e1").events if e.type == "STEP_FAILED"]
     assert failed.payload["error"]["type"] == "loom.NonJsonResult"
     assert h.status == "failed"
+
+
+def _deep(n: int) -> list:
+    v: list = []
+    for _ in range(n):
+        v = [v]
+    return v
+
+
+def _cyclic() -> dict:
+    v: dict = {}
+    v["self"] = v
+    return v
+
+
+UNJOURNALABLE = {
+    "huge int": (lambda: 10**5000, "an integer with more than 4300 digits"),
+    "100,000 deep": (lambda: _deep(100_000), "nested deeper than 512 levels"),
+    "cyclic": (_cyclic, r"result\['self'\]: a cyclic value"),
+    "17 MiB": (lambda: "x" * (17 * 1024 * 1024), "more than the 16,777,216 one journal event may hold"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(UNJOURNALABLE))
+def test_a_result_the_journal_cannot_hold_fails_the_step_once_and_never_reruns_it(journal, kind):
+    """It reached the body as ValueError/RecursionError with no STEP_FAILED (a resume re-ran the
+    effect), or left STEP_STARTED last (every recover() re-ran the effect, forever)."""
+    make, message = UNJOURNALABLE[kind]
+    runs: list[int] = []
+
+    def effect():
+        runs.append(1)
+        return make()
+
+    @flow("f")
+    def f(ctx, _):
+        ctx.execute("s", effect)
+
+    rt = Runtime(journal=journal)
+    rt.register(f)
+    h = rt.start("f", execution_id="e1")
+    [failed] = [e for e in rt.get("e1").events if e.type == "STEP_FAILED"]
+    assert failed.payload["error"]["type"] == "loom.NonJsonResult"
+    assert re.search(message, failed.payload["error"]["message"]) and "ran once" in failed.payload["error"]["message"]
+    assert h.status == "failed" and types(rt, "e1") == ["EXECUTION_STARTED", "STEP_STARTED", "STEP_FAILED", "EXECUTION_FAILED"]
+    rt.recover()
+    rt.recover()
+    assert runs == [1]
+
+
+@pytest.mark.parametrize("kind", sorted(UNJOURNALABLE))
+def test_an_input_the_journal_cannot_hold_is_refused_before_anything_is_appended(journal, kind):
+    make, message = UNJOURNALABLE[kind]
+
+    @flow("f")
+    def f(ctx, _):
+        return None
+
+    rt = Runtime(journal=journal)
+    rt.register(f)
+    with pytest.raises(FlowUsageError, match=f"flow `f`: the input must be a JSON value the journal can hold .*{message.replace('result', 'value')}"):
+        rt.start("f", make(), execution_id="e1")
+    assert rt.journal.list_executions() == ()
+
+
+def test_a_flow_result_the_journal_cannot_hold_fails_the_execution(journal):
+    @flow("f")
+    def f(ctx, _):
+        return _deep(100_000)
+
+    rt = Runtime(journal=journal)
+    rt.register(f)
+    h = rt.start("f", execution_id="e1")
+    assert h.status == "failed" and "nested deeper than 512 levels" in h.error["message"]
+    assert types(rt, "e1")[-1] == "EXECUTION_FAILED"
 
 
 def test_tuples_come_back_as_lists_live_and_replayed(journal):
