@@ -110,3 +110,10 @@ def test_fold_accepts_every_event_the_runtime_writes(journal_factory):
     assert rt.resume("ok", {"y": 1}, gate="go").status == "completed"
     state = fold("ok", rt.journal.read("ok"))
     assert state.status == "completed" and state.last_seq == len(rt.journal.read("ok"))
+
+
+def test_every_event_type_the_runtime_writes_is_one_fold_knows():
+    from loom_runtime.journal.events import EVENT_TYPES
+    from loom_runtime.replay import _FIELDS
+
+    assert set(_FIELDS) == set(EVENT_TYPES)  # a new event type must say which fields replay reads
