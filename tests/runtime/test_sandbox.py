@@ -123,3 +123,32 @@ def test_one_sandbox_replays_many_journals():
     box = Sandbox(version(v1))
     a, b = recorded(), recorded(resumed=True)[:-3]
     assert [box.replay("e", a).kind, box.replay("e", b).kind, box.replay("e", a).kind] == ["reached", "frontier", "reached"]
+
+
+def test_an_async_flow_stops_before_its_decider_too():
+    from loom_runtime.journal.events import Event
+
+    async def areserve(sku: str) -> str:
+        RAN.append("reserve")
+        return sku
+
+    async def adecider() -> int:
+        RAN.append("decider")
+        return 1
+
+    @flow("a", steps=["reserve"])
+    async def body(ctx, _):
+        await ctx.execute("reserve", areserve, "x")
+        await ctx.suspend("go")
+        return await ctx.decide("d", adecider)
+
+    rt = Runtime()
+    rt.register(body)
+    rt.start("a", execution_id="e")
+    events = rt.get("e").events
+    RAN.clear()
+    box = Sandbox(version(body))
+    assert box.replay("e", events).kind == "reached"
+    resumed = events + (Event(len(events) + 1, "EXECUTION_RESUMED", {"gate": "go", "payload": None}),)
+    r = box.replay("e", resumed)
+    assert (r.kind, r.message) == ("frontier", "decision `d` would be recorded live") and RAN == []
