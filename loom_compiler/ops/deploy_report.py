@@ -26,6 +26,7 @@ from typing import Any
 
 from loom_runtime.definition import RESERVED_GATE
 
+from ..workflow_commands import command
 from .census import DIVERGED
 
 __all__ = ["VERDICTS", "Verdict", "DeployReport", "render_text", "render_github", "short_digest", "SCHEMA"]
@@ -169,20 +170,9 @@ def render_text(report: DeployReport) -> str:
     return "\n".join(lines)
 
 
-def _escape(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape(text).replace(":", "%3A").replace(",", "%2C")
-
-
 def render_github(report: DeployReport) -> str:
     """Workflow commands: an error per execution that is not servable, then a notice with the summary."""
-    lines = [
-        f"::error title={_escape_property(f'loom deploy-check: {v.verdict} {v.execution_id}')}::{_escape(f'{_who(v)}: {v.reason}')}"
-        for v in report.executions if not v.ok
-    ]
-    level = "notice" if report.ok else "error"
-    lines.append(f"::{level} title={_escape_property('loom deploy-check')}::{_escape(_summary(report))}")
+    lines = [command("error", f"{_who(v)}: {v.reason}", title=f"loom deploy-check: {v.verdict} {v.execution_id}")
+             for v in report.executions if not v.ok]
+    lines.append(command("notice" if report.ok else "error", _summary(report), title="loom deploy-check"))
     return "\n".join(lines)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..workflow_commands import command
 from .change_text import MemberDetail, member_detail, skip_sentence
 from .diff import FlowChange, MemberChange, ReviewDiff
 from .graph import mermaid
@@ -253,22 +254,8 @@ def render_markdown(diff: ReviewDiff) -> str:
 # -- github --------------------------------------------------------------------------------------
 
 
-def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
 def _command(level: str, message: str, *, file: str | None, line: int, title: str, prefix: str) -> str:
-    props = []
-    if file:
-        props.append(f"file={_escape_property(prefix + file)}")
-        if line:
-            props.append(f"line={line}")
-    props.append(f"title={_escape_property(title)}")
-    return f"::{level} {','.join(props)}::{_escape_data(message)}"
+    return command(level, message, title=title, file=file, line=line, prefix=prefix)
 
 
 def render_github(diff: ReviewDiff, *, path_prefix: str = "") -> str:
