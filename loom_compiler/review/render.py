@@ -189,8 +189,17 @@ def _md(text: str) -> str:
     return text.replace("|", "\\|")
 
 
+def _longest_run(text: str, char: str = "`") -> int:
+    longest = run = 0
+    for c in text:
+        run = run + 1 if c == char else 0
+        longest = max(longest, run)
+    return longest
+
+
 def _code_span(text: str) -> str:
-    fence = "``" if "`" in text else "`"
+    """Inline code that survives backticks in ``text`` (CommonMark: a longer fence, padded)."""
+    fence = "`" * (_longest_run(text) + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{fence}{pad}{text}{pad}{fence}"
 
@@ -205,10 +214,11 @@ def _markdown_member(m: MemberChange) -> list[str]:
         return [f"{head}: {_code_span(detail.inline[0])} → {_code_span(detail.inline[1])}", ""]
     out = [f"{head}: {detail.note}" if detail.note else f"{head}:", ""]
     if detail.lines:
-        out += ["```diff", *detail.lines]
+        fence = "`" * max(3, _longest_run("\n".join(detail.lines)) + 1)  # code may hold ``` itself
+        out += [f"{fence}diff", *detail.lines]
         if detail.hidden:
             out.append(f" ... {detail.hidden} more line(s)")
-        out += ["```", ""]
+        out += [fence, ""]
     return out
 
 

@@ -226,3 +226,12 @@ def test_real_code_reads_the_same_without_its_comments():
                 assert readable(text) == readable(indented) is not None, (path, node.name)
                 checked += 1
     assert checked > 20
+
+
+def test_markdown_fences_outlast_backticks_in_the_code():
+    from loom_compiler.review.render import _code_span, _markdown_member
+
+    assert _code_span("a`b") == "``a`b``" and _code_span("`x`") == "`` `x` ``"
+    m = MemberChange("m.f", "edited", "function", code=CodeChange('def f():\n    return "```"', 'def f():\n    return "````"'))
+    lines = _markdown_member(m)
+    assert "`````diff" in lines and lines[lines.index("`````diff") + 1 :].count("`````") == 1
