@@ -17,19 +17,21 @@ directory outside this repository, never committed; ``--repo NAME=PATH`` uses an
   first-party module some flow's closure reads; the flows themselves excluded) is edited in turn,
   in memory, with one statement (``_loom_probe = 0`` as the first statement of its body: a
   statement changes the hash of any code that contains it, DESIGN §6), and each scheme
-  re-fingerprints. Each flow whose codeHash changes falls in one of three buckets: the helper *is
-  a member* of its closure (under either scheme: the flow reaches it); the helper is a method
-  *inside a class member* (the scheme hashes that class whole, so whether the flow calls this
-  method is left undecided: the cost of the class-level rule); else *collateral*, attributed to the
-  closure member the edited text landed in (the widening rule that put it there: its kind, and
-  the rule's name when the compiler records one). Step bodies (a function or method with a configured step decorator) are
+  re-fingerprints. Each flow whose codeHash changes falls in one of three buckets: the flow
+  *reaches* the helper (a member its root reaches through references: any fp/1 member, or an fp/2
+  member not brought in by a widening member); the helper is a method *inside a class member* the
+  flow reaches (the scheme hashes that class whole, so whether the flow calls this method is left
+  undecided: the cost of the class-level rule); else *collateral*, named by the widening rule that
+  caused it (``rule_of``): module-statement effects (fp/2's ``X#effects`` members: a statement
+  that can change a name's state belongs to it, and what that statement mentions comes along),
+  whole module, whole class, registering decorator (``@app.post(...) def h`` belongs to ``app``),
+  or the compiler's own ``reason`` when a member records one. Step bodies (a function or method with a configured step decorator) are
   edited too and counted apart: they are served from the journal, so a hash they move is always
   collateral. Classes themselves are not probed: a new class attribute nothing reads is not a
   behavioural edit, so "did the hash move" would have no right answer.
-  *Seen by fp/2 only* is the reverse: a flow whose fp/2 closure holds the helper as a member while
-  the fp/1 hash did not move. Either fp/1 under-reached (a behavioural edit it could not see: a
-  lazy import, a rebinding) or fp/2 over-reaches (a widening rule made the helper a member); the
-  examples say which. Step bodies are excluded (never hashed).
+  *Seen by fp/2 only* is the reverse: a flow whose fp/2 closure reaches the helper through
+  references while the fp/1 hash did not move: a behavioural edit fp/1 could not see (a lazy
+  import, a rebinding, a method through ``type(self)``). Step bodies are excluded (never hashed).
 
 Both schemes run in the same benchmark run, each by its own release: fp/1 by the last fp/1 commit
 of main (``--fp1-ref``, default ``ba24c79``), extracted with ``git archive`` into the cache (the
@@ -251,8 +253,10 @@ def width(flow: dict[str, Any]) -> tuple[int, int]:
     return len(flow["members"]), sum(by_place.values())
 
 
-def member_names(flow: dict[str, Any]) -> set[str]:
-    return {m["q"] for m in flow["members"] if m["kind"] != "step"}
+def member_names(flow: dict[str, Any], *, direct: bool = False) -> set[str]:
+    """The flow's non-step members; ``direct``: only those its root reaches through references
+    alone (``via`` None), not through a widening member (module-statement effects, a whole module)."""
+    return {m["q"] for m in flow["members"] if m["kind"] != "step" and not (direct and m.get("via"))}
 
 
 def reaches(names: set[str], helper: str) -> bool:
@@ -260,39 +264,50 @@ def reaches(names: set[str], helper: str) -> bool:
 
 
 def in_class_member(flow: dict[str, Any], helper: str) -> bool:
-    """The helper is a method of a class the closure holds as one member: the scheme hashes the class
-    whole, so whether the flow really calls this method is not decided (that is the widening)."""
-    return any(m["kind"] == "class" and helper.startswith(m["q"] + ".") for m in flow["members"])
+    """The helper is a method of a class the closure reaches directly and holds as one member: the
+    scheme hashes the class whole, so whether the flow calls this method is not decided."""
+    return any(m["kind"] == "class" and not m.get("via") and helper.startswith(m["q"] + ".") for m in flow["members"])
 
 
-def rule_of(change: dict[str, Any], edit: dict[str, Any]) -> tuple[str, str]:
-    """(rule, detail): which widening rule put the edited text into a member the flow holds.
+def _widening_rule(via: str) -> str:
+    return "whole module" if via.endswith(".*") else "module-statement effects"  # X#effects, or "M: statement at …"
 
-    The compiler's own name for it when a member records one (``reason``); else inferred from where
-    the text landed, most specific first: the class holding the edited method (``whole class``),
-    the whole module, a member named by the edited definition's decorator (``registering
-    decorator``: ``@app.post(...) def h`` is a statement that belongs to every name it mentions, so
-    a flow reaching ``app``, or any name ``h``'s body mentions, moves), another member of the
-    edited module (``module statement``), else the member's kind. ``detail`` names the members."""
+
+def rule_of(change: dict[str, Any], edit: dict[str, Any], flow: dict[str, Any]) -> tuple[str, str]:
+    """(rule, detail): which widening rule made an edit the flow does not reach move its hash.
+
+    The compiler's own name for it when a member records one (``reason``). Else: when the helper is
+    a member only through a widening member (``via``: the module statements that can change a
+    name's state, ``X#effects``, or a whole module ``mod.*``), that rule, naming the member; else
+    from where the edited text landed, most specific first: the class holding the edited method
+    (``whole class``), the whole module, a member named by the edited definition's decorator
+    (``registering decorator``: ``@app.post(...) def h`` is a statement that belongs to every name it
+    mentions), another member of the edited module (``module statement``), else the member's kind;
+    each says through which widening member the landing member itself was reached, if any."""
     helper = f"{edit['module']}.{edit['qualname']}"
+    held = {m["q"]: m.get("via") for m in flow["members"]}
+    if held.get(helper):
+        return _widening_rule(held[helper]), f"via `{held[helper]}`"
     touched = [t for t in (change["touched"] or change["added"]) if t[1] != helper]
     if not touched:
         return "unattributed", ""
-    names = ", ".join(f"`{q}`" for _k, q, _r in touched[:3]) + (" …" if len(touched) > 3 else "")
-    reasons = sorted({f"{k}: {r}" for k, _q, r in touched if r})
+    names = ", ".join(f"`{t[1]}`" for t in touched[:3]) + (" …" if len(touched) > 3 else "")
+    vias = sorted({t[3] for t in touched if len(t) > 3 and t[3]})
+    via = f" (reached via `{vias[0]}`)" if vias else ""
+    reasons = sorted({f"{t[0]}: {t[2]}" for t in touched if t[2]})
     if reasons:
-        return reasons[0], names
-    if any(helper.startswith(q + ".") and q != edit["module"] for _k, q, _r in touched):
-        return "whole class", names
-    if any(q == edit["module"] or k == "module" for k, q, _r in touched):
-        return "whole module", names
-    local = [q for _k, q, _r in touched if q.rpartition(".")[0] == edit["module"]]
+        return reasons[0], names + via
+    if any(helper.startswith(t[1] + ".") and t[1] != edit["module"] for t in touched):
+        return "whole class", names + via
+    if any(t[1] == edit["module"] or t[0] == "module" for t in touched):
+        return "whole module", names + via
+    local = [t[1] for t in touched if t[1].rpartition(".")[0] == edit["module"]]
     hooks = sorted({q.rpartition(".")[2] for q in local} & set(edit.get("decorators", ())))
     if hooks:
-        return "registering decorator", f"`@{hooks[0]}…`; members {names}"
+        return "registering decorator", f"`@{hooks[0]}…`; members {names}{via}"
     if local:
-        return "module statement", names
-    return f"{touched[0][0]} member", names
+        return "module statement", names + via
+    return f"{touched[0][0]} member", names + via
 
 
 def analyse(name: str, commit: str, edits: list[dict[str, Any]], fp1: dict[str, Any], fp2: dict[str, Any]) -> dict[str, Any]:
@@ -304,36 +319,37 @@ def analyse(name: str, commit: str, edits: list[dict[str, Any]], fp1: dict[str, 
         (m1, l1), (m2, l2) = width(f1[key]), width(f2[key])
         per_flow.append({"flow": key, "id": f2[key]["id"], "fp1": {"members": m1, "lines": l1},
                          "fp2": {"members": m2, "lines": l2}})
-    names = {k: member_names(f1[k]) | member_names(f2[k]) for k in keys}
-    steps = {k: {m["q"] for m in f2[k]["members"] if m["kind"] == "step"} for k in keys}
-    fp2_members = {k: member_names(f2[k]) for k in keys}
+    # reached through references (fp/1 has no widening members, so all of its members count)
+    names = {k: member_names(f1[k]) | member_names(f2[k], direct=True) for k in keys}
+    fp2_members = {k: member_names(f2[k], direct=True) for k in keys}
     collateral: dict[str, dict[str, Any]] = {}
     for scheme, result in (("fp1", fp1), ("fp2", fp2)):
         reach_n = coll_n = step_moves = in_class = 0
         per_edit = []
         rules: Counter[str] = Counter()
         worst: list[tuple[int, str, list[str]]] = []
+        flows = f1 if scheme == "fp1" else f2
         for edit, changed in zip(edits, result["edits"]):
             helper = f"{edit['module']}.{edit['qualname']}"
             coll = []
             for c in changed:
                 if c["key"] not in names:
                     continue
+                flow = flows[c["key"]]
                 if edit["kind"] == "step":
                     step_moves += 1
-                    coll.append(c)
-                    rules[rule_of(c, edit)[0]] += 1
                 elif reaches(names[c["key"]], helper):
                     reach_n += 1
-                elif in_class_member(f1[c["key"]] if scheme == "fp1" else f2[c["key"]], helper):
+                    continue
+                elif in_class_member(flow, helper):
                     in_class += 1
-                else:
-                    coll.append(c)
-                    rules[rule_of(c, edit)[0]] += 1
+                    continue
+                coll.append(rule_of(c, edit, flow))
+                rules[coll[-1][0]] += 1
             coll_n += len(coll)
             per_edit.append(len(coll))
             if coll:
-                worst.append((len(coll), helper, sorted({" ".join(x for x in rule_of(c, edit) if x) for c in coll})))
+                worst.append((len(coll), helper, sorted({" ".join(x for x in r if x) for r in coll})))
         worst.sort(key=lambda w: (-w[0], w[1]))
         collateral[scheme] = {
             "changes": reach_n + in_class + coll_n, "reach": reach_n, "inClass": in_class, "collateral": coll_n,
@@ -351,7 +367,7 @@ def analyse(name: str, commit: str, edits: list[dict[str, Any]], fp1: dict[str, 
         helper = f"{edit['module']}.{edit['qualname']}"
         moved = {c["key"] for c in changed1}
         for key in keys:
-            if reaches(fp2_members[key], helper) and not reaches(steps[key], helper) and key not in moved:
+            if reaches(fp2_members[key], helper) and key not in moved:
                 misses.append({"flow": key, "helper": helper})
     return {
         "repo": name, "commit": commit, "flows": len(keys), "flowsOnlyFp1": sorted(set(f1) - set(f2)),

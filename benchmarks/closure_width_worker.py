@@ -24,10 +24,70 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sys
 import time
 from pathlib import Path
 from typing import Any
+
+
+def _widening(qualname: str) -> bool:
+    """A member a widening rule adds rather than a reference: the module statements that can change
+    a name's state (``X#effects``) and whole-module members (``mod.*``) of loom-fp/2."""
+    return "#effects" in qualname or qualname.endswith(".*")
+
+
+def _effect_edges(member: Any) -> dict[str, int]:
+    """{target: line} for the bindings of ``member`` that only its *effect* statements use: a
+    member's ``parts`` (loom-fp/2) are the module statements it consists of; one that does not bind
+    the member's own name belongs to it because it can change its state (``CFG["a"] = f()``,
+    ``@app.post(...) def h``, ``if __name__ == "__main__": run(main())``), and the names only such a
+    statement mentions are reached through that rule, not through a reference. Judged on the
+    statements' text (a word match of the binding's first name); fp/1 members have no parts."""
+    parts = getattr(member, "parts", ()) or ()
+    short = member.qualname.rpartition(".")[2]
+    own = [text for _i, _line, text, names in parts if short in names]
+    effects = [(line, text) for _i, line, text, names in parts if short not in names]
+    if not effects or not own:
+        return {}
+    out: dict[str, int] = {}
+    for name, target in member.bindings:
+        word = re.compile(r"\b" + re.escape(name.split(".")[0]) + r"\b")
+        if any(word.search(text) for text in own):
+            continue
+        line = next((ln for ln, text in effects if word.search(text)), None)
+        if line is not None:
+            out.setdefault(target, line)
+    return out
+
+
+def reach_map(fp: Any) -> dict[str, str | None]:
+    """For every member: None when the root reaches it through references alone, else the widening
+    that brought it in: ``X#effects``/``mod.*`` members of loom-fp/2, or ``M: statement at line L``
+    for a binding only an effect statement of member ``M`` uses (``_effect_edges``)."""
+    members = {m.qualname: m for m in fp.closure}
+    effect = {q: _effect_edges(m) for q, m in members.items()}
+    edges = {q: [t for _n, t in m.bindings if t in members] for q, m in members.items()}
+    root = fp.closure[0].qualname
+    direct, todo = {root}, [root]
+    while todo:
+        q = todo.pop()
+        for t in edges[q]:
+            if t not in direct and t not in effect[q] and not _widening(t):
+                direct.add(t)
+                todo.append(t)
+    via: dict[str, str | None] = {q: None for q in direct}
+    seeds = [(t, f"{q}: statement at line {line}") for q in sorted(direct) for t, line in sorted(effect[q].items())]
+    seeds += [(q, q) for q in sorted(members) if _widening(q)]
+    for start, label in seeds:
+        todo = [start]
+        while todo:
+            q = todo.pop()
+            if q in via:
+                continue
+            via[q] = label
+            todo.extend(edges[q])
+    return via
 
 
 def _own(member: Any) -> str:
@@ -90,10 +150,12 @@ def main() -> int:
 
     def describe(fp: Any) -> dict[str, Any]:
         members = []
+        via = reach_map(fp)
         for m in fp.closure:
             members.append({"q": m.qualname, "kind": m.kind, "module": m.module, "path": m.path, "line": m.line,
                             "lines": len(m.source.splitlines()) if m.source else 0, "own": _own(m),
-                            "reason": getattr(m, "reason", None) or getattr(m, "widened", None)})
+                            "reason": getattr(m, "reason", None) or getattr(m, "widened", None),
+                            "via": via.get(m.qualname)})
         return {"id": fp.flow_id, "key": f"{fp.module}:{fp.function}", "module": fp.module, "codeHash": fp.code_hash,
                 "members": members}
 
@@ -127,9 +189,11 @@ def main() -> int:
                     if old is None or old.code_hash == fp.code_hash:
                         continue
                     old_own = {m.qualname: _own(m) for m in old.closure}
-                    touched = [[m.kind, m.qualname, getattr(m, "reason", None) or getattr(m, "widened", None)]
+                    via = reach_map(fp)
+                    touched = [[m.kind, m.qualname, getattr(m, "reason", None) or getattr(m, "widened", None),
+                                via.get(m.qualname)]
                                for m in fp.closure if old_own.get(m.qualname) not in (None, _own(m))]
-                    added = [[m.kind, m.qualname, None] for m in fp.closure if m.qualname not in old_own]
+                    added = [[m.kind, m.qualname, None, via.get(m.qualname)] for m in fp.closure if m.qualname not in old_own]
                     changed.append({"key": key, "touched": touched, "added": added})
             results.append(changed)
         out["edits"] = results

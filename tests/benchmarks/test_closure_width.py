@@ -117,3 +117,22 @@ def test_a_registering_decorator_is_named_as_the_rule():
     c = analyse("synthetic", "0" * 7, [edit], side, side)["collateral"]["fp2"]
     assert c["rules"] == {"registering decorator": 1}
     assert c["worst"][0]["rules"] == ["registering decorator `@app…`; members `m.app`"]
+
+
+def test_a_helper_brought_in_by_a_module_statement_is_collateral_of_that_rule():
+    # ``if __name__ == "__main__": asyncio.run(main())`` belongs to the workflow class (main passes
+    # it to a Worker): ``main`` is a member only through that statement's ``#effects`` member
+    flow = {"key": "m:W.run", "id": "W", "members": [
+        {"q": "m.W.run", "kind": "flow", "path": "m.py", "line": 5, "lines": 3, "via": None},
+        {"q": "m.W#effects", "kind": "constant", "path": "m.py", "line": 30, "lines": 2, "via": "m.W#effects"},
+        {"q": "m.main", "kind": "function", "path": "m.py", "line": 20, "lines": 8, "via": "m.W#effects"}]}
+    edit = {"module": "m", "qualname": "main", "kind": "function", "line": 21, "text": "    _loom_probe = 0",
+            "decorators": []}
+    side = {"flows": [flow], "edits": [[{"key": "m:W.run", "touched": [["function", "m.main", None, "m.W#effects"]],
+                                         "added": []}]], "scanSeconds": 0}
+    fp1 = {"flows": [dict(flow, members=flow["members"][:1])], "edits": [[]], "scanSeconds": 0}
+    result = analyse("synthetic", "0" * 7, [edit], fp1, side)
+    c = result["collateral"]["fp2"]
+    assert (c["reach"], c["collateral"]) == (0, 1) and c["rules"] == {"module-statement effects": 1}
+    assert c["worst"][0]["rules"] == ["module-statement effects via `m.W#effects`"]
+    assert result["fp1Misses"] == []  # reached only through widening: not something fp/1 missed
