@@ -32,7 +32,7 @@ from benchmarks.version_schemes import SCHEMES, Scheme, Side, imported_side  # n
 
 SUITES = {
     "design": "benchmarks/fingerprint_pairs, a two-module project per side",
-    "compiler": "tests/compiler/fp_cases.py, the compiler's single-module pairs",
+    "compiler": "tests/compiler/fp_cases.py and fp2_cases_*.py, the compiler's single-module and project pairs",
 }
 
 

@@ -9,9 +9,11 @@ Two suites feed the benchmark as :class:`Case` values (a pair materialised as fi
 
 * ``design_cases()``: this package's project-level pairs (``cases.py``): a package of two modules,
   so first-party helper edits in another module are covered;
-* ``compiler_cases()``: the fingerprint engineer's single-module pairs in
-  ``tests/compiler/fp_cases.py`` (loaded from that file as data; each side becomes
-  ``pairmod/flows.py``); skipped when the file is not in the checkout.
+* ``compiler_cases()``: the fingerprint engineers' pairs, loaded as data: the single-module pairs
+  of ``tests/compiler/fp_cases.py`` (each side becomes ``pairmod/flows.py``) and the project
+  pairs of every ``tests/compiler/fp2_cases_*.py`` (each side is a package, ``shop``); skipped
+  when the files are not in the checkout. A project pair that needs ``exclude`` is left out
+  (``write_project`` writes the configuration, with ``packages`` only).
 
 Rejected: only reusing the ``tests/compiler`` cases. They are one source string per side, and the
 cross-module bullets of DESIGN §6 need a project with more than one module.
@@ -34,6 +36,8 @@ __all__ = [
 
 #: The fingerprint engineer's pair table (data: a ``PAIRS`` tuple of before/after module sources).
 COMPILER_CASES = Path(__file__).resolve().parents[2] / "tests" / "compiler" / "fp_cases.py"
+#: The loom-fp/2 project pair tables beside it (``PAIRS`` of before/after file sets).
+PROJECT_CASES = "fp2_cases_*.py"
 
 BOM = b"\xef\xbb\xbf"
 
@@ -104,10 +108,29 @@ def design_cases(pairs: tuple[Pair, ...] | None = None) -> list[Case]:
 
 
 def compiler_cases(path: Path = COMPILER_CASES) -> list[Case]:
-    """The compiler's own single-module pairs, or ``[]`` when that file is absent."""
-    if not path.exists():
-        return []
-    spec = importlib.util.spec_from_file_location("_loom_fp_cases", path)
+    """The compiler's own pairs (``fp_cases.py`` and the ``fp2_cases_*.py`` beside it), or ``[]``
+    when they are absent."""
+    out: list[Case] = []
+    if path.exists():
+        for p in _load_pairs(path):
+            if p.expect not in ("equal", "changed"):
+                raise PairError(f"{path.name}: pair `{p.name}` expects {p.expect!r}")
+            files = [{"pairmod/__init__.py": b"", "pairmod/flows.py": text.encode("utf-8")} for text in (p.before, p.after)]
+            out.append(Case(p.name, p.expect, p.rule, files[0], files[1], "pairmod", "pairmod.flows", None))
+    for table in sorted(path.parent.glob(PROJECT_CASES)):
+        for p in _load_pairs(table):
+            if p.expect not in ("equal", "changed"):
+                raise PairError(f"{table.name}: pair `{p.name}` expects {p.expect!r}")
+            if p.exclude:
+                continue
+            sides = [{rel: text.encode("utf-8") for rel, text in files.items()} for files in (p.before, p.after)]
+            out.append(Case(p.name, p.expect, p.klass, sides[0], sides[1], p.package, p.flow_module, p.flow_id))
+    return out
+
+
+def _load_pairs(path: Path) -> tuple:
+    """``PAIRS`` of a pair table, loaded from its file as data (never imported as a test module)."""
+    spec = importlib.util.spec_from_file_location(f"_loom_{path.stem}", path)
     mod = importlib.util.module_from_spec(spec)
     assert spec.loader is not None
     sys.modules[spec.name] = mod  # dataclasses resolve string annotations through sys.modules
@@ -115,13 +138,7 @@ def compiler_cases(path: Path = COMPILER_CASES) -> list[Case]:
         spec.loader.exec_module(mod)
     finally:
         del sys.modules[spec.name]
-    out = []
-    for p in mod.PAIRS:
-        if p.expect not in ("equal", "changed"):
-            raise PairError(f"{path.name}: pair `{p.name}` expects {p.expect!r}")
-        files = [{"pairmod/__init__.py": b"", "pairmod/flows.py": text.encode("utf-8")} for text in (p.before, p.after)]
-        out.append(Case(p.name, p.expect, p.rule, files[0], files[1], "pairmod", "pairmod.flows", None))
-    return out
+    return tuple(mod.PAIRS)
 
 
 def write_project(files: dict[str, bytes], root: Path, package: str = base.PACKAGE) -> Path:

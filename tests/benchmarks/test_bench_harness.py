@@ -70,5 +70,9 @@ def test_the_compiler_pair_table_loads_as_cases():
     assert COMPILER_CASES.is_file(), f"{COMPILER_CASES} moved: point benchmarks/fingerprint_pairs at it"
     cases = compiler_cases()
     assert len(cases) >= 60
+    # the loom-fp/2 project pairs come along (a package per side, the flow named)
+    project = [c for c in cases if c.package == "shop"]
+    assert len(project) >= 100 and all(c.flow_module == "shop.flows" and c.flow_id for c in project)
+    cases = [c for c in cases if c.package == "pairmod"]
     assert all(c.expect in ("equal", "changed") and c.flow_module == "pairmod.flows" for c in cases)
     assert all(b"@flow" in c.before["pairmod/flows.py"] for c in cases)
