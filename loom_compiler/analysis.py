@@ -58,7 +58,16 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from loom_compiler.model import SourceError
 
-from .canonical import SCHEME, CanonicalisationError, canonical, canonical_statements, child_nodes, flatten_block, nfkc
+from .canonical import (
+    SCHEME,
+    CanonicalisationError,
+    canonical,
+    canonical_statements,
+    child_nodes,
+    flatten_block,
+    literal_string_value,
+    nfkc,
+)
 from .discovery import (
     LOOM_FLOW,
     FlowArgError,
@@ -281,6 +290,11 @@ class _Statement:
     aliases: list[tuple[str, str]]
     stars: list[str]
     simple: bool  # a plain statement (replaces earlier bindings when resolving a decorator)
+    #: ``app = FastAPI()``: the root of the callee that built the value it binds (None otherwise),
+    #: and the global roots its arguments name
+    built_by: str | None = None
+    built_from: frozenset[str] = frozenset()
+    main_block: bool = False  # ``if __name__ == "__main__":``
 
 
 class _Analyser:
@@ -322,7 +336,7 @@ class _Analyser:
 
     # -- main -----------------------------------------------------------------------------------
     def run(self) -> ModuleSummary:
-        stmts = list(self.tree.body)
+        stmts = self.stmts = list(self.tree.body)
         self.statements = [self.bindings_of(stmt) for stmt in stmts]
         self.binders: dict[str, list[int]] = {}
         for i, st in enumerate(self.statements):
@@ -348,7 +362,7 @@ class _Analyser:
             decorators = getattr(stmt, "decorators", ())
             facts.append(StatementFacts(index, st.names, st.own_names, refs or References(),
                                         isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and kind != "step",
-                                        decorator_roots(decorators)))
+                                        decorator_roots(decorators), st.main_block))
             projections.append(self.projections(stmt, st))
         attached = attachments(facts, self.third_party)
 
@@ -397,7 +411,16 @@ class _Analyser:
         # keep import order as written (the binder's dict groups by name)
         if len(aliases) > 1:
             aliases = self._ordered_aliases(stmt) or aliases
-        return _Statement(names, own, aliases, list(binder.stars), not _is_compound(stmt))
+        built_by, built_from = None, frozenset()
+        if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign):
+            value = stmt.body[0].value
+            if isinstance(value, cst.Call) and all(isinstance(t.target, cst.Name) for t in stmt.body[0].targets):
+                chain = dotted_chain(value.func)
+                if chain is not None:
+                    built_by = chain.split(".")[0]
+                    built_from = frozenset(c.split(".")[0] for a in value.args for c in references(a.value).globals)
+        return _Statement(names, own, aliases, list(binder.stars), not _is_compound(stmt), built_by, built_from,
+                          _is_main_block(stmt))
 
     def _ordered_aliases(self, stmt: cst.CSTNode) -> list[tuple[str, str]]:
         from .scopes import import_bindings
@@ -415,22 +438,33 @@ class _Analyser:
                 stack.extend(reversed([c for c in child_nodes(node) if isinstance(c, (*_STATEMENT_PARTS, cst.SimpleStatementLine))]))
         return out
 
-    def third_party(self, name: str) -> bool:
-        """Whether a module-level name is bound only by imports of third-party modules (for the
-        rule of ``effects``). First-party: the configured packages, else the module's own
-        top-level package (relative imports resolve there)."""
+    def third_party(self, name: str, seen: frozenset[str] = frozenset()) -> bool:
+        """Whether a module-level name stands only for third-party state (for the rule of
+        ``effects``): every statement binding it imports it from a third-party module, or builds
+        it by calling third-party code with no function or class of this module as an argument
+        (``app = FastAPI()``: a route registered on ``app`` changes what FastAPI serves; but
+        ``render = singledispatch(_render)`` wraps first-party code, whose registrations a flow
+        calls). First-party: the configured packages, else the module's own top-level package
+        (relative imports resolve there)."""
         indices = self.binders.get(name)
-        if not indices:
+        if not indices or name in seen:
             return False
         targets = []
         for i in indices:
             st = self.statements[i]
-            if name in st.own_names or st.stars:
+            if st.stars:
                 return False
+            if name in st.own_names:
+                if st.built_by is None or st.built_by == name or not self.third_party(st.built_by, seen | {name}):
+                    return False
+                if any(self._callable(arg) for arg in st.built_from):
+                    return False
+                continue
             targets += [t for local, t in st.aliases if local == name]
-        if not targets:
-            return False
         return not any(self.first_party(t) for t in targets)
+
+    def _callable(self, name: str) -> bool:
+        return any(isinstance(self.stmts[i], (cst.FunctionDef, cst.ClassDef)) for i in self.binders.get(name, ()))
 
     def first_party(self, target: str) -> bool:
         if self.config is not None and self.config.packages:
@@ -712,6 +746,16 @@ _STATEMENT_PARTS = (cst.BaseSuite, cst.BaseCompoundStatement, cst.Else, cst.Fina
 
 _BLOCK_KEYWORDS = {cst.If: "if", cst.Try: "try", cst.TryStar: "try", cst.With: "with", cst.For: "for",
                    cst.While: "while", cst.Match: "match"}
+
+
+def _is_main_block(stmt: cst.CSTNode) -> bool:
+    """``if __name__ == "__main__":`` (either operand order)."""
+    if not isinstance(stmt, cst.If) or not isinstance(stmt.test, cst.Comparison) or len(stmt.test.comparisons) != 1:
+        return False
+    comp = stmt.test.comparisons[0]
+    sides = [stmt.test.left, comp.comparator]
+    return isinstance(comp.operator, cst.Equal) and any(isinstance(x, cst.Name) and x.value == "__name__" for x in sides) \
+        and any(literal_string_value(x) == "__main__" for x in sides)
 
 
 def _is_compound(stmt: cst.CSTNode) -> bool:

@@ -230,6 +230,27 @@ def _pairs() -> list[ProjectPair]:
     add(both("statement-in-imported-module", k, base, "shop/conf.py", changed=("RATES['eu'] = 1", "RATES['eu'] = 2"),
              equal=("OTHER['x'] = 1", "OTHER['x'] = 2")))
 
+    # a registration on a value a third-party call built (a web route on ``app = App()``) is the
+    # framework's state, not the flow's; a value built around first-party code stays first-party
+    web = (
+        "from webframework import App\n\napp = App()\n\n\n@app.route('/')\ndef page():\n    return 'page'\n\n\n"
+        "def helper(x):\n    return x\n"
+    )
+    base = project(flow_module("    return app.name, helper(order)\n", defs=web))
+    add([E("route-on-a-third-party-built-value", k, base, edit(base, "shop/flows.py", "return 'page'", "return 'PAGE'")),
+         C("route-on-a-third-party-built-value-dual", k, base, edit(base, "shop/flows.py", "    return x\n", "    return -x\n"))])
+    disp = (
+        "import functools\n\n\ndef _render(x):\n    return 'any'\n\n\nrender = functools.singledispatch(_render)\n\n\n"
+        "@render.register(int)\ndef _(x):\n    return 'int'\n"
+    )
+    base = project(flow_module("    return render(order)\n", defs=disp))
+    add([C("singledispatch-built-by-a-call-stays-first-party", k, base, edit(base, "shop/flows.py", "return 'int'", "return 'INT'"))])
+    main = "ITEMS = [1]\n\n\ndef grow():\n    ITEMS.append(2)\n\n\nif __name__ == '__main__':\n    grow()\n    print(ITEMS)\n"
+    base = project(flow_module("    return ITEMS\n", defs=main))
+    add([E("main-block-is-no-module-statement", k, base, edit(base, "shop/flows.py", "print(ITEMS)", "print(ITEMS, 1)")),
+         # the same block run on import: its call of grow() changes ITEMS
+         C("main-block-is-no-module-statement-dual", k, base, edit(base, "shop/flows.py", "__name__ == '__main__'", "__name__ != '__main__'"))])
+
     # ------------------------------------------------------------------ 4 dynamic reach
     k = "4 dynamic reach"
     defs = "def helper(x):\n    return x\n\n\ndef other(x):\n    return 0\n"
