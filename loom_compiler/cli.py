@@ -39,6 +39,8 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
                "Export execution histories as JSON files (one per execution) for `loom replay`."),
     "replay": ("loom_compiler.commands.replay:replay_command",
                "Check that the current code replays exported histories without divergence."),
+    "worker": ("loom_compiler.commands.worker:worker_command",
+               "Serve a Runtime: drive submitted executions, fire due timers, take over dead workers' work."),
 }
 
 

@@ -122,8 +122,10 @@ class AsyncRun(Run):
 
     @classmethod
     def from_run(cls, run: Run) -> AsyncRun:
-        """The async run over ``run``'s fold, port and detector (nothing was run on it yet)."""
-        return cls(run.port, run.state, run.detector)
+        """The async run over ``run``'s fold, port, detector and checks (nothing was run on it yet)."""
+        new = cls(run.port, run.state, run.detector)
+        new.undeclared = run.undeclared
+        return new
 
     # -- which task asks -----------------------------------------------------------------------
 

@@ -35,6 +35,7 @@ import asyncio
 import os
 import random
 import socket
+import threading
 import time
 import uuid
 import warnings
@@ -60,7 +61,7 @@ from .pinning import UnpinnedExecutionWarning, problem
 from .port import StorePort, started_event
 from .registry import FlowVersion, Registry
 from .replay import ReplayState, advance, fold
-from .run import normalise, require_json_value
+from .run import Run, normalise, require_json_value
 from .runtime_async import AsyncForms
 
 __all__ = ["Runtime", "Handle", "ExecutionView"]
@@ -69,8 +70,8 @@ __all__ = ["Runtime", "Handle", "ExecutionView"]
 class Runtime(AsyncForms):
     """Drives flows durably over a journal. See the module docstring for the semantics.
 
-    A Runtime is driven from one thread at a time (use one per worker thread; they may share a
-    registry and, for SQLite and PostgreSQL, the journal's storage).
+    A Runtime may be driven from several threads at once (``serve(concurrency=N)`` does): each drive
+    holds the lease of its own execution, and the journal stores serialise their calls.
     """
 
     def __init__(
@@ -115,6 +116,7 @@ class Runtime(AsyncForms):
         self._leases = Leases(journal, self.worker_id, lease_ttl)
         self._on_warn = on_warn
         self._rng = random.Random()  # the visit order of a worker's passes (seeded from the OS)
+        self._wake = threading.Event()  # a local submit or a drive's end: a serving worker looks at once
         self._port = StorePort(
             self._leases, self.registry, lambda: self.clock(),
             on_divergence=self._divergence_warning, on_refusal=self._refused,
@@ -151,8 +153,34 @@ class Runtime(AsyncForms):
         # its creator holds the whole journal (the one event it just wrote): no read before the body runs
         return self._drive_chain(eid, advance(ReplayState(execution_id=eid), [started], first_seq=1))
 
+    def submit(self, flow_id: str | Callable[..., Any], input: Any = None, *, execution_id: str | None = None) -> str:
+        """Record a start on the current version of ``flow_id`` without driving it; return its id.
+
+        The execution is created unleased, so any worker serving this journal (``serve``,
+        ``loom worker``) may take it at once; on PostgreSQL idle workers are notified."""
+        eid, _started = self._new_execution(flow_id, input, execution_id, blocking=False, leased=False)
+        self._wake.set()
+        return eid
+
+    def serve(
+        self,
+        *,
+        stop: threading.Event | None = None,
+        poll_interval: float = 1.0,
+        concurrency: int = 1,
+        on_event: Callable[[dict[str, Any]], None] | None = None,
+    ) -> int:
+        """Drive submitted executions, fire due timers and take over executions whose lease expired,
+        until ``stop`` is set or the process gets SIGTERM/SIGINT; then finish the step in hand, claim
+        nothing new, release the leases and return (the number of drives). See
+        :mod:`loom_runtime.worker`."""
+        from .worker import Worker
+
+        return Worker(self, stop=stop, poll_interval=poll_interval, concurrency=concurrency, on_event=on_event).run()
+
     def _new_execution(
-        self, flow_id: str | Callable[..., Any], input: Any, execution_id: str | None, *, blocking: bool
+        self, flow_id: str | Callable[..., Any], input: Any, execution_id: str | None, *, blocking: bool,
+        leased: bool = True,
     ) -> tuple[str, NewEvent]:
         if callable(flow_id):
             flow_id = FlowDefinition.from_function(flow_id).id
@@ -162,9 +190,12 @@ class Runtime(AsyncForms):
         require_json_value(input, f"flow `{flow_id}`: the input")  # before anything is appended
         eid = execution_id if execution_id is not None else uuid.uuid4().hex
         self._check_pinned(version, eid, recorded=None, starting=True)  # before anything is written
-        self._judged.add(eid)  # the first drive does not judge it again
         started = started_event(version, normalise(input))
-        self._leases.create(eid, started)
+        if leased:
+            self._leases.create(eid, started)
+            self._judged.add(eid)  # the drive that follows does not judge it again
+        else:
+            self.journal.create(eid, started)  # submitted: whichever worker drives it judges it
         return eid, started
 
     # -- answering a park ---------------------------------------------------------------------
@@ -382,7 +413,9 @@ class Runtime(AsyncForms):
         # ``-W error::loom_runtime.UnpinnedExecutionWarning`` or ``strict=True`` make it fatal.
         warnings.warn(message, UnpinnedExecutionWarning, stacklevel=4)
 
-    def _drive_chain(self, execution_id: str, state: ReplayState | None = None) -> Handle:
+    def _drive_chain(
+        self, execution_id: str, state: ReplayState | None = None, *, port: StorePort | None = None
+    ) -> Handle:
         """Drive an execution, then each continue-as-new successor; return the last one's handle.
 
         ``state``: the execution's fold when the caller already holds it up to the journal's end
@@ -390,29 +423,34 @@ class Runtime(AsyncForms):
         Every lease the chain took is released when it ends, however it ends."""
         chain = [execution_id]
         try:
-            handle = self._drive(execution_id, state)
+            handle = self._drive(execution_id, state, port=port)
             # a successor is claimed before it is read, as in recover; one another worker already
             # drives is left to it (this call returns the `continued` handle that names it)
             while handle.status == ev.CONTINUED and handle.result is not None:
                 chain.append(handle.result)
                 if not self._leases.claim(handle.result, ev.RUNNING):
                     break
-                handle = self._drive(handle.result)
+                handle = self._drive(handle.result, port=port)
             return handle
         finally:
             for eid in chain:
                 self._leases.release(eid)
 
-    def _drive(self, execution_id: str, state: ReplayState | None = None) -> Handle:
+    def _drive(self, execution_id: str, state: ReplayState | None = None, *, port: StorePort | None = None) -> Handle:
         if state is None:
             state = self._fold(execution_id)
         if state.status != ev.RUNNING:
             return state_handle(state)
+        run, version = self._new_run(state, port)
+        return drive_run(run, version)
+
+    def _new_run(self, state: ReplayState, port: StorePort | None = None) -> tuple[Run, FlowVersion]:
+        """The resolved version of a running execution and a run of it (sync and async drives)."""
         version = self._resolve(state)
-        run = new_run(state, self._port, self.divergence)
+        run = new_run(state, port or self._port, self.divergence)
         if self.strict and (version.steps or version.step_families):
             run.undeclared = lambda step_id: bool(orphaned_frames([step_id], version))  # type: ignore[arg-type]
-        return drive_run(run, version)
+        return run, version
 
     def _divergence_warning(self, message: str, skipped: tuple[str, ...]) -> None:
         self.divergence_warnings += 1

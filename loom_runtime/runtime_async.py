@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .async_run import AsyncRun
-from .drive import drive_once, new_run
+from .drive import drive_run
 from .drive_async import drive_run_async, is_async_callable
 from .errors import ExecutionStateError, LoomError
 from .handles import Handle, state_handle
@@ -106,7 +106,7 @@ class AsyncForms:
             state = self._fold(execution_id)
         if state.status != ev.RUNNING:
             return state_handle(state)
-        version = self._resolve(state)
+        run, version = self._new_run(state)
         if is_async_callable(version.runner()):
-            return await drive_run_async(AsyncRun.from_run(new_run(state, self._port, self.divergence)), version)
-        return await asyncio.to_thread(drive_once, state, version, self._port, divergence=self.divergence)
+            return await drive_run_async(AsyncRun.from_run(run), version)
+        return await asyncio.to_thread(drive_run, run, version)

@@ -131,6 +131,11 @@ class MemoryJournal:
             if s.gate and s.gate.startswith(TIMER_GATE_PREFIX) and s.wake_at is not None and s.wake_at <= now
         )
 
+    def next_timer(self) -> float | None:
+        """When the earliest parked timer falls due (``None``: no timer is waiting)."""
+        waits = [s.wake_at for s in self.due_timers(float("inf")) if s.wake_at is not None]
+        return min(waits) if waits else None
+
     def acquire_lease(self, execution_id: str, owner: str, *, ttl: float, now: float | None = None) -> Lease:
         with self._lock:
             ex = self._get(execution_id)

@@ -49,7 +49,9 @@ from typing import Any
 from ..errors import ExecutionNotFoundError, FencingError, JournalError
 from .events import (
     EVENT_SCHEMA,
+    RUNNING,
     TIMER_GATE_PREFIX,
+    TIMER_SET,
     Event,
     ExecutionSummary,
     NewEvent,
@@ -154,6 +156,9 @@ class PostgresJournal:
         self._connect_timeout = connect_timeout
         self._lock = threading.RLock()
         self._conn: Any = None
+        #: The NOTIFY channel of this journal (one per schema, so journals in one database stay apart).
+        self.channel = _channel(schema)
+        self._listen_conn: Any = None
         self._closed = False
         with self._lock:
             self._connection()
@@ -281,6 +286,7 @@ class PostgresJournal:
                         " VALUES (%s, 1, %s, %s, %s, %s)",
                         (execution_id, started.type, text, EVENT_SCHEMA, now),
                     )
+                    self._notify(conn)  # delivered at commit: idle workers look for the new execution
             except pg.errors.UniqueViolation:
                 raise JournalError(f"execution `{execution_id}` already exists; pick another execution id") from None
             except pg.Error as exc:
@@ -318,6 +324,8 @@ class PostgresJournal:
                         (summary.status, summary.gate, summary.wake_at, summary.flow_hash, summary.code_hash,
                          summary.last_seq, execution_id),
                     )
+                    if any(e.type == TIMER_SET for e in events):
+                        self._notify(conn)  # a new timer: idle workers recompute when to look next
             except pg.errors.UniqueViolation as exc:
                 raise FencingError(
                     f"execution `{execution_id}`: sequence {expected_seq + 1} was already written by another "
@@ -400,11 +408,15 @@ class PostgresJournal:
         pg = self._pg
         with self._lock:
             try:
-                self._connection().execute(
-                    "UPDATE loom_executions SET lease_owner=NULL, lease_expires=0"
-                    " WHERE execution_id=%s AND lease_owner=%s AND lease_epoch=%s",
-                    (lease.execution_id, lease.owner, lease.epoch),
-                )
+                conn = self._connection()
+                with conn.transaction():
+                    row = conn.execute(
+                        "UPDATE loom_executions SET lease_owner=NULL, lease_expires=0"
+                        " WHERE execution_id=%s AND lease_owner=%s AND lease_epoch=%s RETURNING status",
+                        (lease.execution_id, lease.owner, lease.epoch),
+                    ).fetchone()
+                    if row is not None and row[0] == RUNNING:
+                        self._notify(conn)  # running and nobody's now (a stopping worker left it): take it
             except pg.Error as exc:
                 raise self._failed(exc, f"releasing the lease on execution `{lease.execution_id}`") from None
 
@@ -442,9 +454,61 @@ class PostgresJournal:
                 raise self._failed(exc, "reading executions") from None
         return out
 
+    # -- waking workers (LISTEN/NOTIFY) ------------------------------------------------------
+
+    def next_timer(self) -> float | None:
+        """When the earliest parked timer falls due (``None``: no timer is waiting)."""
+        pg = self._pg
+        with self._lock:
+            try:
+                row = self._connection().execute(
+                    "SELECT min(wake_at) FROM loom_executions WHERE wake_at IS NOT NULL AND status='suspended'"
+                    " AND left(gate, %s)=%s",
+                    (len(TIMER_GATE_PREFIX), TIMER_GATE_PREFIX),
+                ).fetchone()
+            except pg.Error as exc:
+                raise self._failed(exc, "looking for the next timer") from None
+        return None if row is None or row[0] is None else float(row[0])
+
+    def wait_for_work(self, timeout: float) -> bool:
+        """Block until another process creates an execution, sets a timer or leaves a running
+        execution (``NOTIFY`` on this journal's channel) or ``timeout`` seconds pass; return whether
+        something was notified. Waiting sends no query: the listening connection (opened on first
+        use, separate from the one the store writes with) sits in ``select`` until the server pushes
+        a notification; one that arrives between two waits is kept by the connection for the next."""
+        pg = self._pg
+        try:
+            conn = self._listener()
+            for _ in conn.notifies(timeout=max(0.0, timeout), stop_after=1):
+                return True
+            return False
+        except pg.Error as exc:
+            self._drop_listener()
+            raise JournalError(f"{self.where}: waiting for notifications failed ({_first_line(exc)})") from None
+
+    def _listener(self) -> Any:
+        if self._listen_conn is not None and not self._listen_conn.closed:
+            return self._listen_conn
+        conn = self._pg.connect(self.dsn, autocommit=True, connect_timeout=max(1, int(self._connect_timeout)))
+        conn.execute(self._pg.sql.SQL("LISTEN {}").format(self._pg.sql.Identifier(self.channel)))
+        self._listen_conn = conn
+        return conn
+
+    def _drop_listener(self) -> None:
+        conn, self._listen_conn = self._listen_conn, None
+        if conn is not None:
+            try:
+                conn.close()
+            except Exception:  # noqa: BLE001 - closing a broken connection
+                pass
+
+    def _notify(self, conn: Any) -> None:
+        conn.execute("SELECT pg_notify(%s, '')", (self.channel,))
+
     def close(self) -> None:
         with self._lock:
             self._closed = True
+            self._drop_listener()
             if self._conn is not None:
                 conn, self._conn = self._conn, None
                 conn.close()
@@ -485,6 +549,15 @@ class PostgresJournal:
             except pg.Error as exc:
                 raise self._failed(exc, doing) from None
         return tuple(ExecutionSummary(*r) for r in rows)
+
+
+def _channel(schema: str | None) -> str:
+    name = "loom_wake" if schema is None else f"loom_wake:{schema}"
+    if len(name.encode("utf-8")) > 63:  # NAMEDATALEN - 1: a longer channel name is truncated by the server
+        import hashlib
+
+        name = "loom_wake:" + hashlib.sha256(schema.encode("utf-8")).hexdigest()[:40]  # type: ignore[union-attr]
+    return name
 
 
 def _first_line(exc: BaseException) -> str:

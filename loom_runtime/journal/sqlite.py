@@ -405,6 +405,17 @@ class SqliteJournal:
         return tuple(ExecutionSummary(*r) for r in rows)
 
     @_storage_errors
+    def next_timer(self) -> float | None:
+        """When the earliest parked timer falls due (``None``: no timer is waiting)."""
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT min(wake_at) FROM executions WHERE wake_at IS NOT NULL AND status='suspended'"
+                " AND gate LIKE ? ESCAPE '\\'",
+                (TIMER_GATE_PREFIX.replace("_", "\\_") + "%",),
+            ).fetchone()
+        return None if row is None or row[0] is None else float(row[0])
+
+    @_storage_errors
     def acquire_lease(self, execution_id: str, owner: str, *, ttl: float, now: float | None = None) -> Lease:
         with self._tx() as conn:
             _, cur_owner, epoch, expires = self._row(conn, execution_id)

@@ -40,6 +40,13 @@ def open_runtime(
     return Runtime(journal=journal, registry=registry, divergence=divergence, on_warn=on_warn)
 
 
+def worker_runtime() -> Runtime:
+    """What ``loom worker shop.service:worker_runtime`` serves: the journal named by ``SHOP_JOURNAL``
+    (default ``shop.db``). Every Runtime leases what it drives, so any number of these workers, and
+    ``open_runtime`` callers beside them, never run one step twice while they are alive."""
+    return open_runtime(os.environ.get("SHOP_JOURNAL", "shop.db"))
+
+
 def version_of(runtime: Runtime, execution_id: str) -> FlowVersion:
     """The version an execution runs on (the one its recorded hashes resolve to)."""
     view = runtime.get(execution_id)

@@ -1,0 +1,261 @@
+"""The worker loop behind ``Runtime.serve`` and ``loom worker`` (DESIGN §9).
+
+One dispatcher thread finds work and hands each execution to one of ``concurrency`` drive threads:
+
+* **what it takes**: executions whose timer is due (``due_timers``), then running executions it can
+  lease (``list_executions(leasable_by=…)``: new submissions, executions another worker left, and
+  executions whose worker died: its lease expired). Each is *claimed* (leased, then its summary
+  re-checked) before it is read, exactly as ``recover`` does, and only while a drive thread is free,
+  so a busy worker never holds leases on work it cannot start;
+* **when it looks**: right after a drive ends or a claim succeeded (more may be waiting), otherwise
+  it waits. A store that can wake its readers (PostgreSQL: ``LISTEN``/``NOTIFY``, see
+  :meth:`PostgresJournal.wait_for_work`) is waited on until the next timer is due or a notification
+  arrives, and at most ``lease_ttl / 2`` (a dead worker sends nothing: its expired leases are found
+  by looking), so an idle worker makes a few queries a minute. Other stores (SQLite, one machine)
+  are polled every ``poll_interval``, so a timer fires within ``poll_interval`` of its due time;
+* **how it stops**: ``stop`` set, or SIGTERM/SIGINT (handlers installed when ``serve`` runs in the
+  main thread; a second SIGINT interrupts at once). It claims nothing new; a drive in progress
+  finishes the step in hand (its result is recorded), then its next step is refused before it
+  starts (``WorkerStopping``: nothing appended, as a crash would leave it), its lease is released
+  at once (so another worker continues it without waiting for the lease to expire), and ``serve``
+  returns when every drive thread is done.
+
+Each drive runs through the worker's own port (:class:`~loom_runtime.port.StorePort` with a
+``draining`` flag), so stopping the worker never refuses work the same ``Runtime`` does elsewhere.
+Every drive is reported to ``on_event`` (``{"event": "drive", "executionId", "flowId", "status",
+"gate", "error", "seconds", "worker"}``); ``loom worker`` prints them.
+
+Rejected: a process pool inside one worker (run several ``loom worker`` processes instead: one
+interpreter per process keeps step code free to use threads and globals as it likes), and claiming
+a batch of executions up front (their leases would hold them from other workers while they wait).
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
+
+from .errors import JournalError, LoomError
+from .handles import Handle
+from .journal import events as ev
+from .port import StorePort
+
+if TYPE_CHECKING:
+    from .runtime import Runtime
+
+__all__ = ["Worker", "WorkerStopping"]
+
+log = logging.getLogger("loom.worker")
+
+
+class WorkerStopping(JournalError):
+    """The worker is stopping: the drive ends before its next step (nothing appended)."""
+
+
+class _DrainingPort(StorePort):
+    """The worker's port: refuses a new step or decider once the worker is stopping."""
+
+    __slots__ = ("draining", "worker_id")
+
+    def __init__(self, runtime: Runtime, draining: threading.Event) -> None:
+        super().__init__(runtime._leases, runtime.registry, lambda: runtime.clock(),
+                         on_divergence=runtime._divergence_warning, on_refusal=runtime._refused)
+        self.draining = draining
+        self.worker_id = runtime.worker_id
+
+    def append(self, execution_id, events, *, expected_seq, leaves_running=None):  # noqa: ANN001 - RunPort
+        if self.draining.is_set() and events and events[0].type == ev.STEP_STARTED:
+            raise WorkerStopping(
+                f"worker `{self.worker_id}` is stopping: execution `{execution_id}` is left before step "
+                f"`{events[0].payload.get('stepId')}` for another worker (nothing of it ran)"
+            )
+        return super().append(execution_id, events, expected_seq=expected_seq, leaves_running=leaves_running)
+
+    def admit(self, execution_id: str, kind: str, ident: str) -> None:
+        if kind == "decider" and self.draining.is_set():
+            raise WorkerStopping(
+                f"worker `{self.worker_id}` is stopping: execution `{execution_id}` is left before decider "
+                f"`{ident}` for another worker"
+            )
+
+
+class Worker:
+    """One ``serve`` call. See the module docstring."""
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        *,
+        stop: threading.Event | None,
+        poll_interval: float,
+        concurrency: int,
+        on_event: Callable[[dict[str, Any]], None] | None,
+    ) -> None:
+        if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+            raise ValueError(f"concurrency must be an int >= 1, got {concurrency!r}")
+        if not poll_interval > 0:
+            raise ValueError(f"poll_interval must be > 0, got {poll_interval!r}")
+        self.rt = runtime
+        self.stop = stop if stop is not None else threading.Event()
+        self.poll_interval = float(poll_interval)
+        self.concurrency = concurrency
+        self.on_event = on_event
+        self.draining = threading.Event()
+        self.port = _DrainingPort(runtime, self.draining)
+        self._slots = threading.Semaphore(concurrency)
+        self._busy: set[str] = set()
+        self._lock = threading.Lock()
+        self.driven = 0
+
+    # -- the loop -----------------------------------------------------------------------------
+
+    def run(self) -> int:
+        """Serve until stopped; return how many drives ran."""
+        restore = self._install_signals()
+        pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix=f"loom-worker-{self.rt.worker_id}")
+        self._event({"event": "serving", "concurrency": self.concurrency})
+        try:
+            while not self.stop.is_set():
+                try:
+                    found = self._pass(pool)
+                except LoomError as exc:  # the store is unreachable: say so, wait, try again
+                    self._event({"event": "error", "error": f"{type(exc).__name__}: {exc}"})
+                    found = 0
+                    self.stop.wait(self.poll_interval)
+                if not found:
+                    self._idle()
+        finally:
+            self.draining.set()  # drives in progress stop before their next step
+            pool.shutdown(wait=True)
+            self.rt._leases.release_all()
+            restore()
+            self._event({"event": "stopped", "driven": self.driven})
+        return self.driven
+
+    def _pass(self, pool: ThreadPoolExecutor) -> int:
+        """Claim and dispatch what is due or leasable while a drive thread is free."""
+        rt = self.rt
+        found = 0
+        due = rt._visit_order(rt.journal.due_timers(rt.clock()))
+        for s in due:
+            found += self._dispatch(pool, s.execution_id, ev.SUSPENDED, s.gate)
+            if self.stop.is_set():
+                return found
+        running = rt._visit_order(rt.journal.list_executions(statuses=[ev.RUNNING], leasable_by=rt.worker_id))
+        for s in running:
+            found += self._dispatch(pool, s.execution_id, ev.RUNNING, None)
+            if self.stop.is_set():
+                return found
+        return found
+
+    def _dispatch(self, pool: ThreadPoolExecutor, execution_id: str, status: str, gate: str | None) -> int:
+        with self._lock:
+            if execution_id in self._busy:
+                return 0
+        while not self._slots.acquire(timeout=0.1):  # every drive thread busy: wait for one
+            if self.stop.is_set():
+                return 0
+        try:
+            claimed = self.rt._leases.claim(execution_id, status)
+        except LoomError:
+            claimed = False
+        if not claimed:
+            self._slots.release()
+            return 0
+        with self._lock:
+            self._busy.add(execution_id)
+        pool.submit(self._drive, execution_id, gate)
+        return 1
+
+    def _drive(self, execution_id: str, gate: str | None) -> None:
+        rt = self.rt
+        t0 = time.monotonic()
+        handle: Handle | None = None
+        error: str | None = None
+        try:
+            if gate is not None:  # a due timer: answer it, then drive on
+                state = rt._parked_state(execution_id, gate)
+                handle = rt._drive_chain(execution_id, rt._append_answer(state, None, blocking=True), port=self.port)
+            else:
+                handle = rt._drive_chain(execution_id, port=self.port)
+        except WorkerStopping as exc:
+            error = str(exc)
+        except LoomError as exc:  # a refusal, a mismatch, a stale lease: reported, the loop goes on
+            handle = rt._error_handle(execution_id, exc)
+            error = f"{type(exc).__name__}: {exc}"
+        except Exception as exc:  # noqa: BLE001 - a bug must not kill the worker's drive thread silently
+            log.exception("worker %s: driving %s raised", rt.worker_id, execution_id)
+            error = f"{type(exc).__name__}: {exc}"
+        finally:
+            rt._leases.release(execution_id)
+            with self._lock:
+                self._busy.discard(execution_id)
+            self._slots.release()
+            self.rt._wake.set()
+        self.driven += 1
+        self._event({
+            "event": "drive", "executionId": execution_id,
+            "flowId": handle.flow_id if handle is not None else None,
+            "status": handle.status if handle is not None else "left",
+            "gate": handle.gate if handle is not None else None,
+            "error": error if error is not None else (dict(handle.error) if handle and handle.error else None),
+            "seconds": round(time.monotonic() - t0, 4),
+        })
+
+    def _idle(self) -> None:
+        """Nothing claimable now: wait for a notification, the next timer, a drive's end or a poll."""
+        rt = self.rt
+        wait_for_work = getattr(rt.journal, "wait_for_work", None)
+        if wait_for_work is None or self._busy:
+            rt._wake.wait(self.poll_interval)
+            rt._wake.clear()
+            return
+        timeout = max(rt.lease_ttl / 2, self.poll_interval)
+        next_timer = getattr(rt.journal, "next_timer", None)
+        due = next_timer() if next_timer is not None else None
+        if due is not None:
+            timeout = min(timeout, max(0.0, due - rt.clock()))
+        deadline = time.monotonic() + timeout
+        while not self.stop.is_set() and not rt._wake.is_set():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or wait_for_work(min(remaining, 0.5)):  # slices: a stop is seen within 0.5 s
+                break
+        rt._wake.clear()
+
+    # -- signals and reports -------------------------------------------------------------------
+
+    def _install_signals(self) -> Callable[[], None]:
+        if threading.current_thread() is not threading.main_thread():
+            return lambda: None
+        previous: dict[int, Any] = {}
+
+        def graceful(signum: int, _frame: Any) -> None:
+            self._event({"event": "stopping", "signal": signal.Signals(signum).name})
+            self.stop.set()
+            self.rt._wake.set()
+            if signum == signal.SIGINT:  # a second Ctrl-C interrupts at once
+                signal.signal(signal.SIGINT, signal.default_int_handler)
+
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            previous[sig] = signal.signal(sig, graceful)
+
+        def restore() -> None:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+        return restore
+
+    def _event(self, event: dict[str, Any]) -> None:
+        event = {**event, "worker": self.rt.worker_id}
+        if self.on_event is not None:
+            try:
+                self.on_event(event)
+            except Exception:  # noqa: BLE001 - a reporting bug must not stop the worker
+                log.exception("worker %s: on_event raised", self.rt.worker_id)
+        elif event["event"] == "drive" and event.get("error"):
+            log.warning("worker %s: execution %s: %s", self.rt.worker_id, event["executionId"], event["error"])

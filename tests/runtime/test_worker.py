@@ -1,0 +1,158 @@
+"""``Runtime.submit`` and ``Runtime.serve`` in one process (DESIGN §9): what a worker takes, when, and
+how it stops. The multi-process behaviour (``loom worker``, SIGTERM, kill -9) is in
+``test_worker_processes.py``."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from loom_runtime import Runtime, flow
+from loom_runtime.journal import NewEvent
+
+
+def _wait(cond, what, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.01)
+
+
+class Serving:
+    """``runtime.serve`` in a background thread; ``stop()`` returns what it returned."""
+
+    def __init__(self, runtime, **kwargs):
+        self.stop_event = threading.Event()
+        self.events = []
+        self.result = None
+        self.thread = threading.Thread(target=self._run, args=(runtime, kwargs), daemon=True)
+        self.thread.start()
+
+    def _run(self, runtime, kwargs):
+        self.result = runtime.serve(stop=self.stop_event, on_event=self.events.append, **kwargs)
+
+    def stop(self, timeout=30.0):
+        self.stop_event.set()
+        self.thread.join(timeout)
+        assert not self.thread.is_alive(), "serve did not return after stop"
+        return self.result
+
+
+def test_submit_records_a_start_that_nobody_drives_until_a_worker_serves(journal_factory):
+    ran = []
+
+    @flow("job")
+    def job(ctx, n):
+        ctx.execute("a", lambda: ran.append(n) or n)
+        ctx.sleep("nap", 0.2)
+        return ctx.execute("b", lambda: n * 10)
+
+    client = Runtime(journal=journal_factory())
+    client.register(job)
+    ids = [client.submit("job", i, execution_id=f"x{i}") for i in range(6)]
+    assert ids == [f"x{i}" for i in range(6)]
+    assert {client.get(i).status for i in ids} == {"running"} and ran == []
+    worker = Runtime(journal=journal_factory())
+    worker.register(job)
+    serving = Serving(worker, poll_interval=0.05, concurrency=2)
+    _wait(lambda: all(client.get(i).status == "completed" for i in ids), "the worker to drain")
+    assert serving.stop() >= 12  # one drive to each timer, one after it
+    assert sorted(ran) == list(range(6)) and [client.get(i).result for i in ids] == [i * 10 for i in range(6)]
+    for i in ids:  # every timer fired within poll_interval of its due time (+ slack for a loaded machine)
+        events = client.get(i).events
+        fire_at = next(e.payload["fireAt"] for e in events if e.type == "TIMER_SET")
+        resumed = next(e.recorded_at for e in events if e.type == "EXECUTION_RESUMED")
+        assert resumed - fire_at < 0.05 + 2.0
+    drives = [e for e in serving.events if e["event"] == "drive"]
+    assert {e["status"] for e in drives} == {"suspended", "completed"} and all(e["worker"] == worker.worker_id for e in drives)
+
+
+def test_serve_runs_up_to_concurrency_executions_at_once():
+    together = threading.Barrier(3, timeout=20)
+
+    @flow("meet")
+    def meet(ctx, _):
+        return ctx.execute("meet", lambda: together.wait() >= 0)  # only passes if 3 run at once
+
+    rt = Runtime()
+    rt.register(meet)
+    ids = [rt.submit("meet") for _ in range(3)]
+    serving = Serving(rt, poll_interval=0.05, concurrency=3)
+    _wait(lambda: all(rt.get(i).status == "completed" for i in ids), "three drives at once")
+    serving.stop()
+
+
+def test_stop_finishes_the_step_in_hand_and_leaves_the_rest_to_another_worker(journal_factory):
+    in_step, release, ran = threading.Event(), threading.Event(), []
+
+    def long_step():
+        ran.append("long")
+        in_step.set()
+        release.wait(20)
+        return "long"
+
+    @flow("job")
+    def job(ctx, _):
+        ctx.execute("long", long_step)
+        return ctx.execute("next", lambda: ran.append("next") or "next")
+
+    first = Runtime(journal=journal_factory(), lease_ttl=60)
+    first.register(job)
+    first.submit("job", execution_id="e1")
+    serving = Serving(first, poll_interval=0.05)
+    assert in_step.wait(20)
+    serving.stop_event.set()  # stop while the step runs ...
+    time.sleep(0.1)
+    release.set()  # ... it finishes and is recorded; `next` is not started
+    serving.stop()
+    view = first.get("e1")
+    assert view.status == "running" and view.frames["long"].status == "completed" and "next" not in view.frames
+    assert [e["status"] for e in serving.events if e["event"] == "drive"] == ["left"]
+    second = Runtime(journal=journal_factory(), lease_ttl=60)  # no 60 s wait: the lease was released
+    second.register(job)
+    [h] = second.recover()
+    assert (h.status, h.result) == ("completed", "next") and ran == ["long", "next"]
+
+
+def test_serve_takes_over_an_execution_whose_worker_died(journal_factory):
+    @flow("job")
+    def job(ctx, _):
+        return ctx.execute("s", lambda: "done")
+
+    store = journal_factory()
+    rt = Runtime(journal=store)
+    v = rt.register(job)
+    store.create("e1", NewEvent("EXECUTION_STARTED", {"flowId": "job", "flowHash": v.flow_hash, "input": None}))
+    store.acquire_lease("e1", "a-dead-worker", ttl=0.5)  # it never renews
+    serving = Serving(rt, poll_interval=0.05)
+    _wait(lambda: rt.get("e1").status == "completed", "the takeover")
+    serving.stop()
+
+
+def test_serve_refuses_bad_arguments():
+    rt = Runtime()
+    with pytest.raises(ValueError, match="concurrency"):
+        rt.serve(concurrency=0)
+    with pytest.raises(ValueError, match="poll_interval"):
+        rt.serve(poll_interval=0)
+
+
+@pytest.mark.postgres
+def test_an_idle_postgres_worker_is_woken_by_a_submission_not_by_polling(postgres_schema):
+    @flow("job")
+    def job(ctx, _):
+        return ctx.execute("s", lambda: "done")
+
+    worker = Runtime(journal=postgres_schema.open(), lease_ttl=120)  # polls every 60 s at most
+    worker.register(job)
+    serving = Serving(worker, poll_interval=30.0)
+    time.sleep(0.3)  # idle now, listening
+    client = Runtime(journal=postgres_schema.open())
+    client.register(job)
+    t0 = time.monotonic()
+    eid = client.submit("job")
+    _wait(lambda: client.get(eid).status == "completed", "the notified worker", timeout=20)
+    assert time.monotonic() - t0 < 10  # well before the next poll (30 s)
+    serving.stop()

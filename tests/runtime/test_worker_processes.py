@@ -1,0 +1,221 @@
+"""``loom worker`` processes draining submitted executions (DESIGN §9), with real processes:
+
+* two workers on one SQLite file, four on PostgreSQL: 20 executions with durable timers (half of
+  them async flows with a gather), every step effect exactly once, SIGTERM stops each worker with
+  exit 0 within 15 s, and a worker stopped mid-run leaves its executions to the others at once;
+* kill -9 of a worker mid-step: the other finishes its executions after the lease expires, that one
+  step at most twice, every other step once.
+
+Every step effect appends ``<execution> <step> <pid> start|end`` to a file (``O_APPEND``: whole
+lines from any number of processes). The checks read that file and the journal, never the workers'
+own claims. No fixed sleep synchronises anything: the tests wait for conditions, with generous
+deadlines for a loaded machine.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from loom_runtime import Runtime
+from loom_runtime.journal import open_journal
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs POSIX signals")]
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SERVICE = textwrap.dedent(
+    """
+    import asyncio, os, time
+    from loom_runtime import Runtime, flow
+
+    EFFECTS = os.environ["LOOM_TEST_EFFECTS"]
+    HANG = os.environ.get("LOOM_TEST_HANG")  # the first step `c` this process reaches blocks forever
+
+    def effect(eid, step):
+        fd = os.open(EFFECTS, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        try:
+            os.write(fd, f"{eid} {step} {os.getpid()} start\\n".encode())
+            if HANG and step == "c":
+                try:
+                    os.close(os.open(HANG, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+                except FileExistsError:
+                    pass
+                else:
+                    time.sleep(600)  # the test kills this process here
+            time.sleep(0.005)
+            os.write(fd, f"{eid} {step} {os.getpid()} end\\n".encode())
+        finally:
+            os.close(fd)
+        return os.getpid()
+
+    @flow("job")
+    def job(ctx, n):
+        eid = ctx.execution_id
+        ctx.execute("a", effect, eid, "a")
+        ctx.sleep("nap", 0.3)
+        ctx.execute("b", effect, eid, "b")
+        ctx.execute("c", effect, eid, "c")
+        return n
+
+    @flow("ajob")
+    async def ajob(ctx, n):
+        eid = ctx.execution_id
+        await ctx.execute("a", effect, eid, "a")
+        await ctx.sleep("nap", 0.3)
+        await asyncio.gather(ctx.execute("b", effect, eid, "b"), ctx.execute("c", effect, eid, "c"))
+        return n
+
+    runtime = Runtime(journal=os.environ["LOOM_TEST_JOURNAL"], lease_ttl=float(os.environ.get("LOOM_TEST_TTL", "30")))
+    runtime.register(job)
+    runtime.register(ajob)
+    """
+)
+
+
+class Fleet:
+    def __init__(self, tmp_path: Path, journal_url: str, ttl: float = 30.0) -> None:
+        (tmp_path / "svc.py").write_text(SERVICE)
+        self.dir = tmp_path
+        self.effects = tmp_path / "effects.log"
+        self.env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}", "LOOM_TEST_EFFECTS": str(self.effects),
+                    "LOOM_TEST_JOURNAL": journal_url, "LOOM_TEST_TTL": str(ttl)}
+        self.url = journal_url
+        self.procs: list[subprocess.Popen] = []
+        self.store = open_journal(journal_url)
+        sys.path.insert(0, str(tmp_path))
+
+    def submit(self, n: int) -> list[str]:
+        """Submit ``n`` executions (odd: the sync flow, even: the async one) from this process."""
+        import importlib
+
+        saved = {k: os.environ.get(k) for k in ("LOOM_TEST_EFFECTS", "LOOM_TEST_JOURNAL")}
+        os.environ.update(LOOM_TEST_EFFECTS=str(self.effects), LOOM_TEST_JOURNAL="memory:")
+        try:
+            svc = importlib.import_module("svc")  # the service's own flows (its runtime is in memory here)
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+        rt = Runtime(journal=self.store)
+        rt.register(svc.job)
+        rt.register(svc.ajob)
+        return [rt.submit("job" if i % 2 else "ajob", i, execution_id=f"x{i:02d}") for i in range(n)]
+
+    def spawn(self, *extra: str, env: dict | None = None) -> subprocess.Popen:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "loom_compiler", "worker", "svc:runtime", "--poll-interval", "0.1", *extra],
+            cwd=self.dir, env={**self.env, **(env or {})}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        self.procs.append(proc)
+        return proc
+
+    def statuses(self) -> Counter:
+        return Counter(s.status for s in self.store.list_executions())
+
+    def wait_for(self, what: str, cond, timeout: float = 120.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not cond():
+            for p in self.procs:
+                if p.poll() not in (None, 0, -signal.SIGKILL):
+                    raise AssertionError(f"worker exited {p.returncode} while waiting for {what}: {p.stderr.read()[-3000:]}")
+            assert time.monotonic() < deadline, f"timed out waiting for {what}: {self.statuses()}"
+            time.sleep(0.05)
+
+    def terminate(self, proc: subprocess.Popen) -> tuple[float, list[dict]]:
+        """SIGTERM ``proc``; return how long it took to exit 0 and the JSON events it logged."""
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+        took = time.monotonic() - t0
+        assert proc.returncode == 0, f"exit {proc.returncode} after SIGTERM\n{err[-3000:]}"
+        return took, [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+
+    def effect_lines(self) -> list[tuple[str, str, str, str]]:
+        return [tuple(line.split()) for line in self.effects.read_text().splitlines()]  # type: ignore[misc]
+
+    def close(self) -> None:
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+            p.wait()
+            for stream in (p.stdout, p.stderr):
+                if stream:
+                    stream.close()
+        self.store.close()
+        sys.path.remove(str(self.dir))
+        sys.modules.pop("svc", None)
+
+
+@pytest.fixture
+def fleet_factory(tmp_path):
+    fleets: list[Fleet] = []
+
+    def make(url: str, ttl: float = 30.0) -> Fleet:
+        fleets.append(Fleet(tmp_path, url, ttl))
+        return fleets[-1]
+
+    yield make
+    for f in fleets:
+        f.close()
+
+
+def _drain_and_stop(fleet: Fleet, workers: int, n: int = 20) -> None:
+    ids = fleet.submit(n)
+    procs = [fleet.spawn(*(("--concurrency", "2") if i == 0 else ())) for i in range(workers)]
+    # stop one worker while the others still have work: it leaves its executions, they finish them
+    fleet.wait_for("a third of the executions", lambda: fleet.statuses()["completed"] >= n // 3)
+    took, events = fleet.terminate(procs[0])
+    assert took < 15 and events[-1]["event"] == "stopped"
+    fleet.wait_for("every execution to complete", lambda: fleet.statuses() == Counter(completed=n))
+    for proc in procs[1:]:
+        took, events = fleet.terminate(proc)
+        assert took < 15, f"a worker took {took:.1f}s to stop"
+        assert any(e["event"] == "drive" and e["status"] == "completed" for e in events)  # structured logs
+    lines = fleet.effect_lines()
+    starts = Counter((eid, step) for eid, step, _pid, what in lines if what == "start")
+    ends = Counter((eid, step) for eid, step, _pid, what in lines if what == "end")
+    expected = {(eid, s): 1 for eid in ids for s in "abc"}
+    assert starts == expected and ends == expected  # every effect exactly once, none cut short
+    assert len({pid for _e, _s, pid, _w in lines}) >= 2  # the work really was shared
+
+
+def test_two_workers_drain_20_executions_on_sqlite(fleet_factory, tmp_path):
+    _drain_and_stop(fleet_factory(f"sqlite:///{tmp_path / 'journal.db'}"), workers=2)
+
+
+@pytest.mark.postgres
+def test_four_workers_drain_20_executions_on_postgres(fleet_factory, postgres_schema):
+    _drain_and_stop(fleet_factory(postgres_schema.url), workers=4)
+
+
+def test_a_killed_workers_executions_are_finished_by_the_other_after_its_lease_expires(fleet_factory, tmp_path):
+    fleet = fleet_factory(f"sqlite:///{tmp_path / 'journal.db'}", ttl=2.0)
+    ids = fleet.submit(20)
+    marker = tmp_path / "hung"
+    doomed = fleet.spawn(env={"LOOM_TEST_HANG": str(marker)})
+    survivor = fleet.spawn()
+    fleet.wait_for("the doomed worker to hang in a step", marker.exists)
+    hung = next((eid, step) for eid, step, pid, what in fleet.effect_lines()
+                if pid == str(doomed.pid) and step == "c" and what == "start")
+    doomed.send_signal(signal.SIGKILL)
+    doomed.wait(timeout=30)
+    fleet.wait_for("the survivor to finish everything", lambda: fleet.statuses() == Counter(completed=20))
+    took, _events = fleet.terminate(survivor)
+    assert took < 15
+    lines = fleet.effect_lines()
+    starts = Counter((eid, step) for eid, step, _pid, what in lines if what == "start")
+    assert starts[hung] == 2  # at most twice: cut short by the kill, run again by the survivor
+    assert {k: n for k, n in starts.items() if k != hung} == {(eid, s): 1 for eid in ids for s in "abc" if (eid, s) != hung}
+    assert [pid for eid, step, pid, what in lines if (eid, step) == hung and what == "end"] == [str(survivor.pid)]
