@@ -44,6 +44,7 @@ BENCHMARKS: dict[str, tuple[str, list[str], list[str]]] = {
     "build": ("bench_build.py", [], ["--modules", "200", "--flows", "20"]),
     "closure-width": ("bench_closure_width.py", [], ["--quick"]),
     "deploy-check": ("bench_deploy_check.py", [], ["--executions", "1000", "--repeat", "2"]),
+    "workers": ("bench_workers.py", [], ["--steps", "200", "--executions", "200", "--repeat", "1", "--idle", "10"]),
 }
 
 
