@@ -466,7 +466,11 @@ class Run:
             raise
 
     def append(self, events: Sequence[NewEvent], *, leaves_running: bool | None = None) -> None:
-        self.raise_if_stopped()
+        # The result of a step whose body already ran is recorded even after a refusal or a journal
+        # error latched (another task's, in an async run): it follows work already done, and not
+        # recording it would run the effect again. A stale writer is still refused, by the store.
+        if not all(e.type in _COMPLETIONS for e in events):
+            self.raise_if_stopped()
         try:
             self.last_seq = self.port.append(
                 self.execution_id, list(events), expected_seq=self.last_seq, leaves_running=leaves_running
@@ -507,6 +511,9 @@ class Run:
         """``FlowUsageError`` unless the journal can hold ``value`` (``json_values``), before any append."""
         require_json_value(value, f"flow `{self.flow_id}` execution `{self.execution_id}`: {what}")
 
+
+#: Appends that record the outcome of a step body that already ran.
+_COMPLETIONS = frozenset({ev.STEP_COMPLETED, ev.STEP_FAILED})
 
 #: Caps on a decision's recorded ``innerSteps`` (ADR-0113 fix rounds 2 and 3).
 MAX_INNER_STEPS = 4096

@@ -156,3 +156,57 @@ def test_an_idle_postgres_worker_is_woken_by_a_submission_not_by_polling(postgre
     _wait(lambda: client.get(eid).status == "completed", "the notified worker", timeout=20)
     assert time.monotonic() - t0 < 10  # well before the next poll (30 s)
     serving.stop()
+
+
+def test_a_stopping_worker_records_a_gathered_step_in_flight_when_its_sibling_is_refused():
+    # async gather: `slow` is running when the worker starts stopping; `late` then asks to start and
+    # is refused; `slow`'s result must still be recorded, or another worker runs its effect again
+    import asyncio
+
+    from loom_runtime.worker import WorkerStopping, _DrainingPort
+
+    started, go, refused, finish = (threading.Event() for _ in range(4))
+    ran = []
+
+    def slow():
+        ran.append("slow")
+        started.set()
+        finish.wait(20)
+        return "slow"
+
+    @flow("pair")
+    async def pair(ctx, _):
+        async def late():
+            while not go.is_set():
+                await asyncio.sleep(0.005)
+            try:
+                return await ctx.execute("late", lambda: ran.append("late") or "late")
+            except WorkerStopping:
+                refused.set()
+                raise
+
+        return await asyncio.gather(ctx.execute("slow", slow), late())
+
+    rt = Runtime(lease_ttl=60)
+    rt.register(pair)
+    rt.submit("pair", execution_id="e1")
+    draining = threading.Event()
+    errors = []
+
+    def drive():
+        try:
+            rt._drive_chain("e1", port=_DrainingPort(rt, draining))
+        except WorkerStopping as exc:
+            errors.append(exc)
+
+    t = threading.Thread(target=drive)
+    t.start()
+    assert started.wait(20)
+    draining.set()  # the worker is stopping while `slow` runs
+    go.set()
+    assert refused.wait(20)  # `late` was refused before `slow` finished
+    finish.set()
+    t.join(20)
+    assert errors and rt.get("e1").frames["slow"].status == "completed"  # recorded though the run stopped
+    [h] = rt.recover()  # another pass (or worker) continues it: `slow` is served, not run again
+    assert (h.status, h.result) == ("completed", ["slow", "late"]) and ran == ["slow", "late"]
