@@ -341,4 +341,6 @@ def replay_history(
     if r.kind == "live-work":
         return result("live-work", f"execution `{eid}`: {r.message}: this code does work the recorded run did not "
                       "(no effect ran during the replay)")
+    if r.kind == "corrupt":
+        return result("error", f"execution `{eid}`: {r.message}")
     return result(r.kind, f"execution `{eid}`: {r.message}")  # mismatch | error

@@ -39,6 +39,8 @@ refusal, not the body's outcome), so such an execution replays as an open journa
   runtime names them when it parks the execution).
 * ``nondeterministic``: a recorded id asked for as another kind of work.
 * ``error``: the drive raised another ``LoomError`` (misuse of the API the body cannot recover).
+* ``corrupt``: the journal itself cannot be folded (``JournalCorruptionError``: a sequence gap, an
+  unknown event type, a missing field); no version could resume it.
 
 Cost: one ``Sandbox`` per version (its chunk loaded once), one fold and one run per execution, no
 journal object per execution. Rejected: seeding an in-memory journal with each history (copies
@@ -56,11 +58,11 @@ from typing import Any
 
 from .definition import RESERVED_GATE
 from .drive import drive_run, new_run
-from .errors import FlowReplayDivergenceError, JournalError, LoomError, NonDeterminismError
+from .errors import FlowReplayDivergenceError, JournalCorruptionError, JournalError, LoomError, NonDeterminismError
 from .journal import events as ev
 from .journal.events import Event, NewEvent
 from .port import successor_id
-from .replay import ReplayState, fold
+from .replay import ReplayState, advance, fold
 from .versions import FlowVersion
 
 __all__ = ["LiveAppend", "SandboxResult", "Sandbox", "resume_point", "describe_append", "outcome_difference", "OUTCOMES"]
@@ -129,12 +131,17 @@ def outcome_difference(recorded: NewEvent, replayed: NewEvent) -> str | None:
 
 
 def resume_point(execution_id: str, events: Sequence[Event]) -> tuple[ReplayState, NewEvent | None]:
-    """The fold a re-run starts from and the outcome it must reproduce (see the module docstring)."""
+    """The fold a re-run starts from and the outcome it must reproduce (see the module docstring).
+
+    The withheld event is checked like every folded one (``advance`` on a state holding only the
+    sequence number before it: a gap or a malformed park is ``JournalCorruptionError`` here too)."""
     last = events[-1] if events else None
     if last is not None and last.type in OUTCOMES and len(events) > 1:
         state = fold(execution_id, events[:-1])
+        withheld = NewEvent(last.type, last.payload)
+        advance(ReplayState(execution_id=execution_id, last_seq=state.last_seq), [withheld], first_seq=last.seq)
         diverged_park = last.type == ev.EXECUTION_SUSPENDED and last.payload["condition"].get("on") == RESERVED_GATE
-        return state, None if diverged_park else NewEvent(last.type, last.payload)
+        return state, None if diverged_park else withheld
     return fold(execution_id, events), None
 
 
@@ -143,7 +150,7 @@ class SandboxResult:
     """Where one sandboxed re-run ended. ``kind``: see the module docstring."""
 
     execution_id: str
-    kind: str  # reached | frontier | live-work | mismatch | diverged | nondeterministic | error
+    kind: str  # reached | frontier | live-work | mismatch | diverged | nondeterministic | error | corrupt
     message: str  # a phrase: "it would park on `approval`", "step `charge` would run live", ...
     stop: tuple[NewEvent, ...] = ()  # the live append it asked for
     expected: NewEvent | None = None  # the withheld outcome
@@ -197,7 +204,10 @@ class Sandbox:
 
     def replay(self, execution_id: str, events: Sequence[Event]) -> SandboxResult:
         """Re-run the version's body over ``events`` (one execution's whole journal, in order)."""
-        state, withheld = resume_point(execution_id, events)
+        try:
+            state, withheld = resume_point(execution_id, events)
+        except JournalCorruptionError as exc:  # nothing can replay it, on any version
+            return SandboxResult(execution_id, "corrupt", str(exc), events=len(events))
         run = new_run(state, self._port, "fail")
 
         def result(kind: str, message: str, **kw: Any) -> SandboxResult:

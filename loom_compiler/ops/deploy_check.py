@@ -206,6 +206,9 @@ def _verdict(
     if kind == "nondeterministic":
         return Verdict(**base, verdict="diverged", replayed=True, reason=(
             f"{served}, but in its replay {message}: a resume would park it on `{RESERVED_GATE}`"))
+    if kind == "corrupt":
+        return Verdict(**base, verdict="stranded", replayed=True, reason=(
+            f"its journal cannot be replayed by any build: {message}; repair or export it before the deploy"))
     if kind == "error":  # the run itself failed (API misuse, a body that exits): not a flow outcome
         return Verdict(**base, verdict="mismatch", replayed=True, reason=(
             f"{served}, but its replay failed: {message}; a resume on this build would fail the same way"))

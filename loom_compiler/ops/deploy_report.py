@@ -11,7 +11,7 @@ A ``Verdict`` per unfinished execution, one of:
 * ``mismatch``: the build has the flow but refuses the recorded hashes (``FlowCodeMismatchError``),
   or the replay does not reach the resume point (new work before it, another outcome);
 * ``stranded``: nothing can serve it: the flow is not in the build, its chunk is missing or does
-  not load, or no worker could judge it.
+  not load, its journal cannot be folded (corrupt), or no worker could judge it.
 
 An execution parked on ``__loom_diverged__`` carries the census status ``diverged``
 (``census.census_status``, the one definition both commands use), whatever its verdict: when it is

@@ -181,6 +181,20 @@ def test_a_missing_chunk_is_stranded(shop):
     assert {v.verdict for v in hashes_only.executions} == {"stranded"}
 
 
+def test_a_corrupt_journal_is_stranded_naming_the_event(shop):
+    import sqlite3
+
+    conn = sqlite3.connect(shop["journal"])
+    conn.execute("DELETE FROM events WHERE execution_id='at-go' AND seq=3")  # reserve's STEP_COMPLETED
+    conn.commit()
+    conn.close()
+    got = {v.execution_id: v for v in deploy_check(shop["url"], shop["v1"], import_paths=[shop["root"]]).executions}
+    assert got["at-go"].verdict == "stranded", got["at-go"].reason
+    assert "cannot be replayed by any build" in got["at-go"].reason
+    assert "at-go" in got["at-go"].reason and got["at-ship"].verdict == "servable"
+    assert list(shop["markers"].iterdir()) == []
+
+
 def test_a_flow_the_build_lacks_is_stranded_and_a_code_it_refuses_is_a_mismatch(shop):
     (shop["root"] / "marker_shop/flows.py").write_text(
         (shop["root"] / "marker_shop/flows.py").read_text().replace('@flow("order"', '@flow("orders"'))

@@ -152,3 +152,10 @@ def test_an_async_flow_stops_before_its_decider_too():
     resumed = events + (Event(len(events) + 1, "EXECUTION_RESUMED", {"gate": "go", "payload": None}),)
     r = box.replay("e", resumed)
     assert (r.kind, r.message) == ("frontier", "decision `d` would be recorded live") and RAN == []
+
+
+def test_a_gap_before_the_withheld_park_is_corrupt_not_new_work():
+    events = recorded()  # start, reserve started, reserve completed, park
+    gap = events[:2] + events[3:]  # the STEP_COMPLETED row deleted: the park follows event 2 as 4
+    r = Sandbox(version(v1)).replay("e", gap)
+    assert r.kind == "corrupt" and "events 3..3 are missing" in r.message and RAN == []
