@@ -40,7 +40,7 @@ from ..canonical import SCHEME
 from ..config import LoomConfig
 from ..fingerprint import fingerprint_project
 from ..model import FlowFingerprint, SourceError
-from ..sources import DirectorySourceTree, SourceTree
+from ..sources import DirectorySourceTree, SourceReadError, SourceTree
 from .code import readable
 from .step_calls import StepCalls, step_calls
 
@@ -140,14 +140,19 @@ def snapshot_from_fingerprint(fp: FlowFingerprint, tree: SourceTree | None = Non
     )
 
 
-def _closure_sources(fp: FlowFingerprint, tree: SourceTree) -> tuple[tuple[str, str], ...]:
+def _closure_sources(fp: FlowFingerprint, tree: SourceTree) -> tuple[tuple[str, str], ...] | None:
+    """The build's own ``closureSources`` of ``fp`` over ``tree``; None when a module of the closure
+    cannot be read now (left out, it would go unverified: a rehash must cover every module)."""
     from ..bundle.manifest_build import closure_source_digests  # the build's own rule, not a copy
 
     def sha256_hex(module: str) -> str | None:
         data = tree.read(module)
         return hashlib.sha256(data).hexdigest() if data is not None else None
 
-    return tuple(sorted(closure_source_digests(fp, sha256_hex).items()))
+    try:
+        return tuple(sorted(closure_source_digests(fp, sha256_hex).items()))
+    except SourceReadError:
+        return None
 
 
 def snapshot_from_fingerprints(label: str, flows: tuple[FlowFingerprint, ...], errors: tuple[SourceError, ...] = (),

@@ -371,3 +371,29 @@ def test_a_history_ref_built_under_fp2_links_to_the_fp1_version_of_its_code(tmp_
     from_ref = [v for h, v in checkout.versions.items() if v.scheme == "loom-fp/2" and h != checkout.current]
     assert [v.rehashed_from for v in from_ref] == [(fp1_current("checkout"),)]
     assert checkout.versions[checkout.current].rehashed_from == ()  # the edited working tree: new code
+
+
+def test_a_closure_module_review_cannot_read_again_is_never_called_rehashed(tmp_path: Path):
+    # Left out of the head's record, the module would go unverified: no record, no rehash.
+    from loom_compiler.fingerprint import fingerprint_project
+    from loom_compiler.review.diff import is_rehash
+    from loom_compiler.review.snapshot import snapshot_from_fingerprint, snapshot_from_manifest
+    from loom_compiler.sources import DirectorySourceTree, SourceReadError
+
+    release = copy_release(tmp_path)
+    config = load_config(release.root)
+    tree = DirectorySourceTree(config.root, config)
+    flows = {f.flow_id: f for f in fingerprint_project(tree, config).flows}
+
+    class Vanished(DirectorySourceTree):
+        def read(self, module: str) -> bytes | None:
+            if module == "orders.shipping":
+                raise SourceReadError("orders/shipping.py", "vanished since it was fingerprinted")
+            return super().read(module)
+
+    base = snapshot_from_manifest("fp1", load_manifest(FP1_MANIFEST)).by_id()
+    gone = Vanished(config.root, config)
+    fulfil = snapshot_from_fingerprint(flows["fulfil"], gone)  # reaches orders.shipping
+    assert fulfil.closure_sources is None and not is_rehash(base["fulfil"], fulfil)
+    checkout = snapshot_from_fingerprint(flows["checkout"], gone)  # does not
+    assert checkout.closure_sources is not None and is_rehash(base["checkout"], checkout)
