@@ -32,7 +32,8 @@ otherwise: 0 success, 1 a finding (an error in the sources, a stranded execution
 
 def render() -> str:
     # a fixed width: the help must not wrap differently on another terminal
-    ctx = click.Context(loom, info_name="loom", terminal_width=100, max_content_width=100)
+    ctx = click.Context(loom, info_name="loom", terminal_width=100, max_content_width=100,
+                        **{k: v for k, v in loom.context_settings.items() if k == "help_option_names"})
     parts = [HEADER]
     for name in loom.list_commands(ctx):
         command = loom.get_command(ctx, name)

@@ -28,7 +28,7 @@ def test_the_command_reference_is_what_click_prints():
 
 def test_every_command_and_option_appears_in_the_reference():
     text = _generator().OUT.read_text(encoding="utf-8")
-    ctx = click.Context(loom, info_name="loom")
+    ctx = click.Context(loom, info_name="loom", **loom.context_settings)
     for name in loom.list_commands(ctx):
         assert f"## `loom {name}`" in text
         command = loom.get_command(ctx, name)
