@@ -26,18 +26,16 @@ from .aio import await_blocking
 from .errors import FlowDivergenceError, FlowUsageError, JournalError, NonDeterminismError
 from .run import LIVE, WAIT, Run, step_policy
 
-__all__ = ["Context", "check_branches"]
+__all__ = ["Context", "RunIdentity", "check_branches"]
 
 
-class Context:
-    """The durable operations a flow body may perform. One Context per run of one execution."""
+class RunIdentity:
+    """What both kinds of Context say about the run they belong to (plain attributes, not awaited)."""
 
     __slots__ = ("_run",)
 
     def __init__(self, run: Run) -> None:
         self._run = run
-
-    # -- identity ----------------------------------------------------------------------------
 
     @property
     def execution_id(self) -> str:
@@ -58,6 +56,12 @@ class Context:
     @property
     def nondeterminism(self) -> NonDeterminismError | None:
         return self._run.nondeterminism
+
+
+class Context(RunIdentity):
+    """The durable operations a flow body may perform. One Context per run of one execution."""
+
+    __slots__ = ()
 
     # -- steps -------------------------------------------------------------------------------
 

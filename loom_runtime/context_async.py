@@ -30,41 +30,20 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from .async_run import AsyncRun
-from .context import check_branches
-from .errors import FlowDivergenceError, FlowUsageError, JournalError, NonDeterminismError
+from .context import RunIdentity, check_branches
+from .errors import FlowDivergenceError, FlowUsageError
 from .journal.events import timer_gate
 from .run import LIVE, WAIT, ContinueAsNew, Parked, normalise, step_policy
 
 __all__ = ["AsyncContext", "call_step"]
 
 
-class AsyncContext:
+class AsyncContext(RunIdentity):
     """The durable operations an async flow body awaits. One per run of one execution."""
 
-    __slots__ = ("_run",)
+    __slots__ = ()
 
-    def __init__(self, run: AsyncRun) -> None:
-        self._run = run
-
-    @property
-    def execution_id(self) -> str:
-        return self._run.execution_id
-
-    @property
-    def flow_id(self) -> str:
-        return self._run.flow_id
-
-    @property
-    def input(self) -> Any:
-        return self._run.state.input
-
-    @property
-    def journal_error(self) -> JournalError | None:
-        return self._run.journal_error
-
-    @property
-    def nondeterminism(self) -> NonDeterminismError | None:
-        return self._run.nondeterminism
+    _run: AsyncRun
 
     # -- steps -------------------------------------------------------------------------------
 

@@ -10,8 +10,11 @@ the body completes, fails, parks (a gate, a timer, a divergence refusal) or cont
    leases (:mod:`loom_runtime.port`, :mod:`loom_runtime.leases`).
 
 This module is the façade: what each public method means and in which order it reads, claims,
-appends and drives. The rules of a run live in :mod:`loom_runtime.run`, the outcomes and refusals in
-:mod:`loom_runtime.drive`, ownership in :mod:`loom_runtime.leases`, migration in
+appends and drives. The rules of a run live in :mod:`loom_runtime.run` (async flows:
+:mod:`loom_runtime.async_run`), the outcomes and refusals in :mod:`loom_runtime.outcomes`, the drive
+loops in :mod:`loom_runtime.drive` and :mod:`loom_runtime.drive_async`, the awaitable forms of these
+calls in :mod:`loom_runtime.runtime_async`, ownership in :mod:`loom_runtime.leases` (every Runtime
+leases what it drives), the worker loop of ``serve`` in :mod:`loom_runtime.worker`, migration in
 :mod:`loom_runtime.migration`.
 
 Pinning is checked at every start and resume (:mod:`loom_runtime.pinning`): a version without a

@@ -7,6 +7,8 @@
    step's effect (or at completion), and the dropped step is named.
 3. Replacing one branch of a scope of explicit branches ``ctx.parallel([(step_id, fn), …])`` by a
    new one is caught before the new branch's effect runs, and the dropped step is named.
+4. Every prefix of an unchanged body's journal replays in the sandbox (``replay_history``) to its
+   end or its resume point, and no step runs during any of those replays.
 
 Each property runs over sync flows and over the same programs written as ``async def`` flows, whose
 scopes are ``asyncio.gather`` calls (of helper coroutines for function branches, of ``ctx.execute``
@@ -225,3 +227,27 @@ def test_dropping_a_recorded_explicit_branch_is_always_caught(kind, shape, data)
         assert calls == []  # `fresh` did not run: the refusal came before the scope's first live step
     else:
         raise AssertionError(f"dropping branch {dropped} was not caught")
+
+
+@KINDS
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(OP, min_size=1, max_size=8))
+def test_every_prefix_of_an_unchanged_bodys_journal_replays_without_running_anything(kind, shape):
+    from loom_runtime.history import History, replay_history
+
+    program = _name(shape)
+    calls: list[str] = []
+    rt = Runtime(divergence="fail", on_warn=_no_warn)
+    rt.register(make_flow(program, calls, kind))
+    rt.start("prop", execution_id="e1")
+    drive(rt, "e1")
+    full = rt.get("e1").events
+    replayed: list[str] = []
+    code = make_flow(program, replayed, kind)
+    for cut in range(1, len(full) + 1):
+        result = replay_history(History("e1", tuple(full[:cut])), code)
+        # a crash inside a decider (its step recorded, its decision not) stops the sandbox at the
+        # decider it may not run: reported as live work, never as a divergence or a mismatch
+        stopped_at_decider = result.kind == "live-work" and "decision `" in result.message
+        assert result.ok or stopped_at_decider, f"cut {cut}: {result.kind}: {result.message}"
+    assert replayed == []  # the sandbox served every recorded step and ran none
