@@ -122,7 +122,7 @@ def test_serve_takes_over_an_execution_whose_worker_died(journal_factory):
         return ctx.execute("s", lambda: "done")
 
     store = journal_factory()
-    rt = Runtime(journal=store)
+    rt = Runtime(journal=store, lease_ttl=2)  # an idle PostgreSQL worker looks for expired leases every ttl/2
     v = rt.register(job)
     store.create("e1", NewEvent("EXECUTION_STARTED", {"flowId": "job", "flowHash": v.flow_hash, "input": None}))
     store.acquire_lease("e1", "a-dead-worker", ttl=0.5)  # it never renews
