@@ -201,7 +201,10 @@ def test_four_workers_drain_20_executions_on_postgres(fleet_factory, postgres_sc
 
 
 def test_a_killed_workers_executions_are_finished_by_the_other_after_its_lease_expires(fleet_factory, tmp_path):
-    fleet = fleet_factory(f"sqlite:///{tmp_path / 'journal.db'}", ttl=2.0)
+    # ttl: short, so the takeover comes soon after the kill, but well above the longest stall a
+    # healthy worker's heartbeat sees on a loaded machine (a lease that lapses while its holder is
+    # alive lets the other worker run that step too: at load 9 on 2 cores, 2 s was not enough)
+    fleet = fleet_factory(f"sqlite:///{tmp_path / 'journal.db'}", ttl=5.0)
     ids = fleet.submit(20)
     marker = tmp_path / "hung"
     doomed = fleet.spawn(env={"LOOM_TEST_HANG": str(marker)})
