@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -68,11 +69,25 @@ def test_the_readme_commands_work_in_a_fresh_clone(tmp_path: Path):
             (clone / rel).write_bytes((REPO / rel).read_bytes())
     commands = [line.split("#")[0].strip() for b in runnable(README) for line in b.text.splitlines()]
     commands = [c for c in commands if c]
-    assert commands == ["./dev example", "./dev test"]
-    # `./dev test` is this very suite: running it here would recurse
+    # every command the README shows is run below (or, for `./dev test`, is this very suite)
+    worker = next(c for c in commands if c.startswith("loom worker "))
+    assert sorted(commands) == sorted(["./dev example", "./dev test", worker]), commands
     outputs = run_page([Block("bash", "./dev example")], clone, _env(), timeout=600)
     assert "loom build: 2 flows (2 new), 2 new versions, 0 errors" in outputs[0]
     assert "flow `checkout`: 1 version(s)" in outputs[0]
+    # the worker, from the example built just now (a source tree: no wheel), until SIGTERM
+    env = _env(PATH=str(clone / ".venv" / "bin") + os.pathsep + os.environ.get("PATH", ""),
+               SHOP_JOURNAL=str(tmp_path / "shop.db"))
+    proc = subprocess.Popen(["bash", "-c", f"exec {worker}"], cwd=clone / "examples" / "shop", env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = proc.communicate(timeout=4)
+        pytest.fail(f"`{worker}` exited by itself ({proc.returncode}):\n{out}{err}")
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, out + err  # on SIGTERM it finishes, releases its leases and exits 0
+    assert "Traceback" not in err
     # the README's Python snippets are valid Python using names the packages export
     for block in fenced(README):
         if block.lang == "python":

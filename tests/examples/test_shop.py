@@ -130,3 +130,16 @@ def test_the_cli_docstring_s_commands_run_as_written(example, tmp_path):
     assert "checkout o-1: suspended at gate `manager-approval`" in run("start")
     assert "checkout o-1: completed" in run("resume")
     assert "checkout o-1: completed" in run("status")
+
+
+def test_open_runtime_in_a_source_tree_serves_what_loom_build_wrote(example, tmp_path):
+    # no wheel installed, so no shop/_loom/: Registry.from_package alone failed here (what
+    # `loom worker shop.service:worker_runtime` in the README ran into)
+    root = example("shop")
+    build(root)
+    from shop.service import open_runtime
+
+    runtime = open_runtime(tmp_path / "j.db")
+    assert runtime.registry.manifest_path == str(root / "build" / "loom" / "manifest.json")
+    assert runtime.registry.current("checkout").code_hash is not None  # pinned, not unpinned
+    runtime.close()

@@ -6,18 +6,27 @@ flow functions: they become the current versions (bound to the manifest's codeHa
 source is what was built), while executions started by an earlier release resolve to that
 release's chunk. Divergence detection is ``fail``: a re-run whose body no longer matches its
 journal parks before any effect instead of charging a customer twice.
+
+Run from a source checkout (no wheel installed, so no ``shop/_loom/``), it serves what ``loom build``
+wrote next to the package instead (``build/loom/manifest.json``): the rule of thumb is
+``Registry.from_package`` in an installed service, ``Registry.from_manifest`` in a source tree.
 """
 
 from __future__ import annotations
 
+import importlib.resources
 import os
 from collections.abc import Callable
+from pathlib import Path
 
 from loom_runtime import FlowVersion, Registry, Runtime
 
 from . import flows
 
 LIVE_FLOWS = (flows.checkout, flows.refund)
+
+#: what `loom build` writes in a source checkout ([tool.loom] out of examples/shop)
+SOURCE_TREE_MANIFEST = Path(__file__).resolve().parent.parent / "build" / "loom" / "manifest.json"
 
 
 def open_runtime(
@@ -31,6 +40,9 @@ def open_runtime(
 
     ``on_warn`` receives the registry's stale-manifest and the runtime's divergence reports
     (default: Python warnings)."""
+    packaged = importlib.resources.files("shop").joinpath("_loom", "manifest.json").is_file()
+    if manifest is None and not packaged and SOURCE_TREE_MANIFEST.is_file():
+        manifest = SOURCE_TREE_MANIFEST  # a source checkout after `loom build`: no wheel, no _loom/
     if manifest is not None:
         registry = Registry.from_manifest(manifest, on_warn=on_warn)
     else:
