@@ -34,10 +34,8 @@ Flows that cannot be pinned (defined inside a function, in a class defined insid
 inside a module-level ``if``/``try``/``with`` block) are reported with their location, never
 skipped: the registry finds a flow by the module attribute path of its definition.
 
-Parsing skips libcst's node validation (``parse_module_unvalidated``): every node libcst
-constructs runs ``_validate()`` in ``__post_init__``, checks of invariants (balanced parentheses,
-whitespace that is whitespace) its own parser guarantees. Validation only ever raises, so the trees
-and every hash are identical; the parse is ~15 % faster, and parsing is most of a cold build.
+Parsing is ``parsing.parse_source``: CPython compiles the text first (what it refuses is refused
+with its message and position), then libcst parses it without re-validating its own nodes.
 
 Rejected: storing libcst trees in the summary (not picklable across libcst versions, large),
 per-definition re-parsing later (doubles the parse cost that dominates the build), and ``ast``
@@ -48,7 +46,7 @@ from __future__ import annotations
 
 import ast
 import re
-import threading
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -58,6 +56,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from loom_compiler.model import SourceError
 
+from . import deep_stack
 from .canonical import (
     SCHEME,
     CanonicalisationError,
@@ -77,19 +76,12 @@ from .discovery import (
     star_may_bind,
 )
 from .effects import UNKNOWN_ALL, StatementFacts, attachments, decorator_roots, literal_all, project_imports
+from .parsing import node_position, parse_module_unvalidated, parse_source, too_deep_error
 from .precheck import decorator_markers, might_define_flows
 from .scopes import References, _Binder, bound_names, dotted_chain, references
-from .sources import SourceDecodeError, decode_source
 
 if TYPE_CHECKING:
     from .config import LoomConfig
-
-try:
-    from importlib.metadata import version as _dist_version
-
-    _LIBCST_VERSION = _dist_version("libcst")
-except Exception:  # pragma: no cover - metadata missing in odd installs
-    _LIBCST_VERSION = "?"
 
 __all__ = [
     "Unit",
@@ -213,6 +205,7 @@ class ModuleSummary:
                 return m
         return None
 
+
 def analyse_module(
     source: bytes | str,
     *,
@@ -223,62 +216,30 @@ def analyse_module(
 ) -> ModuleSummary | SourceError:
     """Parse and summarise one module. Whole-file failures come back as a ``SourceError``.
 
+    Runs on ``deep_stack``'s large-stack thread: code nested deeper than a default stack allows
+    is hashed, or past loom's limits a located error, never a crash (``parsing`` says how).
     ``all_functions`` (tests, benchmarks) treats every function and method as a flow.
     """
-    if isinstance(source, bytes):
+    return deep_stack.call(_analyse_module, source, module, path, config, all_functions)
+
+
+def _analyse_module(
+    source: bytes | str, module: str, path: str, config: LoomConfig | None, all_functions: bool
+) -> ModuleSummary | SourceError:
+    parsed = parse_source(source, path)
+    if isinstance(parsed, SourceError):
+        return parsed
+    with deep_stack.recursion_limit(deep_stack.RECURSION_LIMIT):
         try:
-            text = decode_source(source)
-        except SourceDecodeError as exc:
-            return SourceError(path, exc.line, exc.column, str(exc), code="encoding")
-    else:
-        text = source[1:] if source.startswith("\ufeff") else source
-    try:
-        tree = parse_module_unvalidated(text)
-    except cst.ParserSyntaxError as exc:
-        return _syntax_error(text, path, exc)
-    except RecursionError:
-        return SourceError(path, 1, 1, "too deeply nested for the parser", code="syntax")
-    try:
-        return _Analyser(tree, text, module=module, path=path, config=config, all_functions=all_functions).run()
-    except RecursionError:
-        return SourceError(path, 1, 1, "expression nesting too deep to fingerprint", code="syntax")
-    except CanonicalisationError as exc:
-        return SourceError(path, 1, 1, str(exc), code="syntax")
-
-
-def _skip_validation(self: cst.CSTNode) -> None:
-    return None
-
-
-def parse_module_unvalidated(text: str) -> cst.Module:
-    """``libcst.parse_module(text)`` without re-validating the nodes the parser builds.
-
-    The switch is ``CSTNode.__post_init__`` (where libcst calls ``_validate``) for the duration of
-    the call, so only the parser's own nodes skip it: nodes built later (``with_changes``) are
-    validated as usual, and ``finally`` puts it back whatever the parse raises. It is thrown only
-    when it is safe to: this is the only thread (the switch is process-wide; the CLI and the build
-    workers are single-threaded) and libcst's ``__post_init__`` is exactly ``self._validate()``
-    (checked on its code, so a libcst that moves validation or gives ``__post_init__`` other work
-    gets a plain parse, never a half-initialised tree). A nested call (a signal handler parsing
-    while the switch is thrown) sees the switch, not ``_validate``, and parses plainly.
-    """
-    base = cst.CSTNode
-    validate = base.__dict__.get("__post_init__")
-    if not _only_validates(validate) or threading.active_count() != 1:
-        return cst.parse_module(text)
-    try:
-        base.__post_init__ = _skip_validation  # type: ignore[method-assign]
-        return cst.parse_module(text)
-    finally:
-        base.__post_init__ = validate  # type: ignore[method-assign]
-
-
-def _only_validates(post_init: object) -> bool:
-    """Whether ``post_init`` is libcst's ``def __post_init__(self): self._validate()`` (every
-    release pyproject allows: checked in 1.1.0 and 1.9.0): one argument, ``_validate`` the only
-    name it looks up."""
-    code = getattr(post_init, "__code__", None)
-    return code is not None and code.co_argcount == 1 and code.co_names == ("_validate",)
+            return _Analyser(
+                parsed.tree, parsed.text, module=module, path=path, config=config, all_functions=all_functions,
+                syntax=parsed.syntax,
+            ).run()
+        except (RecursionError, MemoryError) as exc:
+            return too_deep_error(parsed.text, parsed.syntax, path, exc)
+        except CanonicalisationError as exc:
+            line, column = node_position(parsed.tree, exc.node)
+            return SourceError(path, line, column, str(exc), code="syntax")
 
 
 @dataclass(slots=True)
@@ -299,11 +260,12 @@ class _Statement:
 
 class _Analyser:
     def __init__(
-        self, tree: cst.Module, text: str, *, module: str, path: str, config: LoomConfig | None, all_functions: bool
+        self, tree: cst.Module, text: str, *, module: str, path: str, config: LoomConfig | None, all_functions: bool,
+        syntax: ast.Module | None = None,
     ) -> None:
         self.tree = tree
         self.text = text
-        self.layout = _Layout(tree, text)
+        self.layout = _Layout(tree, text, syntax)
         self.module = module
         self.path = path
         self.config = config
@@ -783,16 +745,20 @@ class _Layout:
     libcst code generation is used instead.
     """
 
-    def __init__(self, tree: cst.Module, text: str) -> None:
+    def __init__(self, tree: cst.Module, text: str, syntax: ast.Module | None = None) -> None:
         self.tree = tree
         self.spans: dict[int, tuple[int, int]] = {}  # id(cst stmt) -> (first line incl. decorators, last line)
         self.heads: dict[int, tuple[int, int]] = {}  # id(cst stmt) -> (line, column) of its keyword
         self._wrapper: Mapping[cst.CSTNode, object] | None = None
         self.lines: list[str] = []
-        try:
-            parsed = ast.parse(text)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return
+        parsed = syntax  # CPython's tree from ``parsing``'s check, when the caller has it
+        if parsed is None:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # no SyntaxWarning about the user's code
+                    parsed = ast.parse(text)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                return
         self.lines = _LINE_RE.findall(text)
         self._align(tree.body, parsed.body)
 
@@ -841,26 +807,6 @@ class _Layout:
 _LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 
-def _syntax_error(text: str, path: str, exc: cst.ParserSyntaxError) -> SourceError:
-    """Locate a syntax error. libcst's native parser reports the line but not always the column,
-    so the error path (only) asks CPython's parser, whose messages are also clearer ("'(' was
-    never closed"). The hash never depends on this."""
-    try:
-        ast.parse(text, filename=path)
-    except SyntaxError as err:
-        line = err.lineno or exc.raw_line
-        column = max(err.offset or 1, 1)  # CPython's offset is already 1-based
-        return SourceError(path, line, column, f"syntax error: {err.msg}", code="syntax")
-    except (ValueError, RecursionError, MemoryError):
-        pass
-    detail = re.sub(r"^parser error: error at \d+:\d+: ", "", exc.message)
-    return SourceError(
-        path,
-        exc.raw_line,
-        exc.raw_column + 1,
-        f"syntax error: {detail} (libcst {_LIBCST_VERSION} cannot parse this; is it newer Python syntax?)",
-        code="syntax",
-    )
 
 
 def _strip_blank_head(code: str) -> str:

@@ -35,13 +35,17 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import decimal
 import json
+import re
 import unicodedata
 import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 import libcst as cst
+
+from .charnames import resolve_names
 
 __all__ = [
     "SCHEME",
@@ -98,15 +102,15 @@ _WRITER_SPECIAL = frozenset(
     {
         cst.Name, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Integer, cst.Float,
         cst.Imaginary, cst.IndentedBlock, cst.SimpleStatementSuite, cst.SimpleStatementLine, cst.FunctionDef,
-        cst.ClassDef, cst.AnnAssign,
+        cst.ClassDef, cst.AnnAssign, cst.Subscript,
     }
 )
 
 
 class CanonicalisationError(ValueError):
-    """A literal that cannot be evaluated (should not happen for code libcst accepted)."""
+    """A literal that cannot be evaluated (should not happen for code CPython compiled)."""
 
-    def __init__(self, message: str, node: cst.CSTNode) -> None:
+    def __init__(self, message: str, node: cst.CSTNode | None = None) -> None:
         super().__init__(message)
         self.node = node
 
@@ -220,7 +224,7 @@ class _Writer:
             self.string(node, in_function)
             return
         if isinstance(node, cst.Integer):
-            out.append('(int ' + _q(str(_eval(node))) + ')')
+            out.append('(int ' + _q(int_decimal(node.value)) + ')')
             return
         if isinstance(node, cst.Float):
             out.append('(float ' + _q(float(_eval(node)).hex()) + ')')
@@ -235,6 +239,13 @@ class _Writer:
         if isinstance(node, cst.SimpleStatementLine):
             # only reached for a bare statement line handed in directly
             self.seq(node.body, in_function)
+            return
+        if isinstance(node, cst.Subscript):
+            out.append('(Subscript value=')
+            self.node(node.value, in_function)
+            out.append(' slice=')
+            self.subscript_index(node.slice, in_function)
+            out.append(')')
             return
         if isinstance(node, cst.FunctionDef):
             self.function(node)
@@ -297,6 +308,37 @@ class _Writer:
         self.out.append('(Block ')
         self.seq(stmts, in_function)
         self.out.append(')')
+
+    def subscript_index(self, elements: Sequence[cst.SubscriptElement], in_function: bool) -> None:
+        """What ``d[...]`` is indexed with, by value: one element without a comma or a star is the
+        index itself; anything else (``d[x,]``, ``d[x, 1]``, ``d[1:2,]``, ``d[*a]``) is a tuple,
+        written exactly as the tuple display of the same elements, so ``d[x, 1]`` and
+        ``d[(x, 1)]`` are equal while ``d[x]`` and ``d[x,]`` differ."""
+        if len(elements) == 1 and type(elements[0].comma) is cst.MaybeSentinel:
+            only = elements[0].slice
+            if type(only) is not cst.Index:
+                self.node(only, in_function)  # a slice
+                return
+            if only.star is None:
+                self.node(only.value, in_function)
+                return
+        out = self.out
+        out.append('(Tuple elements=[')
+        for i, element in enumerate(elements):
+            if i:
+                out.append(' ')
+            index = element.slice
+            if type(index) is not cst.Index:
+                self.node(index, in_function)  # a slice inside the tuple: slice objects
+            elif index.star is not None:
+                out.append('(StarredElement value=')
+                self.node(index.value, in_function)
+                out.append(')')
+            else:
+                out.append('(Element value=')
+                self.node(index.value, in_function)
+                out.append(')')
+        out.append('])')
 
     # -- definitions ----------------------------------------------------------------------------
     def function(self, node: cst.FunctionDef) -> None:
@@ -365,29 +407,32 @@ class _Writer:
                 _append_text(parts, string_token_value(piece.value))
                 continue
             assert type(piece) is cst.FormattedString
-            prefix = piece.start.lower().replace("f", "")
+            raw = "r" in piece.start.lower()
             for part in piece.parts:
                 if type(part) is cst.FormattedStringText:
-                    _append_text(parts, _fstring_text(prefix, piece.end, part.value, piece))
+                    _append_text(parts, fstring_text_value(part.value, raw=raw, quote=piece.end))
                 else:
-                    parts.append(part)
+                    parts.append((part, raw, piece.end))
 
-    def fexpr(self, part: cst.FormattedStringExpression, in_function: bool) -> None:
+    def fexpr(self, item: tuple[cst.FormattedStringExpression, bool, str], in_function: bool) -> None:
+        part, raw, quote = item
         out = self.out
         out.append('(fexpr value=')
         self.node(part.expression, in_function)
         if part.equal is not None:
-            # f"{x = }" prints the expression's source text verbatim, whitespace included
-            out.append(' debug=' + _q(cst.Module([]).code_for_node(part.expression) + _equal_text(part)))
+            # f"{x = }" prints the replacement field's own text, "x = ", verbatim (spaces,
+            # quotes and identifier spelling included): that text is behaviour
+            out.append(' debug=' + _q(_debug_text(part)))
         if part.conversion:
             out.append(' conversion=' + _q(part.conversion))
         if part.format_spec:
+            # the spec's text takes the escapes of the f-string it is in (raw or not)
             spec: list[Any] = []
             for sub in part.format_spec:
                 if isinstance(sub, cst.FormattedStringText):
-                    _append_text(spec, _fstring_text("", '"', sub.value, part))
+                    _append_text(spec, fstring_text_value(sub.value, raw=raw, quote=quote))
                 else:
-                    spec.append(sub)
+                    spec.append((sub, raw, quote))
             out.append(' spec=[')
             for i, sub in enumerate(spec):
                 if i:
@@ -400,12 +445,17 @@ class _Writer:
         out.append(')')
 
 
-def _equal_text(part: cst.FormattedStringExpression) -> str:
+def _debug_text(part: cst.FormattedStringExpression) -> str:
+    """What ``{expr=}`` prints before the value: the field's source text from after ``{`` to after
+    the ``=`` and its spaces, with newlines as Python reads them."""
     module = cst.Module([])
-    before = module.code_for_node(part.whitespace_before_expression)
-    after = module.code_for_node(part.whitespace_after_expression)
-    equal = module.code_for_node(part.equal) if part.equal is not None else ""
-    return "|" + before + "|" + after + "|" + equal
+    text = (
+        module.code_for_node(part.whitespace_before_expression)
+        + module.code_for_node(part.expression)
+        + module.code_for_node(part.whitespace_after_expression)
+        + (module.code_for_node(part.equal) if part.equal is not None else "")
+    )
+    return _NEWLINE_RE.sub("\n", text) if "\r" in text else text
 
 
 def _append_text(parts: list[Any], text: str | bytes) -> None:
@@ -417,20 +467,29 @@ def _append_text(parts: list[Any], text: str | bytes) -> None:
         parts.append(text)
 
 
-def _fstring_text(prefix: str, quote: str, raw: str, node: cst.CSTNode) -> str:
-    # literal text inside an f-string: same escapes as a plain string with the same prefix,
-    # and "{{"/"}}" stand for single braces
-    if "\\" not in raw and "\r" not in raw and "b" not in prefix:
-        return raw.replace("{{", "{").replace("}}", "}")  # nothing to unescape
-    q = quote
+_NEWLINE_RE = re.compile(r"\r\n|\r")
+
+
+def fstring_text_value(raw_text: str, *, raw: bool, quote: str) -> str:
+    """The value of a literal text part of an f-string or of its format spec, ``raw_text`` as
+    written between replacement fields: ``{{``/``}}`` stand for braces, and the escapes are a
+    plain string literal's under the same prefix (none when ``raw``), so ``f"\\x41{x}"`` and
+    ``f"A{x}"``, or ``rf"\\d{x}"`` and ``f"\\\\d{x}"``, are equal while ``rf"\\n"`` and ``f"\\n"``
+    differ. Newlines are LF whatever the file's line endings, as in every Python string."""
+    text = raw_text.replace("{{", "{").replace("}}", "}")
+    if "\r" in text:
+        text = _NEWLINE_RE.sub("\n", text)
+    if raw or "\\" not in text:
+        return text
+    # Evaluated as the body of a plain literal with the f-string's own quotes (valid there by
+    # construction). A sentinel keeps a last backslash (``f"\\{x}"``: a literal backslash before
+    # the field) or a last quote of a triple-quoted string from touching the closing quote;
+    # "X" escapes nothing.
     try:
-        value = _quiet_literal_eval(prefix + q + raw.replace("{{", "{").replace("}}", "}") + q)
-    except (SyntaxError, ValueError):
-        # a backslash before the closing quote cannot occur in valid source; fall back to text
-        value = raw
-    if isinstance(value, bytes):
-        return value.decode("latin-1")
-    return value
+        value = _quiet_literal_eval(quote + resolve_names(text) + "X" + quote)
+    except (SyntaxError, ValueError) as exc:
+        raise CanonicalisationError(f"cannot evaluate f-string text {raw_text!r}: {exc}") from None
+    return value[:-1]  # type: ignore[no-any-return]
 
 
 def string_token_value(token: str) -> str | bytes:
@@ -446,7 +505,12 @@ def string_token_value(token: str) -> str | bytes:
     body = token[i + len(quote) : len(token) - len(quote)]
     if "b" not in prefix and "\r" not in body and ("r" in prefix or "\\" not in body):
         return body
-    return _quiet_literal_eval(token)
+    if "b" not in prefix and "r" not in prefix and "\\N{" in body:
+        token = token[:i] + quote + resolve_names(body) + quote  # names newer than this Python's
+    try:
+        return _quiet_literal_eval(token)  # type: ignore[no-any-return]
+    except (SyntaxError, ValueError) as exc:
+        raise CanonicalisationError(f"cannot evaluate string literal {token[:60]!r}: {exc}") from None
 
 
 def _quiet_literal_eval(token: str) -> Any:
@@ -462,12 +526,30 @@ def number_value(node: cst.BaseNumber) -> int | float | complex:
     return _eval(node)
 
 
+def int_decimal(token: str) -> str:
+    """The value of an integer literal token (``1_000``, ``0x3E8``, ``0o17``, ``0b1``) as decimal
+    digits, at any size: the canonical form of an integer, so that every spelling of one value is
+    equal. Python's int/str conversion limit (4,300 digits) is never hit: a decimal token needs no
+    conversion at all, and a large power-of-two-base value is printed through ``decimal``,
+    whose conversion has no such limit (and is not quadratic)."""
+    digits = token.replace("_", "")
+    if digits[:2].lower() in ("0x", "0o", "0b"):
+        value = int(digits, 0)  # power-of-two bases are exempt from the limit
+        return str(value) if value.bit_length() <= _SAFE_STR_BITS else str(decimal.Decimal(value))
+    return "0" if digits[0] == "0" else digits  # a decimal with leading zeros is only "0...0"
+
+
+# below this many bits str(int) has fewer digits than any int/str conversion limit Python allows
+_SAFE_STR_BITS = 2000
+
+
 def _eval(node: cst.BaseNumber) -> Any:
     token = node.value.replace("_", "")
     try:
         if type(node) is cst.Integer:
-            # int(x, 0) reads 0x/0o/0b prefixes; a decimal with leading zeros is only "0...0"
-            return int(token, 0) if not (len(token) > 1 and token[0] == "0" and token[1].isdigit()) else 0
+            if token[:2].lower() in ("0x", "0o", "0b"):
+                return int(token, 0)
+            return int(decimal.Decimal(int_decimal(token)))  # no int/str conversion limit
         if type(node) is cst.Float:
             return float(token)
         return complex(token)

@@ -34,6 +34,7 @@ from typing import Protocol, runtime_checkable
 from loom_runtime.files import Signature, current_signature, read_with_signature
 
 from .config import LoomConfig
+from .decoding import SourceDecodeError, decode_source
 
 __all__ = [
     "SourceTree",
@@ -89,29 +90,6 @@ class SourceReadError(OSError):
         self.strerror = reason  # what ``except OSError`` callers print
         self.rel = rel
         self.reason = reason
-
-
-class SourceDecodeError(ValueError):
-    def __init__(self, message: str, line: int = 1, column: int = 1) -> None:
-        super().__init__(message)
-        self.line = line
-        self.column = column
-
-
-def decode_source(data: bytes) -> str:
-    """UTF-8 with an optional BOM (PEP 3120). Line/column of the first bad byte on failure."""
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        offset = exc.start + (3 if data.startswith(b"\xef\xbb\xbf") else 0)
-        head = data[:offset]
-        line = head.count(b"\n") + 1
-        column = offset - head.rfind(b"\n")  # 1-based
-        raise SourceDecodeError(
-            f"not valid UTF-8 ({exc.reason}, byte 0x{data[offset]:02x}); save the file as UTF-8",
-            line,
-            column,
-        ) from None
 
 
 def is_excluded(rel_posix: str, patterns: Iterable[str]) -> bool:

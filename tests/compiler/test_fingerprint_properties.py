@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import warnings
 
 import libcst as cst
 from hypothesis import HealthCheck, given, settings
@@ -80,10 +81,23 @@ def _stmts(depth: int) -> st.SearchStrategy[list[str]]:
     return st.one_of(simple, compound)
 
 
+def _compiles(lines: list[str]) -> bool:
+    """Whether the running Python compiles the module: loom refuses what CPython refuses, and
+    before 3.12 an f-string may not hold a string in its own quotes (``f"{("")!r}"``)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            compile(module_source(lines), "m.py", "exec", dont_inherit=True)
+        except SyntaxError:
+            return False
+    return True
+
+
 BODIES = (
     st.lists(_stmts(2), min_size=1, max_size=3)
     .map(lambda groups: [line for g in groups for line in g])
     .filter(lambda lines: sum(map(len, lines)) < 1500)
+    .filter(_compiles)
 )
 
 

@@ -1,0 +1,60 @@
+"""``deep_stack``: calls run on a large-stack thread, errors come back, the recursion limit is
+raised only where that is safe and always restored."""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+import pytest
+
+from loom_compiler import deep_stack
+
+
+def _depth(n: int) -> int:
+    return 0 if n == 0 else 1 + _depth(n - 1)
+
+
+def test_a_call_returns_its_value_and_raises_its_error_in_the_caller() -> None:
+    assert deep_stack.call(lambda a, b: a + b, 2, 3) == 5
+    with pytest.raises(ZeroDivisionError):
+        deep_stack.call(lambda: 1 / 0)
+    assert threading.active_count() == 1  # no thread outlives its call
+
+
+def test_recursion_far_past_the_default_limit_runs_on_the_large_stack() -> None:
+    def deep() -> int:
+        with deep_stack.recursion_limit(deep_stack.RECURSION_LIMIT) as raised:
+            assert raised
+            return _depth(50_000)
+
+    before = sys.getrecursionlimit()
+    assert deep_stack.call(deep) == 50_000
+    assert sys.getrecursionlimit() == before
+    with pytest.raises(RecursionError):  # the caller's own stack keeps its limit
+        _depth(before + 10)
+
+
+def test_the_limit_is_left_alone_where_raising_it_is_unsafe() -> None:
+    before = sys.getrecursionlimit()
+    with deep_stack.recursion_limit(before * 10) as raised:  # the caller's small stack
+        assert not raised and sys.getrecursionlimit() == before
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        def under_other_thread() -> bool:
+            with deep_stack.recursion_limit(deep_stack.RECURSION_LIMIT) as raised:
+                return raised or sys.getrecursionlimit() != before
+
+        assert deep_stack.call(under_other_thread) is False
+    finally:
+        stop.set()
+        other.join()
+
+
+def test_nested_calls_run_inline() -> None:
+    def outer() -> str:
+        return deep_stack.call(lambda: threading.current_thread().name)
+
+    assert deep_stack.call(outer) == "loom-deep-stack"
