@@ -389,6 +389,9 @@ class _Writer:
         # literal text merged so that the spelling of the literal parts never matters
         parts: list[Any] = []
         self._collect_fparts(node, parts)
+        if all(isinstance(part, str) for part in parts):  # no replacement field: f"a" is "a"
+            self.out.append(_literal("".join(parts)))
+            return
         self.out.append('(fstr [')
         first = True
         for part in parts:

@@ -66,8 +66,8 @@ class Pair:
     name: str
     expect: str  # "equal" | "changed"
     rule: str  # the DESIGN §6 bullet
-    before: str
-    after: str
+    before: str | bytes  # text, or a file's bytes (fp_syntax_cases: encodings)
+    after: str | bytes
 
 
 BASE = module()

@@ -13,10 +13,14 @@ import pytest
 from loom_compiler import LoomConfig, fingerprint_module, fingerprint_project
 
 from fp_cases import PAIRS, Pair
+from fp_syntax_cases import SYNTAX_PAIRS
+
+ALL_PAIRS = PAIRS + SYNTAX_PAIRS
 
 
-def _code_hash(source: str, flow: str | None = None) -> str:
-    result = fingerprint_module(source.encode("utf-8"), module="shop.flows", path="shop/flows.py")
+def _code_hash(source: str | bytes, flow: str | None = None) -> str:
+    data = source.encode("utf-8") if isinstance(source, str) else source
+    result = fingerprint_module(data, module="shop.flows", path="shop/flows.py")
     assert not result.errors, result.errors
     flows = [f for f in result.flows if flow is None or f.flow_id == flow]
     assert len(flows) == 1, [f.flow_id for f in result.flows]
@@ -29,9 +33,10 @@ def test_pair_table_is_large_and_covers_both_directions() -> None:
     assert sum(p.expect == "equal" for p in PAIRS) >= 30
     assert sum(p.expect == "changed" for p in PAIRS) >= 30
     assert all(p.before != p.after for p in PAIRS)
+    assert len({p.name for p in ALL_PAIRS}) == len(ALL_PAIRS)
 
 
-@pytest.mark.parametrize("pair", PAIRS, ids=[p.name for p in PAIRS])
+@pytest.mark.parametrize("pair", ALL_PAIRS, ids=[p.name for p in ALL_PAIRS])
 def test_pair(pair: Pair) -> None:
     before, after = _code_hash(pair.before), _code_hash(pair.after)
     if pair.expect == "equal":
