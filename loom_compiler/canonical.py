@@ -1,4 +1,4 @@
-"""The ``loom-fp/1`` canonical serialisation of a libcst tree.
+"""The ``loom-fp/2`` canonical serialisation of a libcst tree.
 
 The canonical form is a small S-expression text that this module defines and owns:
 
@@ -8,9 +8,10 @@ The canonical form is a small S-expression text that this module defines and own
 * a string atom is JSON-encoded (``ensure_ascii``), so every token is unambiguous without a
   length prefix and the text is pure ASCII;
 * literals are written by VALUE and TYPE: ``(str "A")``, ``(bytes "41")`` (hex),
-  ``(int "1000")``, ``(float "0x1.0000000000000p+0")`` (``float.hex``, exact),
-  ``(complex "...")`` — so ``'x'``/``"x"``/``'''x'''``, ``"\\x41"``/``"A"``, implicit
-  concatenation and ``1_000``/``0x3E8`` are equal while ``1``/``1.0``/``True`` are not.
+  ``(int "1000")`` (decimal digits, any size), ``(float "0x1.0000000000000p+0")``
+  (``float.hex``, exact), ``(complex "...")`` — so ``'x'``/``"x"``/``'''x'''``,
+  ``"\\x41"``/``"A"``, implicit concatenation and ``1_000``/``0x3E8`` are equal while
+  ``1``/``1.0``/``True`` are not.
 
 Everything that is formatting is never written: whitespace, comments, blank lines, parentheses,
 commas, semicolons (``a; b`` is two statements of one block, exactly like two lines), the form of a
@@ -18,7 +19,29 @@ block (``if x: y`` vs an indented block). Docstrings (the first statement of a f
 body when it is a plain string expression) are dropped; inside a function body ``x: T = v`` is
 written exactly as ``x = v`` and a bare ``x: T`` is dropped (local annotations never run).
 Class-level annotations are kept: ``dataclass`` fields depend on them. Identifiers are NFKC
-normalised, as the Python tokenizer does.
+normalised, as the Python tokenizer does. That is the same on every supported Python: Unicode's
+normalization stability policy fixes the NFKC form of every assigned character, and CPython (whose
+check runs first, ``parsing``) refuses an identifier holding a character its own database does
+not know, so no two supported Pythons normalise an identifier they both accept differently.
+
+What changed from ``loom-fp/1``: each a place where a layout rule swallowed behaviour or a
+spelling was hashed instead of a value (issue 12, classes 7, 8, 11 and 13):
+
+* a subscript is written by what it indexes with: one element without a comma or a star is the
+  index itself, anything else the tuple display of its elements, so ``d[x]`` and ``d[x,]``
+  (a tuple) differ and ``d[x, 1]`` and ``d[(x, 1)]`` are equal (``loom-fp/1`` dropped the comma
+  as layout and wrote ``d[(x, 1)]`` as another shape);
+* f-string text parts, in the string and in format specs, are values under the f-string's own
+  prefix: ``rf"\\n"`` and ``f"\\n"`` differ, ``f"\\x41{x}"`` and ``f"A{x}"`` are equal, newlines are
+  LF whatever the file's line endings, text merges across implicit concatenation, and an
+  f-string without a field is its string; a ``{x=}`` field carries the text it prints;
+* integer literals of any size (the int/str conversion limit raised inside ``loom-fp/1``);
+* ``\\N{NAME}`` resolves through ``charnames``: the same on every supported Python.
+
+The value a literal stands for comes from the text CPython decodes (``decoding``: a PEP 263
+cookie is honoured), so the same bytes under two encodings are two values. The writer recurses
+once per tree level; ``analysis`` runs it on ``deep_stack``'s large stack, where every tree
+CPython accepts fits.
 
 Independence: the text depends only on the libcst tree, never on ``repr`` of libcst nodes, Python
 ``ast`` node layout, bytecode or set/dict iteration order; libcst parses with its own grammar, so
@@ -28,7 +51,8 @@ renames a field shows up as a failing golden test, never as a silent change).
 
 Rejected alternatives: ``ast.dump`` (node layout changes between Python versions, e.g. 3.8's
 ``Constant``), bytecode (changes every minor version), hashing ``Module.code`` after a
-reformatter (ties the scheme to the formatter's version).
+reformatter (ties the scheme to the formatter's version), and an iterative writer alone (the
+tree walks around it in ``scopes`` and libcst's parser recurse too: one large stack serves all).
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ from __future__ import annotations
 import codecs
 import re
 
-__all__ = ["SourceDecodeError", "decode_source", "source_encoding"]
+__all__ = ["SourceDecodeError", "decode_source", "line_column", "source_encoding"]
 
 _BOM = b"\xef\xbb\xbf"
 # the cookie: a comment that starts the line (after blanks), holding coding: or coding=
@@ -100,18 +100,28 @@ def source_encoding(data: bytes) -> tuple[str, int]:
     return (normal if normal in ("utf-8", "iso-8859-1") else info.name), start
 
 
+_NEWLINE_RE = re.compile(r"\r\n|\r|\n")
+
+
+def line_column(text: str, index: int) -> tuple[int, int]:
+    """1-based (line, column) of ``text[index]``: lines end at CR, LF or CRLF and columns count
+    characters, as CPython and editors count them."""
+    line, start = 1, 0
+    for match in _NEWLINE_RE.finditer(text, 0, index):
+        line, start = line + 1, match.end()
+    return line, index - start + 1
+
+
 def decode_source(data: bytes) -> str:
     """The text CPython reads from a module file's bytes. On failure, a ``SourceDecodeError`` at
-    the line and column (1-based, counted in the file's bytes) of the first byte that does not
-    decode."""
+    the line and column (1-based, in characters) of the first byte that does not decode."""
     encoding, start = source_encoding(data)
     try:
         return data[start:].decode(encoding)
     except UnicodeDecodeError as exc:
         offset = start + exc.start
-        head = data[:offset]
-        line = head.count(b"\n") + 1
-        column = offset - head.rfind(b"\n")  # 1-based
+        head = data[start:offset].decode(encoding, errors="replace")  # decodes: it precedes the error
+        line, column = line_column(head, len(head))
         what = "not valid UTF-8" if encoding == "utf-8" else f"not valid {encoding}, the declared encoding"
         advice = "save the file as UTF-8" if encoding == "utf-8" else "fix the bytes or the coding declaration"
         raise SourceDecodeError(

@@ -50,7 +50,7 @@ import libcst as cst
 
 from . import deep_stack
 from .charnames import patch_unknown_names
-from .decoding import SourceDecodeError, decode_source, source_encoding
+from .decoding import SourceDecodeError, decode_source, line_column, source_encoding
 from .model import SourceError
 
 try:
@@ -99,7 +99,7 @@ def parse_source(source: bytes | str, path: str) -> ParsedModule | SourceError:
         text = source[1:] if source.startswith("\ufeff") else source
         nul = text.find("\0")
         if nul >= 0:
-            line, column = _line_column(text, nul)
+            line, column = line_column(text, nul)
             return _nul_error(path, line, column)
     checked = _cpython_check(text, path)
     if isinstance(checked, SourceError):
@@ -210,7 +210,7 @@ def _nul_error_in_bytes(data: bytes, offset: int, path: str) -> SourceError:
         encoding, start = "utf-8", 0
     start = min(start, offset)
     head = data[start:offset].decode(encoding, errors="replace")
-    line, column = _line_column(head, len(head))
+    line, column = line_column(head, len(head))
     return _nul_error(path, line, column)
 
 
@@ -226,14 +226,6 @@ def _nul_error(path: str, line: int, column: int) -> SourceError:
 
 
 _NEWLINE_RE = re.compile(r"\r\n|\r|\n")
-
-
-def _line_column(text: str, index: int) -> tuple[int, int]:
-    """1-based (line, column) of ``text[index]``, lines ending at CR, LF or CRLF as in Python."""
-    line, start = 1, 0
-    for match in _NEWLINE_RE.finditer(text, 0, index):
-        line, start = line + 1, match.end()
-    return line, index - start + 1
 
 
 # ------------------------------------------------------------------------------ depth

@@ -1,4 +1,4 @@
-"""``DirectorySourceTree``: module names from package roots, exclusion, decoding."""
+"""``DirectorySourceTree``: module names from package roots, exclusion (decoding: ``test_decoding``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from loom_compiler import DirectorySourceTree, LoomConfig, SourceTree
-from loom_compiler.sources import SourceDecodeError, decode_source, is_excluded
+from loom_compiler.sources import is_excluded
 
 
 def _touch(root: Path, *rels: str) -> None:
@@ -56,13 +56,6 @@ def test_lookup_without_walking_matches_the_index(tmp_path: Path) -> None:
 )
 def test_exclude_globs(path: str, patterns: tuple[str, ...], excluded: bool) -> None:
     assert is_excluded(path, patterns) is excluded
-
-
-def test_decode_accepts_a_bom_and_locates_bad_bytes() -> None:
-    assert decode_source(b"\xef\xbb\xbfx = 1\n") == "x = 1\n"
-    with pytest.raises(SourceDecodeError, match="not valid UTF-8") as info:
-        decode_source(b"a = 1\nb = '\xff'\n")
-    assert (info.value.line, info.value.column) == (2, 6)  # 1-based: the byte after "b = '"
 
 
 MANIFEST = '{"flows": {}, "schema": "loom-manifest/1"}\n'
