@@ -264,3 +264,116 @@ def test_hashes_do_not_depend_on_pythonhashseed() -> None:
         outputs.append(json.loads(proc.stdout))
     assert outputs[0] == outputs[1] == outputs[2]
     assert outputs[0] == [code_hash(module_source(b)) for b in bodies]
+
+
+# --------------------------------------------------------------------------- real formatters
+# black and ruff format rewrite exactly what loom-fp/2 must see through: quotes and string
+# prefixes, hex escapes (lower-cased) and \N{} names (upper-cased), number spellings, redundant
+# parentheses, line splitting with magic trailing commas (inside subscripts too), spacing.
+
+FMT_ATOMS = st.one_of(
+    NAMES,
+    LITERALS,
+    st.sampled_from([
+        "0XAB", "0O17", "0B101", "1E5", "10J", "1_000_000", "0xdead_beef",
+        "'\\xAB'", "U'caf\\xe9'", "R'\\d+'", "b'\\x0A'", "'\\N{em dash}'", "'''a\\tb'''", "'it\\'s'", '"say \\"x\\""',
+    ]),
+)
+LONG_NAMES = st.sampled_from(["a_rather_long_argument_name", "another_fairly_long_name", "order"])
+
+
+def _fmt_expr() -> st.SearchStrategy[str]:
+    def extend(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+        return st.one_of(
+            st.tuples(inner, st.sampled_from(["+", "-", "*", "**", "<", "==", "and", "or", "in", "is not"]), inner).map(
+                lambda t: f"({t[0]} {t[1]} {t[2]})"
+            ),
+            st.tuples(NAMES, st.lists(inner, max_size=3)).map(lambda t: f"{t[0]}( {', '.join(t[1])} )"),
+            st.tuples(NAMES, st.lists(LONG_NAMES, min_size=3, max_size=4)).map(  # long: the formatters split it
+                lambda t: f"{t[0]}({', '.join(n + '_value=' + n for n in t[1])})"
+            ),
+            st.tuples(NAMES, inner).map(lambda t: f"{t[0]}[{t[1]}]"),
+            st.tuples(NAMES, inner, inner).map(lambda t: f"{t[0]}[{t[1]}, {t[2]}]"),
+            st.tuples(NAMES, inner, inner).map(lambda t: f"{t[0]}[({t[1]}, {t[2]})]"),
+            st.tuples(NAMES, inner).map(lambda t: f"{t[0]}[{t[1]},]"),
+            st.tuples(NAMES, inner, inner).map(lambda t: f"{t[0]}[{t[1]}:{t[2]}]"),
+            st.tuples(NAMES, st.lists(LONG_NAMES, min_size=3, max_size=4)).map(lambda t: f"{t[0]}[{', '.join(t[1])}]"),
+            st.lists(inner, max_size=3).map(lambda xs: "[" + ", ".join(xs) + "]"),
+            st.tuples(inner, inner).map(lambda t: "{" + f"{t[0]}: {t[1]}" + "}"),
+            st.tuples(inner, NAMES).map(lambda t: f"[{t[0]} for {t[1]} in order if {t[1]}]"),
+            inner.map(lambda e: f"(lambda x: {e})"),
+            st.tuples(NAMES, st.sampled_from(["", "!r", ":>10", "!r:>{a}", "=", " = "])).map(
+                lambda t: f"F'\\xAB{{{t[0]}{t[1]}}}\\N{{em dash}}'"
+            ),
+            st.tuples(NAMES, NAMES).map(lambda t: f"rf'\\d{{{t[0]}}}' f\"{{{t[1]}}}\\n\""),
+            inner.map(lambda e: f"(not {e})"),
+            inner.map(lambda e: f"( ( {e} ) )"),
+        )
+
+    return st.recursive(FMT_ATOMS, extend, max_leaves=5)
+
+
+FMT_EXPR = _fmt_expr()
+
+
+def _fmt_stmts(depth: int) -> st.SearchStrategy[list[str]]:
+    simple = st.one_of(
+        st.tuples(NAMES, FMT_EXPR).map(lambda t: [f"{t[0]} = {t[1]}"]),
+        st.tuples(NAMES, FMT_EXPR).map(lambda t: [f"{t[0]}[1, 2] = {t[1]}"]),
+        st.tuples(NAMES, FMT_EXPR).map(lambda t: [f"{t[0]} += {t[1]} ;  b = 1"]),
+        FMT_EXPR.map(lambda e: [f"return ({e})"]),
+        FMT_EXPR.map(lambda e: [f"print ( {e} )  # a comment"]),
+        NAMES.map(lambda n: [f"del ({n})"]),
+    )
+    if depth == 0:
+        return simple
+
+    def block(head: str) -> st.SearchStrategy[list[str]]:
+        return st.lists(_fmt_stmts(depth - 1), min_size=1, max_size=2).map(
+            lambda groups: [head] + ["  " + line for g in groups for line in g]
+        )
+
+    compound = st.one_of(
+        FMT_EXPR.flatmap(lambda e: block(f"if ({e}):")),
+        NAMES.flatmap(lambda n: block(f"for ({n}) in order:")),
+        FMT_EXPR.flatmap(lambda e: block(f"while {e} :")),
+    )
+    return st.one_of(simple, compound)
+
+
+FMT_BODIES = (
+    st.lists(_fmt_stmts(2), min_size=1, max_size=4)
+    .map(lambda groups: [line for g in groups for line in g])
+    .filter(lambda lines: sum(map(len, lines)) < 2500)
+    .filter(_compiles)
+)
+
+
+def _all_hashes(source: str) -> list[tuple[str, str]]:
+    result = fingerprint_module(source, all_functions=True)
+    assert not result.errors, result.errors
+    return sorted((f.function, f.code_hash) for f in result.flows)
+
+
+def _black(source: str) -> str:
+    import black
+
+    return black.format_str(source, mode=black.Mode())
+
+
+def _ruff(source: str) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-m", "ruff", "format", "--no-cache", "--isolated", "--stdin-filename", "m.py", "-"],
+        input=source, capture_output=True, text=True, check=True,
+    )
+    return proc.stdout
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(FMT_BODIES)
+def test_black_and_ruff_format_keep_every_hash(body: list[str]) -> None:
+    source = module_source(body)
+    expected = _all_hashes(source)
+    for name, formatter in (("black", _black), ("ruff format", _ruff)):
+        formatted = formatter(source)
+        assert _all_hashes(formatted) == expected, f"{name} changed a hash:\n{source}\n---\n{formatted}"
