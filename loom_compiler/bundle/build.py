@@ -704,9 +704,11 @@ def _process_pool(workers: int) -> ProcessPoolExecutor:
 
 def _can_fork() -> bool:
     import multiprocessing
-    import threading
 
-    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+    from .. import deep_stack
+
+    # an idle deep_stack worker does not count: it waits on its queue, and a fork stops it first
+    return "fork" in multiprocessing.get_all_start_methods() and not deep_stack.others_running()
 
 
 def _sorted_errors(errors: Iterable[SourceError]) -> list[SourceError]:

@@ -1,14 +1,20 @@
-"""``deep_stack``: calls run on a large-stack thread, errors come back, the recursion limit is
-raised only where that is safe and always restored."""
+"""``deep_stack``: calls run on a large-stack worker thread, errors come back, the recursion limit
+is raised only where that is safe and always restored, and a fork leaves no thread behind."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
+import textwrap
 import threading
+from pathlib import Path
 
 import pytest
 
 from loom_compiler import deep_stack
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _depth(n: int) -> int:
@@ -19,7 +25,34 @@ def test_a_call_returns_its_value_and_raises_its_error_in_the_caller() -> None:
     assert deep_stack.call(lambda a, b: a + b, 2, 3) == 5
     with pytest.raises(ZeroDivisionError):
         deep_stack.call(lambda: 1 / 0)
-    assert threading.active_count() == 1  # no thread outlives its call
+    assert deep_stack.call(lambda: threading.current_thread().name) == "loom-deep-stack"
+    assert not deep_stack.others_running()  # the idle worker does not count
+
+
+FORK = textwrap.dedent(
+    """
+    import os, sys, threading, warnings
+    sys.path.insert(0, sys.argv[1])
+    warnings.simplefilter("error")  # 3.12+ warns about a fork with threads alive
+    from loom_compiler import analyse_module
+    assert not isinstance(analyse_module("x = 1\\n", module="m", path="m.py"), Exception)
+    assert threading.active_count() == 2  # the worker
+    pid = os.fork()
+    if pid == 0:
+        ok = threading.active_count() == 1 and analyse_module("y = 2\\n", module="m", path="m.py").units
+        os._exit(0 if ok else 3)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert analyse_module("z = 3\\n", module="m", path="m.py").units  # a new worker in the parent
+    print("ok")
+    """
+)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_fork_stops_the_worker_first_and_both_sides_go_on() -> None:
+    proc = subprocess.run([sys.executable, "-c", FORK, str(ROOT)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
 
 
 def test_recursion_far_past_the_default_limit_runs_on_the_large_stack() -> None:
