@@ -1,0 +1,112 @@
+"""Chunks of the adversarial projects (``fp2_cases_adversarial.CHUNK_CASES``) run exactly what the
+live modules ran: each project is built with the real ``loom build``; in one fresh interpreter every
+chunk is loaded through the registry and its flow called, in another every live flow module is
+imported and called with the same input. A flow that raises is compared by the exception type
+name the journal records for it (``loom_runtime.run.qualname``) and its message.
+
+A case naming a TEAM.md ``finding`` is a strict xfail (see ``test_fp2_adversarial_pairs``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from loom_compiler import LoomConfig
+from loom_compiler.bundle.build import build_project
+
+from fp2_cases_adversarial import CHUNK_CASES, ChunkCase
+
+HARNESS = '''
+import importlib, json, sys
+from pathlib import Path
+from loom_runtime.run import qualname
+
+class Ctx:
+    def execute(self, step_id, fn, *args, **kwargs):
+        return fn(*args, **kwargs)
+
+def call(fn, function, ns, order):
+    if "." in function:
+        return fn(ns[function.split(".")[0]](), Ctx(), order)
+    return fn(Ctx(), order)
+
+cases = json.loads(sys.argv[1])
+mode = sys.argv[2]
+out = {}
+for name, root, flow_id, function, module, order in cases:
+    try:
+        if mode == "chunk":
+            from loom_runtime.registry import Registry
+            registry = Registry.from_manifest(str(Path(root) / "build/loom/manifest.json"))
+            (version,) = registry.versions(flow_id)
+            fn = version.runner()
+            value = call(fn, function, fn.__globals__, order)
+        else:
+            for m in [m for m in sys.modules if m == "shop" or m.startswith("shop.")]:
+                del sys.modules[m]
+            sys.path.insert(0, root)
+            try:
+                mod = importlib.import_module(module)
+            finally:
+                sys.path.remove(root)
+            obj = mod
+            for part in function.split("."):
+                obj = getattr(obj, part)
+            value = call(obj, function, vars(mod), order)
+        out[name] = repr(value)
+    except Exception as exc:  # a case's failure is its result, as the journal records it
+        out[name] = f"raised {qualname(type(exc))}: {exc}"
+out["<first-party modules imported>"] = sorted(m for m in sys.modules if m == "shop" or m.startswith("shop."))
+print(json.dumps(out))
+'''
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+
+
+def _run(mode: str, cases: list, cwd: Path) -> dict:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(HARNESS), json.dumps(cases), mode],
+                          cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, str]]:
+    """case name -> (chunk result, live result); every chunk ran on bundled first-party code only."""
+    tmp = tmp_path_factory.mktemp("adversarial_chunks")
+    runs = []
+    for i, case in enumerate(CHUNK_CASES):
+        root = tmp / f"{i:03d}"
+        _write(root, case.files)
+        report = build_project(LoomConfig(root=root, packages=("shop",)))
+        assert report.ok, (case.name, [str(e) for e in report.errors])
+        (fp,) = [f for f in report.flows if f.flow_id == case.flow_id]
+        runs.append([case.name, str(root), case.flow_id, fp.function, fp.module, case.order])
+    chunk = _run("chunk", runs, tmp)
+    live = _run("live", runs, tmp)
+    assert chunk.pop("<first-party modules imported>") == []
+    live.pop("<first-party modules imported>")
+    return {name: (chunk[name], live[name]) for name in live}
+
+
+def _param(case: ChunkCase):  # noqa: ANN202
+    marks = [pytest.mark.xfail(strict=True, reason=f"TEAM.md breaker finding {case.finding}")] if case.finding else []
+    return pytest.param(case, id=case.name, marks=marks)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", [_param(c) for c in CHUNK_CASES])
+def test_chunk_runs_what_the_live_module_ran(results: dict[str, tuple[str, str]], case: ChunkCase) -> None:
+    chunk, live = results[case.name]
+    assert chunk == live
