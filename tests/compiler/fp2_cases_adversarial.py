@@ -169,13 +169,13 @@ def _pairs() -> list[ProjectPair]:
     k = "held: imports"
     pkg = {"shop/__init__.py": "", "shop/sub/__init__.py": "", "shop/sub/deep/__init__.py": "", "shop/pricing.py": PRICING}
     for name, path, text in [
-        ("relative-import-three-levels", "shop/sub/deep/flows.py", flow("return discount(o)", "from ...pricing import discount\n")),
-        ("relative-import-of-a-module-two-levels", "shop/sub/flows.py", flow("return pricing.discount(o)", "from .. import pricing\n")),
+        ("relative-import-three-levels", "shop/sub/deep/helpers.py",
+         "from ...pricing import discount\n\n\ndef helper(x):\n    return discount(x)\n"),
+        ("relative-import-of-a-module-two-levels", "shop/sub/deep/helpers.py",
+         "from ... import pricing\n\n\ndef helper(x):\n    return pricing.discount(x)\n"),
     ]:
-        base = {**pkg, path: text}
-        pair = C(name, k, base, edit(base, "shop/pricing.py", "0.1", "0.2"))
-        pairs.append(ProjectPair(pair.name, pair.expect, pair.klass, pair.before, pair.after,
-                                 flow_module=path[:-3].replace("/", ".")))
+        base = {**pkg, path: text, "shop/flows.py": flow("return helper(o)", "from .sub.deep.helpers import helper\n")}
+        add(C(name, k, base, edit(base, "shop/pricing.py", "0.1", "0.2")))
     base = {"shop/__init__.py": "", "shop/flows.py": flow("return helper(o)", "from shop.ns.mod import helper\n"),
             "shop/ns/mod.py": "def helper(x):\n    return x\n"}
     add(C("namespace-subpackage-without-init", k, base, edit(base, "shop/ns/mod.py", "return x", "return -x")))
