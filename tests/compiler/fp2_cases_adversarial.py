@@ -194,6 +194,107 @@ def _pairs() -> list[ProjectPair]:
         ("async-comprehension", "return [x for x in o]", "return [x async for x in o]"),
     ]:
         add(C(name, k, project(flow(old, signature=sig)), project(flow(new, signature=sig))))
+
+    # -------------------------------------------------- B11: class-body statements with effects on the flow's class
+    k = "method flows: class body effects"
+    field = "class Field:\n    def __set_name__(self, owner, name):\n        owner.rate = 1\n"
+    base = project(method_flow("    f = Field()\n", "return self.rate", head="from shop.desc import Field\n"), desc=field)
+    add(C("set-name-of-an-unread-class-attribute", k, base, edit(base, "shop/desc.py", "= 1", "= 2"), "B11"))
+
+    # -------------------------------------------------- B12: a first-party import with no source
+    k = "module lookup: no source"
+    base = project(flow("from shop.alias import f\nreturn f(o)", "import shop.setup\n"),
+                   setup="import sys\n\nfrom shop import real\n\nsys.modules['shop.alias'] = real\n", real="def f(x):\n    return x\n")
+    add(C("sys-modules-alias-of-a-first-party-module", k, base, edit(base, "shop/real.py", "return x", "return -x"), "B12"))
+
+    # -------------------------------------------------- held: method flows
+    k = "held: method flows"
+    mixin = "class Mixin:\n    def helper(self, x):\n        return x\n\n    def other(self):\n        return 0\n"
+    base = project(method_flow("    pass\n", "return self.helper(o)", head="from shop.mixin import Mixin\n", bases="(Mixin)"), mixin=mixin)
+    add(C("mixin-method-edited", k, base, edit(base, "shop/mixin.py", "return x", "return -x")))
+    add(C("override-added-in-own-class", k, base,
+          edit(base, "shop/flows.py", "    pass\n", "    def helper(self, x):\n        return 2 * x\n")))
+    base = project(method_flow("    def price(self, x):\n        return super().price(x) + 1\n", "return self.price(o)",
+                               head="from shop.base import Base\n", bases="(Base)"), base="class Base:\n    def price(self, x):\n        return x\n")
+    add(C("super-method-edited", k, base, edit(base, "shop/base.py", "return x", "return -x")))
+    for name, members, body, old, new in [
+        ("property-edited", "    @property\n    def rate(self):\n        return 1\n", "return self.rate", "return 1", "return 2"),
+        ("property-setter-edited", "    @property\n    def rate(self):\n        return self._r\n\n    @rate.setter\n"
+         "    def rate(self, v):\n        self._r = v\n", "self.rate = o\nreturn self.rate", "self._r = v\n", "self._r = v * 2\n"),
+        ("classmethod-reads-class-attribute", "    @classmethod\n    def make(cls):\n        return cls.K\n\n    K = 1\n",
+         "return self.make()", "K = 1", "K = 2"),
+        ("staticmethod-edited", "    @staticmethod\n    def make():\n        return 1\n", "return self.make()", "return 1", "return 2"),
+        ("own-class-named-call", "    @staticmethod\n    def make():\n        return 1\n", "return Checkout.make()", "return 1", "return 2"),
+        ("init-helper-sets-attribute", "    def __init__(self):\n        self._setup()\n\n    def _setup(self):\n        self.rate = 1\n",
+         "return self.rate", "rate = 1", "rate = 2"),
+        ("class-attribute-lambda", "    fee = lambda self, x: x + 1\n", "return self.fee(o)", "x + 1", "x + 2"),
+        ("nested-class-edited", "    class Inner:\n        K = 1\n", "return self.Inner.K", "K = 1", "K = 2"),
+        ("self-dict-widens", "    K = 1\n\n    def x(self):\n        return 0\n", "return self.__dict__", "return 0", "return 1"),
+    ]:
+        base = project(method_flow(members, body))
+        add(C(name, k, base, edit(base, "shop/flows.py", old, new)))
+    meta = "\n\nclass Meta(type):\n    def __call__(cls, *a):\n        obj = super().__call__(*a)\n        obj.rate = 1\n        return obj\n"
+    base = project(method_flow("    pass\n", "return self.rate", head=meta, bases="(metaclass=Meta)"))
+    add(C("flow-class-metaclass-edited", k, base, edit(base, "shop/flows.py", "rate = 1", "rate = 2")))
+    base = project(method_flow("    pass\n", "return self.rate", head="from shop.base import Base\n", bases="(Base)"),
+                   base="class Base:\n    def __init_subclass__(cls, **kw):\n        cls.rate = 1\n")
+    add(C("init-subclass-of-the-base-edited", k, base, edit(base, "shop/base.py", "= 1", "= 2")))
+    base = project(method_flow("    rate = Rate()\n", "return self.rate", head="from shop.desc import Rate\n"),
+                   desc="class Rate:\n    def __get__(self, obj, owner):\n        return 1\n")
+    add(C("descriptor-get-edited", k, base, edit(base, "shop/desc.py", "return 1", "return 2")))
+    dc = method_flow("    a: int = 1\n    b: int = 2\n", "return self.a", head="from dataclasses import dataclass\n")
+    base = project(dc.replace("class Checkout", "@dataclass\nclass Checkout"))
+    add(C("dataclass-flow-class-unread-field-loses-its-default", k, base, edit(base, "shop/flows.py", "b: int = 2", "b: int")))
+    base = project(method_flow("    rate = 1\n", "return self.rate") + "\n\nsetattr(Checkout, 'rate', 5)\n")
+    add(C("setattr-on-the-flow-class-at-module-level", k, base, edit(base, "shop/flows.py", "'rate', 5", "'rate', 6")))
+    base = project(method_flow("    def a(self):\n        return 1\n\n    def b(self):\n        return 1\n", "return self.a()"))
+    add(E("unreached-method-edited", k, base, edit(base, "shop/flows.py", "return 1\n\n    @flow", "return 2\n\n    @flow")))
+    add(E("class-docstring-added", k, base, edit(base, "shop/flows.py", "class Checkout:\n", 'class Checkout:\n    """Doc."""\n\n')))
+
+    # -------------------------------------------------- held: module-level Python
+    k = "held: module-level Python"
+    deco = ("import functools\n\n\ndef retry(n):\n    def d(f):\n        @functools.wraps(f)\n        def w(*a):\n"
+            "            return f(*a) + n\n        return w\n    return d\n")
+    base = project(flow("return helper(o)", "from shop.h import helper\n"), deco=deco,
+                   h="from shop.deco import retry\n\n\n@retry(1)\ndef helper(x):\n    return x\n")
+    add(C("wrapping-decorator-argument", k, base, edit(base, "shop/h.py", "retry(1)", "retry(2)")))
+    add(C("wrapping-decorator-body", k, base, edit(base, "shop/deco.py", "+ n", "- n")))
+    for name, text, old, new in [
+        ("default-argument-mutated-later", "CFG = {'a': 1}\n\n\ndef helper(c=CFG):\n    return c['a']\n\n\nCFG['a'] = 2\n", "= 2", "= 3"),
+        ("default-argument-captures-an-earlier-binding", "LIMIT = 1\n\n\ndef helper(c=LIMIT):\n    return c\n\n\nLIMIT = 2\n", "= 1", "= 5"),
+        ("global-written-by-a-called-helper", "STATE = 0\n\n\ndef helper():\n    bump()\n    return STATE\n\n\ndef bump():\n"
+         "    global STATE\n    STATE += 1\n", "+= 1", "+= 2"),
+        ("conditional-definitions", "import sys\n\nif sys.version_info > (3,):\n    def helper():\n        return 1\nelse:\n"
+         "    def helper():\n        return 0\n", "return 1", "return 2"),
+        ("decorator-order", "def a(f):\n    return lambda: f() + 1\n\n\ndef b(f):\n    return lambda: f() * 2\n\n\n@a\n@b\n"
+         "def helper():\n    return 1\n", "@a\n@b", "@b\n@a"),
+    ]:
+        base = project(flow("return helper()", "from shop.h import helper\n"), h=text)
+        add(C(name, k, base, edit(base, "shop/h.py", old, new)))
+    base = project(flow("return FNS[0]()", "from shop.h import FNS\n"), h="FNS = []\nfor i in range(2):\n    FNS.append(lambda i=i: i)\n")
+    add(C("loop-built-closures", k, base, edit(base, "shop/h.py", "range(2)", "range(1, 3)")))
+    base = project(flow("return helper(o)", "from shop.h import helper\n"), cfg="FAST = True\n",
+                   h="from shop.cfg import FAST\n\nif FAST:\n    def helper(x):\n        return 1\nelse:\n    def helper(x):\n        return 2\n")
+    add(C("definition-chosen-by-an-imported-flag", k, base, edit(base, "shop/cfg.py", "True", "False")))
+    fallback = "try:\n    from shop.fast import f\nexcept ImportError:\n    def f(x):\n        return 0\n"
+    base = project(flow("return f(o)", fallback), fast="def f(x):\n    return x\n")
+    add(C("import-error-fallback-edited", k, base, edit(base, "shop/flows.py", "return 0", "return 1")))
+    add(C("import-error-fallback-target-deleted", k, base, {p: t for p, t in base.items() if p != "shop/fast.py"}))
+    for name, cfg, fill, old, new in [
+        ("first-party-function-mutates-its-argument", "from shop.fill import fill\n\nCFG = {}\nfill(CFG)\n",
+         "def fill(d):\n    d['a'] = 1\n", "= 1", "= 2"),
+        ("first-party-method-mutates-its-argument", "from shop.fill import Filler\n\nCFG = {}\nFiller().fill(CFG)\n",
+         "class Filler:\n    def fill(self, d):\n        d['a'] = 1\n", "= 1", "= 2"),
+        ("value-built-by-a-first-party-function", "from shop.fill import fill\n\nCFG = fill({})\n",
+         "def fill(d):\n    d['a'] = 1\n    return d\n", "= 1", "= 2"),
+    ]:
+        base = project(flow("return CFG['a']", "from shop.cfg import CFG\n"), cfg=cfg, fill=fill)
+        add(C(name, k, base, edit(base, "shop/fill.py", old, new)))
+    base = project(flow("return len(o)", "from shop.compat import *\n"), compat="def len(x):\n    return 1\n")
+    add(C("star-import-binds-a-builtin-name", k, base, edit(base, "shop/compat.py", "return 1", "return 2")))
+    base = project(flow("x: Model = o\nreturn x", "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from shop.m import Model\n"),
+                   m="class Model:\n    K = 1\n")
+    add(E("type-checking-import-only-in-a-local-annotation", k, base, edit(base, "shop/m.py", "K = 1", "K = 2")))
     return pairs
 
 
@@ -233,6 +334,52 @@ def _chunk_cases() -> list[ChunkCase]:
                                                models="from typing import NamedTuple\n\n\nclass P(NamedTuple):\n    a: int\n    b: int = 0\n"), 0))
     add(ChunkCase("get-type-hints", project(flow("import typing\nreturn str(typing.get_type_hints(helper))", "from shop.models import helper\n"),
                                             models="def helper(x: int) -> str:\n    return x\n"), 0))
+    # B13: an imported first-party callable used by a module-level decorator or call
+    log = "def log(f):\n    f.v = 1\n    return f\n"
+    add(ChunkCase("imported-decorator-on-a-helper", project(flow("return helper(o)", "from shop.h import helper\n"), deco=log,
+                                                            h="from shop.deco import log\n\n\n@log\ndef helper(x):\n    return x\n"), 3, "B13"))
+    add(ChunkCase("imported-decorator-factory-with-wraps", project(
+        flow("return helper(o)", "from shop.h import helper\n"),
+        deco="import functools\n\n\ndef retry(n):\n    def d(f):\n        @functools.wraps(f)\n        def w(*a):\n"
+             "            return f(*a) + n\n        return w\n    return d\n",
+        h="from shop.deco import retry\n\n\n@retry(1)\ndef helper(x):\n    return x\n"), 3, "B13"))
+    add(ChunkCase("imported-class-decorator", project(flow("return K.v", "from shop.h import K\n"), deco=log,
+                                                      h="from shop.deco import log\n\n\n@log\nclass K:\n    pass\n"), 3, "B13"))
+    add(ChunkCase("imported-function-called-at-module-level", project(
+        flow("return T", "from shop.h import T\n"), deco="def reg(t):\n    t.append(1)\n",
+        h="from shop.deco import reg\n\nT = []\nreg(T)\n"), 3, "B13"))
+    add(ChunkCase("decorator-through-a-module-attribute", project(flow("return helper(o)", "from shop.h import helper\n"), deco=log,
+                                                                  h="from shop import deco\n\n\n@deco.log\ndef helper(x):\n    return x\n"), 3))
+    # B11: a class-body statement the flow does not reach by name
+    add(ChunkCase("set-name-of-an-unread-class-attribute", project(
+        method_flow("    f = Field()\n", "return self.rate", head="from shop.desc import Field\n"),
+        desc="class Field:\n    def __set_name__(self, owner, name):\n        owner.rate = 1\n"), 0, "B11"))
+    # held: method flow shapes and module-level Python
+    add(ChunkCase("mixin-and-super", project(
+        method_flow("    def price(self, x):\n        return super().price(x) + 1\n", "return self.price(o), self.helper(o)",
+                    head="from shop.base import Base\n", bases="(Base)"),
+        base="class Mixin:\n    def helper(self, x):\n        return -x\n\n\nclass Base(Mixin):\n    def price(self, x):\n        return x\n"), 3))
+    add(ChunkCase("property-setter-and-init-helper", project(method_flow(
+        "    def __init__(self):\n        self._setup()\n\n    def _setup(self):\n        self._r = 1\n\n    @property\n"
+        "    def rate(self):\n        return self._r\n\n    @rate.setter\n    def rate(self, v):\n        self._r = v * 2\n",
+        "before = self.rate\nself.rate = o\nreturn before, self.rate")), 3))
+    add(ChunkCase("metaclass-and-init-subclass", project(
+        method_flow("    pass\n", "return self.rate, self.kind", head="from shop.base import Base\n", bases="(Base)"),
+        base="class Meta(type):\n    def __call__(cls, *a):\n        obj = super().__call__(*a)\n        obj.rate = 1\n        return obj\n\n\n"
+             "class Base(metaclass=Meta):\n    def __init_subclass__(cls, **kw):\n        cls.kind = 'sub'\n"), 0))
+    add(ChunkCase("descriptor-and-dataclass-flow-class", project(
+        method_flow("    a: int = 1\n    rate = Rate()\n", "return self.a, self.rate",
+                    head="from dataclasses import dataclass\nfrom shop.desc import Rate\n").replace("class Checkout", "@dataclass\nclass Checkout"),
+        desc="class Rate:\n    def __get__(self, obj, owner):\n        return 7\n"), 0))
+    add(ChunkCase("loop-built-closures-and-mutating-calls", project(
+        flow("return FNS[1](), CFG['a']", "from shop.h import FNS\nfrom shop.cfg import CFG\n"),
+        h="FNS = []\nfor i in range(2):\n    FNS.append(lambda i=i: i)\n",
+        cfg="from shop.fill import Filler\n\nCFG = {}\nFiller().fill(CFG)\n", fill="class Filler:\n    def fill(self, d):\n        d['a'] = 1\n"), 0))
+    add(ChunkCase("global-written-by-a-called-helper", project(
+        flow("return helper(), helper()", "from shop.h import helper\n"),
+        h="STATE = 0\n\n\ndef helper():\n    bump()\n    return STATE\n\n\ndef bump():\n    global STATE\n    STATE += 1\n"), 0))
+    add(ChunkCase("import-error-fallback", project(
+        flow("return f(o)", "try:\n    from shop.missing import f\nexcept ImportError:\n    def f(x):\n        return -x\n")), 3))
     return cases
 
 
