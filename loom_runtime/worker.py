@@ -40,7 +40,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
-from .errors import JournalError, LoomError
+from .errors import ExecutionStateError, JournalError, LoomError
 from .handles import Handle
 from .journal import events as ev
 from .port import StorePort
@@ -131,9 +131,8 @@ class Worker:
                     self._idle()
         finally:
             self.draining.set()  # drives in progress stop before their next step
-            pool.shutdown(wait=True)
-            self.rt._leases.release_all()
-            restore()
+            pool.shutdown(wait=True)  # each drive released its own lease (not the leases of other
+            restore()                 # drives the same Runtime may be running for its caller)
             self._event({"event": "stopped", "driven": self.driven})
         return self.driven
 
@@ -185,6 +184,8 @@ class Worker:
                 handle = rt._drive_chain(execution_id, port=self.port)
         except WorkerStopping as exc:
             error = str(exc)
+        except ExecutionStateError:  # the timer was answered since the listing: not ours to report
+            return
         except LoomError as exc:  # a refusal, a mismatch, a stale lease: reported, the loop goes on
             handle = rt._error_handle(execution_id, exc)
             error = f"{type(exc).__name__}: {exc}"
@@ -195,9 +196,9 @@ class Worker:
             rt._leases.release(execution_id)
             with self._lock:
                 self._busy.discard(execution_id)
+                self.driven += 1
             self._slots.release()
             self.rt._wake.set()
-        self.driven += 1
         self._event({
             "event": "drive", "executionId": execution_id,
             "flowId": handle.flow_id if handle is not None else None,
