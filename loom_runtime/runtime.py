@@ -162,6 +162,7 @@ class Runtime(AsyncForms):
         The execution is created unleased, so any worker serving this journal (``serve``,
         ``loom worker``) may take it at once; on PostgreSQL idle workers are notified."""
         eid, _started = self._new_execution(flow_id, input, execution_id, blocking=False, leased=False)
+        self._judged.discard(eid)  # no drive follows here: a worker judges it (the set must not grow)
         self._wake.set()
         return eid
 

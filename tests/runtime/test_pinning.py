@@ -151,3 +151,14 @@ def test_the_strict_stale_manifest_error_says_it_refuses():
 
 def test_registry_from_manifest_strict_is_independent_of_the_runtime():
     assert Registry(strict=True).strict and not Runtime(registry=Registry()).strict
+
+
+def test_submitted_executions_are_judged_when_a_worker_drives_them_and_leave_no_state_behind():
+    rt = Runtime()
+    rt.register(_gate_flow())
+    with pytest.warns(UnpinnedExecutionWarning):
+        ids = [rt.submit("order", None) for _ in range(3)]
+    assert rt._judged == set()  # a submit-only process does not accumulate ids
+    with pytest.warns(UnpinnedExecutionWarning, match="recorded no codeHash when it started"):
+        rt.recover()
+    assert {rt.journal.summary(i).status for i in ids} == {"suspended"}
