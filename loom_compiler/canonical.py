@@ -576,7 +576,8 @@ def _eval(node: cst.BaseNumber) -> Any:
         if type(node) is cst.Integer:
             if token[:2].lower() in ("0x", "0o", "0b"):
                 return int(token, 0)
-            return int(decimal.Decimal(int_decimal(token)))  # no int/str conversion limit
+            digits = int_decimal(token)
+            return int(digits) if len(digits) < 600 else int(decimal.Decimal(digits))  # no conversion limit
         if type(node) is cst.Float:
             return float(token)
         return complex(token)

@@ -13,8 +13,8 @@ Order, and why:
    limit (about 3,000), inputs on which libcst took minutes, raised ``KeyError`` or crashed.
    The recursion limit is 1,000 (CPython's default) while it compiles, so which files pass does
    not depend on a limit some caller raised. An over-deep input has no position in CPython's
-   error (``RecursionError``, ``MemoryError``): the statement is found by compiling each
-   top-level statement alone, and its longest logical line is reported.
+   error (``RecursionError``, ``MemoryError``): the statement is found by compiling statements
+   alone, top-level ones first and then down into the one that fails (``_deep_statement``).
 3. **Chains CPython keeps flat** but libcst nests one level per link (``a and b and ...``,
    ``import a.b.c...``) are checked against ``MAX_CHAIN`` on CPython's tree (only when a
    cheap count says a chain that long can exist), so libcst's native parser stays within the
@@ -70,10 +70,13 @@ __all__ = [
     "too_deep_error",
 ]
 
-#: the longest ``and``/``or`` chain or dotted import name loom fingerprints (libcst nests each link)
+#: the most ``and``/``or`` operands in one chain, or parts in one dotted import, loom fingerprints:
+#: CPython keeps such chains flat, libcst nests one level per part (20,000 parse in well under
+#: the worker's stack; 100,000 still did, 10,000 overflowed the 8 MiB main-thread stack)
 MAX_CHAIN = 20_000
 _CPYTHON_DEFAULT_RECURSION_LIMIT = 1000
 _PYTHON = f"{sys.version_info[0]}.{sys.version_info[1]}"
+_NEWLINE_RE = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,14 +228,13 @@ def _nul_error(path: str, line: int, column: int) -> SourceError:
     )
 
 
-_NEWLINE_RE = re.compile(r"\r\n|\r|\n")
-
-
 # ------------------------------------------------------------------------------ depth
 
 
 def _overlong_chain(text: str, syntax: ast.Module | None, path: str) -> SourceError | None:
-    """The first ``and``/``or`` chain or dotted import longer than ``MAX_CHAIN``, as an error."""
+    """The first ``and``/``or`` chain or dotted import longer than ``MAX_CHAIN``, as an error.
+    Without CPython's tree (its AST limit is one level below its compiler's on 3.12+) nothing is
+    checked: libcst's parse of such a chain still fits the worker's stack up to about 100,000."""
     if syntax is None:
         return None
     # each part past the first needs an ``and``/``or`` keyword or a dot: fewer in the text, no chain

@@ -73,3 +73,20 @@ def test_invalid_utf_8_in_a_comment_is_refused_though_cpythons_import_takes_it()
 
 def test_sources_keeps_its_names() -> None:
     assert reexported is decode_source and ReExported is SourceDecodeError
+
+
+def test_a_latin_1_module_builds_and_its_chunk_holds_the_same_strings(tmp_path) -> None:
+    import runpy
+
+    from loom_compiler.bundle.build import build_project
+    from loom_compiler.config import load_config
+
+    (tmp_path / "shop").mkdir()
+    (tmp_path / "pyproject.toml").write_text('[tool.loom]\npackages = ["shop"]\n')
+    (tmp_path / "shop" / "__init__.py").write_text("")
+    flows = '# -*- coding: latin-1 -*-\nfrom loom_runtime import flow\n\nGREETING = "café"\n\n\n@flow("greet")\ndef greet(ctx):\n    return GREETING\n'
+    (tmp_path / "shop" / "flows.py").write_bytes(flows.encode("latin-1"))
+    report = build_project(load_config(tmp_path))
+    assert report.ok, report.errors
+    (chunk,) = (tmp_path / "build" / "loom" / "chunks").rglob("*.py")
+    assert runpy.run_path(str(chunk))["GREETING"] == "café"  # the chunk is UTF-8 text of the same value

@@ -9,6 +9,7 @@ timeout catches a parse that takes minutes.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -289,3 +290,27 @@ def test_unvalidated_parse_is_taken_only_when_safe_and_always_undone(monkeypatch
     monkeypatch.setattr(cst.CSTNode, "__post_init__", post_init)
     assert parsing.parse_module_unvalidated("x = 1\n").code == "x = 1\n"
     assert seen.pop() is post_init and "Name" in built
+
+
+@pytest.mark.slow
+def test_a_project_whose_helper_nests_deeply_builds_and_its_chunk_compiles(tmp_path: Path) -> None:
+    # on main: a SIGSEGV for the `and` chain, "no source text" for the helper's chunk unit
+    (tmp_path / "shop").mkdir()
+    (tmp_path / "pyproject.toml").write_text('[tool.loom]\npackages = ["shop"]\n')
+    (tmp_path / "shop" / "__init__.py").write_text("")
+    (tmp_path / "shop" / "flows.py").write_text(
+        'from loom_runtime import flow\nfrom shop.helpers import deep, chain\n\n\n@flow("f")\n'
+        "def f(ctx, d):\n    return deep(d), chain(d)\n"
+    )
+    (tmp_path / "shop" / "helpers.py").write_text(
+        "def deep(d):\n    return d" + ".real" * 1500 + "\n\n\ndef chain(a):\n    return " + " and ".join(["a"] * 10_000) + "\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "loom_compiler", "build"], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (chunk,) = (tmp_path / "build" / "loom" / "chunks").rglob("*.py")
+    text = chunk.read_text(encoding="utf-8")
+    assert ".real" * 1500 in text and text.count(" and a") == 9_999
+    compile(text, str(chunk), "exec")
