@@ -204,3 +204,21 @@ def test_a_pathological_payload_row_is_a_journal_error_naming_execution_and_even
                      ('{"stepId": "a", "result": ' + "9" * 5000 + "}",))
     with pytest.raises(JournalError, match=r"execution `e1` event 2: stored payload is .*integer of more than 4300 digits"):
         store.read("e1")
+
+
+@pytest.mark.postgres
+def test_opening_a_newer_schema_journal_creates_and_alters_nothing(postgres_schema):
+    """Refused before any DDL: a newer loom's journal (its tables not ours) keeps exactly its tables."""
+    import psycopg
+
+    with psycopg.connect(postgres_schema.dsn, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{postgres_schema.name}"')
+        conn.execute(f'CREATE TABLE "{postgres_schema.name}".loom_meta (key text PRIMARY KEY, value text NOT NULL)')
+        conn.execute(f'INSERT INTO "{postgres_schema.name}".loom_meta VALUES (%s, %s), (%s, %s)',
+                     ("journalSchema", "2", "eventSchema", "2"))
+    with pytest.raises(JournalSchemaError, match="journalSchema '2'"):
+        PostgresJournal(postgres_schema.dsn, schema=postgres_schema.name)
+    with psycopg.connect(postgres_schema.dsn) as conn:
+        tables = sorted(r[0] for r in conn.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema=%s", (postgres_schema.name,)))
+    assert tables == ["loom_meta"]
