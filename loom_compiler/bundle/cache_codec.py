@@ -106,7 +106,7 @@ class _Codec:
     """``enc(value, where)`` -> JSON value, ``dec(doc)`` -> value, ``shape`` (for the digest),
     ``structured`` (encoded as a JSON list or object, not a scalar), ``accepts(value)``."""
 
-    __slots__ = ("enc", "dec", "shape", "structured", "accepts")
+    __slots__ = ("enc", "dec", "shape", "structured", "accepts", "exact")
 
     def __init__(self) -> None:
         self.enc: Callable[[Any, str], Any] = _unset
@@ -114,6 +114,9 @@ class _Codec:
         self.shape = "?"
         self.structured = False
         self.accepts: Callable[[Any], bool] = lambda v: False
+        #: for a plain scalar (or a union of them): the exact JSON types it accepts, so a
+        #: container of them is checked in one pass with no call per item (most of a warm build)
+        self.exact: frozenset[type] | None = None
 
 
 def _unset(*_: Any) -> Any:  # pragma: no cover - replaced before any use
@@ -143,14 +146,12 @@ def _build(tp: Any, c: _Codec) -> _Codec:
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
     if tp is type(None) or tp is None:
-        return _scalar(c, "None", lambda v: v is None)
+        return _exact(c, "None", frozenset({type(None)}))
     if tp in (str, int, float, bool):
-        exact = tp
-        return _scalar(c, exact.__name__, lambda v: type(v) is exact)
+        return _exact(c, tp.__name__, frozenset({tp}))
     if origin is typing.Literal:
-        allowed = tuple(args)
-        return _scalar(c, f"Literal{sorted(map(repr, allowed))}",
-                       lambda v: any(type(v) is type(a) and v == a for a in allowed))
+        allowed = frozenset((type(a), a) for a in args)  # (type, value): True is not the literal 1
+        return _scalar(c, f"Literal{sorted(map(repr, args))}", lambda v: _hashable(v) and (type(v), v) in allowed)
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
         return _enum(c, tp)
     if origin in (typing.Union, types.UnionType):
@@ -169,6 +170,24 @@ def _build(tp: Any, c: _Codec) -> _Codec:
     if dataclasses.is_dataclass(tp) and isinstance(tp, type):
         return _dataclass(c, tp)
     return _unsupported(c, tp)
+
+
+def _exact(c: _Codec, shape: str, exact: frozenset[type]) -> _Codec:
+    """A plain JSON scalar: accepted by its exact type (``True`` is no ``int``, ``1`` no ``float``)."""
+    _scalar(c, shape, lambda v: type(v) in exact)
+    c.exact = exact
+
+    def dec(doc: Any) -> Any:
+        if type(doc) in exact:
+            return doc
+        raise _Mismatch(f"expected {shape}, got {_kind(doc)}")
+
+    c.dec = dec
+    return c
+
+
+def _hashable(v: Any) -> bool:
+    return v is None or isinstance(v, (str, int, float, bool))
 
 
 def _scalar(c: _Codec, shape: str, accepts: Callable[[Any], bool]) -> _Codec:
@@ -208,6 +227,8 @@ def _union(c: _Codec, args: tuple[Any, ...]) -> _Codec:
     alts = [_codec(a) for a in args]
     tagged = sum(1 for a in alts if a.structured) > 1
     shape = "Union[" + ", ".join(a.shape for a in alts) + "]"
+    scalars = [a for a in alts if not a.structured]
+    structured = [a for a in alts if a.structured]
 
     def enc(value: Any, where: str) -> Any:
         for i, alt in enumerate(alts):
@@ -217,22 +238,32 @@ def _union(c: _Codec, args: tuple[Any, ...]) -> _Codec:
         raise _cannot(value, shape, where)
 
     def dec(doc: Any) -> Any:
-        if tagged and isinstance(doc, list):
-            if len(doc) != 2 or type(doc[0]) is not int or not 0 <= doc[0] < len(alts) or not alts[doc[0]].structured:
-                raise _Mismatch(f"expected a tagged alternative of {shape}")
-            return alts[doc[0]].dec(doc[1])
-        for alt in alts:
-            if alt.structured and tagged:
-                continue
-            try:
+        if type(doc) is list or type(doc) is dict:
+            if tagged:
+                if type(doc) is not list or len(doc) != 2 or type(doc[0]) is not int or not 0 <= doc[0] < len(alts) \
+                        or not alts[doc[0]].structured:
+                    raise _Mismatch(f"expected a tagged alternative of {shape}")
+                return alts[doc[0]].dec(doc[1])
+            if structured:
+                return structured[0].dec(doc)
+        for alt in scalars:  # scalars are told apart by their JSON type: no exception per try
+            if alt.accepts(doc):
                 return alt.dec(doc)
-            except _Mismatch:
-                continue
         raise _Mismatch(f"expected {shape}, got {_kind(doc)}")
 
     c.enc, c.dec, c.shape = enc, dec, shape
-    c.structured = any(a.structured for a in alts)
+    c.structured = bool(structured)
     c.accepts = lambda v: any(a.accepts(v) for a in alts)
+    if all(a.exact is not None for a in alts):
+        exact = frozenset().union(*(a.exact for a in alts))  # type: ignore[arg-type]
+        c.exact = exact
+
+        def dec_exact(doc: Any) -> Any:
+            if type(doc) not in exact:
+                raise _Mismatch(f"expected {shape}, got {_kind(doc)}")
+            return doc
+
+        c.dec = dec_exact
     return c
 
 
@@ -247,6 +278,13 @@ def _sequence(c: _Codec, shape: str, item_tp: Any, make: type, python_types: Any
     def dec(doc: Any) -> Any:
         if type(doc) is not list:
             raise _Mismatch(f"expected a list ({shape}), got {_kind(doc)}")
+        exact = item.exact
+        if exact is not None:
+            for v in doc:
+                if type(v) not in exact:
+                    break
+            else:
+                return make(doc)
         item_dec = item.dec
         out = []
         for i, v in enumerate(doc):
@@ -264,6 +302,7 @@ def _sequence(c: _Codec, shape: str, item_tp: Any, make: type, python_types: Any
 
 def _fixed_tuple(c: _Codec, args: tuple[Any, ...]) -> _Codec:
     items = [_codec(a) for a in args]
+    decs = [i.dec for i in items]
     n = len(items)
     shape = "tuple[" + ", ".join(i.shape for i in items) + "]"
 
@@ -275,18 +314,25 @@ def _fixed_tuple(c: _Codec, args: tuple[Any, ...]) -> _Codec:
     def dec(doc: Any) -> Any:
         if type(doc) is not list or len(doc) != n:
             raise _Mismatch(f"expected a list of {n} ({shape}), got {_kind(doc)}")
-        out = []
-        for i, (it, v) in enumerate(zip(items, doc)):
-            try:
-                out.append(it.dec(v))
-            except _Mismatch as exc:
-                exc.path.append(f"[{i}]")
-                raise
-        return tuple(out)
+        try:
+            return tuple([d(v) for d, v in zip(decs, doc)])
+        except _Mismatch as exc:
+            exc.path.append(f"[{_failing(decs, doc)}]")
+            raise
 
     c.enc, c.dec, c.shape, c.structured = enc, dec, shape, True
     c.accepts = lambda v: isinstance(v, tuple) and len(v) == n
     return c
+
+
+def _failing(decs: list[Callable[[Any], Any]], doc: list[Any]) -> int:
+    """The index of the first item that does not decode (the slow path, errors only)."""
+    for i, (d, v) in enumerate(zip(decs, doc)):
+        try:
+            d(v)
+        except _Mismatch:
+            return i
+    return -1
 
 
 def _mapping(c: _Codec, value_tp: Any) -> _Codec:
@@ -345,6 +391,8 @@ def _dataclass(c: _Codec, cls: type) -> _Codec:
     c.shape = f"{cls.__module__}.{cls.__qualname__}(" + ", ".join(
         f"{n}: {k.shape}" for n, k in zip(names, codecs)) + ")"
     pairs = list(zip(names, codecs))
+    decs = [k.dec for k in codecs]
+    exacts = [k.exact for k in codecs]
     n_fields = len(pairs)
     label = cls.__qualname__
 
@@ -356,13 +404,12 @@ def _dataclass(c: _Codec, cls: type) -> _Codec:
     def dec(doc: Any) -> Any:
         if type(doc) is not list or len(doc) != n_fields:
             raise _Mismatch(f"expected {label} ({n_fields} fields), got {_kind(doc)}")
-        args = []
-        for (n, k), v in zip(pairs, doc):
-            try:
-                args.append(k.dec(v))
-            except _Mismatch as exc:
-                exc.path.append(f".{n}")
-                raise
+        try:
+            # a plain scalar field is checked inline (no call); anything else by its codec
+            args = [v if ex is not None and type(v) in ex else d(v) for d, ex, v in zip(decs, exacts, doc)]
+        except _Mismatch as exc:
+            exc.path.append(f".{names[_failing(decs, doc)]}")
+            raise
         return cls(*args)
 
     c.enc, c.dec = enc, dec

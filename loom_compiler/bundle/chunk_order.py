@@ -152,7 +152,7 @@ def execution_order(
                     stack.pop()
                     positions.pop()
                     continue
-                line, kind, what = events[i]
+                _, kind, what = events[i]
                 if kind == 1:
                     positions[-1] = i + 1
                     rank.setdefault(what, len(rank))  # type: ignore[arg-type]
