@@ -17,7 +17,7 @@ of imports beyond the standard library.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 PACKAGE = "shop"
 FLOW_MODULE = "shop.flows"
@@ -45,6 +45,16 @@ class ChunkCase:
     order: object  # the flow's input
     finding: str | None = None
     flow_id: str = "checkout"
+
+
+@dataclass(frozen=True)
+class DiscoveryCase:
+    """A module that declares a flow: the build must find it or report it (file:line), never skip it."""
+
+    name: str
+    files: dict[str, str]
+    expect: str  # "flow" (found, pinned) | "reported" (found or an error naming the file)
+    finding: str | None = None
 
 
 def project(flows: str, **files: str) -> dict[str, str]:
@@ -295,6 +305,22 @@ def _pairs() -> list[ProjectPair]:
     base = project(flow("x: Model = o\nreturn x", "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from shop.m import Model\n"),
                    m="class Model:\n    K = 1\n")
     add(E("type-checking-import-only-in-a-local-annotation", k, base, edit(base, "shop/m.py", "K = 1", "K = 2")))
+
+    # -------------------------------------------------- B20: data files read by reached code
+    k = "files read by code"
+    reader = "from pathlib import Path\n\n\ndef helper():\n    return (Path(__file__).parent / 'prompt.txt').read_text()\n"
+    base = {**project(flow("return helper()", "from shop.h import helper\n"), h=reader), "shop/prompt.txt": "be nice\n"}
+    add(C("package-data-file-read-by-a-helper", k, base, edit(base, "shop/prompt.txt", "nice", "rude"), "B20"))
+
+    # -------------------------------------------------- B21: a step's header
+    k = "steps: header"
+    steps = "from loom_runtime import step\n\n\n@step(max_attempts=3)\ndef charge(x):\n    return x\n"
+    base = project(flow("return ctx.execute('charge', charge, o)", "from shop.steps import charge\n"), steps=steps)
+    add(C("step-retry-policy", k, base, edit(base, "shop/steps.py", "max_attempts=3", "max_attempts=1"), "B21"))
+    add(E("step-body-edited", k, base, edit(base, "shop/steps.py", "return x", "return 2 * x")))
+    steps = "from loom_runtime import step\n\n\ndef twice(f):\n    return lambda x: f(f(x))\n\n\n@twice\n@step\ndef charge(x):\n    return x\n"
+    base = project(flow("return ctx.execute('charge', charge, o)", "from shop.steps import charge\n"), steps=steps)
+    add(C("decorator-around-a-step", k, base, edit(base, "shop/steps.py", "f(f(x))", "f(x)"), "B21"))
     return pairs
 
 
@@ -380,7 +406,89 @@ def _chunk_cases() -> list[ChunkCase]:
         h="STATE = 0\n\n\ndef helper():\n    bump()\n    return STATE\n\n\ndef bump():\n    global STATE\n    STATE += 1\n"), 0))
     add(ChunkCase("import-error-fallback", project(
         flow("return f(o)", "try:\n    from shop.missing import f\nexcept ImportError:\n    def f(x):\n        return -x\n")), 3))
+    # B15, B16: the chunk's one namespace for several modules
+    add(ChunkCase("globals-read-by-string-after-a-rename", project(
+        flow("return LIMIT, get()", "from shop.h import get\n\nLIMIT = 1\n"),
+        h="LIMIT = 5\n\n\ndef get():\n    return globals()['LIMIT']\n"), 0, "B15"))
+    add(ChunkCase("own-module-getattr-after-a-rename", project(
+        flow("return LIMIT, get()", "from shop.h import get\n\nLIMIT = 1\n"),
+        h="import sys\n\nLIMIT = 5\n\n\ndef get():\n    return getattr(sys.modules[__name__], 'LIMIT')\n"), 0, "B15"))
+    add(ChunkCase("third-party-star-import-beside-a-first-party-name", project(
+        flow("return area(1), tri()", "from shop.a import area\nfrom shop.b import tri\n"),
+        a="from math import *\n\n\ndef area(r):\n    return pi * r * r\n", b="pi = 3\n\n\ndef tri():\n    return pi\n"), 0, "B16"))
+    # B17: a valid helper the build refuses
+    add(ChunkCase("module-annotations-read-by-a-helper", project(
+        flow("return get()", "from shop.h import get\n"), h="LIMIT: int = 5\n\n\ndef get():\n    return sorted(__annotations__)\n"), 0, "B17"))
+    # B20: a data file next to the module
+    add(ChunkCase("package-data-file-read-by-a-helper", {**project(
+        flow("return helper()", "from shop.h import helper\n"),
+        h="from pathlib import Path\n\n\ndef helper():\n    return (Path(__file__).parent / 'prompt.txt').read_text()\n"),
+        "shop/prompt.txt": "be nice\n"}, 0, "B20"))
+    # held: renames that must not touch locals, parameters, class attributes
+    add(ChunkCase("renamed-helper-beside-a-parameter-and-a-default", project(
+        flow("return helper(o), use(o), use2(o)", "from shop.h import use, use2\n\n\ndef helper(x):\n    return x + 1\n"),
+        h="def helper(x):\n    return x * 10\n\n\ndef use(helper):\n    return helper\n\n\ndef use2(x, f=helper):\n    return f(x)\n"), 3))
+    add(ChunkCase("mutual-recursion-across-modules-through-a-lazy-import", project(
+        flow("return even(o)", "from shop.a import even\n"),
+        a="def even(n):\n    from shop.b import odd\n    return True if n == 0 else odd(n - 1)\n",
+        b="from shop.a import even\n\n\ndef odd(n):\n    return False if n == 0 else even(n - 1)\n"), 5))
+    add(ChunkCase("deleted-and-redefined-name", project(
+        flow("return f()", "from shop.h import f\n"), h="def f():\n    return 1\n\n\ng = f\ndel f\n\n\ndef f():\n    return g() + 1\n"), 0))
+    add(ChunkCase("nested-class-method-flow", {"shop/__init__.py": "", "shop/flows.py": HEAD + "\n\nclass A:\n    class B:\n"
+                                               "        @flow('checkout')\n        def run(self, ctx, o):\n            return o\n"}, 3))
     return cases
 
 
 CHUNK_CASES: tuple[ChunkCase, ...] = tuple(_chunk_cases())
+
+
+def _config_pairs() -> list[tuple[ProjectPair, tuple[str, ...], tuple[str, ...]]]:
+    """(pair, flow decorators, step decorators): pairs that need another framework's decorators
+    configured (kept out of ``PAIRS``: the benchmark configures ``packages`` only)."""
+    prefect = "from prefect import flow\n\n\n@flow(retries=3)\ndef checkout(o):\n    return o\n"
+    base = {"shop/__init__.py": "", "shop/flows.py": prefect}
+    pairs = [
+        C("framework-flow-decorator-argument", "flow decorator arguments", base, edit(base, "shop/flows.py", "retries=3", "retries=0"), "B14"),
+        E("framework-flow-decorator-same-arguments-respelled", "flow decorator arguments", base,
+          edit(base, "shop/flows.py", "retries=3", "retries=0x3")),
+    ]
+    return [(replace(p, flow_id="shop.flows:checkout"), ("prefect.flow",), ("prefect.task",)) for p in pairs]
+
+
+#: pairs whose ``expect`` is about the code hash *or* the structural hash (``flow_hash``): an
+#: argument of the flow decorator must move one of them
+CONFIG_PAIRS = tuple(_config_pairs())
+
+
+def _discovery_cases() -> list[DiscoveryCase]:
+    api = "from loom_runtime import flow, step\n"
+    body = "def checkout(ctx, o):\n    return o\n"
+    return [
+        DiscoveryCase("decorator-re-exported-by-a-first-party-module",
+                      project(f"from shop.api import flow\n\n\n@flow('checkout')\n{body}", api=api), "reported", "B18"),
+        DiscoveryCase("decorator-star-re-exported-by-a-first-party-module",
+                      project(f"from shop.api import *\n\n\n@flow('checkout')\n{body}", api=api), "reported", "B18"),
+        DiscoveryCase("decorator-through-a-first-party-module-attribute",
+                      project(f"from shop import api\n\n\n@api.flow('checkout')\n{body}", api=api), "reported", "B18"),
+        DiscoveryCase("decorator-aliased-by-assignment",
+                      project(f"from loom_runtime import flow\n\ndurable = flow\n\n\n@durable('checkout')\n{body}"), "reported", "B18"),
+        DiscoveryCase("decorator-wrapped-by-a-factory",
+                      project(f"from loom_runtime import flow\n\n\ndef durable(id):\n    return flow(id)\n\n\n@durable('checkout')\n{body}"),
+                      "reported", "B18"),
+        DiscoveryCase("decorator-applied-by-a-call",
+                      project(f"from loom_runtime import flow\n\n\n{body}\n\nrun = flow('checkout')(checkout)\n"), "reported", "B18"),
+        DiscoveryCase("two-flows-on-one-function-name",
+                      project(f"from loom_runtime import flow\n\n\n@flow('a')\n{body}\n\n@flow('b')\n{body}"), "error", "B19"),
+        # held: the spellings DESIGN §6 lists
+        DiscoveryCase("decorator-from-the-definition-module",
+                      project(f"from loom_runtime.definition import flow\n\n\n@flow('checkout')\n{body}"), "flow"),
+        DiscoveryCase("decorator-through-a-module-alias",
+                      project(f"import loom_runtime as lr\nfrom loom_runtime import Context\n\n\n@lr.flow('checkout')\n{body}"), "flow"),
+        DiscoveryCase("decorator-from-a-star-import", project(f"from loom_runtime import *\n\n\n@flow('checkout')\n{body}"), "flow"),
+        DiscoveryCase("static-method-flow-of-a-class",
+                      project("from loom_runtime import flow\n\n\nclass A:\n    @staticmethod\n    @flow('checkout')\n"
+                              "    def run(ctx, o):\n        return o\n"), "flow"),
+    ]
+
+
+DISCOVERY_CASES: tuple[DiscoveryCase, ...] = tuple(_discovery_cases())

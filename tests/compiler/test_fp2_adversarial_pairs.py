@@ -10,7 +10,7 @@ import pytest
 
 from loom_compiler import LoomConfig, fingerprint_project
 
-from fp2_cases_adversarial import PAIRS, ProjectPair
+from fp2_cases_adversarial import CONFIG_PAIRS, DISCOVERY_CASES, PAIRS, DiscoveryCase, ProjectPair
 
 
 def _write(root: Path, files: dict[str, str]) -> None:
@@ -20,13 +20,17 @@ def _write(root: Path, files: dict[str, str]) -> None:
         path.write_text(text, encoding="utf-8")
 
 
-def code_hash(root: Path, pair: ProjectPair, files: dict[str, str]) -> str:
+def fingerprint(root: Path, pair: ProjectPair, files: dict[str, str], **config: tuple[str, ...]):  # noqa: ANN201
     _write(root, files)
-    result = fingerprint_project([root], LoomConfig(root=root, packages=(pair.package,), exclude=pair.exclude))
+    result = fingerprint_project([root], LoomConfig(root=root, packages=(pair.package,), exclude=pair.exclude, **config))
     assert not result.errors, [str(e) for e in result.errors]
     flows = [f for f in result.flows if f.flow_id == pair.flow_id]
     assert len(flows) == 1, [f.flow_id for f in result.flows]
-    return flows[0].code_hash
+    return flows[0]
+
+
+def code_hash(root: Path, pair: ProjectPair, files: dict[str, str]) -> str:
+    return fingerprint(root, pair, files).code_hash
 
 
 def test_the_table_is_well_formed() -> None:
@@ -48,3 +52,37 @@ def test_pair(tmp_path: Path, pair: ProjectPair) -> None:
         assert before == after, f"{pair.klass}: the code hash must not change"
     else:
         assert before != after, f"{pair.klass}: the code hash must change"
+
+
+@pytest.mark.parametrize("pair, decorators, steps", [
+    pytest.param(p, d, st, id=p.name, marks=[pytest.mark.xfail(strict=True, reason=f"TEAM.md breaker finding {p.finding}")] if p.finding else [])
+    for p, d, st in CONFIG_PAIRS
+])
+def test_flow_decorator_arguments_move_a_hash(tmp_path: Path, pair: ProjectPair, decorators: tuple[str, ...],
+                                              steps: tuple[str, ...]) -> None:
+    """DESIGN §6: the flow decorator's own arguments belong to the structural hash (not the code hash)."""
+    before = fingerprint(tmp_path / "before", pair, pair.before, decorators=decorators, step_decorators=steps)
+    after = fingerprint(tmp_path / "after", pair, pair.after, decorators=decorators, step_decorators=steps)
+    assert before.code_hash == after.code_hash
+    if pair.expect == "equal":
+        assert before.flow_hash == after.flow_hash
+    else:
+        assert before.flow_hash != after.flow_hash
+
+
+@pytest.mark.parametrize("case", [
+    pytest.param(c, id=c.name, marks=[pytest.mark.xfail(strict=True, reason=f"TEAM.md breaker finding {c.finding}")] if c.finding else [])
+    for c in DISCOVERY_CASES
+])
+def test_a_declared_flow_is_pinned_or_reported(tmp_path: Path, case: DiscoveryCase) -> None:
+    """A flow the build does not find ships unpinned: it must be found, or reported with its file."""
+    _write(tmp_path, case.files)
+    result = fingerprint_project([tmp_path], LoomConfig(root=tmp_path, packages=("shop",)))
+    errors = [str(e) for e in result.errors if "shop/flows.py" in str(e)]
+    found = [f.flow_id for f in result.flows]
+    if case.expect == "flow":
+        assert found and not errors, (found, errors)
+    elif case.expect == "error":
+        assert errors, found
+    else:
+        assert found or errors
