@@ -162,3 +162,22 @@ def test_submitted_executions_are_judged_when_a_worker_drives_them_and_leave_no_
     with pytest.warns(UnpinnedExecutionWarning, match="recorded no codeHash when it started"):
         rt.recover()
     assert {rt.journal.summary(i).status for i in ids} == {"suspended"}
+
+
+def test_strict_refuses_an_undeclared_step_of_an_async_flow_too():
+    ran: list[str] = []
+
+    async def effect(step_id):
+        ran.append(step_id)
+        return step_id
+
+    @flow("af", steps=["a"], code_fingerprint=H1)
+    async def af(ctx, _input):
+        await ctx.execute("a", effect, "a")
+        await ctx.execute("b", effect, "b")
+        return "done"
+
+    rt = Runtime(strict=True)
+    rt.register(af)
+    handle = rt.start("af", None)
+    assert ran == ["a"] and handle.status == "failed" and handle.error["type"].endswith("UndeclaredStepError")
