@@ -25,12 +25,8 @@ built around first-party code (``render = singledispatch(_render)``) stays first
 calls its registrations. An ``if __name__ == "__main__":`` block is attached to nothing: it runs
 only when the module is the script, never when it is imported. Statements that bind nothing
 (``random.seed(42)``, ``logging.basicConfig(...)``) and stores (``json.dumps = fast_dumps``) are
-attached to third-party names too: they exist only to change that state; except a third-party
-callable called by its plain name (``DBOS(fastapi=app)``, ``load_dotenv()``): that configures the
-framework at run time, as the environment does, and attaching it made every DBOS workflow reach
-every web route of its module through ``app`` (measured: 147 collateral flow changes on
-dbos-demo-apps). A precision choice, not a widening: such a call's effect on the framework's
-behaviour is outside the fingerprint, like the framework's own version.
+attached to third-party names too: they exist only to change that state (``DBOS(config=config)``
+is part of what ``DBOS`` means to the workflows of its module).
 
 Widening, on purpose: every argument of a call counts as changed (``X = sorted(ITEMS)`` belongs to
 ``ITEMS``), and so does every root a called function stores through, calls a method on or passes
@@ -94,10 +90,8 @@ def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bo
             out.append(set())
             continue
         # calling a module-level function or class changes what its code changes (below), not
-        # the function or class itself: ``REGISTRY = Registry()`` is no part of ``Registry``; a
-        # third-party callable called by its name configures the framework (``DBOS(fastapi=app)``,
-        # ``load_dotenv()``): runtime configuration, like the environment, not code a flow runs
-        mentioned = set(refs.call_mentions) - {c for c in refs.name_calls_now if c in callables or third_party(c)}
+        # the function or class itself: ``REGISTRY = Registry()`` is no part of ``Registry``
+        mentioned = set(refs.call_mentions) - {c for c in refs.name_calls_now if c in callables}
         if f.names:
             mentioned = {r for r in mentioned if not third_party(r)}
         attached = set(refs.stores) | mentioned

@@ -577,10 +577,6 @@ class _Namespaces:
     def __bool__(self) -> bool:
         return bool(self.trees)
 
-    @property
-    def hooked(self) -> bool:
-        return any(path[-1] == "__getattr__" for paths in self.trees.values() for path in paths)
-
     def skeleton(self) -> str:
         """Every namespace, nested namespaces in place, live imports set, bundled members not yet."""
         lines = ["# --- module namespaces: their bundled members are set below, each after its definition"]
