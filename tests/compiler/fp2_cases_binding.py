@@ -318,6 +318,11 @@ def _pairs() -> list[ProjectPair]:
     base = cls("    check = _check_impl\n", extra="\n\ndef _check_impl(self, x):\n    return x\n")
     base = {**base, "shop/flows.py": base["shop/flows.py"].replace("{call}", "self.check(order)")}
     add([C("class-attribute-aliasing-a-function", k, base, edit(base, "shop/flows.py", "    return x\n", "    return -x\n"))])
+    # the aliased function defined in the class body itself: a class-scope name, not a global
+    base = cls("    def _check_impl(self, x):\n        return x\n\n    check = _check_impl\n")
+    base = {**base, "shop/flows.py": base["shop/flows.py"].replace("{call}", "self.check(order)")}
+    add(both("class-attribute-aliasing-a-class-body-function", k, base, "shop/flows.py",
+             changed=("        return x\n", "        return -x\n"), equal=("return 0", "return 1")))
     base = cls("    def __getattr__(self, name):\n        return 1\n")
     base = {**base, "shop/flows.py": base["shop/flows.py"].replace("{call}", "self.missing")}
     add([C("dunder-getattr", k, base, edit(base, "shop/flows.py", "return 1\n", "return 2\n"))])
@@ -341,6 +346,10 @@ def _pairs() -> list[ProjectPair]:
         base = project(flow_module("    return helper(order)\n", head=HEAD + f"from shop.{sub}.helpers import helper\n"))
         base = {**base, f"shop/{sub}/__init__.py": "", f"shop/{sub}/helpers.py": "def helper(x):\n    return x\n"}
         add([C(f"first-party-subpackage-named-{sub}", k, base, edit(base, f"shop/{sub}/helpers.py", "return x", "return -x"))])
+    # a namespace subpackage (no __init__.py) called build: Python imports it all the same
+    base = project(flow_module("    return helper(order)\n", head=HEAD + "from shop.build.helpers import helper\n"))
+    base = {**base, "shop/build/helpers.py": "def helper(x):\n    return x\n"}
+    add([C("first-party-namespace-subpackage-named-build", k, base, edit(base, "shop/build/helpers.py", "return x", "return -x"))])
     base = project(flow_module("    return helper(order)\n", head=HEAD + "from shop.gen.helpers import helper\n"))
     base = {**base, "shop/gen/__init__.py": "", "shop/gen/helpers.py": "def helper(x):\n    return x\n"}
     add([C("exclude-does-not-stop-the-closure", k, base, edit(base, "shop/gen/helpers.py", "return x", "return -x"),
