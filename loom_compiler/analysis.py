@@ -75,7 +75,7 @@ from .discovery import (
     normalise_decorator,
     star_may_bind,
 )
-from .effects import UNKNOWN_ALL, StatementFacts, attachments, decorator_roots, literal_all, project_imports
+from .effects import UNKNOWN_ALL, StatementFacts, attachments, literal_all, project_imports
 from .parsing import node_position, parse_module_unvalidated, parse_source, too_deep_error
 from .precheck import decorator_markers, might_define_flows
 from .scopes import References, _Binder, bound_names, dotted_chain, references
@@ -128,6 +128,9 @@ class Unit:
     #: (name, canonical form of the part of the statement that binds it) for ``with``/``if``
     #: blocks that import several names (``effects.project_imports``)
     projections: tuple[tuple[str, str], ...] = ()
+    #: a def or class: the module-level names of its module that calling it can change
+    #: (``effects``; read by another module's statement calling it, ``closure``)
+    changes: tuple[str, ...] = ()
 
     def canonical_for(self, name: str) -> str:
         for bound, text in self.projections:
@@ -192,6 +195,9 @@ class ModuleSummary:
     exports: tuple[str, ...] | None = None
     exports_known: bool = True  # False: ``__all__`` is computed, a star import may bind anything
     getattr_hook: bool = False  # a module-level ``__getattr__`` (PEP 562) serves unbound names
+    #: what its module-level imports load (``import a.b`` -> ``a.b``, ``from a import b`` -> ``a``,
+    #: ``a.b``), sorted: the modules that run when it runs (``closure``)
+    runs: tuple[str, ...] = ()
 
     def import_map(self) -> dict[str, str]:
         return dict(self.imports)
@@ -251,6 +257,7 @@ class _Statement:
     aliases: list[tuple[str, str]]
     stars: list[str]
     simple: bool  # a plain statement (replaces earlier bindings when resolving a decorator)
+    modules: tuple[str, ...] = ()  # modules its imports load (``scopes._Binder.modules``)
     #: ``app = FastAPI()``: the root of the callee that built the value it binds (None otherwise),
     #: and the global roots its arguments name
     built_by: str | None = None
@@ -321,23 +328,23 @@ class _Analyser:
             code, start = self.layout.source(stmt)
             drafts.append((kind, text, refs, step_name, code, start))
             st = self.statements[index]
-            decorators = getattr(stmt, "decorators", ())
             facts.append(StatementFacts(index, st.names, st.own_names, refs or References(),
                                         isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and kind != "step",
-                                        decorator_roots(decorators), st.main_block))
+                                        st.main_block))
             projections.append(self.projections(stmt, st))
-        attached = attachments(facts, self.third_party)
+        attached, changes = attachments(facts, self.third_party)
 
         units: list[Unit] = []
         for index, (kind, text, refs, step_name, code, start) in enumerate(drafts):
             st = self.statements[index]
             refs = refs or References()
             units.append(Unit(
-                index=index, kind=kind, names=_sorted(st.names), canonical=text, references=_sorted(refs.globals),
+                index=index, kind=kind, names=_sorted(st.names), canonical=text,
+                references=_sorted([*refs.globals, *("!" + m for m in st.modules)]),
                 source=code, line=start, step_name=step_name, aliases=tuple(st.aliases), stars=tuple(st.stars),
                 global_writes=_sorted(refs.global_writes), attached=_sorted(attached[index]),
                 dynamic=_sorted(refs.dynamic - {"class"}), simple_import=kind == "import" and isinstance(stmts[index], cst.SimpleStatementLine),
-                projections=projections[index],
+                projections=projections[index], changes=_sorted(changes.get(index, ())),
             ))
         exports = literal_all(stmts[i] for i, u in enumerate(units) if "__all__" in u.names or "__all__" in u.attached)
         return ModuleSummary(
@@ -353,12 +360,13 @@ class _Analyser:
             exports=exports if isinstance(exports, tuple) else None,
             exports_known=exports != UNKNOWN_ALL,
             getattr_hook=any(isinstance(stmts[i], cst.FunctionDef) for i in self.binders.get("__getattr__", ())),
+            runs=_sorted(m for st in self.statements for m in (*st.modules, *st.stars)),
         )
 
     def bindings_of(self, stmt: cst.CSTNode) -> _Statement:
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             name = nfkc(stmt.name.value)
-            return _Statement({name}, {name}, [], [], True)
+            return _Statement({name}, {name}, [], [], True, ())
         binder = _Binder(self.resolve_from)
         binder.walk(stmt)
         names = binder.bound - binder.declared_global
@@ -381,8 +389,8 @@ class _Analyser:
                 if chain is not None:
                     built_by = chain.split(".")[0]
                     built_from = frozenset(c.split(".")[0] for a in value.args for c in references(a.value).globals)
-        return _Statement(names, own, aliases, list(binder.stars), not _is_compound(stmt), built_by, built_from,
-                          _is_main_block(stmt))
+        return _Statement(names, own, aliases, list(binder.stars), not _is_compound(stmt), tuple(binder.modules),
+                          built_by, built_from, _is_main_block(stmt))
 
     def _ordered_aliases(self, stmt: cst.CSTNode) -> list[tuple[str, str]]:
         from .scopes import import_bindings

@@ -59,10 +59,16 @@ every binding of a name, dead ones included; every candidate of a star import; t
 for a module used as a value, a PEP 562 ``__getattr__``, a computed-name read of the namespace;
 the whole class for a computed-name access to ``self`` or ``self`` escaping.
 
+Importing a first-party module runs it. For a flow, the modules that run (its own, those of what
+it reaches, what they import at module level and what its code imports lazily, transitively) are
+searched for statements that change another module's objects (``effects``); those that change
+something the flow reaches are bound to the flow as ``<module>#abroad`` (named by the content of
+the statements, so code inserted above them changes nothing), to a fixpoint.
+
 Not followed (documented limits): a module name computed at run time
 (``importlib.import_module(name)``, ``sys.modules[name]`` for any ``name`` but the module's own)
 widens to the module that computes it, not to the module it names (which cannot be known); a
-first-party module's import-time effects on *another* module's objects (see ``effects``).
+module nothing that runs for the flow imports (loaded by name from configuration).
 
 Rejected: hashing the concatenation of all closure sources in traversal order (depends on the
 walk order and cannot say which member changed), breaking cycles by DFS back-edges (the hash of a
@@ -96,6 +102,7 @@ WIDEN_CLASS = "<self>"  # the code reaches its instance by a computed name
 FLOW_BINDINGS = "<bindings>"  # the flow's name is bound by other statements too
 CLASS_EFFECTS = "<effects>"  # module statements that change the flow's class
 MODULE_GETATTR = "<getattr>"  # the module whose ``__getattr__`` serves the member
+IMPORTED_EFFECTS = "<imported>"  # statements of a module the flow's code imports that change what it reaches
 
 
 @dataclass(slots=True)
@@ -115,6 +122,7 @@ class _Node:
     flow_name: str | None = None  # a module-level flow: its name (for ``FLOW_BINDINGS``)
     name: str | None = None  # a name member: the module-level name it is about
     hook: bool = False  # an attribute a module's PEP 562 ``__getattr__`` serves
+    lazy: tuple[str, ...] | None = None  # modules its lazy imports name (memo of ``_walk``)
     parts: tuple[tuple[int, int, str, tuple[str, ...]], ...] = ()  # (index, line, source, names bound)
     bindings: list[tuple[str, str]] | None = None  # (name used, key); None until expanded
 
@@ -140,6 +148,8 @@ class _ModuleIndex:
     members: dict[str, MemberUnit]
     flows: dict[str, FlowSite]
     binders: dict[str, list[Unit]]  # memo of ``ClosureGraph.binders``
+    #: statements that change another module's objects (memo of ``ClosureGraph.abroad``)
+    abroad: list[Unit] | None = None
 
     @classmethod
     def of(cls, summary: ModuleSummary) -> _ModuleIndex:
@@ -188,24 +198,46 @@ class ClosureGraph:
         self._hashes: dict[str, str] | None = None
         self._members: dict[str, ClosureMember] = {}
         self._exporting: set[tuple[str, str]] = set()  # star exports being decided (cycles)
+        self._first_party: dict[str, bool] = {}
+        self._loaded: dict[str, ModuleSummary | None] = {}
+        self._targets: dict[tuple[str, int], frozenset[str]] = {}  # what a statement abroad changes
+        self._abroad_sets: dict[str, list[Unit]] = {}  # "abroad:<module>:<digest>" -> its statements
+        self._executed: dict[frozenset[str], list[str]] = {}  # seed modules -> what runs
+        self._reach: dict[str, tuple[list[str], set[str]]] = {}  # root key -> what it reaches
+        self._abroad_any: dict[str, bool] = {}  # module -> whether it has statements abroad
+        self._runs: dict[str, list[str]] = {}  # dotted import target -> first-party modules it runs
+        self._imports: dict[str, list[str]] = {}  # module -> first-party modules it imports
 
     # -- modules --------------------------------------------------------------------------------
     def first_party(self, module: str) -> bool:
-        if module in self.summaries:
-            return True
-        if self.config is not None and self.config.packages:
-            return self.config.is_first_party(module)
-        return self.loader is not None
+        known = self._first_party.get(module)
+        if known is None:
+            if module in self.summaries:
+                known = True
+            elif self.config is not None and self.config.packages:
+                known = self.config.is_first_party(module)
+            else:
+                known = self.loader is not None
+            self._first_party[module] = known
+        return known
 
-    def index(self, module: str) -> _ModuleIndex | None:
-        if module in self.indices:
-            return self.indices[module]
+    def summary(self, module: str) -> ModuleSummary | None:
+        """The summary of a first-party module (loaded on demand), None when it is not in the tree."""
+        if module in self._loaded:
+            return self._loaded[module]
         summary: ModuleSummary | SourceError | None = self.summaries.get(module)
         if summary is None and self.loader is not None and self.first_party(module):
             summary = self.loader(module)
         if isinstance(summary, SourceError):
             self.errors.append(summary)
             summary = None
+        self._loaded[module] = summary
+        return summary
+
+    def index(self, module: str) -> _ModuleIndex | None:
+        if module in self.indices:
+            return self.indices[module]
+        summary = self.summary(module)
         index = _ModuleIndex.of(summary) if summary is not None else None
         self.indices[module] = index
         return index
@@ -336,6 +368,11 @@ class ClosureGraph:
             return _Node(key, "import", reached_from, "", target=key[len("import:") :])
         if key.startswith("module:"):
             return self._module_node(key, key[len("module:") :])
+        if key.startswith("abroad:"):
+            module = key[len("abroad:") :].rpartition(":")[0]
+            index = self.index(module)
+            assert index is not None
+            return self._units_node(key, "constant", index, None, self._abroad_sets[key])
         if key.startswith("hook:"):
             module, _, attr = key[len("hook:") :].partition(":")
             return _Node(key, "constant", module, f"(getattr {attr})", target=f"{module}.{attr}", hook=True)
@@ -420,6 +457,8 @@ class ClosureGraph:
             where = self.index(node.module)
             assert where is not None
             for chain in node.refs:
+                if chain.startswith("!"):
+                    continue  # a module an import loads: followed by ``executed``, not a use
                 if chain.startswith("="):
                     self._bind(bindings, node, chain, self.resolve_target(chain[1:]))
                 elif chain.startswith("~"):
@@ -469,16 +508,133 @@ class ClosureGraph:
         return node.bindings
 
     def reachable(self, root: _Node) -> list[str]:
-        seen = {root.key}
-        order = [root.key]
-        i = 0
-        while i < len(order):
-            for _, key in self.expand(self.nodes[order[i]]):
-                if key not in seen:
-                    seen.add(key)
-                    order.append(key)
-            i += 1
-        return order
+        """Every key the node reaches; for a flow, with the statements of the modules its code
+        imports that change what it reaches (``_imported_effects``), to a fixpoint."""
+        known = self._reach.get(root.key)
+        if known is not None:
+            return known[0]
+        walk = _Walk(self, root)
+        walk.run()
+        if root.kind == "flow":
+            while True:
+                added, dropped = self._imported_effects(root, walk.order, frozenset(walk.seeds))
+                if not added:
+                    break
+                # a flow reached by another flow reaches more now: so does the other one
+                for key in [k for k, (_, keys) in self._reach.items() if root.key in keys]:
+                    del self._reach[key]
+                walk.replace(dropped, added)
+                walk.run()
+        self._reach[root.key] = (walk.order, set(walk.order))
+        return walk.order
+
+    # -- import-time effects on other modules ---------------------------------------------------
+    def abroad(self, index: _ModuleIndex) -> list[Unit]:
+        """The statements of a module that change the objects of another module: those that
+        belong (``effects``) to a name the module binds by an import (``@register("a") def a``
+        with ``register`` from ``shop.reg``; ``cfg.LIMIT = 5`` with ``from shop import cfg``)."""
+        if index.abroad is None:
+            imported = {local for u in index.summary.units for local, _ in u.aliases}
+            index.abroad = [u for u in index.summary.units if imported & set(u.attached)]
+        return index.abroad
+
+    def _has_abroad(self, summary: ModuleSummary) -> bool:
+        found = self._abroad_any.get(summary.module)
+        if found is None:
+            imported = {local for u in summary.units for local, _ in u.aliases}
+            found = self._abroad_any[summary.module] = any(imported & set(u.attached) for u in summary.units)
+        return found
+
+    def changed_abroad(self, index: _ModuleIndex, unit: Unit) -> frozenset[str]:
+        """Keys of what a statement abroad changes: the members its chains through imported names
+        resolve to, and what those functions and classes change when called."""
+        memo = (index.summary.module, unit.index)
+        found = self._targets.get(memo)
+        if found is None:
+            imported = {local for u in index.summary.units for local, _ in u.aliases}
+            keys: set[str] = set()
+            for chain in unit.references:
+                if chain.split(".")[0] not in imported or chain.split(".")[0] not in unit.attached:
+                    continue
+                for key in self.resolve_chain(index, chain):
+                    module, _, name = key.rpartition(".")
+                    if module == index.summary.module:
+                        continue  # its own name for the import: not another module's object
+                    keys.add(key)
+                    other = self.index(module) if not key.startswith(("import:", "module:", "hook:")) else None
+                    if other is not None:
+                        for u in other.direct.get(name, ()):
+                            keys.update(f"{module}.{n}" for n in u.changes)
+            found = self._targets[memo] = frozenset(keys)
+        return found
+
+    def executed(self, seeds: frozenset[str]) -> list[str]:
+        """First-party modules that run for a flow's code, from ``seeds`` (its module, the modules
+        of what it reaches, the modules its lazy imports name): those and every module they import
+        at module level (and the packages above each), transitively."""
+        frozen = seeds
+        found = self._executed.get(frozen)
+        if found is None:
+            seen: set[str] = set()
+            todo = [m for dotted in sorted(seeds) for m in self._modules_of(dotted)]
+            while todo:
+                module = todo.pop()
+                if module not in seen:
+                    seen.add(module)
+                    todo += self._imports_of(module)
+            found = self._executed[frozen] = sorted(seen)
+        return found
+
+    def _modules_of(self, dotted: str) -> list[str]:
+        """The first-party modules an import of ``dotted`` runs (``a``, ``a.b``, ``a.b.c``)."""
+        found = self._runs.get(dotted)
+        if found is None:
+            parts = dotted.split(".")
+            found = [m for i in range(1, len(parts) + 1)
+                     if self.first_party(m := ".".join(parts[:i])) and self.summary(m) is not None]
+            self._runs[dotted] = found
+        return found
+
+    def _imports_of(self, module: str) -> list[str]:
+        """The first-party modules ``module``'s own statements import at module level."""
+        found = self._imports.get(module)
+        if found is None:
+            summary = self.summary(module)
+            runs = summary.runs if summary is not None else ()
+            found = self._imports[module] = [m for t in runs for m in self._modules_of(t)]
+        return found
+
+    def _imported_effects(self, root: _Node, reached: list[str], seeds: frozenset[str]) -> tuple[list[str], list[str]]:
+        """Bind the flow to the statements abroad of every module that runs for it and changes
+        something it reaches: (the keys bound now, the keys they replace)."""
+        have = set(reached)
+        bound = {key.rpartition(":")[0]: key for name, key in root.bindings or () if name == IMPORTED_EFFECTS}
+        added: list[str] = []
+        dropped: list[str] = []
+        for module in self.executed(seeds):
+            summary = self.summary(module)
+            if summary is None or not self._has_abroad(summary):
+                continue
+            index = self.index(module)
+            assert index is not None
+            relevant = [u for u in self.abroad(index) if self.changed_abroad(index, u) & have]
+            if not relevant:
+                continue
+            # named by the content of the statements it holds, not their positions: code inserted
+            # above them changes nothing
+            key = f"abroad:{module}:" + hash_record(*(u.canonical for u in relevant))[7:19]
+            old = bound.get(f"abroad:{module}")
+            if old == key:
+                continue
+            self._abroad_sets[key] = relevant
+            if key not in self.nodes:
+                self.nodes[key] = self._make_node(key, root.module)
+            root.bindings = sorted({*(b for b in root.bindings or () if b[1] != old), (IMPORTED_EFFECTS, key)})
+            self._hashes = None
+            added.append(key)
+            if old is not None:
+                dropped.append(old)  # its statements are a subset of the new set's
+        return added, dropped
 
     # -- results --------------------------------------------------------------------------------
     def hashes(self) -> dict[str, str]:
@@ -492,10 +648,16 @@ class ClosureGraph:
         keys = self.reachable(root)
         hashes = self.hashes()
         ordered = [root.key] + sorted(keys[1:])
-        return tuple(self._member(key, hashes) for key in ordered)
+        incoming: dict[str, set[str]] = {}
+        for key in keys:
+            for name, target in self.nodes[key].bindings or ():
+                incoming.setdefault(target, set()).add(name)
+        return tuple(self._member(key, hashes, _reason(self.nodes[key], incoming.get(key, set()))) for key in ordered)
 
-    def _member(self, key: str, hashes: Mapping[str, str]) -> ClosureMember:
+    def _member(self, key: str, hashes: Mapping[str, str], reason: str = "") -> ClosureMember:
         member = self._members.get(key)
+        if member is not None and member.reason != reason:
+            member = None
         if member is None or member.hash != hashes[key]:
             n = self.nodes[key]
             member = ClosureMember(
@@ -512,9 +674,76 @@ class ClosureGraph:
                 target=n.target,
                 canonical=n.canonical,
                 parts=n.parts,
+                reason=reason,
             )
             self._members[key] = member
         return member
+
+
+def _reason(node: _Node, incoming: set[str]) -> str:
+    """Why ``node`` is in a closure beyond the names its code spells (``ClosureMember.reason``)."""
+    key = node.key
+    if key.startswith("module:"):
+        if WIDEN_MODULE in incoming:
+            return "whole module: its namespace is read or written by a computed name"
+        if MODULE_GETATTR in incoming:
+            return "whole module: its __getattr__ serves a name"
+        return "whole module: used as a value"
+    if WIDEN_CLASS in incoming:
+        return "whole class: its instance is reached by a computed name or escapes"
+    if key.startswith("abroad:"):
+        return "module statements that change another module's objects, run by an import of the flow's code"
+    if key.endswith("#bindings"):
+        return "every other statement binding the flow's name"
+    if key.endswith("#effects"):
+        return "module statements that change the flow's class"
+    if key.startswith("import:") and key.endswith(".*"):
+        return "what a third-party star import may bind"
+    if node.name is not None and any(node.name not in names for _, _, _, names in node.parts):
+        return "module statements that change it"
+    return ""
+
+
+class _Walk:
+    """A breadth-first walk from a node that can be resumed when the node gains bindings."""
+
+    def __init__(self, graph: ClosureGraph, root: _Node) -> None:
+        self.graph = graph
+        self.order = [root.key]
+        self.seen = {root.key}
+        self.seeds = {root.module}  # modules the reached code comes from or lazily imports
+        self.i = 0
+
+    def run(self) -> None:
+        nodes, order, seen, seeds = self.graph.nodes, self.order, self.seen, self.seeds
+        while self.i < len(order):
+            node = nodes[order[self.i]]
+            for _, key in self.graph.expand(node):
+                if key not in seen:
+                    seen.add(key)
+                    order.append(key)
+            if node.kind != "import" and node.kind != "step":
+                seeds.add(node.module)
+                lazy = node.lazy
+                if lazy is None:
+                    lazy = node.lazy = tuple(r[1:] for r in node.refs if r[0] in "=!")
+                seeds.update(lazy)
+            self.i += 1
+
+    def replace(self, dropped: list[str], added: list[str]) -> None:
+        """The root now binds ``added`` instead of ``dropped`` (what those reached, the new keys
+        reach too: each replaces a subset of its statements)."""
+        for key in dropped:
+            if key in self.seen:
+                at = self.order.index(key)
+                del self.order[at]
+                self.seen.discard(key)
+                if at < self.i:
+                    self.i -= 1
+        for key in added:
+            if key not in self.seen:
+                self.seen.add(key)
+                self.order.append(key)
 
 
 def _unit_canonical(unit: Unit, name: str | None) -> str:
@@ -534,6 +763,8 @@ def _name(key: str) -> str:
         return key[len("module:") :] + ".*"  # all of the module (``*`` is no Python name: no clash)
     if key.startswith("hook:"):
         return key[len("hook:") :].replace(":", ".")
+    if key.startswith("abroad:"):
+        return key[len("abroad:") :].rpartition(":")[0] + "#abroad"  # its statements that change other modules
     return key
 
 

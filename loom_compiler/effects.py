@@ -14,6 +14,12 @@ statement. "Can change" is decided from what the statement does *when the module
   its own code or through the functions *it* calls, transitively inside the module: ``@register``
   whose body fills ``HANDLERS``, ``setup()`` whose body writes ``global LIMIT``.
 
+A ``def`` or ``class`` statement runs only its decorators, defaults, annotations (and a class its
+body) when the module runs: what the *function body* changes is reached by reaching the function
+(``@app.post(...) def ep(): DBOS.start_workflow(wf)`` belongs to ``app``, never to ``wf``). A
+decorator that calls the function it decorates at import time is the exception this misses
+(``@run_now def init(): CFG["a"] = 1``): a documented precision choice, decided with the lead.
+
 A statement that binds a name is not attached, through its calls, to names that stand for
 third-party state (``analysis._Analyser.third_party``): bound by third-party imports
 (``@workflow.defn class A``, ``logger = logging.getLogger(__name__)``) or to a value a third-party
@@ -33,11 +39,13 @@ Widening, on purpose: every argument of a call counts as changed (``X = sorted(I
 on. Deciding which calls really mutate would need the callee's code (third-party) or a type
 analysis; the cost is a module statement or two more in a closure.
 
-Not followed (a documented limit): a statement in *another* module that changes this module's
-objects (``from shop.registry import REGISTRY`` then ``@REGISTRY.register`` in ``plugins.py``)
-belongs to the importing module's name ``REGISTRY``, and a flow reading
-``shop.registry.REGISTRY`` does not see it unless it reaches ``plugins.py`` too: finding such
-statements would need every module of the project parsed for every build.
+Statements that change *another* module's objects (``@register("a") def a`` with ``register``
+from ``shop.reg`` filling ``shop.reg.HANDLERS``; ``cfg.LIMIT = 5`` with ``from shop import cfg``)
+belong to the importing module's name; ``closure`` follows them the other way too: for every
+module that runs for a flow (its own, those it reaches, what they import at module level, what
+its code imports lazily, transitively), such a statement that changes something the flow reaches
+is in the flow's closure (``<module>#abroad``). Left out (a documented limit): a module nothing
+that runs for the flow imports (a plugin loaded by name from configuration, an entry point).
 
 Also here: a module's literal ``__all__`` (what ``from m import *`` binds), and the *projection*
 of a compound statement onto one name it imports (``with workflow.unsafe.imports_passed_through():``
@@ -53,9 +61,9 @@ from dataclasses import dataclass
 import libcst as cst
 
 from .canonical import literal_string_value
-from .scopes import References, dotted_chain, import_bindings
+from .scopes import References, import_bindings
 
-__all__ = ["StatementFacts", "attachments", "decorator_roots", "literal_all", "project_imports", "UNKNOWN_ALL"]
+__all__ = ["StatementFacts", "attachments", "literal_all", "project_imports", "UNKNOWN_ALL"]
 
 
 @dataclass(slots=True)
@@ -67,13 +75,13 @@ class StatementFacts:
     own_names: set[str]  # of those, the ones bound other than by an import
     refs: References
     callable: bool  # a def or class: calling the bound name runs its code
-    decorator_roots: set[str]  # global roots of its decorators
     main_block: bool = False  # ``if __name__ == "__main__":``: runs only as a script
 
 
-def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bool]) -> list[set[str]]:
+def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bool]) -> tuple[list[set[str]], dict[int, set[str]]]:
     """For each statement, the module-level names (other than those it binds) it belongs to:
-    names some statement of the module binds (a builtin such as ``property`` has no member)."""
+    names some statement of the module binds (a builtin such as ``property`` has no member);
+    and, for each def and class (by index), the names of the module calling it can change."""
     bound = {name for f in facts for name in f.names | set(f.refs.global_writes)}
     callables: dict[str, list[int]] = {}
     for f in facts:
@@ -98,12 +106,10 @@ def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bo
         for callee in refs.calls_now:
             for i in callables.get(callee, ()):
                 attached |= changes[i]
-        if f.callable and any(not third_party(r) for r in f.decorator_roots):
-            attached |= changes[f.index]  # a first-party decorator may call what it decorates
         attached &= bound
         attached -= f.names
         out.append(attached)
-    return out
+    return out, {i: names & bound for i, names in changes.items()}
 
 
 def _transitive_changes(facts: Sequence[StatementFacts], callables: Mapping[str, list[int]],
@@ -220,13 +226,3 @@ def _binds_all_resolved(node: cst.Import | cst.ImportFrom, resolve_from) -> bool
     """Whether ``import_bindings`` names every alias of ``node`` (a relative import beyond the
     top package binds nothing it can name: such a statement is kept whole)."""
     return len(import_bindings(node, resolve_from)) == len(node.names)  # type: ignore[arg-type]
-
-
-def decorator_roots(decorators: Iterable[cst.Decorator]) -> set[str]:
-    out = set()
-    for dec in decorators:
-        expr = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
-        chain = dotted_chain(expr)
-        if chain is not None:
-            out.add(chain.split(".", 1)[0])
-    return out

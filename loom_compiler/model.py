@@ -50,6 +50,10 @@ class ClosureMember:
     #: can belong to several members (``@REGISTRY.register def pay`` is part of ``pay`` and of
     #: ``REGISTRY``), and a chunk must run it once. Empty for imports, steps and class members.
     parts: tuple[tuple[int, int, str, tuple[str, ...]], ...] = ()
+    #: Why the closure holds more than the code names, where ``loom-fp/2`` widens (DESIGN §6):
+    #: "whole module: ...", "whole class: ...", "module statements that change it", ...; empty for
+    #: a member reached by name alone. Not hashed (the hash covers what is reached, not why).
+    reason: str = ""
 
 
 @dataclass(frozen=True, slots=True)

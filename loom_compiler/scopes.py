@@ -10,7 +10,9 @@
   to its target*: its uses are reported as absolute targets, ``=shop.pricing.discount`` for
   ``from shop.pricing import discount`` then ``discount(x)``, ``=shop.pricing.discount`` for
   ``import shop.pricing`` then ``shop.pricing.discount(x)`` (the attribute tail is kept, so a
-  lazy import reaches exactly what is used through it). ``getattr(x, "name")`` (and ``setattr``,
+  lazy import reaches exactly what is used through it); ``!<module>`` names a module such an
+  import loads (it runs, whatever is used: ``closure`` follows what it changes elsewhere).
+  ``getattr(x, "name")`` (and ``setattr``,
   ``hasattr``, ``delattr`` with a literal name) is ``x.name``.
 * ``members``: names reached through the instance or class a method runs on: ``self.x``,
   ``cls.x``, ``type(self).x``, ``self.__class__.x``.
@@ -198,6 +200,9 @@ class _Binder:
         #: local name -> every absolute target an import in this scope binds it to, in order
         self.imports: dict[str, list[str]] = {}
         self.stars: list[str] = []  # absolute targets of star imports (module level only)
+        #: modules its import statements load (``import a.b`` -> ``a.b``; ``from a import b`` ->
+        #: ``a`` and ``a.b``, which may be a submodule): they run, whatever name is bound
+        self.modules: list[str] = []
         self.resolve_from = resolve_from
 
     def walk(self, node: cst.CSTNode) -> None:
@@ -234,11 +239,17 @@ class _Binder:
             self.bound |= _import_binds(node)
             for local, target in import_bindings(node, self.resolve_from):
                 self.imports.setdefault(local, []).append(target)
-            if isinstance(node, cst.ImportFrom) and isinstance(node.names, cst.ImportStar):
+            if isinstance(node, cst.Import):
+                self.modules += [c for a in node.names if (c := dotted_chain(a.name))]
+            else:
                 base = self.resolve_from(node) if node.relative and self.resolve_from is not None else (
                     None if node.relative else dotted_chain(node.module) if node.module is not None else None)
                 if base:
-                    self.stars.append(base)
+                    self.modules.append(base)
+                    if isinstance(node.names, cst.ImportStar):
+                        self.stars.append(base)
+                    else:
+                        self.modules += [f"{base}.{nfkc(a.name.value)}" for a in node.names]  # type: ignore[union-attr]
             return
         elif isinstance(node, cst.Global):
             self.declared_global |= {nfkc(n.name.value) for n in node.names}
@@ -279,6 +290,21 @@ def _store_base(target: cst.BaseExpression) -> list[cst.BaseExpression]:
     return [node]
 
 
+def _through_sys_modules(target: cst.BaseExpression, *, itself: bool = False) -> bool:
+    """Whether a store target writes into a module fetched from ``sys.modules`` (``sys.modules[
+    __name__].V = 2``; with ``itself``, ``target`` is that module: ``setattr(sys.modules[k], ...)``)."""
+    node = target
+    if not itself:
+        if not isinstance(node, (cst.Attribute, cst.Subscript)):
+            return False
+        node = node.value
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        if isinstance(node, cst.Subscript) and dotted_chain(node.value) == "sys.modules":
+            return True
+        node = node.value
+    return False
+
+
 def _globals_call(target: cst.BaseExpression) -> cst.Call | None:
     """The ``globals()`` call a store target writes into, if any (``globals()["X"] = 1``)."""
     node = target
@@ -313,6 +339,7 @@ class _UseWalker:
         imports = {k: v for k, v in binder.imports.items() if k in local}
         scope = _Scope(parent, local, binder.declared_global, self_name=self_name, imports=imports)
         self.refs.global_writes |= binder.bound & binder.declared_global
+        self.refs.globals.update("!" + m for m in binder.modules)  # a lazy import runs that module
         for name in binder.declared_global:
             for target in binder.imports.get(name, ()):  # ``global np`` then ``import numpy as np``
                 self.refs.globals.add("=" + target)
@@ -366,6 +393,7 @@ class _UseWalker:
             for stmt in node.body.body:  # type: ignore[attr-defined]
                 binder.walk(stmt)
             local = binder.bound - binder.declared_global
+            self.refs.globals.update("!" + m for m in binder.modules)
             inner = _Scope(scope, local, binder.declared_global, is_class=True,
                            imports={k: v for k, v in binder.imports.items() if k in local})
             for stmt in node.body.body:  # type: ignore[attr-defined]
@@ -474,9 +502,13 @@ class _UseWalker:
                 self.in_call(func, scope, callee=func, rest=[a.value for a in args[2:]], chain=(chain, obj))
                 if name in ("setattr", "delattr"):
                     self.store_into(obj, scope)
+                    if _through_sys_modules(obj, itself=True):
+                        self.refs.dynamic |= {"module", "module-write"}
                 return
             if name in ("setattr", "delattr"):
                 self.store_into(obj, scope)
+                if _through_sys_modules(obj, itself=True):
+                    self.refs.dynamic |= {"module", "module-write"}
         if builtin and name in _SELF_SAFE:
             for arg in args:
                 if isinstance(arg.value, cst.Name):
@@ -549,6 +581,9 @@ class _UseWalker:
             written = _globals_call(target)
             if written is not None:
                 self.globals_written.add(id(written))  # ``globals()["X"] = 1`` binds a name
+            if _through_sys_modules(target):
+                # ``sys.modules[__name__].V = 2``: a binding of any name of the module
+                self.refs.dynamic |= {"module", "module-write"}
             self.store_into_target(target, scope)
         if isinstance(node, cst.AnnAssign) and scope.is_function:
             # a local annotation never runs: not a reference (DESIGN §6)

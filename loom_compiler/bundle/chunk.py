@@ -131,6 +131,7 @@ class _Plan:
     allowed: set[str] = field(default_factory=set)  # names bound by third-party star imports
     member_units: dict[str, list[str]] = field(default_factory=dict)  # member qualname -> its units
     defined: set[str] = field(default_factory=set)  # things some unit binds
+    bundled_modules: set[str] = field(default_factory=set)  # modules some bundled statement comes from
 
 
 def _local_name(member: ClosureMember) -> str:
@@ -311,6 +312,7 @@ def _collect_units(
                     if plan.thing.get(q) == class_qual and m not in units[key].members:
                         units[key].members.append(m)
     for unit in units.values():
+        plan.bundled_modules.add(unit.module)
         for name, thing in unit.binds.items():
             plan.defined.add(thing)
             plan.preferred.setdefault(thing, name)
@@ -711,7 +713,13 @@ class _ImportRewriter(cst.CSTTransformer):
                     if thing is not None and plan.carriers.get(thing):
                         paths[tuple(chain[len(target) + 1 :].split("."))] = thing
                         break
-        return self._namespace(target, paths) if paths else None
+        if paths:
+            return self._namespace(target, paths)
+        if any(m == target or m.startswith(target + ".") for m in self.plan.bundled_modules):
+            # ``import shop.patch`` run for what it does: its statements are bundled, and the
+            # name it binds stands for the bundled package (nothing of it is used by name)
+            return self._namespace(target, {})
+        return None
 
     def _namespace(self, target: str, paths: dict[tuple[str, ...], str]) -> str:
         ns = f"module:{target}"
@@ -736,7 +744,13 @@ class _ImportRewriter(cst.CSTTransformer):
                 paths[tuple(tail.split("."))] = thing
         if direct is not None:
             return direct
-        return self._namespace(target, paths) if paths else None
+        if paths:
+            return self._namespace(target, paths)
+        if any(m == target or m.startswith(target + ".") for m in self.plan.bundled_modules):
+            # ``import shop.patch`` run for what it does: its statements are bundled, and the
+            # name it binds stands for the bundled package (nothing of it is used by name)
+            return self._namespace(target, {})
+        return None
 
     def rewrite(self, node: cst.Import | cst.ImportFrom) -> list[cst.BaseSmallStatement] | None:
         unit = self.unit

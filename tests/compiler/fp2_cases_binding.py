@@ -251,6 +251,20 @@ def _pairs() -> list[ProjectPair]:
          # the same block run on import: its call of grow() changes ITEMS
          C("main-block-is-no-module-statement-dual", k, base, edit(base, "shop/flows.py", "__name__ == '__main__'", "__name__ != '__main__'"))])
 
+    # importing a first-party module runs it: what it changes in another module's objects is in
+    # the closure of every flow that reaches those objects and runs that import
+    reg = "HANDLERS = {}\n\n\ndef register(k):\n    def d(f):\n        HANDLERS[k] = f\n        return f\n    return d\n"
+    plugins = "from shop.reg import register\n\n\n@register('a')\ndef a(x):\n    return x + 1\n"
+    base = project(flow_module("    return HANDLERS['a'](order)\n", head=HEAD + "from shop.reg import HANDLERS\nimport shop.plugins\n"),
+                   reg=reg, plugins=plugins, unused="from shop.reg import register\n\n\n@register('b')\ndef b(x):\n    return x\n")
+    add([C("registration-by-an-imported-module", k, base, edit(base, "shop/plugins.py", "x + 1", "x + 2")),
+         E("registration-by-a-module-nothing-imports", k, base, edit(base, "shop/unused.py", "return x", "return -x"))])
+    patch = "from shop import cfg, other\n\ncfg.LIMIT = 5\nother.X = 1\n"
+    base = project(flow_module("    import shop.patch\n    return cfg.LIMIT\n", head=HEAD + "from shop import cfg\n"),
+                   cfg="LIMIT = 1\n", other="X = 0\n", patch=patch)
+    add(both("attribute-set-by-a-lazily-imported-module", k, base, "shop/patch.py", changed=("LIMIT = 5", "LIMIT = 6"),
+             equal=("X = 1", "X = 2")))
+
     # ------------------------------------------------------------------ 4 dynamic reach
     k = "4 dynamic reach"
     defs = "def helper(x):\n    return x\n\n\ndef other(x):\n    return 0\n"
@@ -282,6 +296,10 @@ def _pairs() -> list[ProjectPair]:
     gset = 'globals()["LIMIT"] = 5\n'
     base = project(flow_module("    return order > LIMIT\n", defs=gset))
     add([C("module-level-globals-store", k, base, edit(base, "shop/flows.py", "= 5", "= 6"))])
+    h = "import sys\n\nV = 1\n\n\ndef unreached():\n    return sys.modules[__name__]\n"
+    base = project(flow_module("    return h.V\n", head=HEAD + "from shop import h\n"), h=h)
+    add([C("sys-modules-own-module-attribute-set", k, base, edit(base, "shop/h.py", "V = 1\n", "V = 1\nsys.modules[__name__].V = 2\n")),
+         E("sys-modules-read-in-an-unreached-function", k, base, edit(base, "shop/h.py", "sys.modules[__name__]", "sys.modules[__name__].V"))])
     base = project(flow_module("    return 1\n"),
                    other="def f(name):\n    return globals()[name]\n\n\ndef g():\n    return 0\n")
     add([E("globals-in-unreached-module", k, base, edit(base, "shop/other.py", "return 0", "return 1"))])
