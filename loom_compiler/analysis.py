@@ -281,6 +281,8 @@ class _Analyser:
         self.step_decorators = {normalise_decorator(d) for d in (config.step_decorators if config is not None else ("loom_runtime.step",))}
         self.all_functions = all_functions
         self.flow_last_names = {d.rsplit(".", 1)[-1] for d in self.flow_decorators}
+        # a hook for the framework profiles (issue 13): they add the field to LoomConfig and its digest
+        self.opaque_targets = frozenset(getattr(config, "opaque", ()) or ())
         self.errors: list[SourceError] = []
         self._positions: Mapping[cst.CSTNode, object] | None = None
         self._import_errors: set[int] = set()
@@ -332,7 +334,7 @@ class _Analyser:
                                         isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and kind != "step",
                                         st.main_block))
             projections.append(self.projections(stmt, st))
-        attached, changes = attachments(facts, self.third_party)
+        attached, changes = attachments(facts, self.third_party, self.opaque)
 
         units: list[Unit] = []
         for index, (kind, text, refs, step_name, code, start) in enumerate(drafts):
@@ -435,6 +437,14 @@ class _Analyser:
 
     def _callable(self, name: str) -> bool:
         return any(isinstance(self.stmts[i], (cst.FunctionDef, cst.ClassDef)) for i in self.binders.get(name, ()))
+
+    def opaque(self, name: str) -> bool:
+        """Whether a module-level name is imported from one of the configured opaque qualified
+        names (``config.opaque``: issue 13's framework profiles; absent, nothing is opaque)."""
+        if not self.opaque_targets:
+            return False
+        return any(local == name and target in self.opaque_targets
+                   for i in self.binders.get(name, ()) for local, target in self.statements[i].aliases)
 
     def first_party(self, target: str) -> bool:
         if self.config is not None and self.config.packages:

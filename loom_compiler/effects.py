@@ -78,10 +78,14 @@ class StatementFacts:
     main_block: bool = False  # ``if __name__ == "__main__":``: runs only as a script
 
 
-def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bool]) -> tuple[list[set[str]], dict[int, set[str]]]:
+def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bool],
+                opaque: Callable[[str], bool] = lambda name: False) -> tuple[list[set[str]], dict[int, set[str]]]:
     """For each statement, the module-level names (other than those it binds) it belongs to:
     names some statement of the module binds (a builtin such as ``property`` has no member);
-    and, for each def and class (by index), the names of the module calling it can change."""
+    and, for each def and class (by index), the names of the module calling it can change.
+    ``opaque``: names standing for an engine's own API object (``DBOS``, a Temporal ``Client``)
+    whose module-level configuration is no workflow behaviour: no statement is attached to them.
+    The hook issue 13's framework profiles fill; empty by default."""
     bound = {name for f in facts for name in f.names | set(f.refs.global_writes)}
     callables: dict[str, list[int]] = {}
     for f in facts:
@@ -108,6 +112,7 @@ def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bo
                 attached |= changes[i]
         attached &= bound
         attached -= f.names
+        attached = {n for n in attached if not opaque(n)}
         out.append(attached)
     return out, {i: names & bound for i, names in changes.items()}
 
