@@ -110,7 +110,7 @@ def _pairs() -> list[ProjectPair]:
         ("store-into-module-through-from-import", "from shop import pricing\n\npricing.RATE = 0.5\n"),
     ]:
         base = project(flow("return discount(o)", "from shop.pricing import discount\n" + head), pricing=PRICING)
-        add(C(name, k, base, edit(base, "shop/flows.py", "= 0.5", "= 0.6"), "B2"))
+        add(C(name, k, base, edit(base, "shop/flows.py", "= 0.5", "= 0.6")))  # B2: fixed (closure #abroad)
     base = project(flow("return discount(o)", "from shop.pricing import discount\nfrom shop import other\n\nother.RATE = 0.5\n"),
                    pricing=PRICING, other="RATE = 1\n")
     add(E("store-into-unreached-module", k, base, edit(base, "shop/flows.py", "= 0.5", "= 0.6")))
@@ -118,7 +118,7 @@ def _pairs() -> list[ProjectPair]:
     total = "from shop.models import Order\n\n\ndef total(x):\n    return x * Order.RATE\n"
     base = project(flow("return total(o)", "from shop.pricing import total\nfrom shop.models import Order\n\nOrder.RATE = 5\n"),
                    pricing=total, models=models)
-    add(C("store-into-class-reached-through-another-module", k, base, edit(base, "shop/flows.py", "= 5", "= 6"), "B2"))
+    add(C("store-into-class-reached-through-another-module", k, base, edit(base, "shop/flows.py", "= 5", "= 6")))  # B2: fixed
 
     # -------------------------------------------------- B3: builtins patched
     k = "builtins patched"
