@@ -321,6 +321,17 @@ def _pairs() -> list[ProjectPair]:
     steps = "from loom_runtime import step\n\n\ndef twice(f):\n    return lambda x: f(f(x))\n\n\n@twice\n@step\ndef charge(x):\n    return x\n"
     base = project(flow("return ctx.execute('charge', charge, o)", "from shop.steps import charge\n"), steps=steps)
     add(C("decorator-around-a-step", k, base, edit(base, "shop/steps.py", "f(f(x))", "f(x)"), "B21"))
+
+    # -------------------------------------------------- B25: __future__ flags compile the whole module
+    k = "module compile flags"
+    model = ("class Model:\n    def __init__(self):\n        for key, kind in type(self).__annotations__.items():\n"
+             "            setattr(self, key, kind(getattr(type(self), key)))\n\n\nclass Order(Model):\n    qty: int = '3'\n")
+    base = project(flow("return Order().qty", "from shop.m import Order\n"), m=model)
+    add(C("future-annotations-added-to-a-module-reading-annotations", k, base,
+          {**base, "shop/m.py": "from __future__ import annotations\n\n" + model}, "B25"))
+    base = project(flow("return helper(o)", "from shop.m import helper\n"), m="def helper(x):\n    return x\n")
+    add(E("future-annotations-added-to-a-module-without-annotations", k, base,
+          {**base, "shop/m.py": "from __future__ import annotations\n\n" + base["shop/m.py"]}))
     return pairs
 
 
@@ -424,6 +435,23 @@ def _chunk_cases() -> list[ChunkCase]:
         flow("return helper()", "from shop.h import helper\n"),
         h="from pathlib import Path\n\n\ndef helper():\n    return (Path(__file__).parent / 'prompt.txt').read_text()\n"),
         "shop/prompt.txt": "be nice\n"}, 0, "B20"))
+    # B22: a first-party module in a chunk is a namespace of copies
+    pricing = "RATE = 0.1\n\n\ndef discount(total):\n    return total - total * RATE\n"
+    add(ChunkCase("module-level-store-into-a-reached-module", project(
+        flow("return shop.pricing.discount(100)", "import shop.pricing\n\nshop.pricing.RATE = 0.5\n"), pricing=pricing), 0, "B22"))
+    add(ChunkCase("run-time-store-into-a-module-alias", project(
+        flow("bb.LIMIT = o\nreturn bb.get()", "import shop.b as bb\n"), b="LIMIT = 1\n\n\ndef get():\n    return LIMIT\n"), 7, "B22"))
+    # B23: a global only a function creates
+    add(ChunkCase("global-created-by-a-function-beside-a-same-named-global", project(
+        flow("init()\nreturn get(), X", "from shop.h import get, init\n\nX = 'flows'\n"),
+        h="def init():\n    global X\n    X = 'h'\n\n\ndef get():\n    return X\n"), 0, "B23"))
+    # B24: string annotations
+    add(ChunkCase("string-annotation-of-a-dataclass-field", project(
+        flow("return [str(f.type) for f in dataclasses.fields(W)]", "import dataclasses\nfrom shop.b import W\n"),
+        b="import dataclasses\n\n\nclass Money:\n    pass\n\n\n@dataclasses.dataclass\nclass W:\n    m: 'Money' = None\n"), 0, "B24"))
+    add(ChunkCase("string-annotation-beside-a-same-named-class", project(
+        flow("import typing\nreturn typing.get_type_hints(f)['x'] is Money", "from shop.b import f\n\n\nclass Money:\n    pass\n"),
+        b="class Money:\n    pass\n\n\ndef f(x: 'Money'):\n    return x\n"), 0, "B24"))
     # held: renames that must not touch locals, parameters, class attributes
     add(ChunkCase("renamed-helper-beside-a-parameter-and-a-default", project(
         flow("return helper(o), use(o), use2(o)", "from shop.h import use, use2\n\n\ndef helper(x):\n    return x + 1\n"),
