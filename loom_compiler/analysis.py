@@ -235,16 +235,20 @@ def _analyse_module(
     parsed = parse_source(source, path)
     if isinstance(parsed, SourceError):
         return parsed
+    tree, text = parsed.tree, parsed.text
     with deep_stack.recursion_limit(deep_stack.RECURSION_LIMIT):
         try:
-            return _Analyser(
-                parsed.tree, parsed.text, module=module, path=path, config=config, all_functions=all_functions,
-                syntax=parsed.syntax,
-            ).run()
+            analyser = _Analyser(
+                tree, text, module=module, path=path, config=config, all_functions=all_functions, syntax=parsed.syntax
+            )
+            # CPython's tree served the layout's positions; kept alive, its objects would lengthen
+            # every garbage collection the analysis triggers
+            del parsed
+            return analyser.run()
         except (RecursionError, MemoryError) as exc:
-            return too_deep_error(parsed.text, parsed.syntax, path, exc)
+            return too_deep_error(text, None, path, exc)
         except CanonicalisationError as exc:
-            line, column = node_position(parsed.tree, exc.node)
+            line, column = node_position(tree, exc.node)
             return SourceError(path, line, column, str(exc), code="syntax")
 
 

@@ -104,17 +104,20 @@ def parse_source(source: bytes | str, path: str) -> ParsedModule | SourceError:
         if nul >= 0:
             line, column = line_column(text, nul)
             return _nul_error(path, line, column)
-    checked = _cpython_check(text, path)
-    if isinstance(checked, SourceError):
-        return checked
-    syntax = checked
-    chain = _overlong_chain(text, syntax, path)
-    if chain is not None:
-        return chain
+    refused = _cpython_check(text, path)
+    if refused is not None:
+        return refused
+    syntax: ast.Module | None = None
+    if _may_hold_a_long_chain(text):
+        syntax = _cpython_tree(text)
+        chain = _overlong_chain(syntax, path)
+        if chain is not None:
+            return chain
     with deep_stack.recursion_limit(deep_stack.RECURSION_LIMIT):
         try:
             tree = parse_module_unvalidated(text)
         except cst.ParserSyntaxError as exc:
+            syntax = syntax or _cpython_tree(text)
             # libcst's position (the one in its message; ``raw_line`` can disagree with it) can
             # lie past the statement it gave up on: the statement of CPython's tree is named
             at = re.match(r"^parser error: error at (\d+):(\d+): ", exc.message)
@@ -131,13 +134,15 @@ def parse_source(source: bytes | str, path: str) -> ParsedModule | SourceError:
             )
         except (RecursionError, MemoryError) as exc:
             return too_deep_error(text, syntax, path, exc)
-    return ParsedModule(text, tree, syntax)
+    # CPython's tree is built after libcst's: alive during libcst's parse, its objects made every
+    # garbage collection the parse triggers longer
+    return ParsedModule(text, tree, syntax or _cpython_tree(text))
 
 
 def too_deep_error(text: str, syntax: ast.Module | None, path: str, exc: BaseException) -> SourceError:
     """A ``RecursionError``/``MemoryError`` while parsing or analysing accepted code: the error at
-    its deepest point."""
-    line, column = deepest_position(text, syntax)
+    its deepest point (in CPython's tree: ``syntax``, or built again)."""
+    line, column = deepest_position(text, syntax if syntax is not None else _cpython_tree(text))
     what = "recursion limit" if isinstance(exc, RecursionError) else "memory"
     return SourceError(
         path,
@@ -165,17 +170,15 @@ def node_position(tree: cst.Module, node: cst.CSTNode | None) -> tuple[int, int]
 # ------------------------------------------------------------------------------ CPython's check
 
 
-def _cpython_check(text: str, path: str) -> ast.Module | None | SourceError:
-    """CPython's verdict on ``text``: its AST (None if only the AST could not be built), or the
-    error it reports."""
-    gate = patch_unknown_names(text)
+def _cpython_check(text: str, path: str) -> SourceError | None:
+    """CPython's verdict on ``text``: None when it compiles, else the error CPython reports."""
     with warnings.catch_warnings():
         # SyntaxWarning/DeprecationWarning about the user's code ("\d", "is" with a literal) are
         # not loom's to print; "error" filters (-W error) would turn them into failures
         warnings.simplefilter("ignore")
         try:
             with deep_stack.recursion_limit(_CPYTHON_DEFAULT_RECURSION_LIMIT):
-                compile(gate, path, "exec", dont_inherit=True)
+                compile(patch_unknown_names(text), path, "exec", dont_inherit=True)
         except SyntaxError as exc:
             return _syntax_error(exc, path)
         except (RecursionError, MemoryError) as exc:
@@ -190,11 +193,18 @@ def _cpython_check(text: str, path: str) -> ast.Module | None | SourceError:
             )
         except ValueError as exc:  # pragma: no cover - NUL bytes are refused before this
             return SourceError(path, 1, 1, f"syntax error: {exc}", code="syntax")
-        with deep_stack.recursion_limit(deep_stack.RECURSION_LIMIT):
-            try:
-                return compile(gate, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)  # type: ignore[no-any-return]
-            except (SyntaxError, RecursionError, MemoryError):
-                return None
+    return None
+
+
+def _cpython_tree(text: str) -> ast.Module | None:
+    """CPython's AST of text it compiled (None in the rare case that only the AST cannot be
+    built: its depth limit sits a level below the compiler's)."""
+    with warnings.catch_warnings(), deep_stack.recursion_limit(deep_stack.RECURSION_LIMIT):
+        warnings.simplefilter("ignore")
+        try:
+            return compile(patch_unknown_names(text), "<module>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)  # type: ignore[no-any-return]
+        except (SyntaxError, RecursionError, MemoryError):
+            return None
 
 
 def _syntax_error(exc: SyntaxError, path: str) -> SourceError:
@@ -231,14 +241,16 @@ def _nul_error(path: str, line: int, column: int) -> SourceError:
 # ------------------------------------------------------------------------------ depth
 
 
-def _overlong_chain(text: str, syntax: ast.Module | None, path: str) -> SourceError | None:
+def _may_hold_a_long_chain(text: str) -> bool:
+    # each part past the first needs an ``and``/``or`` keyword or a dot: fewer in the text, no chain
+    return text.count("and") + text.count("or") >= MAX_CHAIN or text.count(".") >= MAX_CHAIN
+
+
+def _overlong_chain(syntax: ast.Module | None, path: str) -> SourceError | None:
     """The first ``and``/``or`` chain or dotted import longer than ``MAX_CHAIN``, as an error.
     Without CPython's tree (its AST limit is one level below its compiler's on 3.12+) nothing is
     checked: libcst's parse of such a chain still fits the worker's stack up to about 100,000."""
     if syntax is None:
-        return None
-    # each part past the first needs an ``and``/``or`` keyword or a dot: fewer in the text, no chain
-    if text.count("and") + text.count("or") < MAX_CHAIN and text.count(".") < MAX_CHAIN:
         return None
     for node in ast.walk(syntax):
         parts, what = 0, ""
