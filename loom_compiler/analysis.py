@@ -45,6 +45,7 @@ instead of libcst for the hashed forms (the scheme is defined over libcst's tree
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
@@ -67,6 +68,7 @@ from .canonical import (
     literal_string_value,
     nfkc,
 )
+from .frameworks.base import FlowIdError
 from .discovery import (
     LOOM_FLOW,
     FlowArgError,
@@ -75,6 +77,8 @@ from .discovery import (
     normalise_decorator,
     star_may_bind,
 )
+from .frameworks.engine_config import exempt_engine_config
+from .frameworks.rules import ModuleRules
 from .effects import UNKNOWN_ALL, StatementFacts, attachments, literal_all, project_imports
 from .parsing import node_position, parse_module_unvalidated, parse_source, too_deep_error
 from .precheck import decorator_markers, might_define_flows
@@ -170,6 +174,9 @@ class FlowSite:
     class_qualname: str | None
     source: str
     dynamic: tuple[str, ...] = ()  # "module" / "module-write" / "class" (see ``scopes``)
+    #: canonical form of its decorators and signature (body left out), under a framework profile:
+    #: what a parent that references this flow as a *child* hashes (``closure``)
+    header: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,6 +291,9 @@ class _Analyser:
         self.flow_decorators = {normalise_decorator(d) for d in (config.decorators if config is not None else (LOOM_FLOW,))}
         self.step_decorators = {normalise_decorator(d) for d in (config.step_decorators if config is not None else ("loom_runtime.step",))}
         self.all_functions = all_functions
+        # the framework profile's rules (DESIGN §8); the loom profile adds none
+        self.profile = config.profile if config is not None else None
+        self.rules = ModuleRules(self.profile, self.chain_names) if self.profile is not None and self.profile.extended else None
         self.flow_last_names = {d.rsplit(".", 1)[-1] for d in self.flow_decorators}
         # a hook for the framework profiles (issue 13): they add the field to LoomConfig and its digest
         self.opaque_targets = frozenset(getattr(config, "opaque", ()) or ())
@@ -308,6 +318,16 @@ class _Analyser:
     def error(self, node: cst.CSTNode, message: str, code: str) -> None:
         line, column = self.position(node)
         self.errors.append(SourceError(self.path, line, column, message, code=code))
+
+    def refs(self, node: cst.CSTNode, *, method_of_class: bool = False) -> References:
+        """``scopes.references`` with the profile's name-only call arguments (``^chain``)."""
+        return references(node, method_of_class=method_of_class, resolve_from=self.resolve_from,
+                          name_only=self.rules.name_only if self.rules is not None else None)
+
+    def header_of(self, node: cst.FunctionDef) -> cst.FunctionDef:
+        """A definition with its body left out: what a step contributes besides its name under a
+        profile with ``step_headers`` (decorators and signature run or are read by the engine)."""
+        return node.with_changes(body=_PASS_BODY)
 
     # -- main -----------------------------------------------------------------------------------
     def run(self) -> ModuleSummary:
@@ -339,6 +359,8 @@ class _Analyser:
                                         st.main_block))
             projections.append(self.projections(stmt, st))
         attached, changes = attachments(facts, self.third_party, self.opaque)
+        if self.profile is not None and self.profile.opaque:
+            attached = exempt_engine_config(facts, attached, self.profile.opaque, self.import_targets, self.third_party)
 
         units: list[Unit] = []
         for index, (kind, text, refs, step_name, code, start) in enumerate(drafts):
@@ -461,31 +483,32 @@ class _Analyser:
             if self.is_step(stmt, index):
                 header = stmt.with_changes(body=_PASS_BODY)  # its decorators run; its body is an effect
                 self.nested_flows(stmt, index, f"function `{nfkc(stmt.name.value)}`")
-                return "step", "", references(header, resolve_from=self.resolve_from), f"{self.module}.{nfkc(stmt.name.value)}"
+                text = canonical(header) if self.profile is not None and self.profile.step_headers else ""
+                return "step", text, self.refs(header), f"{self.module}.{nfkc(stmt.name.value)}"
             found = len(self.flows)
             refs, _ = self.discover(stmt, prefix="", unit=index, cls=None)
             self.nested_flows(stmt, index, f"function `{nfkc(stmt.name.value)}`")
             if len(self.flows) > found:
                 site = self.flows[-1]  # its canonical form is already the flow's own
                 return "function", site.canonical, refs, None
-            return "function", canonical(stmt), references(stmt, resolve_from=self.resolve_from), None
+            return "function", canonical(stmt), self.refs(stmt), None
         if isinstance(stmt, cst.ClassDef):
             hashed = self.discover_class(stmt, prefix="", unit=index)
             self.nested_flows(stmt, index, None)
-            return "class", canonical(hashed), references(hashed, resolve_from=self.resolve_from), None
+            return "class", canonical(hashed), self.refs(hashed), None
         st = self.statements[index]
         if isinstance(stmt, cst.SimpleStatementLine):
             body = list(stmt.body)
             refs = References()
             for small in body:
-                _merge(refs, references(small, resolve_from=self.resolve_from))
+                _merge(refs, self.refs(small))
             if all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in body):
                 kind = "import"
             else:
                 kind = "constant" if st.names else "statement"
             return kind, canonical_statements(body), refs, None
         self.nested_flows(stmt, index, "a module-level block")
-        return ("constant" if st.names else "statement"), canonical(stmt), references(stmt, resolve_from=self.resolve_from), None
+        return ("constant" if st.names else "statement"), canonical(stmt), self.refs(stmt), None
 
     def projections(self, stmt: cst.CSTNode, st: _Statement) -> tuple[tuple[str, str], ...]:
         if not isinstance(stmt, (cst.With, cst.If)):
@@ -525,6 +548,25 @@ class _Analyser:
             return {chain}  # a builtin or an undefined name
         return {normalise_decorator(c) for c in candidates}
 
+    def holds_steps(self, cls: cst.ClassDef, unit: int) -> bool:
+        return any(isinstance(s, cst.FunctionDef) and self.is_step(s, unit) for s in cls.body.body)
+
+    def chain_names(self, chain: str) -> set[str]:
+        """Every qualified name a dotted chain used in deferred code may stand for (all of the
+        module's bindings of its root count: a function body runs after the module)."""
+        return self.decorator_names(_chain_expr(chain), len(self.statements))
+
+    def import_targets(self, name: str) -> list[str] | None:
+        """The absolute targets of every import binding ``name`` at module level; None when some
+        other statement binds it too."""
+        targets: list[str] = []
+        for i in self.binders.get(name, ()):
+            st = self.statements[i]
+            if name in st.own_names or st.stars:
+                return None
+            targets += [t for local, t in st.aliases if local == name]
+        return targets or None
+
     def is_step(self, node: cst.FunctionDef, unit: int) -> bool:
         return any(self.decorator_names(d.decorator, unit) & self.step_decorators for d in node.decorators)
 
@@ -554,7 +596,8 @@ class _Analyser:
                 if inner is not stmt:
                     body[i] = inner
                     changed = True
-        if len(self.flows) > flows_before:
+        if len(self.flows) > flows_before or (self.rules is not None and self.holds_steps(node, unit)):
+            # a class of step methods too: ``Db.save`` is then reached as the step, not the class
             self.collect_members(node, qual, unit)
         return node.with_changes(body=node.body.with_changes(body=body)) if changed else node
 
@@ -577,20 +620,29 @@ class _Analyser:
             stripped = node.with_changes(decorators=[d for d in node.decorators if d is not dec])
         else:
             dec, decorator, args, hashed, stripped = None, "", FlowArgs(id=None), node, node
-        refs = references(stripped, method_of_class=cls is not None, resolve_from=self.resolve_from)
+        if cls is not None and self.rules is not None and args.id is None:
+            try:
+                args = dataclasses.replace(args, id=self.rules.flow_id(cls))
+            except FlowIdError as exc:
+                self.error(exc.node, f"flow `{qualname}`: {exc}", "flow-id")
+                return None, None
+        refs = self.refs(stripped, method_of_class=cls is not None)
         globals_ = set(refs.globals)
         members = set(refs.members)
         if cls is not None and not any(dotted_chain(d.decorator) == "staticmethod" for d in node.decorators):
             # the instance a method flow runs on is built by these, and attribute access may be
             # served by these: what they do is input
             members |= {"__init__", "__post_init__", "__new__", "__getattr__", "__getattribute__"}
+            if self.rules is not None:
+                # the framework replays these on the flow's state (Temporal's signal/update/query handlers)
+                members |= self.rules.handler_members(cls)
             if cls.decorators:
                 # a decorated class (``@dataclass``) may generate code from its field annotations
                 members |= {n for s in cls.body.body if isinstance(s, cst.SimpleStatementLine)
                             for small in s.body if isinstance(small, cst.AnnAssign) for n in _names_of(small.target)}
         if cls is not None:
             header = cls.with_changes(body=_PASS_BODY)
-            globals_ |= references(header, resolve_from=self.resolve_from).globals
+            globals_ |= self.refs(header).globals
         line, column = self.position(node)
         self.flows.append(
             FlowSite(
@@ -606,6 +658,7 @@ class _Analyser:
                 class_qualname=prefix[:-1] if cls is not None else None,
                 source=self.layout.source(node)[0],
                 dynamic=_sorted(refs.dynamic),
+                header=canonical(_with_placeholder(self.header_of(node), dec)) if self.rules is not None else "",
             )
         )
         return refs, dec
@@ -662,8 +715,11 @@ class _Analyser:
                     kind = "step"
                     refs = References()
                     text = ""
+                    if self.profile is not None and self.profile.step_headers:
+                        refs = self.refs(self.header_of(stmt), method_of_class=True)
+                        text = canonical(self.header_of(stmt))
                 else:
-                    refs = references(stmt, method_of_class=True, resolve_from=self.resolve_from)
+                    refs = self.refs(stmt, method_of_class=True)
                     text = canonical(_with_placeholder(stmt, self._flow_of(stmt, unit)))
                     # decorators and defaults run in the class body: ``@limit.setter`` is a member
                     for dec in stmt.decorators:
@@ -673,7 +729,7 @@ class _Analyser:
                     dynamic = refs.dynamic
             elif isinstance(stmt, cst.ClassDef):
                 names = {nfkc(stmt.name.value)}
-                refs = references(stmt, resolve_from=self.resolve_from)
+                refs = self.refs(stmt)
                 text = canonical(stmt)
             else:
                 small = flatten_block([stmt])
@@ -681,7 +737,7 @@ class _Analyser:
                 names = st.names
                 if not names:
                     continue
-                refs = references(stmt, resolve_from=self.resolve_from)
+                refs = self.refs(stmt)
                 for local, target in st.aliases:
                     refs.globals.add("=" + target)
                 # class-body code sees the class's own names first (``limit = property(_get)``)
@@ -716,6 +772,14 @@ class _Analyser:
             return None
         base = package[: len(package) - (level - 1)]
         return ".".join([*base, *([module] if module else [])])
+
+
+def _chain_expr(chain: str) -> cst.BaseExpression:
+    parts = chain.split(".")
+    expr: cst.BaseExpression = cst.Name(parts[0])
+    for part in parts[1:]:
+        expr = cst.Attribute(value=expr, attr=cst.Name(part))
+    return expr
 
 
 def _with_placeholder(node: cst.FunctionDef, dec: cst.Decorator | None) -> cst.FunctionDef:

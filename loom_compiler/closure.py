@@ -53,6 +53,20 @@ over the sorted (qualname, inner digest) pairs of its members; each member's fin
 its inner digest and the component digest. So an edit anywhere in a cycle changes every hash in
 it, and the result does not depend on the order in which the graph was walked.
 
+Framework profiles (DESIGN §8, ``loom_compiler.frameworks``) add three kinds of reference, each
+a ``step`` member (hashed by what it names, never by a body; a chunk imports it live):
+
+* a *name-only* reference (``^chain`` from ``scopes``: the argument of ``workflow.execute_activity``
+  and the like) resolves like any chain, then stands for the step it names, the child flow it
+  names, or else a ``ref:`` member hashed by the qualified name alone;
+* a class member that is a step (``Db.save`` for an ``@activity.defn`` method) is the ``member:``
+  step, not the whole class, wherever the chain is used;
+* under ``children_by_reference`` (DBOS) every other flow reached is a ``child:`` member: its
+  flow id and header (decorators, signature), not its body. A name-only reference to a flow is
+  a child under every profile (Temporal's ``execute_child_workflow(Child.run)``).
+
+A step under a profile with ``step_headers`` also hashes its header and what the header reaches.
+
 Widening, where the reach cannot be decided statically (each costs a version more when code the
 flow does not really reach changes; none can keep a hash when behaviour changed):
 every binding of a name, dead ones included; every candidate of a star import; the whole module
@@ -207,6 +221,9 @@ class ClosureGraph:
         self._abroad_any: dict[str, bool] = {}  # module -> whether it has statements abroad
         self._runs: dict[str, list[str]] = {}  # dotted import target -> first-party modules it runs
         self._imports: dict[str, list[str]] = {}  # module -> first-party modules it imports
+        profile = config.profile if config is not None else None
+        self.children = profile is not None and profile.children_by_reference
+        self.refined = profile is not None and profile.extended  # class-member steps, name-only refs
 
     # -- modules --------------------------------------------------------------------------------
     def first_party(self, module: str) -> bool:
@@ -293,7 +310,16 @@ class ClosureGraph:
         if not units:
             return []
         if root in where.flows:
+            if self.children:
+                return [f"child:{module}|{root}"]  # DBOS: a workflow reached from a workflow
             return [f"{module}.{root}"]  # the flow node (its other bindings hang off it)
+        if self.refined and rest and len(units) == 1 and units[0].kind == "class":
+            member = f"{root}.{rest.split('.')[0]}"
+            if member in where.flows and self.children:
+                return [f"child:{module}|{member}"]
+            found = where.members.get(member)
+            if found is not None and found.kind == "step":
+                return [f"member:{module}|{member}"]  # ``Db.save``: the step, not the class
         if len(units) == 1:
             (u,) = units
             targets = [t for local, t in u.aliases if local == root]
@@ -362,7 +388,60 @@ class ClosureGraph:
             parts=((unit.index, unit.line, unit.source, unit.names),) if flow.class_qualname is None else (),
         )
 
+    def name_only_keys(self, where: _ModuleIndex, chain: str) -> list[str]:
+        """What a name-only reference (``^chain``) stands for: the step or child flow it names, or
+        a ``ref:`` member hashed by its qualified name (never a body)."""
+        if chain.startswith("="):
+            keys = self.resolve_target(chain[1:])
+            parts = chain[1:].split(".")
+        else:
+            keys = self.resolve_chain(where, chain)
+            parts = chain.split(".")
+        out = []
+        for key in keys:
+            if key.startswith(("import:", "module:", "hook:", "child:", "member:", "ref:")) or "#" in key:
+                out.append(key)
+                continue
+            module, _, name = key.rpartition(".")
+            index = self.index(module)
+            if index is None:
+                out.append(key)
+                continue
+            if any(local == name for u in self.binders(index, name) for local, _ in u.aliases):
+                # bound by an import (``with workflow.unsafe.imports_passed_through(): from x import
+                # Db``): what it imports is among ``keys`` too, mapped the same way; its statements
+                # (and the whole class they import) are not named by a name-only use
+                continue
+            tail = parts[parts.index(name) + 1:] if name in parts[1:] else parts[1:]
+            qual = ".".join([name, *tail[:1]])
+            if qual in index.flows or name in index.flows:
+                out.append(f"child:{module}|{qual if qual in index.flows else name}")
+            elif tail and (m := index.members.get(qual)) is not None and m.kind == "step":
+                out.append(f"member:{module}|{qual}")
+            elif not tail and len(units := self.binders(index, name)) == 1 and units[0].kind == "step":
+                out.append(key)
+            else:
+                out.append(f"ref:{module}|{'.'.join([name, *tail])}")
+        return out
+
+    def _profile_node(self, key: str) -> _Node:
+        kind, _, rest = key.partition(":")
+        module, _, qual = rest.partition("|")
+        index = self.index(module)
+        assert index is not None
+        s = index.summary
+        target = f"{module}.{qual}"
+        if kind == "member":
+            return self._member_node(key, index, qual, qual.rsplit(".", 1)[0])
+        if kind == "child":
+            flow = index.flows[qual]
+            flow_id = flow.args.id or f"{module}:{qual}"
+            return _Node(key, "step", module, f"(child {flow_id})\n{flow.header}", s.path, flow.line, "", target=target)
+        return _Node(key, "step", module, "", s.path, 0, "", target=target)  # "ref"
+
     def _make_node(self, key: str, reached_from: str) -> _Node:
+        if key.startswith(("member:", "child:", "ref:")):
+            return self._profile_node(key)
         if key.startswith("import:"):
             # ``module``: the module whose code reached it (the chunk imports it for that code)
             return _Node(key, "import", reached_from, "", target=key[len("import:") :])
@@ -389,7 +468,9 @@ class ClosureGraph:
         units = self.binders(index, name)
         if len(units) == 1 and units[0].kind == "step":
             u = units[0]
-            return _Node(key, "step", module, "", s.path, u.line, "", target=u.step_name or key)
+            # under ``step_headers`` the header is hashed and followed (its refs); otherwise the name only
+            return _Node(key, "step", module, u.canonical, s.path, u.line, "", target=u.step_name or key,
+                         refs=u.references if u.canonical else ())
         kinds = {u.kind for u in units}
         kind: MemberKind = "function" if "function" in kinds else "class" if "class" in kinds else "constant"
         return self._units_node(key, kind, index, name, units)
@@ -432,7 +513,9 @@ class ClosureGraph:
         m = index.members[qualname]
         s = index.summary
         if m.kind == "step":
-            return _Node(key, "step", s.module, "", s.path, m.line, "", target=key)
+            return _Node(key, "step", s.module, m.canonical, s.path, m.line, "", target=f"{s.module}.{qualname}",
+                         refs=m.references if m.canonical else (), members=m.members if m.canonical else (),
+                         cls=cls if m.canonical else None)
         return _Node(key, "method", s.module, m.canonical, s.path, m.line, m.source, refs=m.references,
                      members=m.members, cls=cls, dynamic=m.dynamic)
 
@@ -453,13 +536,16 @@ class ClosureGraph:
         bindings: dict[tuple[str, str], None] = {}
         if node.hook:
             self._bind(bindings, node, MODULE_GETATTR, ["module:" + node.module])
-        elif node.kind not in ("import", "step"):
+        elif node.kind != "import" and (node.kind != "step" or node.canonical):
             where = self.index(node.module)
             assert where is not None
             for chain in node.refs:
                 if chain.startswith("!"):
                     continue  # a module an import loads: followed by ``executed``, not a use
-                if chain.startswith("="):
+                if chain.startswith("^"):
+                    # a name-only reference: bound under the chain as spelled (a chunk reads it so)
+                    self._bind(bindings, node, chain[1:], self.name_only_keys(where, chain[1:]))
+                elif chain.startswith("="):
                     self._bind(bindings, node, chain, self.resolve_target(chain[1:]))
                 elif chain.startswith("~"):
                     # an import of a whole module's statements: its target, unless it is a module
@@ -501,9 +587,12 @@ class ClosureGraph:
                     if qualname not in where.members and qualname not in where.flows:
                         continue  # inherited or dynamic: the class's bases are already in the closure
                     key = f"{node.module}.{qualname}"
+                    if self.children and qualname in where.flows:
+                        key = f"child:{node.module}|{qualname}"  # DBOS: ``self.other_workflow()``
                     cls = node.cls
                     self._bind(bindings, node, "self." + name, [key],
-                               lambda k, q=qualname, c=cls: self._member_node(k, where, q, c))
+                               lambda k, q=qualname, c=cls: self._profile_node(k) if k.startswith("child:")
+                               else self._member_node(k, where, q, c))
         node.bindings = sorted(bindings)
         return node.bindings
 
@@ -757,6 +846,10 @@ def _joined(sources) -> str:  # noqa: ANN001
 
 
 def _name(key: str) -> str:
+    if key.startswith(("member:", "ref:")):
+        return key.partition(":")[2].replace("|", ".")
+    if key.startswith("child:"):
+        return key.partition(":")[2].replace("|", ".") + "#child"  # never the flow node itself
     if key.startswith("import:"):
         return key[len("import:") :]
     if key.startswith("module:"):
@@ -779,9 +872,11 @@ def _merkle(nodes: Mapping[str, _Node]) -> dict[str, str]:
         for key in component:
             n = nodes[key]
             fields = [SCHEME, "member", n.kind]
-            if n.kind in ("import", "step"):
+            if n.kind == "import" or (n.kind == "step" and not n.canonical):
                 fields.append(n.target or key)
             else:
+                if n.kind == "step":
+                    fields.append(n.target or key)  # a step's header (a profile's ``step_headers``)
                 fields.append(n.canonical)
                 for name, target in n.bindings or ():
                     shown = _name(target)

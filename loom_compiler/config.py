@@ -9,8 +9,15 @@ Every wrong key or type raises ``ConfigError`` naming the key (``tool.loom.<key>
 like Hatchling does: a typo in a config key must never be silently ignored, because a missing
 decorator name silently drops flows from the manifest.
 
+``framework`` (``"loom"`` by default, or ``"temporal"``, ``"dbos"``, ``"prefect"``: DESIGN §8)
+picks a profile (``loom_compiler.frameworks``) that contributes its flow and step decorators and
+its closure rules; ``decorators``/``step-decorators`` listed explicitly *extend* the profile's
+(``LoomConfig.decorators`` is the union, profile first), so a project on Temporal that also has
+its own decorator lists just that one. An unknown value is a ``ConfigError`` naming
+``tool.loom.framework`` and the allowed values.
+
 ``LoomConfig.digest`` covers exactly the settings that influence ``analyse_module`` (decorators,
-step decorators, package roots), so a cache keyed by it stays valid when ``out`` or ``history``
+step decorators, package roots, framework), so a cache keyed by it stays valid when ``out`` or ``history``
 change.
 
 ``[tool.loom.check]`` (a sub-table, read by ``loom check``/``loom diff``): ``base`` (the git ref to
@@ -41,6 +48,8 @@ from typing import Any
 from loom_runtime.errors import ConfigError
 from loom_runtime.hashing import sha256_digest
 
+from .frameworks import FRAMEWORKS, Profile, profile_for
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
@@ -54,6 +63,7 @@ DEFAULT_OUT = "build/loom"
 
 # key in pyproject -> (attribute name, kind); kind "list" means a list of non-empty strings
 _KEYS: dict[str, tuple[str, str]] = {
+    "framework": ("framework", "framework"),
     "packages": ("packages", "list"),
     "out": ("out", "str"),
     "decorators": ("decorators", "list"),
@@ -65,6 +75,7 @@ _KEYS: dict[str, tuple[str, str]] = {
 
 # [tool.loom.check] sub-key -> (attribute of CheckSettings, kind)
 _CHECK_KEYS: dict[str, tuple[str, str]] = {
+    "framework": ("framework", "framework"),
     "base": ("base", "str"),
     "manifest": ("manifest", "str"),
     "ignore": ("ignore", "list"),
@@ -85,18 +96,34 @@ class CheckSettings:
 
 @dataclass(frozen=True, slots=True)
 class LoomConfig:
+    """The settings in force. ``decorators``/``step_decorators`` are the effective lists: the
+    framework profile's, then every other name given (``__post_init__`` adds the profile's to
+    whatever was passed, so a config built in code extends the profile like one read from TOML)."""
+
     root: Path
     packages: tuple[str, ...] = ()
     out: str = DEFAULT_OUT
-    decorators: tuple[str, ...] = DEFAULT_DECORATORS
-    step_decorators: tuple[str, ...] = DEFAULT_STEP_DECORATORS
+    decorators: tuple[str, ...] = ()
+    step_decorators: tuple[str, ...] = ()
     history: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     check: CheckSettings = CheckSettings()
+    framework: str = "loom"
     #: the pyproject.toml the values came from (None: defaults only)
     pyproject: Path | None = field(default=None, compare=False)
     #: whether that pyproject.toml has a ``[tool.loom]`` table (False: the defaults apply)
     configured: bool = field(default=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.framework not in FRAMEWORKS:
+            raise ConfigError(_unknown_framework(self.framework, "configuration"), key="tool.loom.framework")
+        prof = profile_for(self.framework)
+        object.__setattr__(self, "decorators", _union(prof.flow_decorators, self.decorators))
+        object.__setattr__(self, "step_decorators", _union(prof.step_decorators, self.step_decorators))
+
+    @property
+    def profile(self) -> Profile:
+        return profile_for(self.framework)
 
     @property
     def out_dir(self) -> Path:
@@ -112,6 +139,7 @@ class LoomConfig:
         """sha256 over the settings that change what ``analyse_module`` returns."""
         doc = {
             "decorators": list(self.decorators),
+            "framework": self.framework,
             "packages": list(self.packages),
             "step-decorators": list(self.step_decorators),
         }
@@ -121,6 +149,14 @@ class LoomConfig:
     def is_first_party(self, module: str) -> bool:
         """Whether ``module`` lies under a configured package root (by dotted prefix)."""
         return any(module == p or module.startswith(p + ".") for p in self.packages)
+
+
+def _union(first: Sequence[str], then: Sequence[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys((*first, *then)))
+
+
+def _unknown_framework(value: object, where: str) -> str:
+    return (f"{where}: `tool.loom.framework` must be one of {', '.join(repr(f) for f in FRAMEWORKS)}, got {value!r}")
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -241,6 +277,10 @@ def _check(key: str, value: Any, kind: str, *, path: str) -> Any:
         if not isinstance(value, Mapping):
             raise ConfigError(f"{path}: `{key}` must be a table, got {value!r}", key=key, path=path)
         return CheckSettings(**_checked_table(key, value, _CHECK_KEYS, path=path))
+    if kind == "framework":
+        if not isinstance(value, str) or value not in FRAMEWORKS:
+            raise ConfigError(_unknown_framework(value, path), key="tool.loom.framework", path=path)
+        return value
     if kind == "bool":
         if not isinstance(value, bool):
             raise ConfigError(f"{path}: `{key}` must be true or false, got {value!r}", key=key, path=path)

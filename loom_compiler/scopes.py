@@ -22,6 +22,10 @@
   call it makes (callee, arguments, decorators: a call may change any of them); in deferred code
   (function bodies), the roots it stores through, passes to calls or calls methods on, the
   functions it calls, and the names it writes after ``global``.
+* name-only references (``^chain``, ``^=target``): with a ``name_only`` callback (a framework
+  profile's, ``loom_compiler.frameworks``), the argument of a call it names is referenced by
+  name only (``workflow.execute_activity(Db.save, ...)`` reaches ``Db.save``'s name, not the
+  class); the callback receives the callee chain as written and answers which argument.
 * ``dynamic``: reach that cannot be decided statically. ``module``: the code reads the module's
   namespace by a computed name (``globals()[k]``, ``sys.modules[__name__]``, a computed
   ``importlib.import_module``); ``module-write``: it can bind any name of it (``globals()`` used
@@ -58,10 +62,14 @@ __all__ = [
     "dotted_chain",
     "import_bindings",
     "FromResolver",
+    "NameOnly",
 ]
 
 #: resolves ``from <relative> import ...`` to the absolute base module (None: cannot be resolved)
 FromResolver = Callable[[cst.ImportFrom], "str | None"]
+#: callee chain (global root, as written) -> (position, keyword) of the argument it references by
+#: name only, or None (a framework profile's rule, see ``references``)
+NameOnly = Callable[[str], "tuple[int, str | None] | None"]
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 
@@ -318,9 +326,11 @@ def _is_call_to(node: cst.BaseExpression, name: str) -> bool:
 
 
 class _UseWalker:
-    def __init__(self, refs: References, resolve_from: FromResolver | None) -> None:
+    def __init__(self, refs: References, resolve_from: FromResolver | None, name_only: NameOnly | None = None) -> None:
         self.refs = refs
         self.resolve_from = resolve_from
+        self.name_only = name_only
+        self.by_name: set[int] = set()  # ids of argument nodes referenced by name only
         self.deferred = 0  # > 0 inside a function or lambda body: code that runs later
         self.collectors: list[set[str]] = []  # every global root used is added to each
         self.self_safe: set[int] = set()  # ids of Name nodes where ``self`` does not escape
@@ -530,7 +540,26 @@ class _UseWalker:
                 self.refs.dynamic.add("module")
         if isinstance(func, cst.Attribute) and _is_call_to(func.value, "globals") and func.attr.value in _DICT_READS:
             self.globals_read.add(id(func.value))
+        if self.name_only is not None:
+            self.mark_name_only(func, args, scope)
         self.in_call(func, scope, callee=func, rest=[a.value for a in args])
+
+    def mark_name_only(self, func: cst.BaseExpression, args: Iterable[cst.Arg], scope: _Scope) -> None:
+        chain = dotted_chain(func)
+        if chain is None or not self.is_global(chain.split(".", 1)[0], scope):
+            return
+        spec = self.name_only(chain)  # type: ignore[misc]
+        if spec is None:
+            return
+        position, keyword = spec
+        args = list(args)
+        chosen = [a for a in args if a.keyword is not None and keyword is not None and nfkc(a.keyword.value) == keyword]
+        positional = [a for a in args if a.keyword is None and not a.star]
+        if not chosen and 0 <= position < len(positional) and not any(a.star for a in args[:args.index(positional[position])]):
+            chosen = [positional[position]]
+        for arg in chosen:
+            if dotted_chain(arg.value) is not None:
+                self.by_name.add(id(arg.value))
 
     def in_call(self, func: cst.BaseExpression, scope: _Scope, *, callee: cst.BaseExpression,
                 rest: Iterable[cst.BaseExpression] = (), chain: tuple[str, cst.BaseExpression] | None = None) -> None:
@@ -638,10 +667,11 @@ class _UseWalker:
 
     def use(self, root: str, chain: str, scope: _Scope, node: cst.CSTNode) -> None:
         binder = self.resolve(root, scope)
+        mark = "^" if self.by_name and id(node) in self.by_name else ""
         if binder is not None:
             for target in binder.imports.get(root, ()):
                 # a lazy import: a binding to its target, with the attribute tail used
-                self.refs.globals.add("=" + target + chain[len(root):])
+                self.refs.globals.add(mark + "=" + target + chain[len(root):])
             if binder.self_name == root:
                 parts = chain.split(".")
                 if len(parts) > 2 and parts[1] == "__class__":
@@ -652,7 +682,7 @@ class _UseWalker:
                     # ``self`` escapes (passed on, returned, ``self.__dict__``): any member may be reached
                     self.refs.dynamic.add("class")
             return
-        self.refs.globals.add(chain)
+        self.refs.globals.add(mark + chain)
         for collector in self.collectors:
             collector.add(root)
 
@@ -688,15 +718,17 @@ def _is_staticmethod(node: cst.FunctionDef) -> bool:
     return any(dotted_chain(d.decorator) == "staticmethod" for d in node.decorators)
 
 
-def references(node: cst.CSTNode, *, method_of_class: bool = False, resolve_from: FromResolver | None = None) -> References:
+def references(node: cst.CSTNode, *, method_of_class: bool = False, resolve_from: FromResolver | None = None,
+               name_only: NameOnly | None = None) -> References:
     """Global chains, members, effects and dynamic reach of a module-level statement or definition.
 
     ``method_of_class``: ``node`` is a ``FunctionDef`` taken out of a class body; its first
     parameter names the instance (or class) for ``self.``/``cls.`` member references.
-    ``resolve_from`` resolves relative imports inside function and class bodies.
+    ``resolve_from`` resolves relative imports inside function and class bodies. ``name_only``
+    (a framework profile's rule): which call arguments are referenced by name only (``^chain``).
     """
     refs = References()
-    walker = _UseWalker(refs, resolve_from)
+    walker = _UseWalker(refs, resolve_from, name_only)
     module_scope = _Scope(None, set(), set())
     if method_of_class and isinstance(node, cst.FunctionDef):
         walker.function_header(node, module_scope)

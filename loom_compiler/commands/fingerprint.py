@@ -85,6 +85,7 @@ def render_explain(flow: FlowFingerprint) -> str:
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print loom-fingerprint/1 JSON instead of a table.")
 @click.option("--explain", "explain", metavar="FLOW", help="List FLOW's closure members, hashes and canonical forms.")
+@click.option("--framework", "framework", metavar="NAME", help="Framework profile (loom, temporal, dbos, prefect; overrides tool.loom.framework).")
 @click.option("--package", "packages", multiple=True, help="First-party package root (repeatable; overrides tool.loom.packages).")
 @click.option("--decorator", "decorators", multiple=True, help="Qualified name of a flow decorator (repeatable).")
 @click.option("--step-decorator", "step_decorators", multiple=True, help="Qualified name of a step decorator (repeatable).")
@@ -94,6 +95,7 @@ def fingerprint_command(
     paths: tuple[Path, ...],
     as_json: bool,
     explain: str | None,
+    framework: str | None,
     packages: tuple[str, ...],
     decorators: tuple[str, ...],
     step_decorators: tuple[str, ...],
@@ -109,6 +111,7 @@ def fingerprint_command(
         config = load_config(
             start,
             root=root,
+            framework=framework,
             packages=packages or None,
             decorators=decorators or None,
             step_decorators=step_decorators or None,

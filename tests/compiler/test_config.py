@@ -49,15 +49,16 @@ def test_flags_override_the_table(tmp_path: Path) -> None:
     _project(tmp_path, 'packages = ["shop"]\ndecorators = ["dbos.DBOS.workflow"]')
     config = load_config(tmp_path, packages=["billing"], decorators=None, out="o")
     assert config.packages == ("billing",)
-    assert config.decorators == ("dbos.DBOS.workflow",)  # None: flag not given
+    # None: flag not given; explicit decorators extend the (default: loom) profile's (DESIGN §8)
+    assert config.decorators == ("loom_runtime.flow", "dbos.DBOS.workflow")
     assert config.out == "o"
 
 
 def test_other_frameworks_decorators(tmp_path: Path) -> None:
     _project(tmp_path, 'decorators = ["dbos.DBOS.workflow", "temporalio.workflow.run", "prefect.flow"]\nstep-decorators = ["dbos.DBOS.step"]')
     config = load_config(tmp_path)
-    assert config.decorators == ("dbos.DBOS.workflow", "temporalio.workflow.run", "prefect.flow")
-    assert config.step_decorators == ("dbos.DBOS.step",)
+    assert config.decorators == ("loom_runtime.flow", "dbos.DBOS.workflow", "temporalio.workflow.run", "prefect.flow")
+    assert config.step_decorators == ("loom_runtime.step", "dbos.DBOS.step")
 
 
 @pytest.mark.parametrize(

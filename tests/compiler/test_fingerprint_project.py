@@ -101,7 +101,7 @@ def test_cheap_check_uses_the_decorators_last_names() -> None:
     assert might_define_flows(b"from loom_runtime import flow\n@flow('x')\n", None)
     assert not might_define_flows(b"def flow(): pass\n", None)  # no decorator at all
     assert not might_define_flows(b"@cache\ndef f(): pass\n", None)
-    config = LoomConfig(root=Path("."), decorators=("dbos.DBOS.workflow",))
+    config = LoomConfig(root=Path("."), framework="dbos")  # the dbos profile: no loom decorators
     assert might_define_flows(b"@DBOS.workflow()\ndef f(): pass\n", config)
     assert not might_define_flows(b"@flow('x')\ndef f(): pass\n", config)
 
@@ -199,8 +199,13 @@ def test_cli_explain_reports_errors_and_refuses_json(project: Path) -> None:
 
 
 def test_cli_flags_override_config(project: Path) -> None:
+    # --decorator extends the profile's decorators (DESIGN §8); --framework picks another profile
     result = CliRunner().invoke(main, ["fingerprint", str(project), "--json", "--decorator", "x.y"])
+    assert [f["id"] for f in json.loads(result.output)["flows"]] == ["checkout"]
+    result = CliRunner().invoke(main, ["fingerprint", str(project), "--json", "--framework", "temporal"])
     assert json.loads(result.output)["flows"] == []
+    unknown = CliRunner().invoke(main, ["fingerprint", str(project), "--framework", "celery"])
+    assert unknown.exit_code == 2 and "tool.loom.framework" in unknown.output and "'temporal'" in unknown.output
     bad = CliRunner().invoke(main, ["fingerprint", str(project), "--decorator", "not a name"])
     assert bad.exit_code == 2 and "not a dotted Python name" in bad.output
 

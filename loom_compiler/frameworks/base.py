@@ -1,0 +1,97 @@
+"""The one interface every framework profile implements (DESIGN §8), and the values it returns.
+
+A profile says what a durable engine replays and what it serves from its history, as data the
+compiler's stages read at their one decision point each:
+
+* ``flow_decorators`` / ``step_decorators``: the qualified names that declare a flow and a step
+  (``analysis`` resolves every spelling of a decorator to one of them);
+* ``handler_decorators`` / ``validators``: which other members of a method flow's class are in its
+  closure (Temporal's signal, update and query handlers run on the workflow's replayed state);
+* ``name_only_calls``: calls whose argument is referenced by name only (what Temporal's history
+  records for ``workflow.execute_activity(fn, ...)`` or ``execute_child_workflow(Cls.run, ...)``
+  is the activity or workflow *type*, never the code);
+* ``children_by_reference``: a flow reached from another flow is a *child*, referenced by its flow
+  id (DBOS: a workflow called from a workflow runs as its own workflow, with its own history);
+* ``step_headers``: a step contributes its decorators and signature besides its qualified name
+  (``@activity.defn(name="x")`` is the type history records, a return annotation decides how the
+  recorded result is decoded in the workflow);
+* ``opaque``: the engine's own API objects, whose module-level configuration is not workflow
+  behaviour (``engine_config``);
+* ``flow_id``: how a flow's id is derived when the flow decorator does not give one.
+
+Each framework is one module of this package defining ``PROFILE``; ``frameworks.PROFILES`` finds
+them all, so a fifth framework is one new file.
+
+Rejected: subclass hooks that receive libcst trees and return hashed text (every profile would
+then re-implement part of the canonical form, and the scheme would depend on profile code in ways
+no golden test pins); keeping the rules in ``analysis``/``closure`` behind ``if framework ==``
+branches (adding an engine would touch the core stages).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the configuration imports the profiles; libcst is for the analysis only
+    import libcst as cst
+
+__all__ = ["Profile", "NameOnlyArg", "ClassDecorator", "FlowIdError"]
+
+#: a decorator of the flow's class: (every qualified name it may stand for, the node)
+ClassDecorator = "tuple[frozenset[str], cst.Decorator]"
+
+
+class FlowIdError(ValueError):
+    """A flow id the profile cannot read statically; ``node`` locates it."""
+
+    def __init__(self, message: str, node: cst.CSTNode) -> None:
+        super().__init__(message)
+        self.node = node
+
+
+@dataclass(frozen=True, slots=True)
+class NameOnlyArg:
+    """Which argument of a call is referenced by name only: the ``position``-th positional one,
+    or the keyword ``keyword``."""
+
+    position: int = 0
+    keyword: str | None = None
+
+
+def _no_flow_id(decorators: Sequence[ClassDecorator], class_name: str | None) -> str | None:
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    name: str
+    flow_decorators: tuple[str, ...]
+    step_decorators: tuple[str, ...] = ()
+    #: a method of a flow's class decorated with one of these is in the closure of every method
+    #: flow of the class (with what it reaches)
+    handler_decorators: tuple[str, ...] = ()
+    #: ``@<handler>.validator``: a method decorated with ``<name>.<attr>`` for a class-body
+    #: ``<name>`` and an ``<attr>`` listed here is a handler too
+    validator_attributes: tuple[str, ...] = ()
+    #: qualified callee -> the argument referenced by name only
+    name_only_calls: dict[str, NameOnlyArg] = field(default_factory=dict)
+    children_by_reference: bool = False
+    step_headers: bool = False
+    #: qualified names of the engine's API objects (``engine_config``)
+    opaque: tuple[str, ...] = ()
+    #: the id of a *method* flow from its class's decorators and name (None: the default id)
+    flow_id: Callable[[Sequence[ClassDecorator], str | None], str | None] = _no_flow_id
+    #: one line for ``loom --help`` and error messages
+    summary: str = ""
+
+    @property
+    def extended(self) -> bool:
+        """Whether any rule beyond DESIGN §6 applies (the loom and prefect profiles have none)."""
+        return bool(self.handler_decorators or self.name_only_calls or self.children_by_reference
+                    or self.step_headers or self.opaque or self.flow_id is not _no_flow_id)
+
+    def digest_fields(self) -> dict[str, object]:
+        """What of the profile changes ``analyse_module``'s result (``LoomConfig.digest``)."""
+        return {"framework": self.name}

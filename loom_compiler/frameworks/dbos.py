@@ -1,0 +1,33 @@
+"""``framework = "dbos"``: DBOS Transact for Python (``dbos``).
+
+DBOS recovers a workflow by re-running its function from the top, serving every step and
+transaction from its ``operation_outputs`` table by call order and function name. So
+``@DBOS.step()`` and ``@DBOS.transaction()`` functions, and such methods of ``@DBOS.dbos_class()``
+classes, are steps: their qualified name and header (decorators and signature: the step's
+``name=`` and options, the result annotation) are hashed, their bodies are not.
+
+A workflow that reaches another workflow (calls it, passes it to ``DBOS.start_workflow``/
+``start_workflow_async`` or to ``queue.enqueue``) starts it as a *child* with its own status and
+history; the parent records the child's id and result. So any flow reached from a flow is
+referenced by its flow id and header, never its body: editing the child versions the child only.
+
+``DBOS`` itself is an opaque engine object (``engine_config``): ``DBOS(fastapi=app)``,
+``DBOS.launch()`` and the ``if __name__ == "__main__":`` block that runs the server configure and
+start the engine; they are not part of any workflow's behaviour.
+"""
+
+from __future__ import annotations
+
+from .base import Profile
+
+__all__ = ["PROFILE"]
+
+PROFILE = Profile(
+    name="dbos",
+    flow_decorators=("dbos.DBOS.workflow",),
+    step_decorators=("dbos.DBOS.step", "dbos.DBOS.transaction"),
+    children_by_reference=True,
+    step_headers=True,
+    opaque=("dbos.DBOS",),
+    summary="@DBOS.workflow(); @DBOS.step()/@DBOS.transaction() steps; workflows reached are children",
+)

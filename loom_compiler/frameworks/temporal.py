@@ -1,0 +1,91 @@
+"""``framework = "temporal"``: Temporal's Python SDK (``temporalio``).
+
+What Temporal replays is the workflow *object*: a worker rebuilds it (``__init__``, or the
+``@workflow.init`` one) and re-runs ``run`` together with every signal and update handler
+(and its validator) in the order history records them, all on the same state. So the workflow
+class is the unit: those members, and whatever they reach, are in the closure of ``run``.
+
+Queries are in it too. A query is not recorded in history, but it runs on the replayed state of a
+pinned execution and answers for it: with Worker Versioning a pinned workflow's queries are served
+by workers of its own build id, so a query edit that kept the build id would serve changed code
+to executions pinned to the old one (DESIGN §6: the hash may change when behaviour did not, never
+the reverse). The cost is a version more for a query-only edit.
+
+Activities are effects recorded in history by their *type*: a function or method decorated with
+``@activity.defn`` is a step, and whatever is passed to ``workflow.execute_activity*`` /
+``start_activity*`` / ``execute_local_activity*`` / ``start_local_activity*`` (and their
+``_method``/``_class`` forms) is referenced by name only: not its body, not its class or the
+class's ``__init__``. A step's header stays hashed (``Profile.step_headers``): ``name=`` is the
+type history records, and the return annotation decides how the recorded result is decoded in the
+workflow. A child workflow (``execute_child_workflow``/``start_child_workflow``, also
+``get_external_workflow_handle_for`` and ``continue_as_new(workflow=...)``, which all address
+another history) is referenced by its workflow type, not its body. Activity options (timeouts,
+retry policy) are call arguments like any other and stay in the canonical form.
+
+The flow id of ``Cls.run`` is the workflow type: ``@workflow.defn(name="...")``, else the class
+name, as the SDK derives it. ``temporalio.client.Client`` and ``temporalio.worker.Worker`` (and
+the ``Replayer``) are opaque engine objects (``engine_config``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .base import ClassDecorator, FlowIdError, NameOnlyArg, Profile
+
+__all__ = ["PROFILE", "workflow_type"]
+
+_WF = "temporalio.workflow"
+_DEFN = f"{_WF}.defn"
+
+_ACTIVITY_CALLS = [
+    f"{_WF}.{verb}_{kind}{form}"
+    for verb in ("execute", "start")
+    for kind in ("activity", "local_activity")
+    for form in ("", "_method", "_class")
+]
+_NAME_ONLY: dict[str, NameOnlyArg] = {name: NameOnlyArg(0, "activity") for name in _ACTIVITY_CALLS}
+_NAME_ONLY.update({
+    f"{_WF}.execute_child_workflow": NameOnlyArg(0, "workflow"),
+    f"{_WF}.start_child_workflow": NameOnlyArg(0, "workflow"),
+    f"{_WF}.get_external_workflow_handle_for": NameOnlyArg(0, "workflow"),
+    # ``continue_as_new(arg, workflow=Other.run)``: a new run of (maybe another) type, its own history
+    f"{_WF}.continue_as_new": NameOnlyArg(-1, "workflow"),
+})
+
+
+def workflow_type(decorators: Sequence[ClassDecorator], class_name: str | None) -> str | None:
+    """The workflow type of a method flow's class: ``@workflow.defn(name="X")`` -> ``X``, else the
+    class name (what ``temporalio`` registers and records in history)."""
+    import libcst as cst  # here: the configuration imports this module without the parser
+
+    from ..canonical import literal_string_value, nfkc
+
+    for names, dec in decorators:
+        if _DEFN not in names:
+            continue
+        if isinstance(dec.decorator, cst.Call):
+            for arg in dec.decorator.args:
+                if arg.keyword is not None and nfkc(arg.keyword.value) == "name":
+                    value = literal_string_value(arg.value)
+                    if not isinstance(value, str) or not value:
+                        raise FlowIdError(
+                            "@workflow.defn(name=...) must be a non-empty string literal (the workflow type is "
+                            "the flow id, read without running your code)", arg.value)
+                    return value
+        break
+    return class_name
+
+
+PROFILE = Profile(
+    name="temporal",
+    flow_decorators=(f"{_WF}.run",),
+    step_decorators=("temporalio.activity.defn",),
+    handler_decorators=(f"{_WF}.signal", f"{_WF}.update", f"{_WF}.query", f"{_WF}.init"),
+    validator_attributes=("validator",),
+    name_only_calls=_NAME_ONLY,
+    step_headers=True,
+    opaque=("temporalio.client.Client", "temporalio.worker.Worker", "temporalio.worker.Replayer"),
+    flow_id=workflow_type,
+    summary="temporalio.workflow.run in @workflow.defn classes; @activity.defn steps",
+)
