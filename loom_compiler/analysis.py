@@ -537,6 +537,10 @@ class _Analyser:
             here = {t + tail for local, t in st.aliases if local == root}
             if root in st.own_names:
                 here.add(f"{self.module}.{root}{tail}")
+                if tail and self.rules is not None:
+                    # ``ds = SQLAlchemyDatasource(url)`` then ``@ds.transaction()``: also the
+                    # method of what the call builds, spelled ``<class>().transaction``
+                    here |= {f"{c}(){tail}" for c in self.instance_of(i, root)}
             candidates = here if st.simple or candidates is None else candidates | here
         for i in self.star_units:
             if i >= before:
@@ -547,6 +551,17 @@ class _Analyser:
         if candidates is None:
             return {chain}  # a builtin or an undefined name
         return {normalise_decorator(c) for c in candidates}
+
+    def instance_of(self, index: int, name: str) -> set[str]:
+        """The qualified callees of ``name = <call>(...)`` at statement ``index`` (else empty)."""
+        stmt = self.stmts[index]
+        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign)):
+            return set()
+        assign = stmt.body[0]
+        if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name) \
+                or nfkc(assign.targets[0].target.value) != name or not isinstance(assign.value, cst.Call):
+            return set()
+        return self.decorator_names(assign.value.func, index)
 
     def holds_steps(self, cls: cst.ClassDef, unit: int) -> bool:
         return any(isinstance(s, cst.FunctionDef) and self.is_step(s, unit) for s in cls.body.body)

@@ -25,6 +25,8 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
                     "Fingerprint the flows under PATH... (files or directories; default: the project root)."),
     "build": ("loom_compiler.commands.build:build_command",
               "Write per-version chunks and the cumulative manifest for the project at PATH."),
+    "version": ("loom_compiler.commands.version:version_command",
+                "Print the project's version id: sha256 over every current flow's (id, codeHash)."),
     "diff": ("loom_compiler.commands.diff:diff_command",
              "Show which flows changed against a base and which closure members changed."),
     "check": ("loom_compiler.commands.check:check_command",

@@ -42,6 +42,7 @@ from .hashing import flow_content_hash, flow_hash_matches, legacy_flow_content_h
 from .manifest import FlowEntry, Manifest, SourceRef, VersionEntry, load_manifest
 from .registry import PACKAGE_MANIFEST_DIR, FlowVersion, Registry, StaleManifestWarning
 from .pinning import UnpinnedExecutionWarning
+from .version import ProjectVersion, manifest_version, project_version_id, version_id
 
 # The durable core: runtime, journals (psycopg is imported only when a PostgresJournal is created),
 # divergence (D3), step families (D4), exported histories
@@ -114,6 +115,10 @@ __all__ = [
     "FlowVersion",
     "StaleManifestWarning",
     "UnpinnedExecutionWarning",
+    "version_id",
+    "project_version_id",
+    "manifest_version",
+    "ProjectVersion",
     "PACKAGE_MANIFEST_DIR",
     "FlowRemovedError",
     "Context",

@@ -2,7 +2,8 @@
 
 DBOS recovers a workflow by re-running its function from the top, serving every step and
 transaction from its ``operation_outputs`` table by call order and function name. So
-``@DBOS.step()`` and ``@DBOS.transaction()`` functions, and such methods of ``@DBOS.dbos_class()``
+``@DBOS.step()`` and ``@DBOS.transaction()`` functions (DBOS 3: ``@ds.transaction()`` of a
+``ds = SQLAlchemyDatasource(...)``), and such methods of ``@DBOS.dbos_class()``
 classes, are steps: their qualified name and header (decorators and signature: the step's
 ``name=`` and options, the result annotation) are hashed, their bodies are not.
 
@@ -25,7 +26,11 @@ __all__ = ["PROFILE"]
 PROFILE = Profile(
     name="dbos",
     flow_decorators=("dbos.DBOS.workflow",),
-    step_decorators=("dbos.DBOS.step", "dbos.DBOS.transaction"),
+    # ``DBOS.transaction`` (DBOS 1.x-2.x) and, since DBOS 3, the transaction of a datasource:
+    # ``ds = SQLAlchemyDatasource(url)`` then ``@ds.transaction()`` (``<class>().<method>``)
+    step_decorators=("dbos.DBOS.step", "dbos.DBOS.transaction",
+                     *(f"dbos.{cls}{made}().transaction" for cls in ("SQLAlchemyDatasource", "AsyncSQLAlchemyDatasource")
+                       for made in ("", ".create"))),
     children_by_reference=True,
     step_headers=True,
     opaque=("dbos.DBOS",),

@@ -1,0 +1,1 @@
+"""Order workflows on DBOS, versioned by loom (see README.md)."""

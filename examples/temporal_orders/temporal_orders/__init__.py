@@ -1,0 +1,1 @@
+"""Order workflows on Temporal, versioned by loom (see README.md)."""

@@ -1,0 +1,77 @@
+"""The project version id (DESIGN §8): one value naming the behaviour of every current flow.
+
+``project_version_id(flows)`` is sha256 over the sorted ``(flow id, codeHash)`` pairs of every
+current flow, as canonical JSON (``[["checkout","sha256:…"],…]``, separators ``,`` ``:``, UTF-8).
+``loom version`` computes it from the source tree (``loom_compiler.commands.version``) and
+``version_id(package)`` reads it from the manifest a wheel carries (``<pkg>/_loom/manifest.json``,
+written by the build hook): both see the same flows and codeHashes, so both print the same id.
+
+It is the value to hand another engine as its code version: DBOS's ``application_version`` (a
+comment-only deploy keeps it, so PENDING workflows are recovered by the new processes; a helper
+edit changes it) and a Temporal Worker Deployment build id (a new version exactly when some
+workflow's behaviour changed). Because codeHashes are body-aware and stable under formatting, so
+is the id.
+
+Standard library only, and cheap: ``version_id`` reads one JSON file and never imports the
+compiler (a service calls it at start-up). A removed flow (``current`` null) is no current flow.
+A manifest with no current flow has no version id: ``ManifestError``, since the sha256 of nothing
+would name every empty build alike.
+
+Rejected: hashing the manifest file (it is cumulative: old versions kept for in-flight executions
+would change the id without any behaviour change) and the chunk digests (their text carries
+comments and formatting).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from .errors import ManifestError
+from .manifest import load_manifest
+from .packaging import package_manifest
+
+__all__ = ["ProjectVersion", "project_version_id", "manifest_version", "version_id"]
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectVersion:
+    version_id: str
+    flows: Mapping[str, str]  # flow id -> codeHash of its current version
+
+    def to_json(self) -> dict[str, object]:
+        return {"versionId": self.version_id, "flows": dict(sorted(self.flows.items()))}
+
+
+def project_version_id(flows: Mapping[str, str]) -> str:
+    """sha256 over the sorted (flow id, codeHash) pairs, as ``sha256:<64 hex>``."""
+    pairs = sorted([flow_id, code_hash] for flow_id, code_hash in flows.items())
+    data = json.dumps(pairs, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def manifest_version(path: str | os.PathLike[str]) -> ProjectVersion:
+    """The version of the current flows a manifest file lists."""
+    manifest = load_manifest(path)
+    flows = {fid: e.current for fid, e in manifest.flows.items() if e.current is not None and not e.removed}
+    if not flows:
+        raise ManifestError(f"{path}: lists no current flow, so it has no version id; build the project with "
+                            "`loom build` (is tool.loom.framework right for your flows?)", path=str(path))
+    return ProjectVersion(project_version_id(flows), flows)
+
+
+class _Owner:
+    """Keeps an extracted bundle (a package imported from a zip) alive while it is read."""
+
+
+def version_id(package: str) -> str:
+    """The project version id of ``package``'s packaged manifest (``<package>/_loom/manifest.json``).
+
+    ``DBOS(config={..., "application_version": version_id("shop")})`` or a Temporal worker's
+    ``WorkerDeploymentVersion(deployment_name=..., build_id=version_id("shop"))``.
+    """
+    owner = _Owner()
+    return manifest_version(package_manifest(package, owner)).version_id
