@@ -683,6 +683,8 @@ class _UseWalker:
                     self.refs.dynamic.add("class")
             return
         self.refs.globals.add(mark + chain)
+        if mark:
+            return  # referenced by name for the engine (``execute_activity(fn)``): the call changes nothing of it
         for collector in self.collectors:
             collector.add(root)
 

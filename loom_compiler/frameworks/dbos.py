@@ -19,7 +19,7 @@ start the engine; they are not part of any workflow's behaviour.
 
 from __future__ import annotations
 
-from .base import Profile
+from .base import NameOnlyArg, Profile
 
 __all__ = ["PROFILE"]
 
@@ -31,6 +31,14 @@ PROFILE = Profile(
     step_decorators=("dbos.DBOS.step", "dbos.DBOS.transaction",
                      *(f"dbos.{cls}{made}().transaction" for cls in ("SQLAlchemyDatasource", "AsyncSQLAlchemyDatasource")
                        for made in ("", ".create"))),
+    # what these start is a workflow by reference (a child); passing it changes nothing of it
+    name_only_calls={
+        "dbos.DBOS.start_workflow": NameOnlyArg(0, "func"),
+        "dbos.DBOS.start_workflow_async": NameOnlyArg(0, "func"),
+        "dbos.DBOS.enqueue_workflow": NameOnlyArg(1, "func"),
+        "dbos.Queue().enqueue": NameOnlyArg(0, "func"),
+        "dbos.Queue().enqueue_async": NameOnlyArg(0, "func"),
+    },
     children_by_reference=True,
     step_headers=True,
     opaque=("dbos.DBOS",),
