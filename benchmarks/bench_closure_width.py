@@ -74,18 +74,21 @@ REPOS: dict[str, dict[str, Any]] = {
         "subdir": "",
         "decorators": ["temporalio.workflow.run"],
         "steps": ["temporalio.activity.defn"],
+        "framework": "temporal",
     },
     "dbos-demo-apps": {
         "url": "https://github.com/dbos-inc/dbos-demo-apps",
         "subdir": "python",
         "decorators": ["dbos.DBOS.workflow"],
         "steps": ["dbos.DBOS.step", "dbos.DBOS.transaction"],
+        "framework": "dbos",
     },
     "prefect-recipes": {
         "url": "https://github.com/PrefectHQ/prefect-recipes",
         "subdir": "",
         "decorators": ["prefect.flow"],
         "steps": [],
+        "framework": "prefect",
     },
 }
 
@@ -438,6 +441,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="measure fp/2 at this commit or branch (git archive) instead of this checkout")
     ap.add_argument("--max-edits", type=int, default=None, help="edit at most N helpers per repository (sampled)")
     ap.add_argument("--quick", action="store_true", help="at most 40 edits per repository")
+    ap.add_argument("--profiles", action="store_true",
+                    help="fp/2 fingerprints each repository under its framework profile (tool.loom.framework, "
+                         "issue 13) instead of the loom profile with the decorators listed")
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = ap.parse_args(argv)
 
@@ -460,7 +466,8 @@ def main(argv: list[str] | None = None) -> int:
         spec = REPOS[name]
         root, commit = repository(name, given.get(name), cache)
         request = {"root": str(root), "decorators": spec["decorators"], "steps": spec["steps"]}
-        scan1, scan2 = run_worker(old, request), run_worker(new, request)
+        request2 = {**request, "framework": spec["framework"]} if args.profiles else request
+        scan1, scan2 = run_worker(old, request), run_worker(new, request2)
         if scan1["scheme"] != "loom-fp/1" or not scan2["scheme"].startswith("loom-fp/") or scan2["scheme"] == "loom-fp/1":
             raise SystemExit(f"schemes: {old} computed {scan1['scheme']}, this checkout {scan2['scheme']}")
         modules = {**scan1["modules"], **scan2["modules"]}
@@ -470,7 +477,7 @@ def main(argv: list[str] | None = None) -> int:
             edits = edits[:cap]
         wire = [{"module": e["module"], "line": e["line"], "text": e["text"]} for e in edits]
         fp1 = run_worker(old, {**request, "edits": wire})
-        fp2 = run_worker(new, {**request, "edits": wire})
+        fp2 = run_worker(new, {**request2, "edits": wire})
         result = analyse(name, commit, edits, fp1, fp2)
         result["helpers"] = [{k: e[k] for k in ("module", "qualname", "kind")} for e in edits]
         results.append(result)

@@ -106,7 +106,9 @@ def main() -> int:
     from loom_compiler.sources import DirectorySourceTree
 
     root = Path(request["root"])
-    config = load_config(root, root=root, decorators=request["decorators"], step_decorators=request["steps"])
+    # ``framework`` (a profile, issue 13) only when asked: the fp/1 release has no such option
+    profile = {"framework": request["framework"]} if request.get("framework") else {}
+    config = load_config(root, root=root, decorators=request["decorators"], step_decorators=request["steps"], **profile)
     tree = DirectorySourceTree(config.root, config)
     started = time.perf_counter()
     data: dict[str, bytes] = {}
