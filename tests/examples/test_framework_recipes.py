@@ -86,7 +86,7 @@ def test_dbos_application_version_is_the_project_version_id(tmp_path: Path) -> N
 
 
 TEMPORAL_SCRIPT = """
-import asyncio, json, shutil, uuid
+import asyncio, json, os, shutil, sys, uuid
 from temporalio.testing import WorkflowEnvironment
 from loom_runtime import version_id
 from temporal_orders.worker import TASK_QUEUE, make_current, make_worker
@@ -108,6 +108,10 @@ async def main():
                               "pinned": info.behavior == 1, "versionId": version_id("temporal_orders")}))
 
 asyncio.run(main())
+# temporalio's core threads can abort the interpreter's finalisation under load ("PyGILState_Release:
+# thread state ... must be current", exit -6) after all work is done and printed: leave without it
+sys.stdout.flush()
+os._exit(0)
 """
 
 
