@@ -6,13 +6,13 @@ into every workflow: a workflow uses ``DBOS`` (``@DBOS.step()``, ``DBOS.sleep``)
 ``DBOS(fastapi=app)`` and ``if __name__ == "__main__": DBOS.launch(); uvicorn.run(app)`` belong
 to ``DBOS``, they mention ``app``, and every ``@app.post(...)`` endpoint belongs to ``app``.
 
-Since fp2-core's 8f55e8b, ``effects`` attaches a statement to no name bound to third-party state
-(``app = FastAPI()``, an ``if __name__ == "__main__":`` block is attached to nothing), which
-removes most of that chain for every profile. What a profile still needs: its step headers
-(``@DBOS.step()``) reach the engine's name, so a top-level ``DBOS.launch()`` or an engine built
-into a module name (``dbos = DBOS(...)``) would still come along. Note the reverse gap that rule
-leaves (reported on TEAM.md, pinned by a strict xfail in the tests): ``DBOS(config={"serializer":
-make_serializer()})`` is attached to nothing, although that serializer decodes recorded results.
+``effects`` (fp2-core) already keeps third-party-built values (``app = FastAPI()``) and
+``if __name__ == "__main__":`` blocks out of every name. What a profile still needs: its step
+headers (``@DBOS.step()``) reach the engine's name, so a top-level ``DBOS.launch()`` or an engine
+built into a module name (``dbos = DBOS(...)``) would still come along. ``effects.attachments``
+also has a blanket ``opaque`` hook (``config.opaque``: no statement attached to such a name);
+the profiles do not fill it, because a blanket rule would drop ``DBOS.register_instance(render)``
+and ``DBOS(config={"serializer": make_serializer()})``, whose first-party code runs in replays.
 
 The rule. A profile names its engine's API objects (``Profile.opaque``: ``dbos.DBOS``,
 ``temporalio.client.Client``, ``temporalio.worker.Worker``, ...). A module-level name is *opaque*

@@ -67,16 +67,10 @@ def test_configuring_and_launching_the_engine_is_not_workflow_code(monkeypatch: 
     assert "m.DBOS" in _closure(top)[1]
 
 
-_CORE_GAP = pytest.mark.xfail(strict=True, reason="effects (fp2-core, 8f55e8b) attaches DBOS(config=...) to nothing")
-
-
 @pytest.mark.parametrize("statement", [
     "DBOS.register_instance(render)",  # first-party code handed to the engine
-    # a first-party call in its config, config built by first-party code: the statement is attached
-    # to nothing since fp2-core's 8f55e8b (a call building third-party state), whatever the profile
-    # says; a first-party serializer decodes recorded results on replay (reported on TEAM.md)
-    pytest.param('DBOS(config={"name": "shop", "serializer": make_serializer()})', marks=_CORE_GAP),
-    pytest.param("SETTINGS = make_settings()\nDBOS(config=SETTINGS)", marks=_CORE_GAP),
+    'DBOS(config={"name": "shop", "serializer": make_serializer()})',  # a first-party call in its config
+    "SETTINGS = make_settings()\nDBOS(config=SETTINGS)",  # config built by first-party code
     "DBOS.launch(); STATE.append(1)",  # it also changes first-party state
 ])
 def test_handing_first_party_code_to_the_engine_still_counts(statement: str) -> None:
