@@ -292,7 +292,8 @@ class _Analyser:
         self.step_decorators = {normalise_decorator(d) for d in (config.step_decorators if config is not None else ("loom_runtime.step",))}
         self.all_functions = all_functions
         # the framework profile's rules (DESIGN §8); the loom profile adds none
-        self.profile = config.profile if config is not None else None
+        # (a stand-in config without a profile, as some tests pass, means the loom profile)
+        self.profile = getattr(config, "profile", None) if config is not None else None
         self.rules = ModuleRules(self.profile, self.chain_names) if self.profile is not None and self.profile.extended else None
         self.flow_last_names = {d.rsplit(".", 1)[-1] for d in self.flow_decorators}
         # a hook for the framework profiles (issue 13): they add the field to LoomConfig and its digest

@@ -221,7 +221,7 @@ class ClosureGraph:
         self._abroad_any: dict[str, bool] = {}  # module -> whether it has statements abroad
         self._runs: dict[str, list[str]] = {}  # dotted import target -> first-party modules it runs
         self._imports: dict[str, list[str]] = {}  # module -> first-party modules it imports
-        profile = config.profile if config is not None else None
+        profile = getattr(config, "profile", None) if config is not None else None
         self.children = profile is not None and profile.children_by_reference
         self.refined = profile is not None and profile.extended  # class-member steps, name-only refs
 
