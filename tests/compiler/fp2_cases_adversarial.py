@@ -332,6 +332,17 @@ def _pairs() -> list[ProjectPair]:
     base = project(flow("return helper(o)", "from shop.m import helper\n"), m="def helper(x):\n    return x\n")
     add(E("future-annotations-added-to-a-module-without-annotations", k, base,
           {**base, "shop/m.py": "from __future__ import annotations\n\n" + base["shop/m.py"]}))
+
+    # -------------------------------------------------- B27: another module's statements change the flow's own class
+    k = "effects across modules: the flow's class"
+    patch = "from shop.flows import Checkout\n\nCheckout.rate = 5\n"
+    base = project(method_flow("    rate = 1\n", "return self.rate"), patch=patch, init="from . import flows, patch\n")
+    add(C("flow-class-patched-by-a-module-the-package-imports", k, base, edit(base, "shop/patch.py", "= 5", "= 6"), "B27"))
+    base = project(method_flow("    rate = 1\n", "return self.rate", head="import shop.patch\n"), patch=patch)
+    add(C("flow-class-patched-by-a-module-the-flow-module-imports", k, base, edit(base, "shop/patch.py", "= 5", "= 6"), "B27"))
+    base = project(flow("return CFG['x']", "\nCFG = {'x': 1}\n"), patch="from shop.flows import CFG\n\nCFG['x'] = 5\n",
+                   init="from . import flows, patch\n")
+    add(C("flow-module-table-patched-by-a-module-the-package-imports", k, base, edit(base, "shop/patch.py", "= 5", "= 6")))
     return pairs
 
 
