@@ -352,8 +352,14 @@ def _deep_statement(text: str) -> tuple[int, int]:
     return most.start, most.column + 1
 
 
+# fewer tokens than this cannot nest past any of CPython's limits (200 brackets, ~3,000 levels)
+_SHALLOW_TOKENS = 200
+
+
 def _failing_statement(lines: list[_Line], level: int, physical: list[str]) -> list[_Line] | None:
     for statement in _statements(lines, level):
+        if sum(line.tokens for line in statement) < _SHALLOW_TOKENS:
+            continue
         if _too_deep_alone(statement, physical, nested=level > 0):
             body = [line for line in statement[1:] if line.level > level]
             return (_failing_statement(body, level + 1, physical) if body else None) or statement
