@@ -301,6 +301,7 @@ class _Analyser:
         self.errors: list[SourceError] = []
         self._positions: Mapping[cst.CSTNode, object] | None = None
         self._import_errors: set[int] = set()
+        self._class_effects: dict[int, tuple[set[str], set[str]]] = {}
         # nested flows can only be where a flow decorator's name is spelled (``precheck``)
         self.may_nest = all_functions or might_define_flows(text.encode("utf-8", "surrogatepass"), config)
 
@@ -395,7 +396,10 @@ class _Analyser:
     def bindings_of(self, stmt: cst.CSTNode) -> _Statement:
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             name = nfkc(stmt.name.value)
-            return _Statement({name}, {name}, [], [], True, ())
+            binder = _Binder(self.resolve_from)
+            binder.walk(stmt)  # its name, and what a walrus in its header binds (``def f(x=(N := 5))``)
+            return _Statement(binder.bound - binder.declared_global, binder.bound - binder.declared_global,
+                              [], [], True, ())
         binder = _Binder(self.resolve_from)
         binder.walk(stmt)
         names = binder.bound - binder.declared_global
@@ -646,16 +650,21 @@ class _Analyser:
         globals_ = set(refs.globals)
         members = set(refs.members)
         if cls is not None and not any(dotted_chain(d.decorator) == "staticmethod" for d in node.decorators):
-            # the instance a method flow runs on is built by these, and attribute access may be
-            # served by these: what they do is input
-            members |= {"__init__", "__post_init__", "__new__", "__getattr__", "__getattribute__"}
+            # the instance a method flow runs on is built by these, and attribute access, writes
+            # and deletes are served by these: what they do is input
+            members |= {"__init__", "__post_init__", "__new__", "__getattr__", "__getattribute__",
+                        "__setattr__", "__delattr__", "__slots__"}
             if self.rules is not None:
                 # the framework replays these on the flow's state (Temporal's signal/update/query handlers)
                 members |= self.rules.handler_members(cls)
-            if cls.decorators:
-                # a decorated class (``@dataclass``) may generate code from its field annotations
+            if cls.decorators or cls.bases or cls.keywords:
+                # a decorated class (``@dataclass``) or a model of a base (pydantic, NamedTuple,
+                # TypedDict) may generate code from its field annotations
                 members |= {n for s in cls.body.body if isinstance(s, cst.SimpleStatementLine)
                             for small in s.body if isinstance(small, cst.AnnAssign) for n in _names_of(small.target)}
+            extra, dynamic = self._class_body_effects(cls)
+            members |= extra
+            refs.dynamic |= dynamic
         if cls is not None:
             header = cls.with_changes(body=_PASS_BODY)
             globals_ |= self.refs(header).globals
@@ -678,6 +687,26 @@ class _Analyser:
             )
         )
         return refs, dec
+
+    def _class_body_effects(self, cls: cst.ClassDef) -> tuple[set[str], set[str]]:
+        """Names bound by the class-body statements that run code (a descriptor's
+        ``__set_name__``, ``register(...)``: they can change the class, so they are members of
+        every method flow), and "class" when the body writes its namespace by a computed name
+        (``vars()["X"] = 2``). Once per class."""
+        found = self._class_effects.get(id(cls))
+        if found is None:
+            names: set[str] = set()
+            dynamic: set[str] = set()
+            for stmt in cls.body.body:
+                if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                    continue
+                body_refs = self.refs(stmt)
+                if body_refs.call_mentions or body_refs.stores:
+                    names |= self.bindings_of(stmt).names
+                if {"class", "module-write"} & body_refs.dynamic:
+                    dynamic.add("class")
+            found = self._class_effects[id(cls)] = (names, dynamic)
+        return found
 
     def nested_flows(self, stmt: cst.CSTNode, unit: int, where: str | None) -> None:
         """Report every flow that cannot be pinned: defined inside a function body (``where`` names

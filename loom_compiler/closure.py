@@ -137,6 +137,7 @@ class _Node:
     name: str | None = None  # a name member: the module-level name it is about
     hook: bool = False  # an attribute a module's PEP 562 ``__getattr__`` serves
     lazy: tuple[str, ...] | None = None  # modules its lazy imports name (memo of ``_walk``)
+    free: tuple[str, ...] = ()  # names its code uses that nothing binds (builtins), once expanded
     parts: tuple[tuple[int, int, str, tuple[str, ...]], ...] = ()  # (index, line, source, names bound)
     bindings: list[tuple[str, str]] | None = None  # (name used, key); None until expanded
 
@@ -219,6 +220,7 @@ class ClosureGraph:
         self._executed: dict[frozenset[str], list[str]] = {}  # seed modules -> what runs
         self._reach: dict[str, tuple[list[str], set[str]]] = {}  # root key -> what it reaches
         self._abroad_any: dict[str, bool] = {}  # module -> whether it has statements abroad
+        self._widened_by: dict[str, set[str]] = {}  # key -> the widening edges that reach it
         self._runs: dict[str, list[str]] = {}  # dotted import target -> first-party modules it runs
         self._imports: dict[str, list[str]] = {}  # module -> first-party modules it imports
         profile = getattr(config, "profile", None) if config is not None else None
@@ -349,6 +351,16 @@ class ClosureGraph:
 
     def resolve_target(self, target: str, seen: frozenset[tuple[str, str]] = frozenset()) -> list[str]:
         parts = target.split(".")
+        # ``from a import b`` (and ``import a.b as c``) is the attribute ``b`` of package ``a``, the
+        # submodule only when ``a`` binds no ``b`` itself: ``from .pricing import pricing`` in
+        # ``a/__init__.py`` (a function named like its submodule) is what ``b`` means
+        if len(parts) > 1:
+            package = ".".join(parts[:-1])
+            index = self.index(package) if self.first_party(package) else None
+            if index is not None and index.summary.is_package and parts[-1] in index.direct:
+                found = self.resolve_chain(index, parts[-1], seen)
+                if found:
+                    return found
         for i in range(len(parts), 0, -1):
             module = ".".join(parts[:i])
             if not self.first_party(module):
@@ -525,6 +537,8 @@ class ClosureGraph:
             if key == node.key:
                 continue
             bindings[(name, key)] = None
+            if name[0] == "<":
+                self._widened_by.setdefault(key, set()).add(name)  # for ``ClosureMember.reason``
             if key not in self.nodes:
                 self.nodes[key] = maker(key) if maker is not None else self._make_node(key, node.module)
 
@@ -534,6 +548,7 @@ class ClosureGraph:
             return node.bindings
         self._hashes = None
         bindings: dict[tuple[str, str], None] = {}
+        free: set[str] = set()
         if node.hook:
             self._bind(bindings, node, MODULE_GETATTR, ["module:" + node.module])
         elif node.kind != "import" and (node.kind != "step" or node.canonical):
@@ -558,7 +573,10 @@ class ClosureGraph:
                         keys = [k for k in self.resolve_target(target) if not k.startswith("module:")]
                     self._bind(bindings, node, "import " + target, keys)
                 else:
-                    self._bind(bindings, node, chain, self.resolve_chain(where, chain))
+                    keys = self.resolve_chain(where, chain)
+                    if not keys:
+                        free.add(chain.split(".")[0])  # a builtin (or undefined): ``builtins.len = f`` may patch it
+                    self._bind(bindings, node, chain, keys)
             if node.name is not None:
                 # what each import among its statements binds the name to (the use resolves the
                 # same targets with its tail; listed here too so a chunk can rewrite the import)
@@ -594,6 +612,7 @@ class ClosureGraph:
                                lambda k, q=qualname, c=cls: self._profile_node(k) if k.startswith("child:")
                                else self._member_node(k, where, q, c))
         node.bindings = sorted(bindings)
+        node.free = tuple(sorted(free))
         return node.bindings
 
     def reachable(self, root: _Node) -> list[str]:
@@ -606,7 +625,7 @@ class ClosureGraph:
         walk.run()
         if root.kind == "flow":
             while True:
-                added, dropped = self._imported_effects(root, walk.order, frozenset(walk.seeds))
+                added, dropped = self._imported_effects(root, walk.order, frozenset(walk.seeds), walk.free)
                 if not added:
                     break
                 # a flow reached by another flow reaches more now: so does the other one
@@ -693,10 +712,12 @@ class ClosureGraph:
             found = self._imports[module] = [m for t in runs for m in self._modules_of(t)]
         return found
 
-    def _imported_effects(self, root: _Node, reached: list[str], seeds: frozenset[str]) -> tuple[list[str], list[str]]:
+    def _imported_effects(self, root: _Node, reached: list[str], seeds: frozenset[str],
+                          free: set[str] = frozenset()) -> tuple[list[str], list[str]]:  # type: ignore[assignment]
         """Bind the flow to the statements abroad of every module that runs for it and changes
-        something it reaches: (the keys bound now, the keys they replace)."""
-        have = set(reached)
+        something it reaches (a builtin it uses counts: ``builtins.len = mylen``): (the keys
+        bound now, the keys they replace)."""
+        have = set(reached) | {f"import:builtins.{name}" for name in free}
         bound = {key.rpartition(":")[0]: key for name, key in root.bindings or () if name == IMPORTED_EFFECTS}
         added: list[str] = []
         dropped: list[str] = []
@@ -737,11 +758,9 @@ class ClosureGraph:
         keys = self.reachable(root)
         hashes = self.hashes()
         ordered = [root.key] + sorted(keys[1:])
-        incoming: dict[str, set[str]] = {}
-        for key in keys:
-            for name, target in self.nodes[key].bindings or ():
-                incoming.setdefault(target, set()).add(name)
-        return tuple(self._member(key, hashes, _reason(self.nodes[key], incoming.get(key, set()))) for key in ordered)
+        empty: set[str] = set()
+        return tuple(self._member(key, hashes, _reason(self.nodes[key], self._widened_by.get(key, empty)))
+                     for key in ordered)
 
     def _member(self, key: str, hashes: Mapping[str, str], reason: str = "") -> ClosureMember:
         member = self._members.get(key)
@@ -801,6 +820,7 @@ class _Walk:
         self.order = [root.key]
         self.seen = {root.key}
         self.seeds = {root.module}  # modules the reached code comes from or lazily imports
+        self.free: set[str] = set()  # builtins the reached code uses
         self.i = 0
 
     def run(self) -> None:
@@ -817,6 +837,7 @@ class _Walk:
                 if lazy is None:
                     lazy = node.lazy = tuple(r[1:] for r in node.refs if r[0] in "=!")
                 seeds.update(lazy)
+                self.free.update(node.free)
             self.i += 1
 
     def replace(self, dropped: list[str], added: list[str]) -> None:

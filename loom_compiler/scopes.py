@@ -225,9 +225,22 @@ class _Binder:
             return
         if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
             self.bound.add(nfkc(node.name.value))
-            # decorators/defaults/bases evaluate here; walrus in them is exotic enough to skip
+            # decorators, defaults, annotations and bases run here: a walrus in them binds here
+            if isinstance(node, cst.FunctionDef):
+                header = [d.decorator for d in node.decorators]
+                for param in _all_params(node.params):
+                    header += [x for x in (param.default, param.annotation) if x is not None]
+                if node.returns is not None:
+                    header.append(node.returns)
+            else:
+                header = [d.decorator for d in node.decorators] + [a.value for a in (*node.bases, *node.keywords)]
+            for part in header:
+                self.bound |= _walrus_targets(part)
             return
-        if isinstance(node, cst.Lambda) or isinstance(node, _COMPREHENSIONS):
+        if isinstance(node, cst.Lambda):
+            return
+        if isinstance(node, _COMPREHENSIONS):
+            self.bound |= _walrus_targets(node)  # a walrus in a comprehension binds in this scope
             return
         if isinstance(node, cst.AssignTarget):
             self.bound |= target_names(node.target)
@@ -273,6 +286,21 @@ class _Binder:
             self.bound.add(nfkc(node.rest.value))
         for child in child_nodes(node):
             self.walk(child)
+
+
+def _walrus_targets(node: cst.CSTNode) -> set[str]:
+    """Names ``:=`` binds in the scope that runs ``node`` (comprehensions included, which bind a
+    walrus target in their enclosing scope; lambdas and definitions have scopes of their own)."""
+    out: set[str] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if type(current) is cst.NamedExpr:
+            out |= target_names(current.target)
+        if type(current) in (cst.Lambda, cst.FunctionDef, cst.ClassDef):
+            continue
+        stack.extend(child_nodes(current))
+    return out
 
 
 def bound_names(stmts: Iterable[cst.CSTNode]) -> set[str]:
@@ -530,6 +558,8 @@ class _UseWalker:
         elif builtin and name in ("vars", "locals") and not args:
             if scope.parent is None:  # the module's namespace itself
                 self.refs.dynamic |= {"module", "module-write"}
+            elif scope.is_class:  # the class body's namespace: the class being built
+                self.refs.dynamic.add("class")
         elif builtin and name in ("eval", "exec"):
             self.refs.dynamic |= {"module", "module-write"}
         if (builtin and name == "__import__") or (isinstance(func, (cst.Name, cst.Attribute)) and _last_name(func) == "import_module"):

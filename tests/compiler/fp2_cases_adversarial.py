@@ -123,9 +123,9 @@ def _pairs() -> list[ProjectPair]:
     # -------------------------------------------------- B3: builtins patched
     k = "builtins patched"
     base = project(flow("return len(o)", "import builtins\n\n\ndef mylen(x):\n    return 1\n\n\nbuiltins.len = mylen\n"))
-    add(C("builtins-attribute-store", k, base, edit(base, "shop/flows.py", "return 1", "return 2"), "B3"))
+    add(C("builtins-attribute-store", k, base, edit(base, "shop/flows.py", "return 1", "return 2")))  # B3: fixed
     base = project(flow("return len(o)", "import shop.patch\n"), patch="import builtins\n\nbuiltins.len = lambda x: 1\n")
-    add(C("builtins-patched-by-an-imported-module", k, base, edit(base, "shop/patch.py", "x: 1", "x: 2"), "B3"))
+    add(C("builtins-patched-by-an-imported-module", k, base, edit(base, "shop/patch.py", "x: 1", "x: 2")))  # B3: fixed
     base = project(flow("return len(o)", "import builtins\n\nbuiltins.other = lambda x: 1\n"))
     add(E("builtins-patch-of-an-unused-name", k, base, edit(base, "shop/flows.py", "x: 1", "x: 2")))
 
@@ -133,12 +133,12 @@ def _pairs() -> list[ProjectPair]:
     k = "method flows: attribute writes"
     setattr_ = "    def __setattr__(self, key, value):\n        object.__setattr__(self, key, value * 1)\n"
     base = project(method_flow(setattr_, "self.total = o\nreturn self.total"))
-    add(C("dunder-setattr-serves-the-flow-write", k, base, edit(base, "shop/flows.py", "value * 1", "value * 2"), "B4"))
+    add(C("dunder-setattr-serves-the-flow-write", k, base, edit(base, "shop/flows.py", "value * 1", "value * 2")))  # B4: fixed
     base = project(method_flow("    __slots__ = ('total',)\n", "self.total = o\nreturn 1"))
-    add(C("slots-restrict-the-flow-write", k, base, edit(base, "shop/flows.py", "('total',)", "()"), "B4"))
+    add(C("slots-restrict-the-flow-write", k, base, edit(base, "shop/flows.py", "('total',)", "()")))  # B4: fixed
     base = project(method_flow("    def __delattr__(self, key):\n        pass\n", "self.total = o\ndel self.total\nreturn 1"))
     add(C("dunder-delattr-serves-the-flow-del", k, base,
-          edit(base, "shop/flows.py", "        pass\n", "        raise KeyError(key)\n"), "B4"))
+          edit(base, "shop/flows.py", "        pass\n", "        raise KeyError(key)\n")))  # B4: fixed
     base = project(method_flow("    def unrelated(self):\n        return 1\n", "self.total = o\nreturn self.total"))
     add(E("plain-class-unrelated-method-edited", k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
 
@@ -148,7 +148,7 @@ def _pairs() -> list[ProjectPair]:
              "            setattr(self, key, kind(kw.get(key, getattr(type(self), key))))\n")
     base = project(method_flow("    limit: int = 1\n    other: int = 5\n", "return self.limit", head="from shop.model import Model\n",
                                bases="(Model)"), model=model)
-    add(C("base-driven-model-unread-field-annotation", k, base, edit(base, "shop/flows.py", "other: int", "other: str"), "B5"))
+    add(C("base-driven-model-unread-field-annotation", k, base, edit(base, "shop/flows.py", "other: int", "other: str")))  # B5: fixed
     base = project(method_flow("    limit: int = 1\n\n    def unrelated(self):\n        return 1\n", "return self.limit",
                                head="from shop.model import Model\n", bases="(Model)"), model=model)
     add(E("base-driven-model-unrelated-method", k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
@@ -160,20 +160,20 @@ def _pairs() -> list[ProjectPair]:
                    pricing=fn, other="def pricing(x):\n    return -x\n")
     add(C("package-attribute-shadows-submodule", k, base,
           edit(base, "shop/__init__.py", "from .pricing import pricing\n", "from .pricing import pricing\nfrom .other import pricing\n"),
-          "B6"))
+          ))  # B6: fixed
     add(C("package-attribute-shadows-submodule-body-edited", k, base, edit(base, "shop/pricing.py", "return x", "return 2 * x")))
 
     # -------------------------------------------------- B7: walrus bindings at module level
     k = "binding: walrus"
     base = project(flow("return HIT", "\nDATA = [1, 5]\nany((HIT := x) > 3 for x in DATA)\n"))
-    add(C("walrus-in-module-level-generator", k, base, edit(base, "shop/flows.py", "[1, 5]", "[1, 6]"), "B7"))
+    add(C("walrus-in-module-level-generator", k, base, edit(base, "shop/flows.py", "[1, 5]", "[1, 6]")))  # B7: fixed
     base = project(flow("return LIM", "\n\ndef f(x=(LIM := 5)):\n    return x\n"))
-    add(C("walrus-in-module-level-default", k, base, edit(base, "shop/flows.py", "= 5)", "= 6)"), "B7"))
+    add(C("walrus-in-module-level-default", k, base, edit(base, "shop/flows.py", "= 5)", "= 6)")))  # B7: fixed
 
     # -------------------------------------------------- B8: class-body dynamic write
     k = "method flows: dynamic class body"
     base = project(method_flow("    LIMIT = 1\n    vars()['LIMIT'] = 2\n", "return self.LIMIT"))
-    add(C("vars-store-in-the-flow-class-body", k, base, edit(base, "shop/flows.py", "= 2", "= 3"), "B8"))
+    add(C("vars-store-in-the-flow-class-body", k, base, edit(base, "shop/flows.py", "= 2", "= 3")))  # B8: fixed
 
     # -------------------------------------------------- held: relative imports, namespace packages, __all__, async
     k = "held: imports"
@@ -209,7 +209,7 @@ def _pairs() -> list[ProjectPair]:
     k = "method flows: class body effects"
     field = "class Field:\n    def __set_name__(self, owner, name):\n        owner.rate = 1\n"
     base = project(method_flow("    f = Field()\n", "return self.rate", head="from shop.desc import Field\n"), desc=field)
-    add(C("set-name-of-an-unread-class-attribute", k, base, edit(base, "shop/desc.py", "= 1", "= 2"), "B11"))
+    add(C("set-name-of-an-unread-class-attribute", k, base, edit(base, "shop/desc.py", "= 1", "= 2")))  # B11: fixed
 
     # -------------------------------------------------- B12: a first-party import with no source
     k = "module lookup: no source"
@@ -401,7 +401,7 @@ def _chunk_cases() -> list[ChunkCase]:
     # B11: a class-body statement the flow does not reach by name
     add(ChunkCase("set-name-of-an-unread-class-attribute", project(
         method_flow("    f = Field()\n", "return self.rate", head="from shop.desc import Field\n"),
-        desc="class Field:\n    def __set_name__(self, owner, name):\n        owner.rate = 1\n"), 0, "B11"))
+        desc="class Field:\n    def __set_name__(self, owner, name):\n        owner.rate = 1\n"), 0))  # B11: fixed
     # held: method flow shapes and module-level Python
     add(ChunkCase("mixin-and-super", project(
         method_flow("    def price(self, x):\n        return super().price(x) + 1\n", "return self.price(o), self.helper(o)",
