@@ -1,17 +1,20 @@
 """Shared bits of the commands: the ops commands' options and error exits (census, deploy-check,
-gc, export, replay) and the short-digest and table rendering (those and ``fingerprint``)."""
+gc, export, replay) and the short-digest and table rendering (those and ``fingerprint``).
+
+Like every command module, this one imports click and the standard library only: ``loom <command>
+--help`` and the start of every command load nothing else (``loom_runtime`` alone costs more than
+click). A command imports the library it runs inside its function; ``tests/compiler/test_cli.py``
+checks which modules ``--help`` loads.
+"""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
 from typing import Any
 
 import click
-
-from loom_runtime.errors import ConfigError, LoomError
 
 __all__ = [
     "store_option", "json_option", "project_argument", "base_options", "colour_option", "import_path_option",
@@ -56,7 +59,11 @@ def fail_on_loom_error(name: str) -> Callable[[Callable[..., Any]], Callable[...
         def run(*args: Any, **kwargs: Any) -> Any:
             try:
                 return fn(*args, **kwargs)
-            except (ConfigError, LoomError) as exc:
+            except Exception as exc:
+                from loom_runtime.errors import ConfigError, LoomError  # loaded by the command already
+
+                if not isinstance(exc, (ConfigError, LoomError)):
+                    raise
                 click.echo(f"loom {name}: {exc}", err=True)
                 raise SystemExit(2) from None
 
@@ -73,6 +80,8 @@ def short(digest: str | None, n: int = 12) -> str:
 
 
 def echo_json(doc: Any) -> None:
+    import json
+
     click.echo(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
 
 

@@ -16,12 +16,6 @@ from pathlib import Path
 
 import click
 
-from loom_runtime.errors import ConfigError, LoomError
-
-from ..bundle.build import build_project
-from ..bundle.progress import format_summary, make_progress
-from ..config import load_config, scan_notice
-
 __all__ = ["build_command"]
 
 
@@ -38,6 +32,12 @@ __all__ = ["build_command"]
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary line.")
 def build_command(path: Path, out: Path | None, jobs: int | None, from_git: tuple[str, ...], no_cache: bool, quiet: bool) -> None:
     """Write per-version chunks and the cumulative manifest for the project at PATH."""
+    from loom_runtime.errors import ConfigError, LoomError
+
+    from ..bundle.build import build_project
+    from ..bundle.progress import format_summary, make_progress
+    from ..config import load_config, scan_notice
+
     try:
         config = load_config(path)
         notice = scan_notice(config, "loom build")

@@ -10,9 +10,6 @@ from __future__ import annotations
 
 import click
 
-from loom_runtime.definition import RESERVED_GATE
-
-from ..ops import open_store, take_census
 from ._ops import echo_json, fail_on_loom_error, json_option, short, store_option, table
 
 __all__ = ["census_command"]
@@ -28,6 +25,10 @@ def census_command(store: str, as_json: bool) -> None:
     A suspended execution parked on __loom_diverged__ (refused: its body diverged from its journal)
     is counted under the status `diverged`.
     """
+    from loom_runtime.definition import RESERVED_GATE
+
+    from ..ops import open_store, take_census
+
     with open_store(store) as journal:
         census = take_census(journal)
     if as_json:

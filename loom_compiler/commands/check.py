@@ -16,10 +16,6 @@ from pathlib import Path
 
 import click
 
-from loom_runtime.errors import LoomError
-
-from ..config import load_config
-from ..review import build_manifest, check_diff, render_check, repository_prefix, review_diff
 from ._ops import base_options, colour_option, project_argument
 
 __all__ = ["check_command"]
@@ -35,6 +31,11 @@ __all__ = ["check_command"]
 def check_command(path: Path, base: str | None, base_manifest: Path | None, manifest: Path | None, fmt: str,
                   color: bool | None) -> None:
     """Fail when a changed flow would strand in-flight executions."""
+    from loom_runtime.errors import LoomError
+
+    from ..config import load_config
+    from ..review import build_manifest, check_diff, render_check, repository_prefix, review_diff
+
     try:
         config = load_config(path)
         diff = review_diff(config, base=base, base_manifest=base_manifest)

@@ -18,10 +18,6 @@ from pathlib import Path
 
 import click
 
-from ..config import load_config
-from ..ops import deploy_check
-from ..ops.deploy_report import render_github, render_text
-from ..ops.replay import import_roots
 from ._ops import echo_json, fail_on_loom_error, import_path_option, json_option, store_option
 
 __all__ = ["deploy_check_command"]
@@ -46,6 +42,11 @@ def deploy_check_command(store: str, manifest: Path | None, import_paths: tuple[
     """Fail if any unfinished execution could not be served by the build."""
     if no_replay and sample is not None:
         raise click.UsageError("--sample chooses what to replay; it cannot be combined with --no-replay")
+    from ..config import load_config
+    from ..ops import deploy_check
+    from ..ops.deploy_report import render_github, render_text
+    from ..ops.replay import import_roots
+
     config = load_config(".")
     manifest = manifest if manifest is not None else config.out_dir / "manifest.json"
     paths = list(import_paths) or [Path(p) for p in import_roots(config)]

@@ -18,13 +18,13 @@ from pathlib import Path
 
 import click
 
-from loom_runtime.errors import LoomError
-
-from ..config import load_config
-from ..review import FORMATS, render_diff, repository_prefix, review_diff
 from ._ops import base_options, colour_option, project_argument
 
-__all__ = ["diff_command"]
+__all__ = ["diff_command", "FORMATS"]
+
+#: ``loom_compiler.review.FORMATS``, spelled here so that ``--help`` need not import the review
+#: package (``tests/compiler/test_cli.py`` checks they are the same)
+FORMATS = ("text", "json", "markdown", "github")
 
 
 @click.command("diff")
@@ -34,6 +34,11 @@ __all__ = ["diff_command"]
 @colour_option
 def diff_command(path: Path, base: str | None, base_manifest: Path | None, fmt: str, color: bool | None) -> None:
     """Show which flows changed against a base and which closure members changed."""
+    from loom_runtime.errors import LoomError
+
+    from ..config import load_config
+    from ..review import render_diff, repository_prefix, review_diff
+
     try:
         config = load_config(path)
         diff = review_diff(config, base=base, base_manifest=base_manifest)

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import click
 
-from ..ops import export_histories, open_store
 from ._ops import fail_on_loom_error, store_option
 
 __all__ = ["export_command"]
@@ -25,6 +24,8 @@ __all__ = ["export_command"]
 @fail_on_loom_error("export")
 def export_command(store: str, out: Path, executions: tuple[str, ...], unfinished: bool) -> None:
     """Export execution histories as JSON files (one per execution) for `loom replay`."""
+    from ..ops import export_histories, open_store
+
     with open_store(store) as journal:
         written = export_histories(journal, out, execution_ids=executions, unfinished_only=unfinished)
     click.echo(f"loom export: {len(written)} history file(s) written to {out}")

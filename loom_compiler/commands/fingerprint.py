@@ -9,18 +9,16 @@ could be fingerprinted are still printed), 2 for a usage or configuration error.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from loom_runtime.errors import ConfigError
-
-from ..canonical import SCHEME, pretty
-from ..config import load_config, scan_notice
-from ..fingerprint import ProjectResult, fingerprint_project
-from ..model import FlowFingerprint, SourceError
 from ._ops import short, table
+
+if TYPE_CHECKING:
+    from ..fingerprint import ProjectResult
+    from ..model import FlowFingerprint, SourceError
 
 __all__ = ["fingerprint_command", "render_json", "render_table", "render_explain"]
 
@@ -28,6 +26,8 @@ JSON_SCHEMA = "loom-fingerprint/1"
 
 
 def render_json(result: ProjectResult) -> str:
+    import json
+
     doc = {
         "schema": JSON_SCHEMA,
         "flows": [
@@ -58,6 +58,8 @@ def render_table(flows: tuple[FlowFingerprint, ...]) -> str:
 
 
 def render_explain(flow: FlowFingerprint) -> str:
+    from ..canonical import SCHEME, pretty
+
     out = [
         f"flow {flow.flow_id} ({flow.module}.{flow.function}, {flow.path}:{flow.line})",
         f"  codeHash {flow.code_hash}",
@@ -106,6 +108,11 @@ def fingerprint_command(
     if explain is not None and as_json:
         # --explain prints text; honouring only one of them silently would also hide the errors
         raise click.UsageError("--explain prints text and cannot be combined with --json; drop one of them")
+    from loom_runtime.errors import ConfigError
+
+    from ..config import load_config, scan_notice
+    from ..fingerprint import fingerprint_project
+
     start = root or (paths[0] if paths else Path.cwd())
     try:
         config = load_config(

@@ -14,8 +14,6 @@ from pathlib import Path
 
 import click
 
-from ..config import load_config
-from ..ops import apply_gc, open_store, plan_gc, unfinished
 from ._ops import echo_json, fail_on_loom_error, json_option, short
 
 __all__ = ["gc_command"]
@@ -31,6 +29,9 @@ __all__ = ["gc_command"]
 @fail_on_loom_error("gc")
 def gc_command(stores: tuple[str, ...], manifest: Path | None, yes: bool, as_json: bool) -> None:
     """Remove manifest versions (and chunks) that no unfinished execution needs."""
+    from ..config import load_config
+    from ..ops import apply_gc, open_store, plan_gc, unfinished
+
     manifest = manifest if manifest is not None else load_config(".").out_dir / "manifest.json"
     summaries = []
     for url in stores:

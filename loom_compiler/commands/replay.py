@@ -13,11 +13,6 @@ from pathlib import Path
 
 import click
 
-from loom_runtime.history import load_histories
-
-from ..config import load_config
-from ..ops import live_flows, manifest_flows, replay_histories
-from ..ops.replay import import_roots
 from ._ops import echo_json, fail_on_loom_error, import_path_option, json_option
 
 __all__ = ["replay_command"]
@@ -32,6 +27,12 @@ __all__ = ["replay_command"]
 @fail_on_loom_error("replay")
 def replay_command(paths: tuple[Path, ...], manifest: Path | None, import_paths: tuple[Path, ...], as_json: bool) -> None:
     """Check that the current code replays exported histories without divergence."""
+    from loom_runtime.history import load_histories
+
+    from ..config import load_config
+    from ..ops import live_flows, manifest_flows, replay_histories
+    from ..ops.replay import import_roots
+
     histories = load_histories(paths)  # none at all is an error, not a pass
     config = load_config(".")
     if manifest is not None:

@@ -15,22 +15,23 @@ the target cannot be imported or is not a Runtime.
 from __future__ import annotations
 
 import importlib
-import json
 import os
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from loom_runtime import Runtime
-from loom_runtime.journal.urls import redact_url
+if TYPE_CHECKING:
+    from loom_runtime import Runtime
 
 __all__ = ["worker_command", "load_runtime"]
 
 
 def load_runtime(target: str) -> Runtime:
     """The ``Runtime`` that ``MODULE:ATTR`` names (``click.UsageError`` when it is not one)."""
+    from loom_runtime import Runtime
+
     module_name, sep, attr = target.partition(":")
     if not sep or not module_name or not attr:
         raise click.UsageError(f"expected MODULE:ATTR (e.g. shop.service:runtime), got {target!r}")
@@ -53,6 +54,8 @@ def load_runtime(target: str) -> Runtime:
 
 
 def _where(runtime: Runtime) -> str:
+    from loom_runtime.journal.urls import redact_url
+
     journal = runtime.journal
     for attr in ("where", "path"):
         value = getattr(journal, attr, None)
@@ -67,6 +70,8 @@ class _Reporter:
 
     def __call__(self, event: dict[str, Any]) -> None:
         if not self.terminal:
+            import json
+
             click.echo(json.dumps({"ts": round(time.time(), 3), **event}, sort_keys=True, default=str))
             return
         kind = event["event"]
