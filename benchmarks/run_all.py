@@ -46,6 +46,7 @@ BENCHMARKS: dict[str, tuple[str, list[str], list[str]]] = {
     "frameworks": ("bench_frameworks.py", [], []),
     "deploy-check": ("bench_deploy_check.py", [], ["--executions", "1000", "--repeat", "2"]),
     "workers": ("bench_workers.py", [], ["--steps", "200", "--executions", "200", "--repeat", "1", "--idle", "10"]),
+    "startup": ("bench_startup.py", [], ["--repeat", "3"]),
 }
 
 
