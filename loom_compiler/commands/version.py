@@ -11,22 +11,24 @@ when no flow is found; 2 for a configuration error.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from loom_runtime.errors import ConfigError
-from loom_runtime.version import ProjectVersion, project_version_id
-
-from ..config import load_config, scan_notice
-from ..fingerprint import fingerprint_project
+if TYPE_CHECKING:
+    from loom_runtime.version import ProjectVersion
 
 __all__ = ["version_command", "project_version"]
 
 
 def project_version(path: Path, *, framework: str | None = None) -> tuple[ProjectVersion | None, list[str]]:
     """(the version of the project at ``path`` or None, the error lines)."""
+    from loom_runtime.version import ProjectVersion, project_version_id
+
+    from ..config import load_config
+    from ..fingerprint import fingerprint_project
+
     config = load_config(path, framework=framework)
     result = fingerprint_project([config.root], config)
     errors = [str(e) for e in result.errors]
@@ -45,6 +47,12 @@ def project_version(path: Path, *, framework: str | None = None) -> tuple[Projec
 @click.option("--framework", "framework", metavar="NAME", help="Framework profile (overrides tool.loom.framework).")
 def version_command(path: Path | None, as_json: bool, framework: str | None) -> None:
     """Print the project's version id: sha256 over every current flow's (id, codeHash)."""
+    import json
+
+    from loom_runtime.errors import ConfigError
+
+    from ..config import load_config, scan_notice
+
     start = path or Path.cwd()
     try:
         config = load_config(start, framework=framework)
