@@ -718,6 +718,9 @@ class ClosureGraph:
         something it reaches (a builtin it uses counts: ``builtins.len = mylen``): (the keys
         bound now, the keys they replace)."""
         have = set(reached) | {f"import:builtins.{name}" for name in free}
+        # a method's class is reached through ``self`` without its name member being a key of the
+        # walk: ``Checkout.rate = 5`` in another module changes what ``self.rate`` reads (B27)
+        have |= self._classes_of(reached)
         bound = {key.rpartition(":")[0]: key for name, key in root.bindings or () if name == IMPORTED_EFFECTS}
         added: list[str] = []
         dropped: list[str] = []
@@ -745,6 +748,13 @@ class ClosureGraph:
             if old is not None:
                 dropped.append(old)  # its statements are a subset of the new set's
         return added, dropped
+
+    def _classes_of(self, reached: list[str]) -> set[str]:
+        """The name-member keys of the classes whose members the reached code uses through
+        ``self``/``cls`` (a method flow's class, and the class of each method member reached)."""
+        nodes = self.nodes
+        return {f"{n.module}.{n.cls.split('.')[0]}" for key in reached
+                if (n := nodes.get(key)) is not None and n.cls is not None}
 
     # -- results --------------------------------------------------------------------------------
     def hashes(self) -> dict[str, str]:

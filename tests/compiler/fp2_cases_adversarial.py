@@ -337,9 +337,15 @@ def _pairs() -> list[ProjectPair]:
     k = "effects across modules: the flow's class"
     patch = "from shop.flows import Checkout\n\nCheckout.rate = 5\n"
     base = project(method_flow("    rate = 1\n", "return self.rate"), patch=patch, init="from . import flows, patch\n")
-    add(C("flow-class-patched-by-a-module-the-package-imports", k, base, edit(base, "shop/patch.py", "= 5", "= 6"), "B27"))
+    add(C("flow-class-patched-by-a-module-the-package-imports", k, base, edit(base, "shop/patch.py", "= 5", "= 6")))
     base = project(method_flow("    rate = 1\n", "return self.rate", head="import shop.patch\n"), patch=patch)
-    add(C("flow-class-patched-by-a-module-the-flow-module-imports", k, base, edit(base, "shop/patch.py", "= 5", "= 6"), "B27"))
+    add(C("flow-class-patched-by-a-module-the-flow-module-imports", k, base, edit(base, "shop/patch.py", "= 5", "= 6")))
+    other = method_flow("    rate = 1\n", "return self.rate") + "\n\nclass Other:\n    rate = 1\n"
+    base = project(other, patch="from shop.flows import Other\n\nOther.rate = 5\n", init="from . import flows, patch\n")
+    add(E("another-class-of-the-flow-module-patched", k, base, edit(base, "shop/patch.py", "= 5", "= 6")))
+    base = project(method_flow("    rate = 1\n", "return self.rate"), patch="from shop.flows import Checkout\n\nRATE = Checkout.rate + 5\n",
+                   init="from . import flows, patch\n")
+    add(E("flow-class-read-by-a-module-the-package-imports", k, base, edit(base, "shop/patch.py", "+ 5", "+ 6")))
     base = project(flow("return CFG['x']", "\nCFG = {'x': 1}\n"), patch="from shop.flows import CFG\n\nCFG['x'] = 5\n",
                    init="from . import flows, patch\n")
     add(C("flow-module-table-patched-by-a-module-the-package-imports", k, base, edit(base, "shop/patch.py", "= 5", "= 6")))
