@@ -48,7 +48,7 @@ import ast
 import dataclasses
 import re
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -384,6 +384,12 @@ class _Analyser:
                 projections=projections[index], changes=_sorted(changes.get(index, ())),
             ))
         exports = literal_all(stmts[i] for i, u in enumerate(units) if "__all__" in u.names or "__all__" in u.attached)
+        stamp = _future_stamp(stmts)
+        if stamp is not None:
+            units = [dataclasses.replace(u, canonical=stamp(u.canonical),
+                                         projections=tuple((n, stamp(t)) for n, t in u.projections)) for u in units]
+            self.flows = [dataclasses.replace(f, canonical=stamp(f.canonical), header=stamp(f.header)) for f in self.flows]
+            self.members = [dataclasses.replace(m, canonical=stamp(m.canonical)) for m in self.members]
         return ModuleSummary(
             module=self.module,
             path=self.path,
@@ -856,6 +862,52 @@ def _is_main_block(stmt: cst.CSTNode) -> bool:
     sides = [stmt.test.left, comp.comparator]
     return isinstance(comp.operator, cst.Equal) and any(isinstance(x, cst.Name) and x.value == "__name__" for x in sides) \
         and any(literal_string_value(x) == "__main__" for x in sides)
+
+
+#: ``__future__`` features that change nothing on the Pythons loom supports (mandatory since 3.7)
+_NO_OP_FEATURES = frozenset({"nested_scopes", "generators", "division", "absolute_import", "with_statement",
+                             "print_function", "unicode_literals", "generator_stop"})
+
+
+def _future_stamp(stmts: Sequence[cst.CSTNode]) -> Callable[[str], str] | None:
+    """How a module's ``__future__`` flags mark the canonical forms of its members (B25), None when
+    it has none that matter. A future import is a compile flag of the whole module, so it is part
+    of what every statement of the module means, not a binding any member reaches:
+    ``annotations`` turns every annotation into a string (``__annotations__``, dataclasses,
+    pydantic read them), so it marks each form holding an annotation (a form without one compiles
+    to the same code either way); a feature loom does not know marks every form (widening)."""
+    features: set[str] = set()
+    for stmt in stmts:  # future imports come first (after the docstring); CPython refuses others
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            if features or not _is_docstring_line(stmt):
+                break
+            continue
+        smalls = [s for s in stmt.body if isinstance(s, cst.ImportFrom) and s.module is not None
+                  and not s.relative and dotted_chain(s.module) == "__future__"]
+        if not smalls:
+            if _is_docstring_line(stmt):
+                continue
+            break
+        for small in smalls:
+            if not isinstance(small.names, cst.ImportStar):
+                features.update(alias.name.value for alias in small.names if isinstance(alias.name, cst.Name))
+    features -= _NO_OP_FEATURES
+    if not features:
+        return None
+    marker = "(__future__ " + " ".join(sorted(features)) + ")\n"
+    every = bool(features - {"annotations"})
+
+    def stamp(text: str) -> str:
+        if text and (every or "(Annotation " in text):
+            return marker + text
+        return text
+
+    return stamp
+
+
+def _is_docstring_line(stmt: cst.CSTNode) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr) \
+        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
 
 
 def _is_compound(stmt: cst.CSTNode) -> bool:

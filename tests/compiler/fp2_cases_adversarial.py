@@ -328,7 +328,16 @@ def _pairs() -> list[ProjectPair]:
              "            setattr(self, key, kind(getattr(type(self), key)))\n\n\nclass Order(Model):\n    qty: int = '3'\n")
     base = project(flow("return Order().qty", "from shop.m import Order\n"), m=model)
     add(C("future-annotations-added-to-a-module-reading-annotations", k, base,
-          {**base, "shop/m.py": "from __future__ import annotations\n\n" + model}, "B25"))
+          {**base, "shop/m.py": "from __future__ import annotations\n\n" + model}))
+    sig = '"""Helpers."""\n\n\ndef helper(x: int) -> int:\n    return helper.__annotations__["x"](x)\n'
+    base = project(flow("return helper(o)", "from shop.m import helper\n"), m=sig)
+    add(C("future-annotations-after-the-docstring-of-a-module-with-signature-annotations", k, base,
+          {**base, "shop/m.py": sig.replace('"""Helpers."""\n', '"""Helpers."""\nfrom __future__ import annotations\n')}))
+    local = "def helper(x):\n    y: int = x\n    return y\n"
+    base = project(flow("return helper(o)", "from shop.m import helper\n"), m=local)
+    add(E("future-annotations-added-to-a-module-with-only-local-annotations", k, base,
+          {**base, "shop/m.py": "from __future__ import annotations\n\n" + local}))
+    add(E("no-op-future-feature-added", k, base, {**base, "shop/m.py": "from __future__ import generator_stop\n\n" + local}))
     base = project(flow("return helper(o)", "from shop.m import helper\n"), m="def helper(x):\n    return x\n")
     add(E("future-annotations-added-to-a-module-without-annotations", k, base,
           {**base, "shop/m.py": "from __future__ import annotations\n\n" + base["shop/m.py"]}))
