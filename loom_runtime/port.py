@@ -49,8 +49,9 @@ class RunPort(Protocol):
         """Called right before user code with effects runs live: ``kind`` ``"step"`` (after its
         ``STEP_STARTED`` was appended) or ``"decider"`` (before it is called), ``ident`` its id.
 
-        Production admits everything; a sandbox raises (a ``JournalError`` subclass, so the run
-        stops as on a refused append)."""
+        Production admits it while the worker's lease leaves room to start it (else a
+        ``FencingError``: the drive stops, nothing of the step ran); a sandbox raises (a
+        ``JournalError`` subclass, so the run stops as on a refused append)."""
 
     def start_successor(self, state: ReplayState, new_input: Any) -> str:
         """Create (or find) the successor of a continuation; return its execution id."""
@@ -108,7 +109,9 @@ class StorePort:
         return float(self._clock())
 
     def admit(self, execution_id: str, kind: str, ident: str) -> None:
-        return None
+        # a worker whose lease may be about to go to another worker stops before the body runs
+        # (``lease_keeper``): fenced appends stop its writes, nothing but this stops its effects
+        self._leases.admit(execution_id, f"{kind} `{ident}`")
 
     def start_successor(self, state: ReplayState, new_input: Any) -> str:
         successor = successor_id(state.execution_id)

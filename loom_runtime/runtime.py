@@ -371,7 +371,7 @@ class Runtime(AsyncForms):
         return view_of(fold(execution_id, events), events)
 
     def close(self) -> None:
-        self._leases.release_all()
+        self._leases.close()
         self.journal.close()
 
     def __enter__(self) -> Runtime:

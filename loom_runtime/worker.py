@@ -9,10 +9,16 @@ One dispatcher thread finds work and hands each execution to one of ``concurrenc
   so a busy worker never holds leases on work it cannot start;
 * **when it looks**: right after a drive ends or a claim succeeded (more may be waiting), otherwise
   it waits. A store that can wake its readers (PostgreSQL: ``LISTEN``/``NOTIFY``, see
-  :meth:`PostgresJournal.wait_for_work`) is waited on until the next timer is due or a notification
-  arrives, and at most ``lease_ttl / 2`` (a dead worker sends nothing: its expired leases are found
-  by looking), so an idle worker makes a few queries a minute. Other stores (SQLite, one machine)
-  are polled every ``poll_interval``, so a timer fires within ``poll_interval`` of its due time;
+  :meth:`PostgresJournal.wait_for_work`) is waited on until a notification arrives (a new
+  execution, a new timer, a running execution left by its worker), the next timer falls due, or
+  the earliest lease another worker holds expires (``next_lease_expiry``: a dead worker sends
+  nothing, its lease just runs out, and it is taken over right then, not at the next poll), and
+  at most :data:`IDLE_RESCAN` seconds (a safety net should a notification be lost). A timer that
+  is already due but could not be claimed (another worker is firing it) is looked at again after
+  ``poll_interval``, never in a tight loop. An idle worker beside no busy one thus sends a few
+  statements a minute; beside busy ones, one look each time their earliest lease would expire
+  were it not renewed (about every ``2/3 lease_ttl``). Other stores (SQLite, one machine) are
+  polled every ``poll_interval``, so a timer fires within ``poll_interval`` of its due time;
 * **how it stops**: ``stop`` set, or SIGTERM/SIGINT (handlers installed when ``serve`` runs in the
   main thread; a second SIGINT interrupts at once). It claims nothing new; a drive in progress
   finishes the step in hand (its result is recorded), then its next step is refused before it
@@ -52,6 +58,11 @@ __all__ = ["Worker", "WorkerStopping"]
 
 log = logging.getLogger("loom.worker")
 
+#: The longest an idle worker on a notifying store sleeps without looking (a lost notification's bound).
+IDLE_RESCAN = 60.0
+#: An idle worker wakes this long after a lease's expiry, so the store already judges it expired.
+LEASE_SLACK = 0.05
+
 
 class WorkerStopping(JournalError):
     """The worker is stopping: the drive ends before its next step (nothing appended)."""
@@ -82,6 +93,7 @@ class _DrainingPort(StorePort):
                 f"worker `{self.worker_id}` is stopping: execution `{execution_id}` is left before decider "
                 f"`{ident}` for another worker"
             )
+        super().admit(execution_id, kind, ident)
 
 
 class Worker:
@@ -128,7 +140,11 @@ class Worker:
                     found = 0
                     self.stop.wait(self.poll_interval)
                 if not found:
-                    self._idle()
+                    try:
+                        self._idle()
+                    except LoomError as exc:  # the listening connection broke: say so, wait, look again
+                        self._event({"event": "error", "error": f"{type(exc).__name__}: {exc}"})
+                        self.stop.wait(self.poll_interval)
         finally:
             self.draining.set()  # drives in progress stop before their next step
             pool.shutdown(wait=True)  # each drive released its own lease (not the leases of other
@@ -216,17 +232,28 @@ class Worker:
             rt._wake.wait(self.poll_interval)
             rt._wake.clear()
             return
-        timeout = max(rt.lease_ttl / 2, self.poll_interval)
-        next_timer = getattr(rt.journal, "next_timer", None)
-        due = next_timer() if next_timer is not None else None
-        if due is not None:
-            timeout = min(timeout, max(0.0, due - rt.clock()))
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + self._idle_timeout()
         while not self.stop.is_set() and not rt._wake.is_set():
             remaining = deadline - time.monotonic()
             if remaining <= 0 or wait_for_work(min(remaining, 0.5)):  # slices: a stop is seen within 0.5 s
                 break
         rt._wake.clear()
+
+    def _idle_timeout(self) -> float:
+        """How long an idle worker on a notifying store sleeps (see the module docstring)."""
+        rt = self.rt
+        timeout = max(IDLE_RESCAN, self.poll_interval)
+        next_timer = getattr(rt.journal, "next_timer", None)
+        due = next_timer() if next_timer is not None else None
+        if due is not None:
+            wait = due - rt.clock()
+            # already due, yet this pass could not claim it: another worker holds it; look again soon
+            timeout = min(timeout, wait if wait > 0 else self.poll_interval)
+        next_lease_expiry = getattr(rt.journal, "next_lease_expiry", None)
+        left = next_lease_expiry(other_than=rt.worker_id) if next_lease_expiry is not None else None
+        if left is not None:
+            timeout = min(timeout, max(left, 0.0) + LEASE_SLACK)
+        return timeout
 
     # -- signals and reports -------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from ..errors import ExecutionNotFoundError, JournalError
 from .events import (
     EVENT_SCHEMA,
+    RUNNING,
     TIMER_GATE_PREFIX,
     Event,
     ExecutionSummary,
@@ -33,6 +34,7 @@ from .protocol import (
     first_lease,
     grant_lease,
     releases_lease,
+    renewed,
 )
 
 __all__ = ["MemoryJournal"]
@@ -151,6 +153,32 @@ class MemoryJournal:
             ex = self._get(lease.execution_id)
             if ex.lease_owner == lease.owner and ex.lease_epoch == lease.epoch:
                 ex.lease_owner, ex.lease_expires = None, 0.0
+
+    def renew_leases(self, leases: Sequence[Lease], *, ttl: float) -> tuple[Lease | None, ...]:
+        out: list[Lease | None] = []
+        with self._lock:
+            now = self._clock()
+            for lease in leases:
+                ex = self._executions.get(lease.execution_id)
+                if ex is None or ex.lease_owner != lease.owner or ex.lease_epoch != lease.epoch:
+                    out.append(None)
+                    continue
+                new = renewed(lease, ttl=ttl, now=now)
+                ex.lease_expires = new.expires_at
+                out.append(new)
+        return tuple(out)
+
+    def renewal_store(self, *, timeout: float) -> MemoryJournal:
+        """This store itself: nothing else can see it, and its calls wait only on each other."""
+        return self
+
+    def next_lease_expiry(self, *, other_than: str) -> float | None:
+        with self._lock:
+            now = self._clock()
+            live = [ex.lease_expires - now for ex in self._executions.values()
+                    if ex.summary.status == RUNNING and ex.lease_owner is not None and ex.lease_owner != other_than
+                    and ex.lease_expires > now]
+        return min(live) if live else None
 
     def read_many(self, execution_ids: Sequence[str]) -> dict[str, tuple[Event, ...]]:
         """Every event of each execution (``journal.bulk``)."""

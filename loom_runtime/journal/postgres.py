@@ -160,6 +160,7 @@ class PostgresJournal:
         self.channel = _channel(schema)
         self._listen_conn: Any = None
         self._closed = False
+        self._lock_timeout: float | None = None  # set on a renewal store (renewal_store)
         with self._lock:
             self._connection()
             try:
@@ -203,6 +204,10 @@ class PostgresJournal:
                 conn.execute("SELECT set_config('search_path', %s, false)", (ident,))
             if self.read_only:
                 conn.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+            if self._lock_timeout is not None:  # a renewal waits this long for a row lock, then fails
+                ms = f"{max(1, int(self._lock_timeout * 1000))}ms"
+                conn.execute("SELECT set_config('lock_timeout', %s, false), set_config('statement_timeout', %s, false)",
+                             (ms, ms))
         except pg.Error as exc:
             conn.close()
             raise JournalError(f"{self.where}: cannot use schema {self.schema!r} ({_first_line(exc)})") from None
@@ -419,6 +424,64 @@ class PostgresJournal:
                         self._notify(conn)  # running and nobody's now (a stopping worker left it): take it
             except pg.Error as exc:
                 raise self._failed(exc, f"releasing the lease on execution `{lease.execution_id}`") from None
+
+    def renew_leases(self, leases: Sequence[Lease], *, ttl: float) -> tuple[Lease | None, ...]:
+        if ttl <= 0:
+            raise ValueError(f"lease ttl must be positive, got {ttl!r}")
+        if not leases:
+            return ()
+        pg = self._pg
+        now_sql = "%s::double precision" if self._clock is not None else _NOW
+        args: list[Any] = [self._clock()] if self._clock is not None else []
+        args += [ttl, [x.execution_id for x in leases], [x.owner for x in leases], [x.epoch for x in leases]]
+        with self._lock:
+            try:
+                # one statement (its own transaction): every lease still ours, extended by the server's clock
+                rows = self._connection().execute(
+                    f"UPDATE loom_executions AS e SET lease_expires = {now_sql} + %s"
+                    " FROM unnest(%s::text[], %s::text[], %s::bigint[]) AS v(id, owner, epoch)"
+                    " WHERE e.execution_id = v.id AND e.lease_owner = v.owner AND e.lease_epoch = v.epoch"
+                    " RETURNING e.execution_id, e.lease_expires",
+                    args,
+                ).fetchall()
+            except pg.Error as exc:
+                raise self._failed(exc, "renewing leases") from None
+        expires = dict(rows)
+        return tuple(
+            None if x.execution_id not in expires
+            else Lease(x.execution_id, x.owner, x.epoch, expires_at=float(expires[x.execution_id]))
+            for x in leases
+        )
+
+    def renewal_store(self, *, timeout: float) -> PostgresJournal:
+        """A second connection to this journal for the lease keeper (protocol doc), whose statements
+        give up after ``timeout`` (``lock_timeout`` and ``statement_timeout``) and are tried again.
+        The schema is this store's: nothing is created or checked again (the connection opens on
+        first use)."""
+        twin = object.__new__(PostgresJournal)
+        twin.__dict__.update(
+            _pg=self._pg, dsn=self.dsn, where=self.where, schema=self.schema, read_only=self.read_only,
+            _clock=self._clock, _connect_timeout=min(self._connect_timeout, max(1.0, timeout)),
+            _lock=threading.RLock(), _conn=None, channel=self.channel, _listen_conn=None, _closed=False,
+            _lock_timeout=timeout,
+        )
+        return twin
+
+    def next_lease_expiry(self, *, other_than: str) -> float | None:
+        pg = self._pg
+        now_sql = "%s::double precision" if self._clock is not None else _NOW
+        clock_args = [self._clock()] if self._clock is not None else []
+        with self._lock:
+            try:
+                row = self._connection().execute(
+                    f"WITH t AS (SELECT {now_sql} AS now) SELECT min(lease_expires) - (SELECT now FROM t)"
+                    " FROM loom_executions WHERE status='running' AND lease_owner IS NOT NULL AND lease_owner <> %s"
+                    " AND lease_expires > (SELECT now FROM t)",
+                    [*clock_args, other_than],
+                ).fetchone()
+            except pg.Error as exc:
+                raise self._failed(exc, "looking for the next lease expiry") from None
+        return None if row is None or row[0] is None else float(row[0])
 
     def read_many(self, execution_ids: Sequence[str]) -> dict[str, tuple[Event, ...]]:
         """Every event of each execution (``journal.bulk``): one query per batch of ids."""

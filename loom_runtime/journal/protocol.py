@@ -40,6 +40,25 @@ parametrised conformance test (``tests/runtime/test_journal_conformance.py``) ch
     An append that leaves the execution not running (parked or ended, :func:`releases_lease`)
     frees its lease in the same transaction: a parked execution belongs to nobody, so a
     ``resume`` by another worker right after the park never meets the parking driver's lease.
+``renew_leases(leases, *, ttl) -> tuple[Lease | None, ...]``
+    The lease keeper's heartbeat (:mod:`loom_runtime.lease_keeper`): in ONE transaction, extend
+    each lease that is still its execution's (same owner, same epoch) to ``now + ttl`` by the
+    store's clock, and return it renewed; ``None`` for one that is not (another worker took it,
+    or the execution parked, ended or was released: the store freed it). Never takes a lease and
+    never changes an epoch, so a renewal can never re-take an execution freed by its own park; it
+    extends a lapsed lease nobody took meanwhile (nobody else ran anything under a newer epoch).
+``renewal_store(*, timeout) -> JournalStore``
+    A second store on the same storage with a connection of its own, for renewals only, so a
+    heartbeat never waits behind this store's appends (its lock, its connection, a lock wait of
+    its transaction). ``timeout``: the longest a renewal may wait for a lock (SQLite's busy
+    timeout, PostgreSQL's ``lock_timeout``) before it fails and is tried again. The caller closes
+    it. The memory store returns itself (its calls never wait on anything but each other).
+``next_lease_expiry(*, other_than) -> float | None``
+    Seconds (by the store's clock) until the earliest live lease of an owner other than
+    ``other_than`` on a *running* execution expires; ``None`` when no other owner holds one. An
+    idle worker sleeps until then: a dead worker sends no notification, its lease just runs out.
+    Running only: the query rides the status index, and the leases that matter are there (a lease
+    on a suspended execution is a timer being fired; an idle worker looks at due timers anyway).
 ``close()``
 
 Design notes. The protocol is deliberately small and synchronous (the runtime is a synchronous
@@ -93,6 +112,12 @@ class JournalStore(Protocol):
     def acquire_lease(self, execution_id: str, owner: str, *, ttl: float, now: float | None = None) -> Lease: ...
 
     def release_lease(self, lease: Lease) -> None: ...
+
+    def renew_leases(self, leases: Sequence[Lease], *, ttl: float) -> tuple[Lease | None, ...]: ...
+
+    def renewal_store(self, *, timeout: float) -> JournalStore: ...
+
+    def next_lease_expiry(self, *, other_than: str) -> float | None: ...
 
     def close(self) -> None: ...
 
@@ -155,6 +180,13 @@ def check_lease(
         raise FencingError(
             f"execution `{execution_id}`: the lease of `{lease.owner}` expired; re-acquire it before appending"
         )
+
+
+def renewed(lease: Lease, *, ttl: float, now: float) -> Lease:
+    """``lease`` extended to ``now + ttl`` (same owner, same epoch): what ``renew_leases`` returns."""
+    if ttl <= 0:
+        raise ValueError(f"lease ttl must be positive, got {ttl!r}")
+    return Lease(execution_id=lease.execution_id, owner=lease.owner, epoch=lease.epoch, expires_at=now + ttl)
 
 
 def grant_lease(

@@ -70,6 +70,7 @@ from .protocol import (
     first_lease,
     grant_lease,
     releases_lease,
+    renewed,
 )
 
 __all__ = ["SqliteJournal", "JOURNAL_SCHEMA", "check_loom_file"]
@@ -435,6 +436,53 @@ class SqliteJournal:
                 " WHERE execution_id=? AND lease_owner=? AND lease_epoch=?",
                 (lease.execution_id, lease.owner, lease.epoch),
             )
+
+    @_storage_errors
+    def renew_leases(self, leases: Sequence[Lease], *, ttl: float) -> tuple[Lease | None, ...]:
+        out: list[Lease | None] = []
+        with self._tx() as conn:
+            now = self._clock()
+            for lease in leases:
+                new = renewed(lease, ttl=ttl, now=now)
+                cur = conn.execute(
+                    "UPDATE executions SET lease_expires=? WHERE execution_id=? AND lease_owner=? AND lease_epoch=?",
+                    (new.expires_at, lease.execution_id, lease.owner, lease.epoch),
+                )
+                out.append(new if cur.rowcount == 1 else None)
+        return tuple(out)
+
+    def renewal_store(self, *, timeout: float) -> SqliteJournal:
+        """A second connection to this file for the lease keeper (protocol doc): busy timeout
+        ``timeout``, and ``synchronous=NORMAL``: a renewal lost to a power cut only shortens a lease
+        nobody can be using any more (every process on the machine died with it), and not waiting
+        for an fsync keeps the write lock for the shortest time. The schema is this store's (the
+        file was opened and checked by it): nothing is created or checked again."""
+        twin = object.__new__(SqliteJournal)
+        twin.path, twin.read_only, twin._clock, twin._lock = self.path, self.read_only, self._clock, threading.RLock()
+        try:
+            if self.read_only:
+                uri = "file:" + urllib.parse.quote(os.path.abspath(self.path)) + "?mode=ro"
+                twin._conn = sqlite3.connect(uri, uri=True, timeout=timeout, isolation_level=None,
+                                             check_same_thread=False)
+            else:
+                twin._conn = sqlite3.connect(self.path, timeout=timeout, isolation_level=None, check_same_thread=False)
+            twin._conn.execute(f"PRAGMA busy_timeout={max(1, int(timeout * 1000))}")
+            if not self.read_only:
+                twin._conn.execute("PRAGMA synchronous=NORMAL")
+        except sqlite3.Error as exc:
+            raise JournalError(f"{self.path}: cannot open a connection for lease renewals ({exc})") from None
+        return twin
+
+    @_storage_errors
+    def next_lease_expiry(self, *, other_than: str) -> float | None:
+        with self._lock:
+            now = self._clock()
+            row = self._conn.execute(
+                "SELECT min(lease_expires) FROM executions WHERE status='running' AND lease_owner IS NOT NULL"
+                " AND lease_owner<>? AND lease_expires>?",
+                (other_than, now),
+            ).fetchone()
+        return None if row is None or row[0] is None else float(row[0]) - now
 
     @_storage_errors
     def read_many(self, execution_ids: Sequence[str]) -> dict[str, tuple[Event, ...]]:

@@ -289,6 +289,76 @@ def test_create_leased_refuses_duplicates_and_non_start_events_and_writes_nothin
             store.summary(eid)
 
 
+def test_renew_leases_extends_only_leases_still_held_and_takes_none(env):
+    store, peer, clock = env
+    for eid in ("e1", "e2", "e3", "e4", "e5"):
+        store.create(eid, started())
+    a1, a2, a3, a4 = (store.acquire_lease(eid, "worker-a", ttl=10) for eid in ("e1", "e2", "e3", "e4"))
+    store.release_lease(a2)  # released: nobody's
+    clock.now += 60  # every lease lapses; worker-b takes e3 over, nobody touches e1 or e4
+    b3 = peer().acquire_lease("e3", "worker-b", ttl=10)
+    store.append("e4", [NewEvent("EXECUTION_SUSPENDED", {"condition": {"on": "approval"}})], expected_seq=1)  # freed
+    ghost = a1.__class__("e5", "worker-a", 1, 0.0)  # a lease worker-a never held
+    renewed = store.renew_leases([a1, a2, a3, a4, ghost], ttl=10)
+    assert [r is not None for r in renewed] == [True, False, False, False, False]
+    r1 = renewed[0]
+    # lapsed but untaken: extended by the store's clock under the SAME epoch (nobody else ran anything)
+    assert (r1.execution_id, r1.owner, r1.epoch, r1.expires_at) == ("e1", "worker-a", a1.epoch, clock.now + 10)
+    with pytest.raises(FencingError, match="leased to `worker-a`"):
+        peer().acquire_lease("e1", "worker-b", ttl=10)
+    assert store.append("e1", [step_started("x")], expected_seq=1, lease=r1) == 2  # the lease writes again
+    # nothing was taken: the released, freed and never-held executions are free, e3 stays worker-b's
+    for eid in ("e2", "e4", "e5"):
+        assert peer().acquire_lease(eid, "worker-c", ttl=10).owner == "worker-c"
+    with pytest.raises(FencingError, match="leased to `worker-b`"):
+        store.acquire_lease("e3", "worker-a", ttl=10)
+    assert store.append("e3", [step_started("y")], expected_seq=1, lease=b3) == 2
+    assert store.renew_leases([], ttl=10) == ()
+    with pytest.raises(ValueError, match="ttl must be positive"):
+        store.renew_leases([r1], ttl=0)
+
+
+def test_a_renewal_store_renews_while_the_store_is_busy_in_another_thread(env):
+    store, _, clock = env
+    store.create("e1", started())
+    lease = store.acquire_lease("e1", "worker-a", ttl=10)
+    renewals = store.renewal_store(timeout=0.5)
+    try:
+        if renewals is not store:  # memory: the store itself (nothing else can see it)
+            with store._lock:  # what a driver's append holds while it waits for the database
+                got = []
+                t = threading.Thread(target=lambda: got.extend(renewals.renew_leases([lease], ttl=20)))
+                t.start()
+                t.join(30)
+                assert not t.is_alive(), "the renewal waited behind the store's lock"
+            [r] = got
+        else:
+            [r] = renewals.renew_leases([lease], ttl=20)
+        assert (r.epoch, r.expires_at) == (lease.epoch, clock.now + 20)
+        assert store.append("e1", [step_started("x")], expected_seq=1, lease=r) == 2
+    finally:
+        if renewals is not store:
+            renewals.close()
+
+
+def test_next_lease_expiry_is_the_earliest_live_lease_of_another_owner_on_a_running_execution(env):
+    store, _, clock = env
+    assert store.next_lease_expiry(other_than="worker-a") is None  # an empty journal
+    for eid in ("e1", "e2", "e3", "e4"):
+        store.create(eid, started())
+    store.acquire_lease("e1", "worker-a", ttl=5)  # the asker's own: left out
+    assert store.next_lease_expiry(other_than="worker-a") is None
+    store.acquire_lease("e2", "worker-b", ttl=30)
+    store.acquire_lease("e3", "worker-c", ttl=12)
+    assert store.next_lease_expiry(other_than="worker-a") == pytest.approx(12)
+    assert store.next_lease_expiry(other_than="worker-c") == pytest.approx(5)  # worker-a's counts for c
+    clock.now += 12  # e3 lapsed: leasable now, no longer a lease to wait for
+    assert store.next_lease_expiry(other_than="worker-a") == pytest.approx(18)
+    store.append("e4", [NewEvent("EXECUTION_SUSPENDED", {"condition": {"on": "t"}})], expected_seq=1)
+    store.acquire_lease("e4", "worker-d", ttl=1)  # a claim on a suspended execution (a timer): not waited for
+    assert store.next_lease_expiry(other_than="worker-a") == pytest.approx(18)
+
+
 def test_list_executions_leasable_by_leaves_out_live_leases_of_other_owners(env):
     store, _, clock = env
     for eid in ("e1", "e2", "e3", "e4"):

@@ -122,7 +122,7 @@ def test_serve_takes_over_an_execution_whose_worker_died(journal_factory):
         return ctx.execute("s", lambda: "done")
 
     store = journal_factory()
-    rt = Runtime(journal=store, lease_ttl=2)  # an idle PostgreSQL worker looks for expired leases every ttl/2
+    rt = Runtime(journal=store, lease_ttl=2)
     v = rt.register(job)
     store.create("e1", NewEvent("EXECUTION_STARTED", {"flowId": "job", "flowHash": v.flow_hash, "input": None}))
     store.acquire_lease("e1", "a-dead-worker", ttl=0.5)  # it never renews
@@ -156,6 +156,44 @@ def test_an_idle_postgres_worker_is_woken_by_a_submission_not_by_polling(postgre
     _wait(lambda: client.get(eid).status == "completed", "the notified worker", timeout=20)
     assert time.monotonic() - t0 < 10  # well before the next poll (30 s)
     serving.stop()
+
+
+@pytest.mark.postgres
+def test_an_idle_postgres_worker_takes_over_a_dead_workers_execution_when_its_lease_expires(postgres_schema):
+    # a dead worker sends no notification: the idle worker wakes at the expiry it knows of, not at
+    # its next rescan (60 s) or poll (30 s)
+    @flow("job")
+    def job(ctx, _):
+        return ctx.execute("s", lambda: "done")
+
+    store = postgres_schema.open()
+    worker = Runtime(journal=store, lease_ttl=120)
+    v = worker.register(job)
+    store.create("e1", NewEvent("EXECUTION_STARTED", {"flowId": "job", "flowHash": v.flow_hash, "input": None}))
+    dead = store.acquire_lease("e1", "a-dead-worker", ttl=1.5)  # it never renews
+    serving = Serving(worker, poll_interval=30.0)
+    _wait(lambda: worker.get("e1").status == "completed", "the takeover", timeout=30)
+    took = time.time() - (dead.expires_at - 1.5)
+    assert took < 10, f"taken over {took:.1f}s after the lease was granted (it expired after 1.5 s)"
+    drives = [e for e in serving.events if e["event"] == "drive"]
+    assert [(d["executionId"], d["status"]) for d in drives] == [("e1", "completed")]
+    serving.stop()
+
+
+def test_an_idle_worker_never_polls_in_a_tight_loop_for_a_timer_another_worker_holds(journal_factory):
+    # a due timer whose execution another (live, slow or dead) worker has claimed cannot be taken:
+    # the idle worker looks again after poll_interval, not at once
+    store = journal_factory()
+    rt = Runtime(journal=store, lease_ttl=30)
+    store.create("e1", NewEvent("EXECUTION_STARTED", {"flowId": "job", "input": None}))
+    store.append("e1", [NewEvent("TIMER_SET", {"timerId": "t", "fireAt": 0.0}),
+                        NewEvent("EXECUTION_SUSPENDED", {"condition": {"on": "__loom_timer__:t"}})], expected_seq=1)
+    store.acquire_lease("e1", "another-worker", ttl=30)
+    from loom_runtime.worker import Worker
+
+    worker = Worker(rt, stop=None, poll_interval=0.7, concurrency=1, on_event=None)
+    assert worker._pass(None) == 0  # listed as due, not claimable
+    assert worker._idle_timeout() == pytest.approx(0.7)
 
 
 def test_a_stopping_worker_records_a_gathered_step_in_flight_when_its_sibling_is_refused():
