@@ -228,13 +228,18 @@ class StepFailedError(LoomError):
 class UndeclaredStepError(FlowDefinitionError):
     """``Runtime(strict=True)``: a flow that declares ``steps``/``step_families`` asked for a live
     step id they do not cover. Raised inside the body before ``STEP_STARTED`` is written, so the
-    step's effect never ran; ``step_id`` is the id."""
+    step's effect never ran; ``step_id`` is the id. The run is refused like a divergence: the
+    execution is parked on ``__loom_diverged__`` (``parked``), never failed, and
+    ``runtime.resume_as(id, "current")`` runs it on once a release declares the id."""
 
-    def __init__(self, message: str, *, step_id: str, flow_id: str, execution_id: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, step_id: str, flow_id: str, execution_id: str | None = None, parked: bool = False
+    ) -> None:
         super().__init__(message)
         self.step_id = step_id
         self.flow_id = flow_id
         self.execution_id = execution_id
+        self.parked = parked
 
 
 class FlowUsageError(LoomError, ValueError):

@@ -20,12 +20,18 @@ and prefix matching on the raw id (``charge`` would then admit ``charger``).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from .definition import FlowDefinition
 
-__all__ = ["Orphan", "orphaned_frames", "step_family"]
+__all__ = [
+    "Orphan", "orphaned_frames", "step_family", "undeclared_check", "undeclared_park_key", "undeclared_park_step",
+]
+
+#: How a park on ``__loom_diverged__`` by ``Runtime(strict=True)`` names the step it refused.
+_UNDECLARED_PARK = "undeclared step: `"
 
 
 def step_family(frame_id: str) -> str:
@@ -72,3 +78,25 @@ def orphaned_frames(frames: Iterable[str], definition: FlowDefinition) -> tuple[
     out = [Orphan(fam, tuple(ids), True) for fam, ids in dynamic.items()]
     out += [Orphan(fam, tuple(ids), False) for fam, ids in plain.items()]
     return tuple(sorted(out, key=lambda o: (o.family, o.dynamic)))
+
+
+def undeclared_check(definition: Any) -> Callable[[str], bool] | None:
+    """``Runtime(strict=True)``'s rule for live step ids of ``definition`` (a ``FlowDefinition`` or a
+    registry version): whether an id is outside its ``steps``/``step_families``. ``None`` when it
+    declares neither (the flow opted out). One function, so the runtime and a replay of an
+    execution a strict runtime parked (``loom replay``, ``deploy-check``) apply the same rule."""
+    if not (definition.steps or definition.step_families):
+        return None
+    return lambda step_id: bool(orphaned_frames([step_id], definition))
+
+
+def undeclared_park_key(step_id: str) -> str:
+    """The ``correlationKey`` of the park on ``__loom_diverged__`` that refuses ``step_id``."""
+    return f"{_UNDECLARED_PARK}{step_id}`"
+
+
+def undeclared_park_step(key: object) -> str | None:
+    """The step id a park's ``correlationKey`` says a strict runtime refused, else ``None``."""
+    if isinstance(key, str) and key.startswith(_UNDECLARED_PARK) and key.endswith("`") and len(key) > len(_UNDECLARED_PARK):
+        return key[len(_UNDECLARED_PARK):-1]
+    return None

@@ -5,7 +5,8 @@ the async one (:mod:`loom_runtime.drive_async`): a body's return, exception, par
 becomes ``EXECUTION_COMPLETED`` / ``EXECUTION_FAILED`` / a handle of the park / ``EXECUTION_CONTINUED``,
 after the latches of the run are honoured in this order: a journal error (a stale writer: raise,
 append nothing, as a crash), a divergence refusal (park on ``__loom_diverged__``), a changed kind of
-work (likewise), then D3's completion check. See :mod:`loom_runtime.drive` for the semantics.
+work (likewise), a live step id a strict runtime does not admit (likewise), then D3's completion
+check. See :mod:`loom_runtime.drive` for the semantics.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from typing import Any, NoReturn
 from . import json_values
 from .definition import RESERVED_GATE
 from .divergence import divergence_message
-from .errors import FlowReplayDivergenceError, FlowUsageError, JournalError, NonDeterminismError
+from .families import undeclared_park_key
+from .errors import FlowReplayDivergenceError, FlowUsageError, JournalError, NonDeterminismError, UndeclaredStepError
 from .handles import Handle
 from .journal import events as ev
 from .journal.events import NewEvent
@@ -35,6 +37,8 @@ def conclude(run: Run, outcome: str, value: Any) -> Handle:
         _park_diverged(run)
     if run.nondeterminism is not None:  # likewise latched: park before any outcome is written
         _park_nondeterministic(run, run.nondeterminism)
+    if run.undeclared_step is not None:  # strict: an undeclared live step id, refused before its effect
+        _park_undeclared(run, run.undeclared_step)
     if outcome == "parked":
         return Handle(execution_id, state.flow_id, ev.SUSPENDED, gate=value)
     if outcome == "continue":
@@ -107,6 +111,27 @@ def _park_nondeterministic(run: Run, refusal: NonDeterminismError) -> NoReturn:
     raise NonDeterminismError(
         message, ident=refusal.ident, recorded=refusal.recorded, asked=refusal.asked,
         execution_id=run.execution_id, flow_id=run.flow_id, parked=parked,
+    ) from None
+
+
+def _park_undeclared(run: Run, refusal: UndeclaredStepError) -> NoReturn:
+    """``Runtime(strict=True)`` refused a live step id the flow does not declare: parked like a
+    divergence, so the deploy mistake is fixed by a release and a migration (``resume_as``), never final.
+
+    Rejected: failing the execution (what it did: a missing entry in ``steps=[...]`` ended a
+    durable execution for good) and leaving it running unparked, as a ``FlowCodeMismatchError`` is
+    (every ``recover`` pass and every worker would re-drive it at once, forever: nothing here
+    changes until a new release, which is exactly when an operator retries it)."""
+    parked, outcome = _park_refused(run, undeclared_park_key(refusal.step_id))
+    message = (
+        f"{refusal} {outcome} Fix: declare the id in the flow's steps=[...] or step_families=[...], deploy, and "
+        "move the execution onto that version with runtime.resume_as(execution_id, \"current\") (it re-runs from "
+        "the park; declaring an id changes the flow's structure, so runtime.retry_diverged would resolve the "
+        "version that refused it again)."
+    )
+    run.port.report_refusal(message)
+    raise UndeclaredStepError(
+        message, step_id=refusal.step_id, flow_id=run.flow_id, execution_id=run.execution_id, parked=parked,
     ) from None
 
 

@@ -123,6 +123,8 @@ class Run:
         #: Under ``Runtime(strict=True)``: whether a step id is outside the flow's declared
         #: ``steps``/``step_families`` (a live one is then refused before ``STEP_STARTED``).
         self.undeclared: Callable[[str], bool] | None = None
+        #: The first live step id ``undeclared`` refused; latched (nothing is appended after it).
+        self.undeclared_step: UndeclaredStepError | None = None
 
     @property
     def execution_id(self) -> str:
@@ -153,15 +155,18 @@ class Run:
         # A recorded but unfinished frame (a crash mid-step, or a retry) is re-run: judged only
         # against the frames first started before it (ADR-0113 fix round 1, note 5).
         self.detector.check(f"step `{step_id}` starts", restart_seq=None if frame is None else frame.first_seq)
-        # after the divergence check: a diverged body is parked (retryable), not failed
+        # after the divergence check (a divergence refusal wins); latched like one: whatever the
+        # body does with it, nothing more is appended and the drive loop parks the execution on
+        # the reserved gate (outcomes), so a deploy mistake never fails a durable execution
         if self.undeclared is not None and frame is None and self.undeclared(step_id):
-            raise UndeclaredStepError(
+            self.undeclared_step = UndeclaredStepError(
                 f"flow `{self.flow_id}` execution `{self.execution_id}`: step id `{step_id}` is not declared by "
                 "the flow's steps=[...] or step_families=[...], and Runtime(strict=True) refuses undeclared ids "
                 f"before their effect (nothing ran). Declare it (or its family `{step_id.split('#', 1)[0]}`); "
                 "`loom build` warns about literal ids like this one",
                 step_id=step_id, flow_id=self.flow_id, execution_id=self.execution_id,
             )
+            raise self.undeclared_step
         started: dict[str, Any] = {"stepId": step_id}
         attempt = self.attempt(step_id)
         if attempt > 1:
@@ -454,6 +459,8 @@ class Run:
             raise self.detector.latched
         if self.nondeterminism is not None:
             raise self.nondeterminism
+        if self.undeclared_step is not None:
+            raise self.undeclared_step
         if self.journal_error is not None:
             raise self.journal_error
 

@@ -21,7 +21,16 @@ Pinning is checked at every start and resume (:mod:`loom_runtime.pinning`): a ve
 codeHash (no manifest, a stale one) is a loud ``UnpinnedExecutionWarning``, and under
 ``strict=True`` an ``UnpinnedExecutionError`` before anything is appended. Under ``strict=True`` a
 flow that declares ``steps``/``step_families`` is also refused a live step id they do not cover
-(``UndeclaredStepError``, raised in the body before ``STEP_STARTED``: the effect never runs).
+(``UndeclaredStepError``, raised in the body before ``STEP_STARTED``: the effect never runs). That
+refusal is a deploy mistake, not the flow's outcome: like a divergence refusal it appends no step
+and no failure, only a park on ``__loom_diverged__`` (``correlationKey: "undeclared step: `id`"``;
+``error.parked``), so no worker re-drives it in a loop, and once a release declares the id
+``resume_as(id, "current")`` migrates it there and runs it on from the park (declaring an id
+changes the structural hash: ``retry_diverged`` would resolve the refusing version again; a
+non-strict runtime's ``retry_diverged`` runs it on the version it started on). Rejected: failing
+the execution (a missing ``steps=`` entry ended a durable execution for good) and leaving it
+running as a ``FlowCodeMismatchError`` does (that one is fixed by registering a version, which the
+next ``recover`` picks up; this one only by a new release, and every pass until then re-drove it).
 
 A ``FlowCodeMismatchError`` is raised before anything is appended (it stays running on purpose:
 registering the version it needs is the fix, and the next ``recover`` picks it up without an
@@ -50,7 +59,7 @@ from .divergence import DivergenceWarning, resolve_mode
 from .drive import drive_run, new_run
 from .drive_async import is_async_callable
 from .errors import ExecutionStateError, FlowUsageError, LoomError, UnpinnedExecutionError
-from .families import orphaned_frames
+from .families import undeclared_check
 from .handles import ExecutionView, Handle, state_handle, view_of
 from .journal import events as ev
 from .journal.events import ExecutionSummary, NewEvent
@@ -99,11 +108,20 @@ class Runtime(AsyncForms):
         with every append, so a ``recover`` or a worker never drives an execution another live
         process holds, and a worker that stalled past its lease is fenced even if its expected
         sequence number happens to still match. A step body therefore runs twice only after a crash
-        (at least once), never because two healthy processes raced. ``lease_ttl`` is how long a
-        crashed process's executions wait before another one takes them over: make it longer than
-        your longest step's stall, not than the step (the lease is renewed while the step runs).
+        (at least once), never because two healthy processes raced: the lease is renewed every
+        ``lease_ttl / 3`` on a store connection of its own that never waits behind this runtime's
+        appends, and a live step body or decider starts only while at least ``lease_ttl / 3`` of
+        the lease is left (else the drive stops before it with a ``FencingError``, nothing of it
+        ran; :mod:`loom_runtime.lease_keeper`).
+
+        ``lease_ttl`` (default 30 s) is how long a crashed process's executions wait before another
+        one takes them over, and what a healthy process may stall (GC pause, VM steal, a store
+        failover) without losing them: with the default a stall of up to 20 s costs nothing, a
+        crashed worker's executions resume 30 s after its last renewal. Make it longer than your
+        longest stall, not than your longest step (the lease is renewed while the step runs).
         Rejected: leases only when a worker id is given (a second process's ``recover`` re-ran a
-        step a healthy first process was still running)."""
+        step a healthy first process was still running); a shorter default (a takeover in a few
+        seconds is rarely worth a lease that a loaded machine or a database failover can outlast)."""
         if journal is None:
             journal = MemoryJournal(clock=clock)
         elif isinstance(journal, str):
@@ -127,7 +145,7 @@ class Runtime(AsyncForms):
         #: Divergence reports in ``warn`` mode (one per run at most).
         self.divergence_warnings = 0
         #: Runs refused and parked on ``__loom_diverged__``: a divergence in ``fail`` mode, or a
-        #: changed kind of work (any mode).
+        #: changed kind of work (any mode), or (strict) an undeclared live step id.
         self.divergence_refusals = 0
         #: Starts and resumes on a version without a codeHash (``pinning``); each (flow, case) is
         #: warned about once per runtime, every occurrence is counted.
@@ -452,8 +470,8 @@ class Runtime(AsyncForms):
         """The resolved version of a running execution and a run of it (sync and async drives)."""
         version = self._resolve(state)
         run = new_run(state, port or self._port, self.divergence)
-        if self.strict and (version.steps or version.step_families):
-            run.undeclared = lambda step_id: bool(orphaned_frames([step_id], version))  # type: ignore[arg-type]
+        if self.strict:
+            run.undeclared = undeclared_check(version)
         return run, version
 
     def _divergence_warning(self, message: str, skipped: tuple[str, ...]) -> None:

@@ -3,6 +3,7 @@ and a strict runtime refuses an undeclared step id before its effect (issue 17's
 
 from __future__ import annotations
 
+import time
 import warnings
 
 import pytest
@@ -106,16 +107,86 @@ def _steps_flow(**kw):
     return f, ran
 
 
-def test_strict_refuses_an_undeclared_step_before_its_effect():
+def _parked_on_the_reserved_gate(rt, eid, step_id):
+    events = rt.journal.read(eid)
+    assert step_id not in [e.payload.get("stepId") for e in events]  # no STEP_STARTED: the effect never ran
+    assert "EXECUTION_FAILED" not in [e.type for e in events]  # a deploy mistake never ends the execution
+    last = events[-1]
+    assert (last.type, last.payload["condition"]) == (
+        "EXECUTION_SUSPENDED", {"on": "__loom_diverged__", "correlationKey": f"undeclared step: `{step_id}`"})
+
+
+def test_strict_refuses_an_undeclared_step_before_its_effect_and_parks_the_execution(journal):
     fn, ran = _steps_flow(steps=["a"], step_families=["pack"])
-    rt = Runtime(strict=True)
+    seen: list[str] = []
+    rt = Runtime(journal=journal, strict=True, on_warn=seen.append)
     rt.register(fn)
-    handle = rt.start("f", None, execution_id="e1")
+    with pytest.raises(UndeclaredStepError, match="step id `b` is not declared.*PARKED on `__loom_diverged__`") as exc:
+        rt.start("f", None, execution_id="e1")
+    assert exc.value.step_id == "b" and exc.value.parked and exc.value.execution_id == "e1"
+    assert 'resume_as(execution_id, "current")' in str(exc.value)
     assert ran == ["a", "pack#0"]  # `b` never ran
-    assert handle.status == "failed" and handle.error["type"].endswith("UndeclaredStepError")
-    assert "step id `b` is not declared" in handle.error["message"]
-    assert isinstance(handle.exception, UndeclaredStepError) and handle.exception.step_id == "b"
-    assert "b" not in [e.payload.get("stepId") for e in rt.journal.read("e1")]  # no STEP_STARTED either
+    _parked_on_the_reserved_gate(rt, "e1", "b")
+    assert rt.divergence_refusals == 1 and "step id `b`" in seen[0]
+    assert rt.recover() == [] and ran == ["a", "pack#0"]  # parked: no pass re-drives it
+
+    # the next release declares `b`: the execution moves onto it from the park and finishes,
+    # every recorded step served, `b` run once
+    fixed, ran_fixed = _steps_flow(steps=["a", "b"], step_families=["pack"])
+    release = Runtime(journal=rt.journal, strict=True)
+    release.register(fixed)
+    h = release.resume_as("e1", "current")
+    assert (h.status, h.result) == ("completed", "done") and ran_fixed == ["b"]
+
+
+def test_a_worker_parks_an_undeclared_step_reports_it_and_drives_on(journal_factory):
+    import threading
+
+    fn, ran = _steps_flow(steps=["a"], step_families=["pack"])
+    client = Runtime(journal=journal_factory(), strict=True)
+    client.register(fn)
+    eid = client.submit("f", None, execution_id="w1")
+    worker = Runtime(journal=journal_factory(), strict=True, on_warn=lambda _m: None)
+    worker.register(fn)
+    stop, events = threading.Event(), []
+    serving = threading.Thread(target=worker.serve, kwargs=dict(stop=stop, poll_interval=0.05, on_event=events.append))
+    serving.start()
+    try:
+        deadline = time.monotonic() + 30
+        while client.journal.summary(eid).status != "suspended":
+            assert time.monotonic() < deadline, "the worker did not park the execution"
+            time.sleep(0.02)
+        time.sleep(0.3)  # several idle polls: a parked execution is not re-driven
+    finally:
+        stop.set()
+        serving.join(30)
+    assert not serving.is_alive()
+    _parked_on_the_reserved_gate(client, eid, "b")
+    assert ran == ["a", "pack#0"]
+    (drive,) = [e for e in events if e["event"] == "drive" and e["executionId"] == eid]  # driven once
+    assert drive["status"] == "suspended" and drive["gate"] == "__loom_diverged__"
+    assert drive["error"].startswith("UndeclaredStepError: ") and "PARKED" in drive["error"]
+
+
+def test_a_body_that_swallows_the_refusal_appends_nothing_more(journal):
+    ran: list[str] = []
+
+    @flow("f", steps=["a", "after"], code_fingerprint=H1)
+    def f(ctx, _input):
+        ctx.execute("a", lambda: ran.append("a"))
+        try:
+            ctx.execute("b", lambda: ran.append("b"))
+        except UndeclaredStepError:
+            ctx.execute("after", lambda: ran.append("after"))  # refused too: the run is latched
+        return "swallowed"
+
+    rt = Runtime(journal=journal, strict=True, on_warn=lambda _m: None)
+    rt.register(f)
+    with pytest.raises(UndeclaredStepError, match="PARKED"):
+        rt.start("f", None, execution_id="e1")
+    assert ran == ["a"]
+    _parked_on_the_reserved_gate(rt, "e1", "b")
+    assert "after" not in [e.payload.get("stepId") for e in rt.journal.read("e1")]
 
 
 @pytest.mark.parametrize("declared", [
@@ -164,20 +235,47 @@ def test_submitted_executions_are_judged_when_a_worker_drives_them_and_leave_no_
     assert {rt.journal.summary(i).status for i in ids} == {"suspended"}
 
 
-def test_strict_refuses_an_undeclared_step_of_an_async_flow_too():
-    ran: list[str] = []
+def test_strict_refuses_an_undeclared_step_of_an_async_flow_too_and_parks_it(journal):
+    import asyncio
+    from collections import Counter
 
-    async def effect(step_id):
-        ran.append(step_id)
+    ran: list[tuple[str, str]] = []
+
+    async def effect(eid, step_id):
+        ran.append((eid, step_id))
+        await asyncio.sleep(0.01)
         return step_id
 
-    @flow("af", steps=["a"], code_fingerprint=H1)
-    async def af(ctx, _input):
-        await ctx.execute("a", effect, "a")
-        await ctx.execute("b", effect, "b")
-        return "done"
+    def make(steps):
+        @flow("af", steps=steps, code_fingerprint=H1)
+        async def af(ctx, _input):
+            eid = ctx.execution_id
+            await ctx.execute("a", effect, eid, "a")
+            # `c` (declared) may be in flight beside the undeclared `b`: then it is recorded; `b` never starts
+            return await asyncio.gather(ctx.execute("c", effect, eid, "c"), ctx.execute("b", effect, eid, "b"))
 
-    rt = Runtime(strict=True)
-    rt.register(af)
-    handle = rt.start("af", None)
-    assert ran == ["a"] and handle.status == "failed" and handle.error["type"].endswith("UndeclaredStepError")
+        return af
+
+    rt = Runtime(journal=journal, strict=True, on_warn=lambda _m: None)
+    rt.register(make(["a", "c"]))
+    with pytest.raises(UndeclaredStepError, match="step id `b` is not declared.*PARKED") as exc:
+        rt.start("af", None, execution_id="e1")
+    assert exc.value.parked and ("e1", "b") not in ran and ran[0] == ("e1", "a")
+
+    async def awaited():  # the awaitable forms refuse and park the same way
+        with pytest.raises(UndeclaredStepError, match="PARKED"):
+            await rt.start_async("af", None, execution_id="e2")
+        assert await rt.recover_async() == []
+
+    asyncio.run(awaited())
+    for eid in ("e1", "e2"):
+        _parked_on_the_reserved_gate(rt, eid, "b")
+        frames = rt.get(eid).frames
+        assert all(f.status == "completed" for f in frames.values()) and set(frames) <= {"a", "c"}
+
+    release = Runtime(journal=rt.journal, strict=True)
+    release.register(make(["a", "b", "c"]))
+    for eid in ("e1", "e2"):
+        h = release.resume_as(eid, "current")
+        assert (h.status, h.result) == ("completed", ["c", "b"])
+    assert Counter(ran) == {(eid, s): 1 for eid in ("e1", "e2") for s in "abc"}  # every effect once
