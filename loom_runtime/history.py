@@ -27,7 +27,9 @@ itself decides (a park, completion, failure or continuation) must reproduce it. 
 * the runtime reports non-determinism or the body misuses the API → ``error``.
 
 A history parked on ``__loom_diverged__`` is replayed as an open one: the park was a refusal, and
-the question is whether the code under test would now run it on.
+the question is whether the code under test would now run it on. One parked by ``Runtime(strict=True)``
+on an undeclared step id is held to the strict rule: the code must declare the id (else ``error``),
+and the way on is ``resume_as(id, "current")`` (its version is not the one the history pins).
 
 Rejected: replaying against the version the history pins (``Registry.resolve``; that is what
 production does and it trivially passes, so it checks nothing about the code under review),
@@ -334,8 +336,15 @@ def replay_history(
     if r.kind == "nondeterministic":
         return result("error", f"execution `{eid}`: {r.message}; a resume on it would be parked on `{RESERVED_GATE}` "
                       "(no effect ran during the replay)")
+    if r.kind == "undeclared":
+        return result("error", f"execution `{eid}` was parked by a strict runtime refusing undeclared step "
+                      f"`{r.undeclared}`, and {r.message} (no effect ran during the replay)")
     if r.kind == "frontier":
-        return result("ok", f"execution `{eid}`: replayed to the end of its history; next: {r.message}", frontier=r.message)
+        parked = "" if r.undeclared is None else (
+            f"; it is parked on `{RESERVED_GATE}` by a strict runtime that refused undeclared step `{r.undeclared}`, "
+            "which this code declares: after the deploy, runtime.resume_as(execution_id, \"current\") runs it on")
+        return result("ok", f"execution `{eid}`: replayed to the end of its history; next: {r.message}{parked}",
+                      frontier=r.message)
     if r.kind == "reached":
         return result("ok", f"execution `{eid}`: replayed {len(history.events)} events on {version.code_hash or 'live code'}")
     if r.kind == "live-work":

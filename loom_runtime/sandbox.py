@@ -38,6 +38,11 @@ refusal, not the body's outcome), so such an execution replays as an open journa
 * ``diverged``: refused by D3: recorded steps the body never asked for (``skipped``, named as the
   runtime names them when it parks the execution).
 * ``nondeterministic``: a recorded id asked for as another kind of work.
+* ``undeclared``: the journal is parked on ``__loom_diverged__`` by ``Runtime(strict=True)``
+  refusing a live step id its flow did not declare (``SandboxResult.undeclared``), and this
+  version does not declare the id either: the same strict runtime would park it again. Only such
+  a journal is held to the strict rule (it says the runtime that drives it is strict); any other
+  replays as a lenient runtime would drive it.
 * ``error``: the drive raised another ``LoomError`` (misuse of the API the body cannot recover).
 * ``corrupt``: the journal itself cannot be folded (``JournalCorruptionError``: a sequence gap, an
   unknown event type, a missing field); no version could resume it.
@@ -58,7 +63,15 @@ from typing import Any
 
 from .definition import RESERVED_GATE
 from .drive import drive_run, new_run
-from .errors import FlowReplayDivergenceError, JournalCorruptionError, JournalError, LoomError, NonDeterminismError
+from .errors import (
+    FlowReplayDivergenceError,
+    JournalCorruptionError,
+    JournalError,
+    LoomError,
+    NonDeterminismError,
+    UndeclaredStepError,
+)
+from .families import undeclared_check, undeclared_park_step
 from .journal import events as ev
 from .journal.events import Event, NewEvent
 from .port import successor_id
@@ -150,13 +163,14 @@ class SandboxResult:
     """Where one sandboxed re-run ended. ``kind``: see the module docstring."""
 
     execution_id: str
-    kind: str  # reached | frontier | live-work | mismatch | diverged | nondeterministic | error | corrupt
+    kind: str  # reached | frontier | live-work | mismatch | diverged | nondeterministic | undeclared | error | corrupt
     message: str  # a phrase: "it would park on `approval`", "step `charge` would run live", ...
     stop: tuple[NewEvent, ...] = ()  # the live append it asked for
     expected: NewEvent | None = None  # the withheld outcome
     skipped: tuple[str, ...] = ()  # diverged: recorded steps never asked for
     unasked: tuple[str, ...] = ()  # live-work: recorded steps not asked for yet when it stopped
     events: int = 0  # how many recorded events it replayed over
+    undeclared: str | None = None  # the step id a strict runtime's park on __loom_diverged__ refused
 
     @property
     def ok(self) -> bool:
@@ -209,9 +223,14 @@ class Sandbox:
         except JournalCorruptionError as exc:  # nothing can replay it, on any version
             return SandboxResult(execution_id, "corrupt", str(exc), events=len(events))
         run = new_run(state, self._port, "fail")
+        last = events[-1].payload.get("condition") if events and events[-1].type == ev.EXECUTION_SUSPENDED else None
+        refused = undeclared_park_step(last.get("correlationKey")) if isinstance(last, dict) else None
+        if refused is not None:  # a strict runtime parked it, and a strict runtime will drive it on
+            run.undeclared = undeclared_check(self.version)
 
         def result(kind: str, message: str, **kw: Any) -> SandboxResult:
-            return SandboxResult(execution_id, kind, message, expected=withheld, events=len(events), **kw)
+            return SandboxResult(execution_id, kind, message, expected=withheld, events=len(events),
+                                 undeclared=refused, **kw)
 
         if state.flow_id != self.version.flow_id:
             return result("error", f"the journal is of flow `{state.flow_id}`, not `{self.version.flow_id}`")
@@ -226,6 +245,9 @@ class Sandbox:
                           f"for it as a {exc.asked}")
         except LiveAppend as exc:
             return self._stopped(result, exc.events, withheld, run.detector.unasked())
+        except UndeclaredStepError as exc:
+            return result("undeclared", f"step `{exc.step_id}` is still not declared by this version's steps=[...] or "
+                          f"step_families=[...]: a strict runtime would refuse it and park it on `{RESERVED_GATE}` again")
         except LoomError as exc:
             return result("error", f"{type(exc).__name__}: {exc}")
         return result("error", f"the run ended {handle.status} without appending anything")  # pragma: no cover

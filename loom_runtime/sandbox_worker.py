@@ -52,7 +52,7 @@ def _peak_rss_kb() -> int:
 def _result_line(eid: str, r: Any, status: str | None) -> dict[str, Any]:
     return {
         "id": eid, "kind": r.kind, "message": r.message, "skipped": list(r.skipped), "unasked": list(r.unasked),
-        "status": status, "events": r.events,
+        "status": status, "events": r.events, "undeclared": r.undeclared,
     }
 
 

@@ -22,8 +22,8 @@ __all__ = ["census_command"]
 def census_command(store: str, as_json: bool) -> None:
     """Count unfinished (running or suspended) executions by flow, codeHash and status.
 
-    A suspended execution parked on __loom_diverged__ (refused: its body diverged from its journal)
-    is counted under the status `diverged`.
+    A suspended execution parked on __loom_diverged__ (refused: its body diverged from its journal,
+    or a strict runtime refused an undeclared step) is counted under the status `diverged`.
     """
     from loom_runtime.definition import RESERVED_GATE
 
@@ -40,5 +40,7 @@ def census_command(store: str, as_json: bool) -> None:
     if census.diverged:
         click.echo(
             f"{census.diverged} DIVERGED: refused and parked on `{RESERVED_GATE}` (no step effect ran); deploy the "
-            "version they started on, list their codeHash in compatible_with or migrate them, then retry_diverged"
+            "version they started on, list their codeHash in compatible_with or migrate them, then retry_diverged "
+            "(one a strict runtime parked on an undeclared step: declare the id, deploy, then "
+            "resume_as(execution_id, \"current\"); deploy-check names them)"
         )

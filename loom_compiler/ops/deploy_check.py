@@ -20,6 +20,13 @@ parked on ``__loom_diverged__``):
    refuses it; mismatch when it does new work before its resume point or ends otherwise; stranded
    when its chunk does not load.
 
+An execution a ``Runtime(strict=True)`` parked on ``__loom_diverged__`` for a live step id its flow
+did not declare (``correlationKey: "undeclared step: `id`"``) is judged against the build's
+*current* version of its flow, not the one it pins: that one refused it, and the way on is a
+release that declares the id plus ``runtime.resume_as(id, "current")``. Diverged (exit 1) when the
+current version still does not declare it (a strict runtime would park it again; known from the
+manifest, no replay needed), else replayed on the current version as usual.
+
 ``--no-replay`` (``replay=False``) keeps the hash-only check: resolution, and each needed chunk
 loaded in a fresh interpreter. ``--sample N`` replays the N most recently started executions per
 version (flow id and recorded codeHash) plus every one parked on ``__loom_diverged__``; the rest
@@ -41,8 +48,10 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from loom_runtime.definition import RESERVED_GATE
 from loom_runtime.errors import FlowCodeMismatchError, FlowNotFoundError, LoomError
+from loom_runtime.families import undeclared_check, undeclared_park_step
 from loom_runtime.journal import bulk
 from loom_runtime.journal.events import ExecutionSummary
+from loom_runtime.journal.protocol import JournalStore
 from loom_runtime.registry import FlowVersion, Registry
 
 from .census import DIVERGED, census_status, unfinished
@@ -50,7 +59,7 @@ from .deploy_report import DeployReport, Verdict, short_digest as _short
 from .replay_pool import load_versions, replay_in_workers
 from .store import open_store
 
-__all__ = ["deploy_check", "judge", "sample_executions", "default_jobs"]
+__all__ = ["deploy_check", "judge", "sample_executions", "default_jobs", "undeclared_parks"]
 
 #: executions per replay worker below which another worker costs more (an interpreter start and
 #: a chunk load) than it saves
@@ -106,8 +115,22 @@ def deploy_check(
         if replay and sample is not None:
             started = bulk.started_at(journal, [s.execution_id for s in summaries])
             replay_only = sample_executions(summaries, sample, started)
+        undeclared = undeclared_parks(journal, summaries)
     return judge(summaries, manifest, store=store, import_paths=import_paths, replay=replay, jobs=jobs,
-                 replay_only=replay_only)
+                 replay_only=replay_only, undeclared=undeclared)
+
+
+def undeclared_parks(journal: JournalStore, summaries: Iterable[ExecutionSummary]) -> dict[str, str]:
+    """The executions among ``summaries`` a strict runtime parked on an undeclared step id, with the
+    id. Reads the events of the executions parked on ``__loom_diverged__`` only (an emergency, few)."""
+    parked = [s.execution_id for s in summaries if census_status(s) == DIVERGED]
+    out: dict[str, str] = {}
+    for eid, events in bulk.read_many(journal, parked).items():
+        condition = events[-1].payload.get("condition") if events else None
+        step_id = undeclared_park_step(condition.get("correlationKey")) if isinstance(condition, dict) else None
+        if step_id is not None:
+            out[eid] = step_id
+    return out
 
 
 def judge(
@@ -119,8 +142,11 @@ def judge(
     replay: bool = True,
     jobs: int | None = None,
     replay_only: set[str] | None = None,
+    undeclared: Mapping[str, str] | None = None,
 ) -> DeployReport:
-    """``deploy_check`` over given ``summaries`` (the journal at ``store`` is read for the replay)."""
+    """``deploy_check`` over given ``summaries`` (the journal at ``store`` is read for the replay);
+    ``undeclared``: the executions a strict runtime parked on an undeclared step id (``undeclared_parks``)."""
+    undeclared = undeclared or {}
     if replay and store is None:
         raise ValueError("a replay reads the executions' events: give the store URL")
     registry = Registry.from_manifest(manifest)
@@ -128,8 +154,23 @@ def judge(
     resolved: list[tuple[ExecutionSummary, FlowVersion]] = []
     for s in sorted(summaries, key=lambda s: s.execution_id):
         status = census_status(s)
+        refused = undeclared.get(s.execution_id)
         try:
-            version = registry.resolve(s.flow_id, flow_hash=s.flow_hash, code_hash=s.code_hash, execution_id=s.execution_id)
+            if refused is None:
+                version = registry.resolve(s.flow_id, flow_hash=s.flow_hash, code_hash=s.code_hash,
+                                           execution_id=s.execution_id)
+            else:  # the pinned version refused it: resume_as(id, "current") is the way on
+                version = registry.current(s.flow_id)
+                check = undeclared_check(version)
+                if check is not None and check(refused):
+                    verdicts[s.execution_id] = Verdict(
+                        s.execution_id, s.flow_id, status, s.code_hash, "diverged", how="current",
+                        served_by=version.code_hash, undeclared=refused, reason=(
+                            f"parked on `{RESERVED_GATE}` by a strict runtime that refused undeclared step `{refused}`, "
+                            f"and this build's current version {_short(version.code_hash)} does not declare it either: "
+                            "a strict runtime would park it again. Declare the id (steps=[...] or step_families=[...]), "
+                            "build, then runtime.resume_as(execution_id, \"current\")"))
+                    continue
         except FlowNotFoundError:
             verdicts[s.execution_id] = Verdict(
                 s.execution_id, s.flow_id, status, s.code_hash, "stranded",
@@ -157,7 +198,8 @@ def judge(
         failures.update(load_versions(manifest, unloaded, import_paths=import_paths))
     for s, v in resolved:
         verdicts[s.execution_id] = _verdict(s, v, failures, pool.results if pool else {},
-                                            pool.unjudged if pool else {}, s.execution_id in replayed)
+                                            pool.unjudged if pool else {}, s.execution_id in replayed,
+                                            undeclared.get(s.execution_id))
     return DeployReport(
         str(manifest),
         tuple(verdicts[k] for k in sorted(verdicts)),
@@ -171,18 +213,18 @@ def judge(
 
 def _verdict(
     s: ExecutionSummary, v: FlowVersion, failures: Mapping[tuple[str, str], str],
-    results: Mapping[str, dict], unjudged: Mapping[str, str], replayed: bool,
+    results: Mapping[str, dict], unjudged: Mapping[str, str], replayed: bool, refused: str | None = None,
 ) -> Verdict:
     status = census_status(s)
     how = _how(v, s.code_hash)
     base = dict(execution_id=s.execution_id, flow_id=s.flow_id, status=status, recorded_code_hash=s.code_hash,
-                served_by=v.code_hash, how=how)
+                served_by=v.code_hash, how=how, undeclared=refused)
     error = failures.get((v.flow_id, v.code_hash or ""))
     if error is not None:
         return Verdict(**base, verdict="stranded",
                        reason=f"it resolves to version {v.code_hash}, whose chunk cannot be loaded: {error}")
     if not replayed:
-        return Verdict(**base, verdict="servable")
+        return Verdict(**base, verdict="servable", reason=_retry_note(status, refused) if refused else "")
     if s.execution_id in unjudged or s.execution_id not in results:
         why = unjudged.get(s.execution_id, "no replay worker reported it")
         return Verdict(**base, verdict="stranded", replayed=True,
@@ -192,9 +234,10 @@ def _verdict(
     served = f"served by {_short(v.code_hash)} ({how})"
     if kind == "reached":
         return Verdict(**base, verdict="servable", replayed=True, stopped=f"reaches its resume point: {message}",
-                       reason=_retry_note(status))
+                       reason=_retry_note(status, refused))
     if kind == "frontier":
-        return Verdict(**base, verdict="servable", replayed=True, stopped=f"next: {message}", reason=_retry_note(status))
+        return Verdict(**base, verdict="servable", replayed=True, stopped=f"next: {message}",
+                       reason=_retry_note(status, refused))
     if kind in ("finished", "gone"):
         return Verdict(**base, verdict="servable", replayed=True, stopped=f"nothing to serve: {message}")
     if kind == "diverged":
@@ -203,6 +246,10 @@ def _verdict(
         return Verdict(**base, verdict="diverged", replayed=True, skipped=skipped, reason=(
             f"{served}, but its replay {message}: a resume would refuse it and park it on `{RESERVED_GATE}`{now}. "
             "Ship the version it started on (history), or migrate it with runtime.resume_as(...)"))
+    if kind == "undeclared":  # the version's declarations say it declares the id; its replay says otherwise
+        return Verdict(**base, verdict="diverged", replayed=True, reason=(
+            f"{served}, but in its replay {message}. Declare the id, build, then "
+            "runtime.resume_as(execution_id, \"current\")"))
     if kind == "nondeterministic":
         return Verdict(**base, verdict="diverged", replayed=True, reason=(
             f"{served}, but in its replay {message}: a resume would park it on `{RESERVED_GATE}`"))
@@ -218,7 +265,11 @@ def _verdict(
         "run did not. Ship the version it started on (history), or drop its codeHash from compatible_with"))
 
 
-def _retry_note(status: str) -> str:
+def _retry_note(status: str, refused: str | None = None) -> str:
     if status != DIVERGED:
         return ""
+    if refused is not None:
+        return (f"parked on `{RESERVED_GATE}` by a strict runtime that refused undeclared step `{refused}`, which this "
+                "build's current version declares: after the deploy, runtime.resume_as(execution_id, \"current\") "
+                "runs it on (retry_diverged would serve the version that refused it)")
     return f"parked on `{RESERVED_GATE}`: after the deploy, runtime.retry_diverged(execution_id) runs it on"

@@ -55,6 +55,7 @@ class Verdict:
     stopped: str | None = None  # servable, replayed: where its replay stopped
     skipped: tuple[str, ...] = ()  # diverged: recorded steps never asked for
     reason: str = ""  # why it is not servable (and, for a servable one, anything to do)
+    undeclared: str | None = None  # parked by a strict runtime that refused this undeclared step id
 
     @property
     def ok(self) -> bool:
@@ -69,7 +70,7 @@ class Verdict:
             "executionId": self.execution_id, "flowId": self.flow_id, "status": self.status,
             "codeHash": self.recorded_code_hash, "verdict": self.verdict, "servedBy": self.served_by,
             "how": self.how, "replayed": self.replayed, "stoppedAt": self.stopped, "skipped": list(self.skipped),
-            "reason": self.reason, "parkedOnDivergence": self.parked_on_divergence,
+            "reason": self.reason, "parkedOnDivergence": self.parked_on_divergence, "undeclaredStep": self.undeclared,
         }
 
 
@@ -159,15 +160,27 @@ def render_text(report: DeployReport) -> str:
     )
     for (flow_id, served_by, how, stopped), n in sorted(groups.items(), key=lambda kv: (kv[0][0], str(kv[0][1]), str(kv[0][3]))):
         lines.append(f"servable: {n} execution(s) of `{flow_id}` on {short_digest(served_by)} ({how}): {stopped}")
-    retry = [v for v in report.executions if v.ok and v.parked_on_divergence]
+    retry = [v for v in report.executions if v.ok and v.parked_on_divergence and v.undeclared is None]
     if retry:
-        shown = ", ".join(f"`{v.execution_id}`" for v in retry[:10]) + (f" and {len(retry) - 10} more" if len(retry) > 10 else "")
         lines.append(
-            f"note: {len(retry)} execution(s) parked on `{RESERVED_GATE}` ({shown}) replay cleanly on this build; "
+            f"note: {len(retry)} execution(s) parked on `{RESERVED_GATE}` ({_shown(retry)}) replay cleanly on this build; "
             "they stay parked until runtime.retry_diverged(execution_id) is called after the deploy"
+        )
+    migrate = [v for v in report.executions if v.ok and v.parked_on_divergence and v.undeclared is not None]
+    if migrate:
+        lines.append(
+            f"note: {len(migrate)} execution(s) parked on `{RESERVED_GATE}` by a strict runtime refusing an undeclared "
+            f"step ({_shown(migrate)}) replay cleanly on this build's current version; they stay parked until "
+            "runtime.resume_as(execution_id, \"current\") is called after the deploy (retry_diverged would serve the "
+            "version that refused them)"
         )
     lines.append(_summary(report))
     return "\n".join(lines)
+
+
+def _shown(verdicts: list[Verdict]) -> str:
+    n = len(verdicts)
+    return ", ".join(f"`{v.execution_id}`" for v in verdicts[:10]) + (f" and {n - 10} more" if n > 10 else "")
 
 
 def render_github(report: DeployReport) -> str:

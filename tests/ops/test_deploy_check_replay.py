@@ -304,3 +304,59 @@ def test_the_issue_repro_on_examples_shop_is_diverged(tmp_path: Path):
     hashes_only = CliRunner().invoke(main, ["deploy-check", "--store", f"sqlite:///{journal}", "--manifest",
                                             str(candidate_manifest), "--import-path", str(root), "--no-replay"])
     assert hashes_only.exit_code == 0 and "1 of 1 unfinished execution(s) servable" in hashes_only.stdout
+
+
+STRICT_PARK = """
+import sys
+from loom_runtime import Registry, Runtime, UndeclaredStepError
+rt = Runtime(journal=sys.argv[1], registry=Registry.from_manifest(sys.argv[2], strict=True), strict=True,
+             on_warn=lambda _m: None)
+assert rt.start("order", {"sku": "u", "amount": 1}, execution_id="undeclared").gate == "go"
+try:
+    rt.resume("undeclared", None, gate="go")
+except UndeclaredStepError as exc:
+    print("parked", exc.step_id, exc.parked)
+"""
+
+RESUME_AS = """
+import sys
+from loom_runtime import Registry, Runtime
+rt = Runtime(journal=sys.argv[1], registry=Registry.from_manifest(sys.argv[2], strict=True), strict=True)
+print(rt.resume_as("undeclared", "current").gate)
+"""
+
+
+def test_a_strict_park_on_an_undeclared_step_is_judged_on_the_current_version_and_names_resume_as(shop):
+    wrap = ('    ctx.suspend("go")\n', '    ctx.suspend("go")\n    ctx.execute("wrap", reserve, o["sku"])\n')
+    unfixed = candidate(shop, "unfixed", wrap, compatible=False)
+    declared = ('@flow("order", steps=["reserve", "charge"])', '@flow("order", steps=["reserve", "charge", "wrap"])')
+    fixed = candidate(shop, "fixed", wrap, declared, compatible=False)
+    live = shop["tmp"] / "strict-markers"
+    live.mkdir()
+    out = run(shop["root"], STRICT_PARK, str(shop["journal"]), str(unfixed), markers=live)
+    assert out.strip() == "parked wrap True"
+    assert sorted(p.name for p in live.iterdir()) == ["step-reserve"]  # `wrap` never ran
+    text = CliRunner().invoke(main, ["census", "--store", shop["url"]]).stdout
+    assert "1 DIVERGED" in text and 'resume_as(execution_id, "current")' in text
+
+    # the build that refused it still does not declare `wrap`: a strict runtime would park it again
+    same = {v.execution_id: v for v in deploy_check(shop["url"], unfixed, import_paths=[shop["root"]]).executions}
+    v = same["undeclared"]
+    assert (v.status, v.verdict, v.how, v.undeclared, v.replayed) == ("diverged", "diverged", "current", "wrap", False)
+    assert "does not declare it either" in v.reason
+
+    # a release declaring it: its structure differs from the recorded one (D2 would refuse it as a
+    # mismatch), so it is judged on the current version, servable by replay, and the way on is
+    # resume_as, not retry_diverged
+    report = deploy_check(shop["url"], fixed, import_paths=[shop["root"]])
+    v = {v.execution_id: v for v in report.executions}["undeclared"]
+    assert (v.verdict, v.served_by, v.replayed) == ("servable", current(fixed, "order"), True)
+    assert v.stopped == "next: step `wrap` would run live" and 'resume_as(execution_id, "current")' in v.reason
+    assert v.to_json()["undeclaredStep"] == "wrap"
+    text = CliRunner().invoke(main, ["deploy-check", "--store", shop["url"], "--manifest", str(fixed),
+                                     "--import-path", str(shop["root"])]).stdout
+    assert "by a strict runtime refusing an undeclared step (`undeclared`)" in text
+    assert list(shop["markers"].iterdir()) == []  # deploy-check ran nothing
+
+    assert run(shop["root"], RESUME_AS, str(shop["journal"]), str(fixed), markers=live).strip() == "ship"
+    assert sorted(p.name for p in live.iterdir()) == ["decider-approve", "step-reserve"]  # `wrap` ran (it reserves)

@@ -159,3 +159,48 @@ def test_a_gap_before_the_withheld_park_is_corrupt_not_new_work():
     gap = events[:2] + events[3:]  # the STEP_COMPLETED row deleted: the park follows event 2 as 4
     r = Sandbox(version(v1)).replay("e", gap)
     assert r.kind == "corrupt" and "events 3..3 are missing" in r.message and RAN == []
+
+
+def _strict_park(steps):
+    """A journal a strict runtime parked on `__loom_diverged__`: `wrap` (not in ``steps``) refused."""
+    @flow("f", steps=steps, code_fingerprint="sha256:" + "1" * 64)
+    def wraps(ctx, _):
+        ctx.execute("reserve", reserve, "a")
+        ctx.execute("wrap", reserve, "w")
+        ctx.suspend("approval")
+        return "done"
+
+    rt = Runtime(strict=True, on_warn=lambda _m: None)
+    rt.register(wraps)
+    try:
+        rt.start("f", execution_id="e")
+    except Exception as exc:  # noqa: BLE001 - UndeclaredStepError in the strict case
+        assert type(exc).__name__ == "UndeclaredStepError"
+    events = rt.get("e").events
+    RAN.clear()
+    return events, wraps
+
+
+def test_a_strict_park_on_an_undeclared_step_holds_the_replay_to_the_strict_rule():
+    from loom_runtime.history import History, replay_history
+
+    events, unfixed = _strict_park(["reserve"])
+    assert events[-1].payload["condition"] == {"on": "__loom_diverged__", "correlationKey": "undeclared step: `wrap`"}
+    r = Sandbox(version(unfixed)).replay("e", events)  # the same code: a strict runtime would park it again
+    assert (r.kind, r.undeclared, r.ok) == ("undeclared", "wrap", False) and "step `wrap` is still not declared" in r.message
+    _, fixed = _strict_park(["reserve", "wrap"])
+    r = Sandbox(version(fixed)).replay("e", events)
+    assert (r.kind, r.undeclared, r.message) == ("frontier", "wrap", "step `wrap` would run live")
+    assert RAN == []
+    # `loom replay` says both, and names the way on
+    bad = replay_history(History("e", events), unfixed)
+    assert bad.kind == "error" and "refusing undeclared step `wrap`" in bad.message
+    good = replay_history(History("e", events), fixed)
+    assert good.ok and 'resume_as(execution_id, "current")' in good.message
+
+
+def test_a_lenient_runtimes_journal_is_not_held_to_the_strict_rule():
+    events, unfixed = _strict_park(["reserve"])
+    # without the strict park nothing says a strict runtime drives it: `wrap` is just new work
+    r = Sandbox(version(unfixed)).replay("e", events[:-1])
+    assert (r.kind, r.undeclared, r.message) == ("frontier", None, "step `wrap` would run live") and RAN == []
