@@ -126,8 +126,8 @@ def _park_undeclared(run: Run, refusal: UndeclaredStepError) -> NoReturn:
     message = (
         f"{refusal} {outcome} Fix: declare the id in the flow's steps=[...] or step_families=[...], deploy, and "
         "move the execution onto that version with runtime.resume_as(execution_id, \"current\") (it re-runs from "
-        "the park; declaring an id changes the flow's structure, so runtime.retry_diverged would resolve the "
-        "version that refused it again)."
+        "the park; declaring an id changes the flow's structural hash, by which runtime.retry_diverged resolves: "
+        "it would find the version that refused it, or none)."
     )
     run.port.report_refusal(message)
     raise UndeclaredStepError(

@@ -26,7 +26,7 @@ refusal is a deploy mistake, not the flow's outcome: like a divergence refusal i
 and no failure, only a park on ``__loom_diverged__`` (``correlationKey: "undeclared step: `id`"``;
 ``error.parked``), so no worker re-drives it in a loop, and once a release declares the id
 ``resume_as(id, "current")`` migrates it there and runs it on from the park (declaring an id
-changes the structural hash: ``retry_diverged`` would resolve the refusing version again; a
+changes the structural hash, by which ``retry_diverged`` resolves: it finds the refusing version or none; a
 non-strict runtime's ``retry_diverged`` runs it on the version it started on). Rejected: failing
 the execution (a missing ``steps=`` entry ended a durable execution for good) and leaving it
 running as a ``FlowCodeMismatchError`` does (that one is fixed by registering a version, which the

@@ -271,5 +271,5 @@ def _retry_note(status: str, refused: str | None = None) -> str:
     if refused is not None:
         return (f"parked on `{RESERVED_GATE}` by a strict runtime that refused undeclared step `{refused}`, which this "
                 "build's current version declares: after the deploy, runtime.resume_as(execution_id, \"current\") "
-                "runs it on (retry_diverged would serve the version that refused it)")
+                "runs it on (retry_diverged resolves by the recorded structure: the version that refused it, or none)")
     return f"parked on `{RESERVED_GATE}`: after the deploy, runtime.retry_diverged(execution_id) runs it on"

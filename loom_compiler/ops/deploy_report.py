@@ -171,8 +171,8 @@ def render_text(report: DeployReport) -> str:
         lines.append(
             f"note: {len(migrate)} execution(s) parked on `{RESERVED_GATE}` by a strict runtime refusing an undeclared "
             f"step ({_shown(migrate)}) replay cleanly on this build's current version; they stay parked until "
-            "runtime.resume_as(execution_id, \"current\") is called after the deploy (retry_diverged would serve the "
-            "version that refused them)"
+            "runtime.resume_as(execution_id, \"current\") is called after the deploy (retry_diverged resolves by "
+            "the recorded structure: the version that refused them, or none)"
         )
     lines.append(_summary(report))
     return "\n".join(lines)
