@@ -546,3 +546,163 @@ def _discovery_cases() -> list[DiscoveryCase]:
 
 
 DISCOVERY_CASES: tuple[DiscoveryCase, ...] = tuple(_discovery_cases())
+
+
+def _breaker2_pairs() -> list[ProjectPair]:
+    """Second adversarial round (breaker2, findings ``C<n>`` on /work/TEAM.md). Every ``changed`` pair
+    here was run live on both sides: the flow's result differs."""
+    pairs: list[ProjectPair] = []
+    add = pairs.append
+
+    # -------------------------------------------------- C1: an inherited method dispatches on self to the flow class's overrides
+    k = "method flows: virtual dispatch"
+    template = "class Base:\n    def process(self):\n        return self.hook() + 10\n\n    def hook(self):\n        return 0\n"
+    hook = "    def hook(self):\n        return 1\n"
+    base = project(method_flow(hook, "return self.process()", head="from shop.base import Base\n", bases="(Base)"), base=template)
+    add(C("inherited-method-calls-an-override-of-the-flow-class", k, base, edit(base, "shop/flows.py", "return 1", "return 2"), "C1"))
+    base = project(method_flow(hook, "return self.process()", head="\n\n" + template, bases="(Base)"))
+    add(C("inherited-method-calls-an-override-same-module", k, base, edit(base, "shop/flows.py", "return 1", "return 2"), "C1"))
+    base = project(method_flow(hook, "return super().process()", head="\n\n" + template, bases="(Base)"))
+    add(C("super-method-calls-an-override-of-the-flow-class", k, base, edit(base, "shop/flows.py", "return 1", "return 2"), "C1"))
+    for name, method in [
+        ("inherited-method-reads-an-overridden-attribute", "    def process(self):\n        return self.HOOK + 10\n"),
+        ("inherited-classmethod-reads-an-overridden-attribute", "    @classmethod\n    def process(cls):\n        return cls.HOOK + 10\n"),
+        ("inherited-method-reads-type-self-attribute", "    def process(self):\n        return type(self).HOOK + 10\n"),
+    ]:
+        base = project(method_flow("    HOOK = 1\n", "return self.process()", head=f"\n\nclass Base:\n    HOOK = 0\n\n{method}", bases="(Base)"))
+        add(C(name, k, base, edit(base, "shop/flows.py", "HOOK = 1", "HOOK = 2"), "C1"))
+    init = "\n\nclass Base:\n    def __init__(self):\n        self.v = self.setup()\n\n    def setup(self):\n        return 0\n"
+    base = project(method_flow("    def setup(self):\n        return 1\n", "return self.v", head=init, bases="(Base)"))
+    add(C("inherited-init-calls-an-override-of-the-flow-class", k, base, edit(base, "shop/flows.py", "return 1", "return 2"), "C1"))
+    # held: the same shape through a helper class the flow names (the class is hashed whole)
+    sub = "from shop.base import Base\n\n\nclass Sub(Base):\n    def hook(self):\n        return 1\n"
+    base = project(flow("return Sub().process()", "from shop.sub import Sub\n"), base=template, sub=sub)
+    add(C("inherited-method-calls-an-override-of-a-helper-class", k, base, edit(base, "shop/sub.py", "return 1", "return 2")))
+    base = project(method_flow(hook + "\n    def unrelated(self):\n        return 0\n", "return self.process()",
+                               head="\n\n" + template, bases="(Base)"))
+    add(E("flow-class-method-nothing-calls-edited", k, base, edit(base, "shop/flows.py", "return 0\n\n    @flow", "return 5\n\n    @flow")))
+
+    # -------------------------------------------------- C2: a third-party base's method calls the flow class's overrides
+    k = "method flows: third-party base"
+    mapping = "    def __getitem__(self, k):\n        return 1\n\n    def __len__(self):\n        return 0\n\n    def __iter__(self):\n        return iter(())\n"
+    base = project(method_flow(mapping, "return self.get('a')", head="from collections.abc import Mapping\n", bases="(Mapping)"))
+    add(C("mapping-get-calls-the-flow-class-getitem", k, base, edit(base, "shop/flows.py", "return 1", "return 2"), "C2"))
+    base = project(method_flow("    def __getitem__(self, k):\n        return 1\n", "return self.get('a')", head="from shop.base import Base\n",
+                               bases="(Base)"), base="from collections import UserDict\n\n\nclass Base(UserDict):\n    pass\n")
+    add(C("userdict-get-through-a-first-party-base", k, base, edit(base, "shop/flows.py", "return 1", "return 2"), "C2"))
+    # held: the protocol spelled by syntax on self, and a helper class with a third-party base
+    base = project(method_flow("    def __getitem__(self, k):\n        return 1\n", "return self[o]"))
+    add(C("subscript-of-self-uses-getitem", k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
+    base = project(flow("return M().get('a')", "from collections.abc import Mapping\n\n\nclass M(Mapping):\n" + mapping))
+    add(C("helper-class-mapping-get", k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
+
+    # -------------------------------------------------- C3: import_module / __import__ spelled otherwise, or computed
+    k = "dynamic imports"
+    rate = ("shop/pricing.py", "0.1", "0.2")
+    for name, body, head in [
+        ("import-module-imported-under-an-alias", "return im('shop.pricing').discount(o)", "from importlib import import_module as im\n"),
+        ("import-module-name-keyword", "import importlib\nreturn importlib.import_module(name='shop.pricing').discount(o)", ""),
+        ("import-module-relative-with-package", "import importlib\nreturn importlib.import_module('.pricing', 'shop').discount(o)", ""),
+        ("import-module-relative-with-dunder-package",
+         "import importlib\nreturn importlib.import_module('.pricing', package=__package__).discount(o)", ""),
+        ("import-module-name-from-a-module-constant", "import importlib\nreturn importlib.import_module(MOD).discount(o)", "\nMOD = 'shop.pricing'\n"),
+        ("import-module-computed-name", "import importlib\nreturn importlib.import_module('shop.' + 'pricing').discount(o)", ""),
+        ("dunder-import-computed-name", "return __import__('shop.' + 'pricing', fromlist=['x']).discount(o)", ""),
+        ("getattr-of-the-package-computed-submodule", "import shop.pricing\nimport shop\nreturn getattr(shop, 'pri' + 'cing').discount(o)", ""),
+    ]:
+        base = project(flow(body, head), pricing=PRICING)
+        add(C(name, k, base, edit(base, *rate), "C3"))
+    base = project(flow("return __import__('shop.pricing', fromlist=['x']).discount(o)"), pricing=PRICING)
+    add(C("dunder-import-literal", k, base, edit(base, *rate)))  # held
+    base = project(flow("import importlib\nreturn importlib.import_module('json').dumps(o)"), pricing=PRICING)
+    add(E("import-module-of-a-third-party-literal", k, base, edit(base, *rate)))  # held
+
+    # -------------------------------------------------- C4: code in strings imports first-party modules
+    k = "exec and eval of strings"
+    for name, body, head in [
+        ("exec-of-a-literal-importing-a-helper", "ns = {}\nexec('from shop.pricing import discount', ns)\nreturn ns['discount'](o)", ""),
+        ("module-level-exec-of-a-literal-import", "return discount(o)", "\nexec('from shop.pricing import discount')\n"),
+        ("eval-of-a-literal-dunder-import", "return eval(\"__import__('shop.pricing', fromlist=['x']).discount(o)\")", ""),
+        ("compile-then-exec-of-a-literal-import",
+         "code = compile('from shop.pricing import discount as d', 'x', 'exec')\nns = {}\nexec(code, ns)\nreturn ns['d'](o)", ""),
+    ]:
+        base = project(flow(body, head), pricing=PRICING)
+        add(C(name, k, base, edit(base, *rate), "C4"))
+    base = project(flow("ns = {}\nexec(SRC, ns)\nreturn ns['discount'](o)", "from shop.src import SRC\n"), pricing=PRICING,
+                   src="SRC = 'from shop.pricing import discount'\n")
+    add(C("exec-of-an-imported-constant-importing-a-helper", k, base, edit(base, *rate), "C4"))
+
+    # -------------------------------------------------- C5: standard-library resolvers of dotted names
+    k = "names resolved from strings"
+    for name, body in [
+        ("pkgutil-resolve-name", "import pkgutil\nreturn pkgutil.resolve_name('shop.pricing:discount')(o)"),
+        ("pydoc-locate", "import pydoc\nreturn pydoc.locate('shop.pricing.discount')(o)"),
+        ("runpy-run-module", "import runpy\nreturn runpy.run_module('shop.pricing')['discount'](o)"),
+        ("sys-modules-literal-key", "import sys\nimport shop.pricing as _\nreturn sys.modules['shop.pricing'].discount(o)"),
+    ]:
+        base = project(flow(body), pricing=PRICING)
+        add(C(name, k, base, edit(base, *rate), "C5"))
+
+    # -------------------------------------------------- C6: third-party process state changed by calls of a module that runs
+    k = "effects on third-party state"
+    decimal_ = ("import decimal\n\ndecimal.getcontext().prec = 3\n", "= 3", "= 4", "return str(Decimal(1) / Decimal(7))", "from decimal import Decimal\n")
+    for what, (stmt, old, new, body, head) in [
+        ("decimal-context", decimal_),
+        ("decimal-setcontext", ("import decimal\n\ndecimal.setcontext(decimal.Context(prec=3))\n", "prec=3", "prec=5", decimal_[3], decimal_[4])),
+        ("os-environ-setdefault", ("import os\n\nos.environ.setdefault('RATE', '5')\n", "'5'", "'6'", "import os\nreturn os.environ.get('RATE')", "")),
+        ("warnings-filter", ("import warnings\n\nwarnings.simplefilter('error')\n", "'error'", "'ignore'", "import warnings\nwarnings.warn('x')\nreturn 1", "")),
+        ("recursion-limit", ("import sys\n\nsys.setrecursionlimit(100)\n", "(100)", "(10000)", "import sys\nreturn sys.getrecursionlimit()", "")),
+    ]:
+        base = project(flow(body, head), init=stmt)
+        add(C(f"{what}-set-by-the-package-init", k, base, edit(base, "shop/__init__.py", old, new), "C6"))
+        base = project(flow(body, head + "import shop.setup\n"), setup=stmt)
+        add(C(f"{what}-set-by-a-module-the-flow-module-imports", k, base, edit(base, "shop/setup.py", old, new), "C6"))
+    base = project(flow("return str(Decimal(1) / Decimal(7))", "from decimal import Decimal\nimport decimal\n\ndecimal.getcontext().prec = 3\n"))
+    add(C("decimal-context-same-module-other-spelling", k, base, edit(base, "shop/flows.py", "= 3", "= 4"), "C6"))
+    base = project(flow("warn('x')\nreturn 1", "from warnings import warn\nimport warnings\n\nwarnings.simplefilter('error')\n"))
+    add(C("warnings-filter-same-module-other-spelling", k, base, edit(base, "shop/flows.py", "'error'", "'ignore'"), "C6"))
+    # held: stores into third-party modules, and the same spelling in the same module
+    base = project(flow("import os\nreturn os.environ['RATE']"), init="import os\n\nos.environ['RATE'] = '5'\n")
+    add(C("os-environ-store-by-the-package-init", k, base, edit(base, "shop/__init__.py", "'5'", "'6'")))
+    base = project(flow("return str(decimal.Decimal(1) / decimal.Decimal(7))", "import decimal\n\ndecimal.getcontext().prec = 3\n"))
+    add(C("decimal-context-same-module-same-spelling", k, base, edit(base, "shop/flows.py", "= 3", "= 4")))
+
+    # -------------------------------------------------- C7: a class statement runs its bases' __init_subclass__ / metaclass
+    k = "class statements change their bases"
+    registry = "REGISTRY = {}\n\n\nclass Plugin:\n    def __init_subclass__(cls, key, **kw):\n        REGISTRY[key] = cls\n"
+    plugin = "from shop.reg import Plugin\n\n\nclass A(Plugin, key=3):\n    def run(self):\n        return 1\n"
+    base = project(flow("return REGISTRY[o]().run()", "from shop.reg import REGISTRY\nimport shop.plugins\n"), reg=registry, plugins=plugin)
+    add(C("init-subclass-registry-filled-by-an-imported-module", k, base, edit(base, "shop/plugins.py", "return 1", "return 2"), "C7"))
+    add(C("init-subclass-registry-key-changed", k, base, edit(base, "shop/plugins.py", "key=3", "key=4"), "C7"))
+    base = project(flow("return REGISTRY[o]().run()", "from shop.reg import REGISTRY, Plugin\n\n\nclass A(Plugin, key=3):\n"
+                        "    def run(self):\n        return 1\n"), reg=registry)
+    add(C("init-subclass-registry-filled-in-the-same-module", k, base, edit(base, "shop/flows.py", "return 1", "return 2"), "C7"))
+    meta = ("REGISTRY = {}\n\n\nclass Meta(type):\n    def __new__(m, name, bases, ns):\n        cls = super().__new__(m, name, bases, ns)\n"
+            "        REGISTRY[name] = cls\n        return cls\n\n\nclass Plugin(metaclass=Meta):\n    pass\n")
+    base = project(flow("return REGISTRY['A']().run()", "from shop.reg import REGISTRY\nimport shop.plugins\n"), reg=meta,
+                   plugins=plugin.replace(", key=3", ""))
+    add(C("metaclass-registry-filled-by-an-imported-module", k, base, edit(base, "shop/plugins.py", "return 1", "return 2"), "C7"))
+    base = project(flow("return [c().run() for c in Plugin.__subclasses__()]", "from shop.reg import Plugin\nimport shop.plugins\n"),
+                   reg="class Plugin:\n    pass\n", plugins=plugin.replace(", key=3", ""))
+    add(C("subclasses-of-a-reached-class", k, base, edit(base, "shop/plugins.py", "return 1", "return 2"), "C7"))
+    # held: the decorator spelling of the same registry
+    deco = "REGISTRY = {}\n\n\ndef register(key):\n    def d(cls):\n        REGISTRY[key] = cls\n        return cls\n    return d\n"
+    base = project(flow("return REGISTRY[o]().run()", "from shop.reg import REGISTRY\nimport shop.plugins\n"), reg=deco,
+                   plugins="from shop.reg import register\n\n\n@register(3)\nclass A:\n    def run(self):\n        return 1\n")
+    add(C("decorator-registry-filled-by-an-imported-module", k, base, edit(base, "shop/plugins.py", "return 1", "return 2")))
+
+    # -------------------------------------------------- C8: a computed __all__ decides what a star import binds
+    k = "star imports: computed __all__"
+    util = "__all__ = [n for n in ['helper']]\n\n\ndef helper(x):\n    return x\n"
+    base = project(flow("return helper(o)", "\n\ndef helper(x):\n    return 0\n\n\nfrom shop.util import *\n"), util=util)
+    add(C("computed-all-stops-exporting-a-name", k, base, edit(base, "shop/util.py", "['helper']]", "[]]"), "C8"))
+    # held: the literal spellings
+    base = project(flow("return helper(o)", "\n\ndef helper(x):\n    return 0\n\n\nfrom shop.util import *\n"),
+                   util="__all__ = ['helper']\n__all__.remove('helper')\n\n\ndef helper(x):\n    return x\n")
+    add(C("all-remove-stops-exporting-a-name", k, base, edit(base, "shop/util.py", "__all__.remove('helper')\n", "")))
+    base = project(flow("return sub.helper(o)", "from shop.pkg import *\n"), pkg__init="__all__ = ['sub']\n", pkg__sub="def helper(x):\n    return x\n")
+    add(C("star-import-all-names-a-submodule", k, base, edit(base, "shop/pkg/sub.py", "return x", "return -x")))
+    return pairs
+
+
+PAIRS = PAIRS + tuple(_breaker2_pairs())
