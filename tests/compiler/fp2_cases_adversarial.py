@@ -706,3 +706,63 @@ def _breaker2_pairs() -> list[ProjectPair]:
 
 
 PAIRS = PAIRS + tuple(_breaker2_pairs())
+
+
+def _framework_pairs() -> list[tuple[ProjectPair, str]]:
+    """(pair, framework): pairs under a framework profile (``[tool.loom] framework``), found by
+    breaker2. Live evidence: the SDK's own definitions of both sides differ (temporalio 1.35:
+    ``activity._Definition.must_from_callable(ACT).name`` is ``act_a`` vs ``act_b``;
+    ``workflow._Definition.must_from_class(W).failure_exception_types`` is ``[ValueError]`` vs ``[]``)."""
+    out: list[tuple[ProjectPair, str]] = []
+    temporal = "from datetime import timedelta\n\nfrom temporalio import activity, workflow\n"
+    acts = ("\n\n@activity.defn\nasync def act_a(x: int) -> int:\n    return x\n\n\n"
+            "@activity.defn\nasync def act_b(x: int) -> int:\n    return -x\n")
+
+    def workflow_module(body: str, head: str = "", deco: str = "@workflow.defn") -> str:
+        return (f"{temporal}{head}\n\n{deco}\nclass W:\n    @workflow.run\n    async def run(self, o: int) -> int:\n"
+                f"        {body}\n")
+
+    call = "return await workflow.execute_activity({}, o, start_to_close_timeout=timedelta(seconds=5))"
+
+    def temporal_pair(p: ProjectPair) -> tuple[ProjectPair, str]:
+        return replace(p, flow_id="W"), "temporal"
+
+    # -------------------------------------------------- C9: a name-only argument spelled through an alias
+    k = "name-only arguments: aliases"
+    base = project(workflow_module(call.format("ACT"), acts + "\n\nACT = act_a\n"))
+    out.append(temporal_pair(C("activity-through-a-module-level-alias", k, base, edit(base, "shop/flows.py", "= act_a", "= act_b"), "C9")))
+    base = project(workflow_module(call.format("acts.ACT"), "from shop import acts\n"),
+                   acts="from temporalio import activity\n" + acts + "\n\nACT = act_a\n")
+    out.append(temporal_pair(C("activity-through-another-modules-alias", k, base, edit(base, "shop/acts.py", "= act_a", "= act_b"), "C9")))
+    base = project(workflow_module(call.format("NAME"), "from shop.names import NAME\n"), names="NAME = 'act_a'\n")
+    out.append(temporal_pair(C("activity-type-from-a-string-constant", k, base, edit(base, "shop/names.py", "'act_a'", "'act_b'"), "C9")))
+    dbos = "from dbos import DBOS\n"
+    kids = "\n\n@DBOS.workflow()\ndef child_a(x):\n    return x\n\n\n@DBOS.workflow()\ndef child_b(x):\n    return -x\n"
+    parent = "\n\n@DBOS.workflow()\ndef parent(o):\n    return DBOS.start_workflow(CHILD, o).get_result()\n"
+    base = project(dbos + kids + "\n\nCHILD = child_a\n" + parent)
+    out.append((replace(C("dbos-child-started-through-an-alias", k, base, edit(base, "shop/flows.py", "= child_a", "= child_b"), "C9"),
+                        flow_id="shop.flows:parent"), "dbos"))
+    # held: the same alias called directly, and a table of activities
+    base = project(dbos + kids + "\n\nCHILD = child_a\n" + parent.replace("DBOS.start_workflow(CHILD, o).get_result()", "CHILD(o)"))
+    out.append((replace(C("dbos-child-called-through-an-alias", k, base, edit(base, "shop/flows.py", "= child_a", "= child_b")),
+                        flow_id="shop.flows:parent"), "dbos"))
+    base = project(workflow_module(call.format("ACTS['x']"), acts + "\n\nACTS = {'x': act_a}\n"))
+    out.append(temporal_pair(C("activity-through-a-table", k, base, edit(base, "shop/flows.py", "{'x': act_a}", "{'x': act_b}"))))
+    base = project(workflow_module(call.format("act_a"), acts))
+    out.append(temporal_pair(E("activity-body-edited", k, base, edit(base, "shop/flows.py", "return x\n", "return 2 * x\n"))))
+
+    # -------------------------------------------------- C10: the workflow class decorator's other arguments
+    k = "workflow class decorator arguments"
+    for name, deco, old, new in [
+        ("defn-failure-exception-types", "@workflow.defn(failure_exception_types=[ValueError])", "[ValueError]", "[]"),
+        ("defn-sandboxed", "@workflow.defn(sandboxed=True)", "sandboxed=True", "sandboxed=False"),
+    ]:
+        base = project(workflow_module("return o", deco=deco))
+        out.append(temporal_pair(C(name, k, base, edit(base, "shop/flows.py", old, new), "C10")))
+    base = project(workflow_module("return o", deco="@workflow.defn(name='W')"))
+    out.append(temporal_pair(E("defn-name-respelled", k, base, edit(base, "shop/flows.py", "name='W'", 'name="W"'))))
+    return out
+
+
+#: pairs fingerprinted under a framework profile (``LoomConfig(framework=...)``)
+FRAMEWORK_PAIRS = tuple(_framework_pairs())

@@ -10,7 +10,7 @@ import pytest
 
 from loom_compiler import LoomConfig, fingerprint_project
 
-from fp2_cases_adversarial import CONFIG_PAIRS, DISCOVERY_CASES, PAIRS, DiscoveryCase, ProjectPair
+from fp2_cases_adversarial import CONFIG_PAIRS, DISCOVERY_CASES, FRAMEWORK_PAIRS, PAIRS, DiscoveryCase, ProjectPair
 
 
 def _write(root: Path, files: dict[str, str]) -> None:
@@ -20,7 +20,7 @@ def _write(root: Path, files: dict[str, str]) -> None:
         path.write_text(text, encoding="utf-8")
 
 
-def fingerprint(root: Path, pair: ProjectPair, files: dict[str, str], **config: tuple[str, ...]):  # noqa: ANN201
+def fingerprint(root: Path, pair: ProjectPair, files: dict[str, str], **config: object):  # noqa: ANN201
     _write(root, files)
     result = fingerprint_project([root], LoomConfig(root=root, packages=(pair.package,), exclude=pair.exclude, **config))
     assert not result.errors, [str(e) for e in result.errors]
@@ -73,6 +73,20 @@ def test_flow_decorator_arguments_move_a_hash(tmp_path: Path, pair: ProjectPair,
         assert before.flow_hash == after.flow_hash
     else:
         assert before.flow_hash != after.flow_hash
+
+
+@pytest.mark.parametrize("pair, framework", [
+    pytest.param(p, fw, id=f"{fw}-{p.name}", marks=[pytest.mark.xfail(strict=True, reason=_reason(p.finding))] if p.finding else [])
+    for p, fw in FRAMEWORK_PAIRS
+])
+def test_framework_pair(tmp_path: Path, pair: ProjectPair, framework: str) -> None:
+    """A pair under a framework profile (DESIGN §8): the code hash follows what the engine runs."""
+    before = fingerprint(tmp_path / "before", pair, pair.before, framework=framework)
+    after = fingerprint(tmp_path / "after", pair, pair.after, framework=framework)
+    if pair.expect == "equal":
+        assert before.code_hash == after.code_hash, f"{pair.klass}: the code hash must not change"
+    else:
+        assert before.code_hash != after.code_hash, f"{pair.klass}: the code hash must change"
 
 
 @pytest.mark.parametrize("case", [
