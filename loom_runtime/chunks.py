@@ -10,15 +10,21 @@ the first two passed:
    letters, backslashes and symlinks pointing out are refused with ``ManifestError``.
 2. **Integrity.** ``sha256(bytes) == chunkDigest``, over the exact bytes that are then compiled
    (read once; no second read an attacker could swap a file between), else ``ChunkIntegrityError``.
-3. **Execution** as a fresh module ``_loom_chunks.<slug>_<first 16 hex of codeHash>`` registered in
-   ``sys.modules`` (dataclasses, pickling and ``inspect`` need their module to be findable), compiled
-   with the chunk's path as filename so tracebacks point at the chunk.
+3. **Execution** under a fresh private module ``_loom_chunks.<slug>_<first 16 hex of codeHash>``
+   registered in ``sys.modules`` (dataclasses, pickling and ``inspect`` need their module to be
+   findable), compiled with the chunk's path as filename so tracebacks point at the chunk. A chunk
+   of the ``loom-chunk/2`` layout (``chunk_layout``) holds each bundled module's statements; they
+   run in module objects of their own below that private module (``chunk_modules``), named as the
+   originals and registered only under private names. A chunk of the earlier one-namespace layout
+   (the previous release's manifests) is executed as that one module, as it always was.
+   A failure at any point leaves nothing of the chunk in ``sys.modules``.
 
 4. **The entry is the chunk's own.** ``entry`` must name a function the chunk's bytes compiled
-   (``__code__.co_filename`` is the chunk's path and ``__module__`` its private module), reached
-   only through classes the chunk defines: an edited ``entry`` naming something the chunk imports
-   (``shop.flows.checkout``) would otherwise serve a pinned execution on the live code while
-   ``chunkDigest`` still matched.
+   (``__code__.co_filename`` is the chunk's path and its globals a module the chunk made), reached
+   only through modules and classes the chunk defines: an edited ``entry`` naming something the
+   chunk imports (``shop.flows.checkout`` of the one-namespace layout, whose chunk imports ``shop``
+   for its steps; ``shop.steps.charge`` of the new one, ``shop.steps`` being live) would otherwise
+   serve a pinned execution on the live code while ``chunkDigest`` still matched.
 
 Rejected alternatives: a ``sys.meta_path`` finder that makes chunks importable by name (it would
 let *any* code import an unverified chunk, and its module names would collide with the live
@@ -38,12 +44,14 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from . import chunk_layout
+from .chunk_modules import run_modules
 from .definition import FlowDefinition
 from .errors import ChunkIntegrityError, ManifestError
 from .hashing import sha256_digest
 from .manifest import VersionEntry
 
-__all__ = ["CHUNK_NAMESPACE", "chunk_module_name", "resolve_chunk_path", "read_verified_chunk", "load_chunk"]
+__all__ = ["CHUNK_NAMESPACE", "chunk_module_name", "load_chunk", "read_verified_chunk", "resolve_chunk_path"]
 
 #: The namespace package every chunk module lives under; never a real package on disk.
 CHUNK_NAMESPACE = "_loom_chunks"
@@ -168,28 +176,48 @@ def _execute(path: Path, data: bytes, entry: VersionEntry, *, flow_id: str) -> t
         existing = sys.modules.get(name)
         if existing is not None and getattr(existing, "__loom_chunk_digest__", None) == entry.chunk_digest:
             return existing
+
+    def refuse(why: str, line: int | None = None, offset: int | None = None) -> ManifestError:
+        where = f"{path}:{line}:{offset}" if line is not None else str(path)
+        return ManifestError(f"{where}: the chunk of flow `{flow_id}` {why}; rebuild with `loom build` "
+                             "using a Python this runtime supports", path=str(path), flow_id=flow_id)
+
     try:
-        code = compile(data, str(path), "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        raise ManifestError(
-            f"{path}:{exc.lineno}:{exc.offset}: the chunk of flow `{flow_id}` is not valid Python ({exc.msg}); "
-            "rebuild with `loom build` using a Python this runtime supports",
-            path=str(path),
-            flow_id=flow_id,
-        ) from None
+        text = data.decode("utf-8")
+        layout = chunk_layout.parse(text)
+    except UnicodeDecodeError as exc:
+        raise refuse(f"is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except chunk_layout.ChunkLayoutError as exc:
+        raise refuse(f"has a malformed header ({exc})", exc.line, 1) from None
     ns = _namespace()
     module = types.ModuleType(name, None)
     module.__file__ = str(path)
     module.__package__ = CHUNK_NAMESPACE
     module.__loom_chunk_digest__ = entry.chunk_digest  # type: ignore[attr-defined]
     module.__loom_code_hash__ = entry.code_hash  # type: ignore[attr-defined]
-    sys.modules[name] = module
+    registered = [name]
     try:
-        exec(code, module.__dict__)
+        if layout is None:
+            try:
+                code = compile(data, str(path), "exec", dont_inherit=True)
+            except SyntaxError as exc:
+                raise refuse(f"is not valid Python ({exc.msg})", exc.lineno, exc.offset) from None
+            sys.modules[name] = module
+            exec(code, module.__dict__)
+        else:
+            module.__path__ = []  # type: ignore[attr-defined]  # holds the bundled top-level packages
+            module.__package__ = name
+            sys.modules[name] = module
+            try:
+                bundled = run_modules(module, layout, text, path, registered)
+            except SyntaxError as exc:
+                raise refuse(f"is not valid Python ({exc.msg})", exc.lineno, exc.offset) from None
+            module.__loom_modules__ = bundled  # type: ignore[attr-defined]
     except BaseException as exc:
-        # A half-executed module must not be found by the next attempt.
-        sys.modules.pop(name, None)
-        if not isinstance(exc, Exception):
+        # A half-executed chunk must not be found by the next attempt, nor any module of it.
+        for key in registered:
+            sys.modules.pop(key, None)
+        if isinstance(exc, ManifestError) or not isinstance(exc, Exception):
             raise
         raise ManifestError(
             f"{path}: executing the chunk of flow `{flow_id}` version {entry.code_hash} failed "
@@ -202,10 +230,12 @@ def _execute(path: Path, data: bytes, entry: VersionEntry, *, flow_id: str) -> t
 
 
 def _entry_attr(module: types.ModuleType, dotted: str, *, path: Path, flow_id: str, code_hash: str) -> Callable[..., Any]:
-    """The object ``dotted`` names *inside* the chunk: every step of the path a class the chunk
-    defines, the last one a flow whose function the chunk's own bytes compiled. A path through an
-    import (``shop.flows.checkout``: the chunk imports ``shop`` for its steps) would reach the live
-    package and serve a pinned execution on current code while ``chunkDigest`` still matched."""
+    """The object ``dotted`` names *inside* the chunk: every step of the path a module the chunk
+    made (its bundled modules, ``shop.flows`` of ``shop.flows.checkout``) or a class the chunk
+    defines, the last one a flow whose function the chunk's own bytes compiled into one of those
+    modules. A path through an import (a live module: ``shop.flows.checkout`` of a one-namespace
+    chunk, which imports ``shop`` for its steps) would reach live code and serve a pinned
+    execution on it while ``chunkDigest`` still matched."""
     key = f"flows.{flow_id}.versions.{code_hash}.entry"
 
     def refuse(why: str) -> ManifestError:
@@ -215,10 +245,18 @@ def _entry_attr(module: types.ModuleType, dotted: str, *, path: Path, flow_id: s
             path=str(path), flow_id=flow_id, key=key,
         )
 
+    own = [module, *getattr(module, "__loom_modules__", {}).values()]
+    own_modules = {id(m) for m in own}
+    own_globals = {id(m.__dict__) for m in own}
+    own_names = {id(m.__name__) for m in own}
+
+    def defined_here(cls: type) -> bool:
+        return id(cls.__module__) in own_names or cls.__module__ == module.__name__
+
     obj: Any = module
     parts = dotted.split(".")
     for i, part in enumerate(parts):
-        if i and not (isinstance(obj, type) and obj.__module__ == module.__name__):
+        if i and not (isinstance(obj, types.ModuleType) or isinstance(obj, type) and defined_here(obj)):
             raise refuse(f"goes through `{'.'.join(parts[:i])}`, which is not a class defined in the chunk")
         try:
             obj = obj.__dict__[part] if i == 0 else getattr(obj, part)
@@ -229,7 +267,7 @@ def _entry_attr(module: types.ModuleType, dotted: str, *, path: Path, flow_id: s
                 flow_id=flow_id,
                 key=key,
             ) from None
-        if isinstance(obj, types.ModuleType):
+        if isinstance(obj, types.ModuleType) and id(obj) not in own_modules:
             raise refuse(f"goes through the module `{obj.__name__}`, which the chunk imports (live code)")
     defn = getattr(obj, "__loom_flow__", None)
     fn = defn.fn if isinstance(defn, FlowDefinition) and defn.fn is not None else obj
@@ -237,7 +275,7 @@ def _entry_attr(module: types.ModuleType, dotted: str, *, path: Path, flow_id: s
     # the file the module was compiled from: a module reused for the same bytes of another
     # bundle (``_execute``) keeps the first bundle's path
     compiled_from = getattr(module, "__file__", None) or str(path)
-    if getattr(fn, "__module__", None) != module.__name__ or code is None or code.co_filename != compiled_from:
+    if id(getattr(fn, "__globals__", None)) not in own_globals or code is None or code.co_filename != compiled_from:
         where = getattr(code, "co_filename", None) or getattr(fn, "__module__", "?")
         raise refuse(f"is not defined in the chunk (its code comes from {where})")
     return obj

@@ -1,0 +1,129 @@
+"""Run a ``loom-chunk/2`` file: each bundled module in a real module object of its own.
+
+A chunk's bundled modules must behave as the live ones did (DESIGN §7), yet the live modules of
+the same names are in the same process (the current version of the code) and must never be
+shadowed. So each bundled module is a fresh ``types.ModuleType``:
+
+* **registered under a private name**: ``sys.modules["<chunk>.shop.pricing"]``, below the chunk's
+  own module ``_loom_chunks.<slug>_<hex>`` (which holds the top-level packages as attributes).
+  ``"shop.pricing" in sys.modules`` stays about the live module. Its package (``__package__``) is
+  the private one, so a relative import in its text (the bundler writes every first-party import
+  as one, ``from .pricing import discount``) resolves, through the ordinary import system, to
+  the chunk's sibling module; a package's ``__path__`` is empty, so a module the chunk does not
+  hold fails to import (``ModuleNotFoundError``) and is never found on disk.
+* **named as the original**: its ``__name__`` is a ``ModuleName``, a ``str`` whose text is
+  ``shop.pricing`` (so ``__module__``, ``repr`` of its classes, the error type a journal records,
+  ``logging.getLogger(__name__)``, ``==`` and pickled names read as live), and whose hash is the
+  private name's, so that looking it up as a key finds the chunk's module:
+  ``sys.modules[__name__]``, and what the standard library does with ``cls.__module__``
+  (``typing.get_type_hints`` and dataclasses resolving string annotations, ``inspect.getmodule``).
+
+The modules are created, wired to their packages (``shop.pricing`` an attribute of ``shop``) and
+registered before any run executes: an import cycle then finds its partly run module as Python
+finds it in ``sys.modules``. Each run is compiled with its module's ``from __future__`` features,
+all of them before the first executes, then executed in its module's ``__dict__`` in file
+order; after a module's last run its package attribute is set again (Python sets it when the
+module finishes loading, over whatever the package bound in between).
+
+Known differences from the live modules: ``__file__`` is the chunk's path and ``__spec__`` is
+None (package data next to the source is not found), a package's ``__path__`` is empty, a
+package attribute naming a submodule exists from the start, and a computation of another name
+from ``__name__`` (``__name__ + ".sub"``, ``__import__(__name__)``, which imports its top-level
+package) yields a plain string and reaches the live module of that name.
+
+Rejected: the original names in ``sys.modules`` for the duration of the load (any thread importing
+the live package meanwhile would get the chunk's modules), a private ``__name__`` (``__module__``,
+error types and logger names would all read ``_loom_chunks...``), and an ``__import__`` in each
+module's ``__builtins__`` serving first-party imports (the builtins would be a copy: a later
+``builtins.x = ...`` or ``gettext.install()`` would not reach the chunk's code).
+"""
+
+from __future__ import annotations
+import __future__
+
+import sys
+import types
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .chunk_layout import ChunkLayout
+
+__all__ = ["ModuleName", "run_modules"]
+
+
+class ModuleName(str):
+    """The ``__name__`` of a bundled module: the text of its original name, the hash and key of
+    its private registration (module docstring). ``==`` holds for both strings; the pair breaks
+    the hash contract only for a dict keyed by the plain original name, which a lookup by a
+    ``ModuleName`` misses, as it must for ``sys.modules``."""
+
+    key: str
+
+    def __new__(cls, name: str, key: str) -> ModuleName:
+        self = super().__new__(cls, name)
+        self.key = key
+        return self
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            return str.__eq__(self.key, other) or str.__eq__(self, other)
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __getitem__(self, index: Any) -> str:
+        # ``importlib.import_module(name)`` looks ``name[0:]`` up: the whole name stays this name
+        if isinstance(index, slice) and index.step in (None, 1) and index.start in (None, 0) and (
+                index.stop is None or index.stop >= len(self)):
+            return self
+        return str.__getitem__(self, index)
+
+    def __reduce__(self) -> tuple[Callable[..., str], tuple[str]]:
+        return str, (str.__str__(self),)  # pickled and copied as the plain original name
+
+
+def run_modules(root: types.ModuleType, layout: ChunkLayout, text: str, path: Path,
+                registered: list[str]) -> dict[str, types.ModuleType]:
+    """Compile every run of ``text``, then create the bundled modules below ``root`` and execute
+    the runs. Every name put in ``sys.modules`` is appended to ``registered`` as it is put, so a
+    caller can take them all out again when this raises. ``SyntaxError`` comes before anything
+    is created or run; an exception of the chunk's code propagates as it was raised."""
+    lines = text.split("\n")
+    flags: dict[str, int] = {}
+    for m in layout.modules:
+        flags[m.name] = 0
+        for feature in m.future:
+            flags[m.name] |= getattr(__future__, feature).compiler_flag
+    codes = []
+    for run in layout.runs:
+        source = "\n" * (run.first - 1) + "\n".join(lines[run.first - 1 : run.last]) + "\n"
+        codes.append(compile(source, str(path), "exec", flags=flags[run.module], dont_inherit=True))
+    prefix = root.__name__
+    modules: dict[str, types.ModuleType] = {}
+    for m in layout.modules:
+        key = f"{prefix}.{m.name}"
+        module = types.ModuleType(key)
+        module.__name__ = ModuleName(m.name, key)
+        module.__file__ = str(path)
+        module.__package__ = key if m.package else key.rpartition(".")[0]
+        if m.package:
+            module.__path__ = []  # nothing below it is found on disk
+        modules[m.name] = module
+    for name, module in modules.items():
+        parent, _, attr = name.rpartition(".")
+        setattr(modules[parent] if parent else root, attr, module)
+        sys.modules[module.__name__.key] = module  # type: ignore[attr-defined]
+        registered.append(module.__name__.key)  # type: ignore[attr-defined]
+    last = {run.module: i for i, run in enumerate(layout.runs)}
+    for i, (run, code) in enumerate(zip(layout.runs, codes)):
+        exec(code, modules[run.module].__dict__)
+        if last[run.module] == i:
+            parent, _, attr = run.module.rpartition(".")
+            setattr(modules[parent] if parent else root, attr, modules[run.module])
+    return modules
