@@ -668,10 +668,10 @@ class _Pipeline:
         deps = tuple((m, src.sha(m)) for m in sorted(requested))
         return deps, tuple(built), tuple(errs)
 
-    @staticmethod
-    def _emit(fp: FlowFingerprint, summary: ModuleSummary, summaries: Mapping[str, ModuleSummary]) -> Chunk:
-        """The chunk of ``fp``; ``summaries`` (every module its closure computation read) say where
-        each module imports what, so the chunk defines members in the live order (``chunk_order``)."""
+    def _emit(self, fp: FlowFingerprint, summary: ModuleSummary, summaries: Mapping[str, ModuleSummary]) -> Chunk:
+        """The chunk of ``fp``; ``summaries`` (every module its closure computation read) hold the
+        statements it bundles and say where each module imports what, so the chunk runs them in
+        the live order (``chunk_order``)."""
         class_source, class_line = None, 0
         if "." in fp.function:
             top = fp.function.split(".")[0]
@@ -681,8 +681,16 @@ class _Pipeline:
         from .chunk import emit_chunk
         from .chunk_order import import_schedule
 
-        return emit_chunk(fp, class_source=class_source, class_line=class_line,
-                          module_imports=summary.import_map(),
+        config = self.config
+
+        def first_party(dotted: str) -> bool:
+            # as the closure decides: a module of the tree it read, or under a configured package
+            parts = dotted.split(".")
+            return any(".".join(parts[:i]) in summaries for i in range(1, len(parts) + 1)) or (
+                bool(config.packages) and config.is_first_party(dotted))
+
+        return emit_chunk(fp, summaries=summaries, first_party=first_party, class_source=class_source,
+                          class_line=class_line, module_imports=summary.import_map(),
                           import_schedules={m: import_schedule(s) for m, s in sorted(summaries.items())})
 
     def close(self) -> None:

@@ -9,8 +9,7 @@ to parse, that import was most of the run.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from loom_runtime.hashing import sha256_digest
 
@@ -33,10 +32,9 @@ class ChunkError(Exception):
 class Chunk:
     flow_id: str
     code_hash: str
-    entry: str  # dotted attribute path of the @flow function inside the chunk
+    entry: str  # ``<module>.<qualname>`` of the @flow function inside the chunk (``shop.flows.checkout``)
     text: str
-    sources: tuple[str, ...]  # POSIX paths of the files the bundled members come from
-    renamed: Mapping[str, str] = field(default_factory=dict)  # qualname -> chunk name, when renamed
+    sources: tuple[str, ...]  # POSIX paths of the files the bundled statements come from
 
     @property
     def data(self) -> bytes:

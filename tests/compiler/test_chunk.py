@@ -1,33 +1,36 @@
-"""Chunk emission from closure members (hand-made, so these tests do not depend on the analyser)."""
+"""Chunk emission: one readable file, each bundled module in its own namespace (``loom-chunk/2``).
+
+Most tests build a small real project (``loom build`` on a temporary directory) and load its chunk
+in this process through the registry, the way a pinned execution is served; what the chunk does
+in a fresh interpreter next to the live modules is ``test_chunk_exactness``'s."""
 
 from __future__ import annotations
 
 import hashlib
+import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
-from loom_compiler.bundle.chunk import ChunkError, chunk_path_for, emit_chunk, flow_slug, source_digest
+from loom_compiler import LoomConfig
+from loom_compiler.bundle.build import build_project
+from loom_compiler.bundle.chunk import (
+    ChunkError,
+    chunk_path_for,
+    emit_chunk,
+    flow_slug,
+    source_digest,
+)
+from loom_compiler.bundle.chunk_imports import ImportSite, rewrite_imports
 from loom_compiler.model import ClosureMember, FlowFingerprint
+from loom_runtime import Registry, chunk_layout
+from loom_runtime.chunks import load_chunk
 from loom_runtime.definition import FlowDefinition
+from loom_runtime.hashing import sha256_digest
+from loom_runtime.manifest import SourceRef, VersionEntry
 
-H = "sha256:" + "ab" * 32
-
-
-def member(qualname, kind, source="", bindings=(), *, module=None, line=1, path=None, target=None):
-    module = module or qualname.rpartition(".")[0]
-    if kind in ("import", "step"):
-        target = target or qualname
-    else:
-        path = path or module.replace(".", "/") + ".py"
-    return ClosureMember(qualname, kind, module, H, path, line, textwrap.dedent(source), tuple(bindings), target)
-
-
-def fingerprint(*members, flow_id="checkout", function="checkout", module="shop.flows"):
-    return FlowFingerprint(
-        flow_id, function, module, module.replace(".", "/") + ".py", 10, 0, H,
-        FlowDefinition(flow_id), H, "fnv1a:00000000", tuple(members),
-    )
+HEAD = "from loom_runtime import flow, step\n"
 
 
 class Ctx:
@@ -35,178 +38,292 @@ class Ctx:
         return fn(*args)
 
 
-def run_chunk(text, entry="checkout", *args):
-    namespace = {"__name__": "_loom_chunks.test"}
-    exec(compile(text, "<chunk>", "exec"), namespace)
-    fn = namespace
-    obj = None
-    for part in entry.split("."):
-        obj = fn[part] if obj is None else getattr(obj, part)
-    return obj
+@pytest.fixture(autouse=True)
+def forget_chunks():
+    before = set(sys.modules)
+    yield
+    for name in set(sys.modules) - before:
+        if name.startswith("_loom_chunks."):
+            del sys.modules[name]
 
 
-FLOW = member(
-    "shop.flows.checkout", "flow",
-    '''\
-    @flow("checkout", steps=["charge"])
-    def checkout(ctx, order):
-        # a comment that must survive
-        total = p.discount(order) + discount(1)
-        return ctx.execute("charge", dumps, total)
-    ''',
-    [("flow", "loom_runtime.flow"), ("p.discount", "shop.pricing.discount"),
-     ("discount", "shop.flows.discount"), ("dumps", "json.dumps")],
-    line=10,
-)
-LOCAL_DISCOUNT = member("shop.flows.discount", "function", "def discount(x):\n    return x * RATE\n",
-                        [("RATE", "shop.flows.RATE")], line=3)
-LOCAL_RATE = member("shop.flows.RATE", "constant", "RATE = 2  # two\n")
-PRICING_DISCOUNT = member(
-    "shop.pricing.discount", "function",
-    "def discount(total):\n    discount = 3  # a local of the same name stays\n    return floor(total * RATE) - discount\n",
-    [("RATE", "shop.pricing.RATE"), ("floor", "math.floor")], line=5,
-)
-PRICING_RATE = member("shop.pricing.RATE", "constant", "RATE = 10\n")
-IMPORTS = [member("math.floor", "import", module="shop.pricing"), member("json.dumps", "step", module="shop.flows"),
-           member("loom_runtime.flow", "import", module="shop.flows")]
+def build(root: Path, files: dict[str, str], packages: tuple[str, ...] = ("shop",)):
+    for rel, text in {"shop/__init__.py": "", **files}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(textwrap.dedent(text), encoding="utf-8")
+    report = build_project(LoomConfig(root=root, packages=packages))
+    assert report.ok, [str(e) for e in report.errors]
+    return report
 
 
-def test_colliding_members_of_two_modules_are_renamed_and_each_keeps_its_meaning():
-    fp = fingerprint(FLOW, LOCAL_DISCOUNT, LOCAL_RATE, PRICING_DISCOUNT, PRICING_RATE, *IMPORTS)
-    chunk = emit_chunk(fp)
-    assert chunk.entry == "checkout"
-    assert chunk.renamed == {"shop.pricing.RATE": "RATE__shop_pricing", "shop.pricing.discount": "discount__shop_pricing"}
-    assert "    discount = 3  # a local of the same name stays\n" in chunk.text
-    assert "return floor(total * RATE__shop_pricing) - discount\n" in chunk.text
-    assert "total = p.discount(order) + discount(1)" in chunk.text  # the flow's text is untouched
-    assert "p = _loom_namespace()  # module `shop.pricing`" in chunk.text
-    assert "\np.discount = discount__shop_pricing\n" in chunk.text
-    assert "# a comment that must survive" in chunk.text
-    fn = run_chunk(chunk.text)
-    # pricing.discount(5) = floor(5 * 10) - 3 = 47; flows.discount(1) = 2
-    assert fn(Ctx(), 5) == "49"
-    assert fn.__loom_flow__.id == "checkout"
+def chunk_of(root: Path, report, flow_id: str = "checkout") -> tuple[str, object]:
+    """The chunk's text and its flow function, loaded through the registry."""
+    entry = report.manifest.flows[flow_id]
+    text = (root / "build/loom" / entry.versions[entry.current].chunk).read_text(encoding="utf-8")
+    registry = Registry.from_manifest(str(root / "build/loom/manifest.json"))
+    return text, registry.current(flow_id).definition.fn
 
 
-def test_header_names_flow_hash_entry_and_sources():
-    chunk = emit_chunk(fingerprint(FLOW, LOCAL_DISCOUNT, LOCAL_RATE, PRICING_DISCOUNT, PRICING_RATE, *IMPORTS))
-    head = chunk.text.split("from __future__")[0]
-    assert f"# flow: checkout\n# codeHash: {H}\n" in head
-    assert "# entry: checkout\n" in head
-    assert "#   shop/flows.py\n#   shop/pricing.py\n" in head
-    assert chunk.sources == ("shop/flows.py", "shop/pricing.py")
+def test_the_header_names_flow_hash_entry_sources_and_the_layout_of_the_modules(tmp_path):
+    report = build(tmp_path, {
+        "shop/flows.py": HEAD + "from shop.pricing import discount\n\n\n@flow('checkout')\ndef checkout(ctx, o):\n"
+                         "    return discount(o)\n",
+        "shop/pricing.py": "RATE = 2\n\n\ndef discount(x):\n    return x * RATE\n",
+    })
+    text, fn = chunk_of(tmp_path, report)
+    code_hash = report.manifest.flows["checkout"].current
+    head = text.split("\n\n")[0]
+    assert f"# flow: checkout\n# codeHash: {code_hash}\n# scheme: loom-fp/2\n# entry: shop.flows.checkout\n" in head
+    assert "# sources:\n#   shop/flows.py\n#   shop/pricing.py\n" in head
+    layout = chunk_layout.parse(text)
+    assert [(m.name, m.package, m.path) for m in layout.modules] == [
+        ("shop", True, "shop/__init__.py"), ("shop.flows", False, "shop/flows.py"), ("shop.pricing", False, "shop/pricing.py")]
+    lines = text.split("\n")
+    ran = [(r.module, "\n".join(lines[r.first - 1 : r.last])) for r in layout.runs]
+    assert [m for m, _ in ran] == ["shop.flows", "shop.pricing", "shop.flows"]  # flows imports pricing at line 2
+    assert "def discount(x):\n    return x * RATE" in ran[1][1]
+    assert "from .pricing import discount" in ran[2][1] and "def checkout" in ran[2][1]
+    assert fn(Ctx(), 5) == 10
+    assert fn.__module__ == "shop.flows" and fn.__qualname__ == "checkout"
 
 
-def test_members_without_renames_are_copied_byte_for_byte():
-    odd = member("shop.flows.helper", "function", "def helper( x ):   # odd spacing\n    return (x)  ;\n", line=2)
-    flow = member("shop.flows.checkout", "flow", "@flow('checkout')\ndef checkout(ctx):\n    return helper(1)\n",
-                  [("flow", "loom_runtime.flow"), ("helper", "shop.flows.helper")], line=5)
-    chunk = emit_chunk(fingerprint(flow, odd, IMPORTS[2]))
-    assert "def helper( x ):   # odd spacing\n    return (x)  ;\n" in chunk.text
-    assert chunk.renamed == {}
+def test_statements_are_copied_byte_for_byte_with_their_comments(tmp_path):
+    helper = "# the helper's own comment\ndef helper( x ):   # odd spacing\n    return (x)  ;\n"
+    report = build(tmp_path, {
+        "shop/flows.py": HEAD + "\n\n" + helper + "\n\n@flow('checkout')\ndef checkout(ctx, o):\n"
+                         "    # a comment that must survive\n    return helper(o)\n",
+    })
+    text, fn = chunk_of(tmp_path, report)
+    assert helper in text
+    assert "    # a comment that must survive\n" in text
+    assert fn(Ctx(), 3) == 3
 
 
-def test_module_alias_binding_becomes_a_namespace_of_bundled_members():
-    flow = member(
-        "shop.flows.checkout", "flow",
-        "@flow('checkout')\ndef checkout(ctx, total):\n    pricing = p\n    return pricing.discount(total) + p.RATE\n",
-        [("flow", "loom_runtime.flow"), ("p", "shop.pricing")],
-    )
-    rate = member("shop.pricing.RATE", "constant", "RATE = 10\n")
-    disc = member("shop.pricing.discount", "function", "def discount(total):\n    return total - RATE\n",
-                  [("RATE", "shop.pricing.RATE")])
-    chunk = emit_chunk(fingerprint(flow, disc, rate, IMPORTS[2]))
-    assert "p = _loom_namespace()  # module `shop.pricing`" in chunk.text
-    assert "\np.RATE = RATE\n" in chunk.text and "\np.discount = discount\n" in chunk.text
-    assert run_chunk(chunk.text)(Ctx(), 15) == 15
+def test_clashing_names_of_two_modules_are_two_names_and_nothing_is_renamed(tmp_path):
+    report = build(tmp_path, {
+        "shop/flows.py": HEAD + "from shop import pricing\n\nRATE = 2\n\n\ndef discount(x):\n    return x * RATE\n\n\n"
+                         "@flow('checkout')\ndef checkout(ctx, o):\n    return discount(o), pricing.discount(o), round(2.6)\n",
+        "shop/pricing.py": "from math import floor\n\nRATE = 10\n\n\ndef round(x):\n    return -1\n\n\n"
+                           "def discount(total):\n    discount = 3  # a local of the same name stays\n"
+                           "    return floor(total * RATE) - discount + round(total)\n",
+    })
+    text, fn = chunk_of(tmp_path, report)
+    assert "__shop" not in text  # no ``RATE__shop_pricing``: every module keeps its own names
+    assert fn(Ctx(), 5) == (10, 46, 3)  # pricing's ``round`` is pricing's; flows' is the builtin
 
 
-def test_nested_package_alias_gets_nested_namespaces():
-    flow = member(
-        "shop.flows.checkout", "flow",
-        "@flow('checkout')\ndef checkout(ctx):\n    return shop.pricing.discount(3)\n",
-        [("flow", "loom_runtime.flow"), ("shop", "shop")],
-    )
-    disc = member("shop.pricing.discount", "function", "def discount(total):\n    return total * 2\n")
-    chunk = emit_chunk(fingerprint(flow, disc, IMPORTS[2]))
-    assert "shop = _loom_namespace(flows=_loom_namespace(), pricing=_loom_namespace())  # module `shop`" in chunk.text
-    assert "\nshop.pricing.discount = discount\n" in chunk.text
-    assert run_chunk(chunk.text)(Ctx()) == 6
+def test_first_party_imports_become_relative_imports_of_the_chunks_modules(tmp_path):
+    report = build(tmp_path, {
+        "shop/flows.py": HEAD + "import shop.b\nimport shop.b as bb\nfrom shop.b import Color as C2\nfrom shop.sub.c import *\n\n\n"
+                         "@flow('checkout')\ndef checkout(ctx, o):\n    from shop.b import make\n"
+                         "    return shop.b.Color.RED, bb.Color.RED, C2.RED, make(), STAR\n",
+        "shop/b.py": "class Color:\n    RED = 1\n\n\ndef make():\n    return 5\n",
+        "shop/sub/__init__.py": "",
+        "shop/sub/c.py": "from ..b import Color\n\nSTAR = 'star'\n",
+    })
+    text, fn = chunk_of(tmp_path, report)
+    assert "from .. import shop\n" in text  # ``import shop.b`` binds ``shop``
+    assert "from . import b as bb\n" in text
+    assert "from .b import Color as C2\n" in text
+    assert "from .sub.c import *\n" in text
+    assert "    from .b import make\n" in text  # a lazy import too
+    assert fn(Ctx(), 0) == (1, 1, 1, 5, "star")
+    assert not [m for m in sys.modules if m == "shop" or m.startswith("shop.")]  # never the live package
 
 
-def test_an_import_that_collides_with_a_bundled_member_is_imported_under_another_name():
+def test_an_import_name_nothing_reaches_is_left_out_where_its_module_binds_it(tmp_path):
+    report = build(tmp_path, {
+        "shop/flows.py": HEAD + "import json, os\nfrom shop.pricing import discount, unused\n"
+                         "try:\n    from shop.fast import speedy\nexcept ImportError:\n    def speedy(x):\n        return -x\n\n\n"
+                         "@flow('checkout')\ndef checkout(ctx, o):\n    return discount(o), speedy(o), json.dumps(o)\n",
+        "shop/pricing.py": "def discount(x):\n    return x\n\n\ndef unused():\n    return 0\n",
+    })
+    text, fn = chunk_of(tmp_path, report)
+    assert "from .pricing import discount\n" in text and "unused" not in text
+    assert "import json\n" in text and "import os" not in text  # a third-party name nothing uses
+    assert "    from .fast import speedy\n" in text  # no ``shop.fast``: it fails, as live
+    assert fn(Ctx(), 3) == (3, -3, "3")
+
+
+def test_a_step_of_a_bundled_module_stays_an_import_of_live_code(tmp_path):
+    report = build(tmp_path, {
+        "shop/flows.py": HEAD + "from shop import ops\n\n\n@step\ndef local_step(x):\n    return x + 1\n\n\n"
+                         "@flow('checkout', steps=['a', 'b'])\ndef checkout(ctx, o):\n"
+                         "    return ctx.execute('a', local_step, o), ctx.execute('b', ops.charge, o), ops.fee(o)\n",
+        "shop/ops.py": HEAD + "\n\n@step\ndef charge(x):\n    return x * 2\n\n\ndef fee(x):\n    return 1\n",
+    })
+    sys.path.insert(0, str(tmp_path))  # the steps are imported from the live package
+    try:
+        text, fn = chunk_of(tmp_path, report)
+        assert "from shop.flows import local_step  # a step: live code, its body is an effect\n" in text
+        assert "from shop.ops import charge  # a step: live code, its body is an effect\n" in text
+        assert "def charge" not in text and "def local_step" not in text
+        assert fn(Ctx(), 3) == (4, 6, 1)
+        assert fn.__globals__["ops"] is not sys.modules["shop.ops"]  # the chunk's ``ops``: ``fee`` is bundled
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in [m for m in sys.modules if m == "shop" or m.startswith("shop.")]:
+            del sys.modules[name]
+
+
+def test_a_method_flow_bundles_its_class_with_what_the_flow_reaches(tmp_path):
+    report = build(tmp_path, {
+        "shop/flows.py": """\
+            from __future__ import annotations
+
+            import json
+
+            from loom_runtime import flow
+
+
+            class Shop:
+                # the class comment
+                fee = 1
+
+                @flow("checkout")
+                def run(self, ctx, x):
+                    return self.total(x)
+
+                def total(self, x):
+                    return x + self.fee
+
+                label: Label  # a field: kept (annotations are lazy in this module)
+                unused = LOOKUP["x"]  # not reached: left out with its unbound name
+
+                def report(self):  # not reached: left out
+                    return json.dumps(self.fee)
+
+                def __repr__(self):
+                    return "Shop()"
+            """,
+    })
+    text, fn = chunk_of(tmp_path, report)
+    assert report.manifest.flows["checkout"].versions[report.manifest.flows["checkout"].current].entry == "shop.flows.Shop.run"
+    assert "    # the class comment\n" in text and "def __repr__" in text and "    label: Label" in text
+    assert "def report" not in text and "LOOKUP" not in text and "import json" not in text
+    shop = fn.__globals__["Shop"]
+    assert fn(shop(), Ctx(), 2) == 3 and repr(shop()) == "Shop()"
+
+
+def test_each_module_keeps_its_own_future_features(tmp_path):
+    # B10: only a module that says ``from __future__ import annotations`` has string annotations
+    report = build(tmp_path, {
+        "shop/flows.py": HEAD + "from shop.lazy import f\nfrom shop.eager import g\n\n\n@flow('checkout')\n"
+                         "def checkout(ctx, o):\n    return f.__annotations__['x'], g.__annotations__['x']\n",
+        "shop/lazy.py": "from __future__ import annotations\n\n\ndef f(x: int):\n    return x\n",
+        "shop/eager.py": "def g(x: int):\n    return x\n",
+    })
+    text, fn = chunk_of(tmp_path, report)
+    layout = chunk_layout.parse(text)
+    assert {m.name: m.future for m in layout.modules}["shop.lazy"] == ("annotations",)
+    assert fn(Ctx(), 0) == ("int", int)
+
+
+def test_a_bundled_module_is_named_as_the_original_and_found_by_its_name(tmp_path):
+    report = build(tmp_path, {
+        "shop/flows.py": HEAD + "import sys\nfrom shop.errors import PayError\n\nLIMIT = 1\n\n\n@flow('checkout')\n"
+                         "def checkout(ctx, o):\n    return __name__, PayError.__module__, repr(PayError), "
+                         "getattr(sys.modules[__name__], 'LIMIT'), globals()['LIMIT']\n",
+        "shop/errors.py": "class PayError(Exception):\n    pass\n",
+    })
+    _, fn = chunk_of(tmp_path, report)
+    assert fn(Ctx(), 0) == ("shop.flows", "shop.errors", "<class 'shop.errors.PayError'>", 1, 1)
+    assert "shop.flows" not in sys.modules and "shop.errors" not in sys.modules
+    module = sys.modules[fn.__module__]  # the chunk's own, as ``typing`` and ``inspect`` find it
+    assert module.__dict__ is fn.__globals__ and module.__name__ == "shop.flows"
+
+
+def test_a_global_name_nothing_binds_is_refused_before_anything_is_written(tmp_path):
+    (tmp_path / "shop").mkdir()
+    (tmp_path / "shop/__init__.py").write_text("")
+    (tmp_path / "shop/flows.py").write_text(HEAD + "\n\n@flow('checkout')\ndef checkout(ctx, o):\n    return helper()\n")
+    report = build_project(LoomConfig(root=tmp_path, packages=("shop",)))
+    assert not report.ok
+    (error,) = report.errors
+    assert error.path == "shop/flows.py" and error.line == 5  # the def
+    assert "flow `checkout`: the closure uses `helper` but nothing in it defines or imports it (in shop/flows.py)" in error.message
+    assert not (tmp_path / "build/loom/manifest.json").exists()
+
+
+def test_rebuilding_gives_the_same_bytes(tmp_path):
+    files = {"shop/flows.py": HEAD + "from shop.a import f\n\n\n@flow('checkout')\ndef checkout(ctx, o):\n    return f(o)\n",
+             "shop/a.py": "from shop import b\n\n\ndef f(x):\n    return b.g(x)\n",
+             "shop/b.py": "from shop import a\n\n\ndef g(x):\n    return x\n"}
+    first = build(tmp_path / "one", files)
+    second = build(tmp_path / "two", files)
+    assert chunk_of(tmp_path / "one", first)[0] == chunk_of(tmp_path / "two", second)[0]
+
+
+# -- a closure given without module summaries ------------------------------------------------------
+
+H = "sha256:" + "ab" * 32
+
+
+def member(qualname, kind, source="", bindings=(), *, module=None, line=1, target=None):
+    module = module or qualname.rpartition(".")[0]
+    path = None if kind in ("import", "step") else module.replace(".", "/") + ".py"
+    if kind in ("import", "step"):
+        target = target or qualname
+    return ClosureMember(qualname, kind, module, H, path, line, textwrap.dedent(source), tuple(bindings), target)
+
+
+def test_a_closure_without_summaries_gets_its_imports_from_the_bindings(tmp_path):
     flow = member("shop.flows.checkout", "flow",
-                  "@flow('checkout')\ndef checkout(ctx):\n    return floor(2.5) + helper()\n",
-                  [("flow", "loom_runtime.flow"), ("floor", "shop.flows.floor"), ("helper", "shop.util.helper")])
-    own_floor = member("shop.flows.floor", "function", "def floor(x):\n    return -1\n")
-    helper = member("shop.util.helper", "function", "def helper():\n    return floor(2.5)\n", [("floor", "math.floor")])
-    chunk = emit_chunk(fingerprint(flow, own_floor, helper, member("math.floor", "import", module="shop.util"), IMPORTS[2]))
-    assert "from math import floor as floor__math" in chunk.text
-    assert run_chunk(chunk.text)(Ctx()) == -1 + 2
+                  "@lr.flow('checkout')\ndef checkout(ctx, o):\n    return p.discount(o) + floor(2.5) + helper(o)\n",
+                  [("p.discount", "shop.pricing.discount"), ("floor", "math.floor"), ("helper", "shop.util.helper")], line=5)
+    disc = member("shop.pricing.discount", "function", "def discount(x):\n    return x * 2\n")
+    helper = member("shop.util.helper", "function", "def helper(x):\n    return -x\n")
+    fp = FlowFingerprint("checkout", "checkout", "shop.flows", "shop/flows.py", 5, 0, H, FlowDefinition("checkout"),
+                         H, "fnv1a:00000000", (flow, disc, helper, member("math.floor", "import", module="shop.flows")))
+    chunk = emit_chunk(fp, module_imports={"lr": "loom_runtime"})
+    assert "import loom_runtime as lr\n" in chunk.text and "from math import floor\n" in chunk.text
+    assert "from . import pricing as p\n" in chunk.text and "from .util import helper\n" in chunk.text
+    path = tmp_path / "chunks/c.py"
+    path.parent.mkdir()
+    path.write_text(chunk.text)
+    ve = VersionEntry(H, H, "fnv1a:00000000", 1, (), (), (), "chunks/c.py", sha256_digest(chunk.data), chunk.entry,
+                      SourceRef("shop/flows.py", 5, H))
+    fn = load_chunk(tmp_path, ve, flow_id="checkout", manifest_path="m.json").fn
+    assert fn(Ctx(), 3) == 6 + 2 - 3
 
 
-def test_members_come_in_the_order_their_module_defines_them():
-    # shop/models.py: KIND (line 1), Base (3), Cart (6): class bodies run at load time in that order
-    kind = member("shop.models.KIND", "constant", "KIND = 'base'\n", line=1)
-    base = member("shop.models.Base", "class", "class Base:\n    kind = KIND\n", [("KIND", "shop.models.KIND")], line=3)
-    cart = member("shop.models.Cart", "class", "class Cart(Base):\n    pass\n", [("Base", "shop.models.Base")], line=6)
-    flow = member("shop.flows.checkout", "flow", "@flow('checkout')\ndef checkout(ctx):\n    return Cart.kind\n",
-                  [("flow", "loom_runtime.flow"), ("Cart", "shop.models.Cart")], line=3)
-    chunk = emit_chunk(fingerprint(flow, cart, base, kind, IMPORTS[2]))
-    text = chunk.text
-    assert text.index("KIND = 'base'") < text.index("class Base") < text.index("class Cart") < text.index("def checkout")
-    assert run_chunk(text)(Ctx()) == "base"
+# -- the import rewrite ----------------------------------------------------------------------------
+
+REWRITES = [
+    ("shop.flows", False, "from shop.b import Color as C2\n", "from .b import Color as C2\n"),
+    ("shop.flows", False, "import shop.b as bb\n", "from . import b as bb\n"),
+    ("shop.flows", False, "import shop.b\n", "from .. import shop\n"),
+    ("shop.flows", False, "import shop\n", "from .. import shop\n"),
+    ("shop", True, "import shop.b as bb\n", "from . import b as bb\n"),
+    ("shop.sub.x", False, "from shop.b import y\n", "from ..b import y\n"),
+    ("shop.sub.x", False, "from shop.sub import z\n", "from . import z\n"),
+    ("flows", False, "from shop.b import y\n", "from .shop.b import y\n"),
+    ("shop.flows", False, "import os, shop.b as bb, json\n", "import os; from . import b as bb; import json\n"),
+    ("shop.flows", False, "from shop.a import *\n", "from .a import *\n"),
+    ("shop.flows", False, "from .a import x  # relative already\n", "from .a import x  # relative already\n"),
+    ("shop.flows", False, "from math import *\n", "from math import *\n"),
+    ("shop.flows", False, "def f():\n    from shop.b import y  # lazy\n    return y\n",
+     "def f():\n    from .b import y  # lazy\n    return y\n"),
+    ("shop.flows", False, "from shop.b import (\n    keep,  # this one\n    drop,\n)\n", "from .b import (\n    keep,  # this one\n    )\n"),
+]
 
 
-def test_method_flow_bundles_its_class_from_the_source_file():
-    source = textwrap.dedent(
-        """\
-        from loom_runtime import flow
-
-        class Shop:
-            # the class comment
-            fee = 1
-
-            @flow("shop-run")
-            def run(self, ctx, x):
-                return self.total(x)
-
-            def total(self, x):
-                return x + self.fee
-
-            label: Label  # a field: kept (lazy annotation)
-            unused = LOOKUP["x"]  # not reached: left out with its unbound name
-
-            def report(self):  # not reached: left out with its unbound name
-                return json.dumps(self.fee)
-
-            def __repr__(self):
-                return "Shop()"
-        """
-    )
-    run = member("shop.flows.Shop.run", "flow", module="shop.flows", source='@flow("shop-run")\ndef run(self, ctx, x):\n    return self.total(x)\n',
-                 bindings=
-                 [("flow", "loom_runtime.flow")], line=7)
-    total = member("shop.flows.Shop.total", "method", module="shop.flows", source="def total(self, x):\n    return x + self.fee\n", line=11)
-    fee = member("shop.flows.Shop.fee", "method", module="shop.flows", source="fee = 1\n", line=5)
-    fp = fingerprint(run, total, fee, IMPORTS[2], flow_id="shop-run", function="Shop.run")
-    chunk = emit_chunk(fp, class_source=source.split("\n\n", 1)[1])
-    assert chunk.entry == "Shop.run"
-    assert "    # the class comment\n" in chunk.text
-    assert chunk.text.count("def total") == 1
-    assert "def report" not in chunk.text and "def __repr__" in chunk.text
-    assert "    label: Label" in chunk.text and "LOOKUP" not in chunk.text
-    shop_run = run_chunk(chunk.text, "Shop.run")
-    assert shop_run.__loom_flow__.id == "shop-run"
-    assert shop_run(run_chunk(chunk.text, "Shop")(), Ctx(), 2) == 3
+@pytest.mark.parametrize("module, package, before, after", REWRITES)
+def test_first_party_imports_are_rewritten_to_where_the_chunk_holds_them(module, package, before, after):
+    first_party = lambda dotted: dotted.split(".")[0] == "shop"
+    keep = lambda site: site.local != "drop"
+    assert rewrite_imports(before, module, package, first_party, keep, where="t.py:1") == after
 
 
-def test_a_global_name_nothing_binds_is_refused_before_anything_is_written():
-    flow = member("shop.flows.checkout", "flow", "@flow('checkout')\ndef checkout(ctx):\n    return helper()\n",
-                  [("flow", "loom_runtime.flow")], line=12)
-    with pytest.raises(ChunkError, match=r"flow `checkout`: the closure uses `helper` but nothing in it defines") as info:
-        emit_chunk(fingerprint(flow, IMPORTS[2]))
-    assert info.value.path == "shop/flows.py" and info.value.line == 10
+def test_a_line_of_imports_left_with_no_name_is_dropped_and_a_block_keeps_a_pass():
+    fp = lambda dotted: dotted.startswith("shop")
+    none = lambda site: False
+    assert rewrite_imports("from shop.b import y\n", "shop.f", False, fp, none, where="t") is None
+    assert rewrite_imports("if X:\n    from shop.b import y\n", "shop.f", False, fp, none, where="t") == "if X:\n    pass\n"
+    sites: list[ImportSite] = []
+    rewrite_imports("import os\nif X:\n    from shop.b import y as z\n", "shop.f", False, fp,
+                    lambda site: sites.append(site) or True, where="t")
+    assert sites == [ImportSite("os", "os", None, False, True), ImportSite("z", "shop.b", "y", True, False)]
 
 
 def test_chunk_paths_are_content_addressed_by_code_hash():
@@ -222,76 +339,11 @@ def test_source_digest_is_the_sha256_of_the_defining_file():
     assert source_digest(b"x = 1\n") == "sha256:" + hashlib.sha256(b"x = 1\n").hexdigest()
 
 
-def test_a_chain_through_a_module_alias_keeps_its_trailing_attributes():
-    flow = member("shop.flows.checkout", "flow",
-                  "@flow('checkout')\ndef checkout(ctx):\n    return p.discount.__name__, p.discount(2)\n",
-                  [("p.discount.__name__", "shop.pricing.discount"), ("p.discount", "shop.pricing.discount")])
-    disc = member("shop.pricing.discount", "function", "def discount(total):\n    return total * 2\n")
-    chunk = emit_chunk(fingerprint(flow, disc), module_imports={"flow": "loom_runtime.flow", "p": "shop.pricing"})
-    assert "return p.discount.__name__, p.discount(2)" in chunk.text
-    assert run_chunk(chunk.text)(Ctx()) == ("discount", 4)
-
-
-def test_a_re_exported_alias_is_rewritten_to_the_bundled_member():
-    # shop/__init__.py: ``from shop.pricing import discount as d``; the flow calls ``shop.d``
-    flow = member("shop.flows.checkout", "flow",
-                  "@flow('checkout')\ndef checkout(ctx):\n    d = 1  # a local named like the alias\n    return shop.d(2) + d\n",
-                  [("shop.d", "shop.pricing.discount")])
-    disc = member("shop.pricing.discount", "function", "def discount(total):\n    return total * 2\n")
-    chunk = emit_chunk(fingerprint(flow, disc), module_imports={"flow": "loom_runtime.flow", "shop": "shop"})
-    assert "    return discount(2) + d\n" in chunk.text
-    assert run_chunk(chunk.text)(Ctx()) == 5
-
-
-def test_the_flow_decorator_is_imported_from_the_flow_module_imports():
-    flow = member("shop.flows.checkout", "flow", "@lr.flow('checkout', step_families=[re.compile('a#')])\ndef checkout(ctx):\n    return 1\n")
-    chunk = emit_chunk(fingerprint(flow), module_imports={"lr": "loom_runtime", "re": "re", "os": "os"})
-    assert "import loom_runtime as lr\nimport re\n" in chunk.text
-    assert "import os" not in chunk.text
-    assert run_chunk(chunk.text)(Ctx()) == 1
-
-
-def test_a_member_named_like_a_builtin_never_shadows_it_for_other_modules():
-    flow = member("shop.flows.checkout", "flow", "@flow('checkout')\ndef checkout(ctx):\n    return round(2.6) + price(2.6)\n",
-                  [("price", "shop.pricing.price")])
-    price = member("shop.pricing.price", "function", "def price(x):\n    return round(x)\n", [("round", "shop.pricing.round")])
-    own_round = member("shop.pricing.round", "function", "def round(x):\n    return -1\n")
-    chunk = emit_chunk(fingerprint(flow, price, own_round), module_imports={"flow": "loom_runtime.flow"})
-    assert "def round__shop_pricing(x):" in chunk.text
-    assert run_chunk(chunk.text)(Ctx()) == 3 + -1
-
-
-def test_submodules_reached_through_a_plain_import_are_loaded(tmp_path):
-    import subprocess
-    import sys
-
-    flow = member("shop.flows.checkout", "flow",
-                  "@flow('checkout')\ndef checkout(ctx):\n    return xml.dom.minidom.parseString('<a/>').documentElement.tagName\n",
-                  [("xml.dom.minidom.parseString", "xml.dom.minidom.parseString")])
-    chunk = emit_chunk(fingerprint(flow), module_imports={"flow": "loom_runtime.flow", "xml": "xml"})
-    assert "import xml\n" in chunk.text and '__import__(_loom_submodule)' in chunk.text
-    script = (
-        "import sys\nassert 'xml.dom.minidom' not in sys.modules\n"
-        f"ns = {{'__name__': '_loom_chunks.t'}}\nexec(compile({chunk.text!r}, 'c', 'exec'), ns)\n"
-        "print(ns['checkout'](None))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "a"
-
-
-def test_one_package_head_for_bundled_helpers_and_live_steps():
-    # ``import json.helpers; import json.steps`` style: ``json`` stands for both a bundled helper
-    # and a step imported live (``json`` plays the first-party package here).
-    flow = member("shop.flows.checkout", "flow",
-                  "@flow('checkout')\ndef checkout(ctx):\n    return json.helper(json.dumps([1]))\n",
-                  [("json.helper", "json.helper"), ("json.dumps", "json.dumps")])
-    helper = member("json.helper", "function", "def helper(text):\n    return text + '!'\n", module="json")
-    step = member("json.dumps", "step", module="json")
-    chunk = emit_chunk(fingerprint(flow, helper, step), module_imports={"flow": "loom_runtime.flow"})
-    assert "from json import dumps\n" in chunk.text
-    assert "json = _loom_namespace(dumps=dumps)  # module `json`" in chunk.text  # the live step: at once
-    assert "\njson.helper = helper\n" in chunk.text  # the bundled helper: after its definition
-    assert run_chunk(chunk.text)(Ctx()) == "[1]!"
+def test_an_empty_closure_is_refused():
+    fp = FlowFingerprint("checkout", "checkout", "shop.flows", "shop/flows.py", 5, 0, H, FlowDefinition("checkout"),
+                         H, "fnv1a:00000000", ())
+    with pytest.raises(ChunkError, match="has an empty closure"):
+        emit_chunk(fp)
 
 
 UNBOUND_CASES = [
@@ -299,17 +351,18 @@ UNBOUND_CASES = [
     "class C:\n    y = undefined_in_class\n    def m(self):\n        global g\n        g = 1\n        return [z for z in w] + q\n",
     "def outer():\n    v = 1\n    def inner():\n        nonlocal v\n        return v + later + nowhere\n    return inner\nlater = 2\n",
     "from a import b as c\nlambda: c + d\nprint(__name__, e)\n",
-    "try:\n    import fast as impl\nexcept ImportError:\n    impl = None\nasync def run():\n    async for i in impl:\n        await other(i)\n",
+    "def init():\n    global X\n    X = 1\ndef get():\n    return X + Y\n",
 ]
 
 
 @pytest.mark.parametrize("text", UNBOUND_CASES)
-def test_the_fast_unbound_check_agrees_with_the_symtable_wrapper(text: str) -> None:
+def test_the_fast_symbol_scan_agrees_with_the_symtable_wrapper(text: str) -> None:
     import symtable
 
-    from loom_compiler.bundle import chunk
+    from loom_compiler.bundle import chunk_globals
 
     table = symtable.symtable(text, "chunk.py", "exec")
-    assert chunk._RAW_SYMTABLE is not None  # CPython: the fast path is taken
-    assert chunk._raw_unbound(table) == chunk._wrapped_unbound(table)
-    assert chunk._wrapped_unbound(table)  # every case has a name to report
+    assert chunk_globals._RAW is not None  # CPython: the fast path is taken
+    fast, slow = chunk_globals._raw(table), chunk_globals._wrapped(table)
+    assert fast == slow
+    assert fast.used - fast.bound - {"print", "__name__"}  # every case has a name to report

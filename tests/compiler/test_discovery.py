@@ -284,7 +284,16 @@ def test_a_build_with_lr_flow_next_to_a_context_import_loads_its_chunk(tmp_path:
     report = build_project(LoomConfig(root=tmp_path, packages=("app",)))
     assert report.ok, report.errors
     text = (tmp_path / "build/loom" / report.manifest.flows["x"].versions[report.manifest.flows["x"].current].chunk).read_text()
-    assert "import loom_runtime as lr\nfrom loom_runtime import Context\n" in text
-    namespace: dict = {"__name__": "_loom_chunks.t"}
-    exec(compile(text, "chunk", "exec"), namespace)
-    assert namespace["f"](None, 1) == 2
+    assert "import loom_runtime as lr\n" in text and "from loom_runtime import Context\n" in text
+    import sys
+
+    from loom_runtime import Registry
+
+    before = set(sys.modules)
+    try:
+        fn = Registry.from_manifest(str(tmp_path / "build/loom/manifest.json")).current("x").definition.fn
+        assert fn(None, 1) == 2
+    finally:
+        for name in set(sys.modules) - before:
+            if name.startswith("_loom_chunks."):
+                del sys.modules[name]

@@ -52,7 +52,11 @@ def test_built_chunks_load_side_by_side_and_live_code_binds_to_the_build(shop):
     versions = reg.versions("checkout")
     assert len(versions) == 2 and versions[1].code_hash == v1_hash
     old, new = reg.resolve("checkout", code_hash=v1_hash).runner(), reg.current("checkout").runner()
-    assert old.__module__ != new.__module__ and old.__module__.startswith(CHUNK_NAMESPACE)
+    # named as the live module, each registered under its own chunk's private name
+    assert old.__module__ == new.__module__ == "shop.flows"
+    assert sys.modules[old.__module__] is not sys.modules[new.__module__]
+    assert all(sys.modules[f.__module__].__name__.key.startswith(CHUNK_NAMESPACE + ".") for f in (old, new))
+    assert "shop.flows" not in sys.modules or sys.modules["shop.flows"].__dict__ is not old.__globals__
     # Each chunk carries its own copy of the helper: the edit shows in exactly one of them.
     assert old.__globals__ is not new.__globals__
     # And each runs its own helper: at exactly the limit, v1 ships and v2 asks for approval.

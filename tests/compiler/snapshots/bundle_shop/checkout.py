@@ -2,71 +2,127 @@
 # flow: checkout
 # codeHash: sha256:af228b810a81d942377586c3e977d56eac0685b497ca6261948b5d2a5d802e64
 # scheme: loom-fp/2
-# entry: checkout
+# entry: shop.flows.checkout
 # sources:
+#   shop/__init__.py
 #   shop/flows.py
 #   shop/pricing.py
+#   shop/steps.py
 #   shop/util.py
-from __future__ import annotations
+# layout: loom-chunk/2 (each `module` below runs in its own module object; the `run` lines say which lines run in which module, in order)
+# module: shop package - shop/__init__.py
+# module: shop.flows module - shop/flows.py
+# module: shop.pricing module - shop/pricing.py
+# module: shop.steps module - shop/steps.py
+# module: shop.util module - shop/util.py
+# run: shop 28-31
+# run: shop.flows 34-37
+# run: shop.util 40-54
+# run: shop.flows 57-63
+# run: shop.pricing 66-85
+# run: shop.flows 88-94
+# run: shop.steps 97-109
+# run: shop.flows 112-134
 
-from loom_runtime import Context, flow
-import math
-from shop.steps import charge, reserve, ship
-from types import SimpleNamespace as _loom_namespace
+
+# === module shop (shop/__init__.py)
+
+# shop/__init__.py:1
+"""A small shop whose flows reach helpers in several first-party modules."""
 
 
-# --- module namespaces: their bundled members are set below, each after its definition
-pricing = _loom_namespace()  # module `shop.pricing`
-u = _loom_namespace()  # module `shop.util`
+# === module shop.flows (shop/flows.py)
+
+# shop/flows.py:1
+"""The checkout flow: helpers from three modules, reached three different ways."""
 
 
-# --- shop.util.LIMIT from shop/util.py:3 (renamed from `LIMIT`)
-LIMIT__shop_util = 500
+# === module shop.util (shop/util.py)
 
+# shop/util.py:1
+"""Utilities; ``fee`` and ``LIMIT`` collide by name with definitions elsewhere."""
 
-# --- shop.util.fee from shop/util.py:6 (renamed from `fee`)
-def fee__shop_util(total: int) -> int:
+# shop/util.py:3
+LIMIT = 500
+
+# shop/util.py:6
+def fee(total: int) -> int:
     return 1
 
-u.fee = fee__shop_util
-
-
-# --- shop.util.needs_review from shop/util.py:10
+# shop/util.py:10
 def needs_review(total: int) -> bool:
-    return total > LIMIT__shop_util
-
-u.needs_review = needs_review
+    return total > LIMIT
 
 
-# --- shop.pricing.RATE from shop/pricing.py:5
+# === module shop.flows (shop/flows.py)
+
+# shop/flows.py:3
+from . import util as u
+
+# shop/flows.py:4
+from loom_runtime import Context, flow
+
+
+# === module shop.pricing (shop/pricing.py)
+
+# shop/pricing.py:1
+"""Pricing helpers (first-party: bundled into every chunk that reaches them)."""
+
+# shop/pricing.py:3
+import math
+
+# shop/pricing.py:5
 RATE = 90  # percent kept after the discount
 
-
-# --- shop.pricing.discount from shop/pricing.py:8
+# shop/pricing.py:8
 def discount(total: int) -> int:
     # floor, so a customer never pays a fraction of a cent more than quoted
     return math.floor(total * RATE / 100)
 
-pricing.discount = discount
-
-
-# --- shop.pricing.fee from shop/pricing.py:13
+# shop/pricing.py:13
 def fee(total: int) -> int:
     """The pricing fee (collides by name with shop.util.fee)."""
     return 2 if total < 100 else 0
 
 
-# --- shop.flows.LIMIT from shop/flows.py:9
+# === module shop.flows (shop/flows.py)
+
+# shop/flows.py:5
+from . import pricing
+
+# shop/flows.py:6
+from .pricing import fee
+
+
+# === module shop.steps (shop/steps.py)
+
+# shop/steps.py:1
+"""Effects. Chunks import these live: step bodies are served from the journal on replay."""
+
+# shop/steps.py:6
+from shop.steps import reserve  # a step: live code, its body is an effect
+
+# shop/steps.py:11
+from shop.steps import charge  # a step: live code, its body is an effect
+
+# shop/steps.py:16
+from shop.steps import ship  # a step: live code, its body is an effect
+
+
+# === module shop.flows (shop/flows.py)
+
+# shop/flows.py:7
+from .steps import charge, reserve, ship
+
+# shop/flows.py:9
 LIMIT = 3  # items per order; not the same LIMIT as shop.util.LIMIT
 
-
-# --- shop.flows.total_of from shop/flows.py:12
+# shop/flows.py:12
 def total_of(order: dict) -> int:
     items = order["items"][:LIMIT]
     return sum(item["price"] for item in items)
 
-
-# --- shop.flows.checkout from shop/flows.py:17
+# shop/flows.py:17
 @flow("checkout", version=2, steps=["reserve", "charge", "ship"])
 def checkout(ctx: Context, order: dict) -> dict:
     ctx.execute("reserve", reserve, order["sku"])

@@ -2,28 +2,78 @@
 # flow: refund
 # codeHash: sha256:c77ac1b5dbc1348eb5dac9e991ffb90bc137d456fafd12c7a2aa2d410de7126b
 # scheme: loom-fp/2
-# entry: Refunds.run
+# entry: shop.refunds.Refunds.run
 # sources:
+#   shop/__init__.py
 #   shop/pricing.py
 #   shop/refunds.py
-from __future__ import annotations
+#   shop/steps.py
+# layout: loom-chunk/2 (each `module` below runs in its own module object; the `run` lines say which lines run in which module, in order)
+# module: shop package - shop/__init__.py
+# module: shop.pricing module - shop/pricing.py
+# module: shop.refunds module - shop/refunds.py
+# module: shop.steps module - shop/steps.py
+# run: shop 24-27
+# run: shop.refunds 30-36
+# run: shop.pricing 39-53
+# run: shop.refunds 56-59
+# run: shop.steps 62-68
+# run: shop.refunds 71-88
 
+
+# === module shop (shop/__init__.py)
+
+# shop/__init__.py:1
+"""A small shop whose flows reach helpers in several first-party modules."""
+
+
+# === module shop.refunds (shop/refunds.py)
+
+# shop/refunds.py:1
+"""A second flow in another module, and a method flow."""
+
+# shop/refunds.py:5
 from loom_runtime import flow as loom_flow
+
+
+# === module shop.pricing (shop/pricing.py)
+
+# shop/pricing.py:1
+"""Pricing helpers (first-party: bundled into every chunk that reaches them)."""
+
+# shop/pricing.py:3
 import math
-from shop.steps import charge
 
-
-# --- shop.pricing.RATE from shop/pricing.py:5
+# shop/pricing.py:5
 RATE = 90  # percent kept after the discount
 
-
-# --- shop.pricing.discount from shop/pricing.py:8
+# shop/pricing.py:8
 def discount(total: int) -> int:
     # floor, so a customer never pays a fraction of a cent more than quoted
     return math.floor(total * RATE / 100)
 
 
-# --- shop.refunds.Refunds from shop/refunds.py:10
+# === module shop.refunds (shop/refunds.py)
+
+# shop/refunds.py:6
+from .pricing import discount
+
+
+# === module shop.steps (shop/steps.py)
+
+# shop/steps.py:1
+"""Effects. Chunks import these live: step bodies are served from the journal on replay."""
+
+# shop/steps.py:11
+from shop.steps import charge  # a step: live code, its body is an effect
+
+
+# === module shop.refunds (shop/refunds.py)
+
+# shop/refunds.py:7
+from .steps import charge
+
+# shop/refunds.py:10
 class Refunds:
     """Refund orchestration."""
 

@@ -1,0 +1,224 @@
+"""First-party imports in a chunk resolve to the chunk's own modules: rewritten as relative imports.
+
+In a chunk every bundled module runs in a module object of its own, registered below the chunk's
+private module (``loom_runtime.chunk_modules``), with its private package as ``__package__``. A
+relative import there resolves, through the ordinary import system, to the chunk's sibling
+module, never to the live package. So a first-party import in bundled text (at module level or
+inside a function body: a lazy import) is written as the relative import that names the same
+module from where it stands, and means what it meant live:
+
+    from shop.b import Color as C2      ->  from .b import Color as C2          (in shop/flows.py)
+    import shop.b as bb                 ->  from . import b as bb
+    import shop.b                       ->  from .. import shop                 (binds ``shop``)
+    from shop.a import *                ->  from .a import *
+
+A relative import in the source is left as written (it already resolves there); third-party
+imports are left as written (live code, as DESIGN §7 wants). ``import a.b`` binds ``a`` and loads
+``a.b``: the chunk made ``a.b`` already, so binding ``a`` is all there is to do.
+
+Which names of an import stay is the caller's decision (``keep``), because it depends on what the
+chunk's modules hold: an alias the closure does not reach is dropped where its target binds it
+live (``from .pricing import discount, unused``: the chunk's ``pricing`` has no ``unused``, and
+nothing uses it) and kept where the live import would fail too (``try: from .fast import f`` with
+no ``fast``: the ``except`` branch runs, as live). A statement left with no alias becomes ``pass``
+(or, at module level, is dropped by the caller). Every other byte of the statement is kept: only a
+statement with an import to change is re-printed through libcst.
+
+Rejected: absolute imports of private names (``from _loom_chunks.checkout_ab12.shop.b import ..``:
+the chunk's module name depends on the bundle it is loaded from, and would have to be written
+into the text), and an ``__import__`` hook (see ``loom_runtime.chunk_modules``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import libcst as cst
+
+from ..scopes import dotted_chain
+from .chunk_file import ChunkError
+
+__all__ = ["ImportSite", "absolute_base", "rewrite_imports"]
+
+
+@dataclass(frozen=True, slots=True)
+class ImportSite:
+    """One alias of an import statement, as the caller's ``keep`` sees it."""
+
+    local: str  # the name it binds
+    module: str  # absolute module it imports from (``from m import x``), or imports (``import m``)
+    attr: str | None  # ``x`` of ``from m import x``; None for ``import m`` and star imports
+    first_party: bool
+    top: bool  # a line of imports directly at module level (not in a block, not in a function)
+
+
+#: ``keep(site) -> bool``: whether the alias stays
+Keep = Callable[[ImportSite], bool]
+
+
+def absolute_base(module: str, is_package: bool, node: cst.ImportFrom) -> str | None:
+    """The absolute module ``from <...> import`` names in ``module``; None beyond the top."""
+    name = dotted_chain(node.module) if node.module is not None else ""
+    level = len(node.relative)
+    if level == 0:
+        return name or None
+    parts = module.split(".") if is_package else module.split(".")[:-1]
+    if level - 1 > len(parts) or (level - 1 == len(parts) and not name):
+        return None
+    base = parts[: len(parts) - (level - 1)]
+    return ".".join([*base, *([name] if name else [])]) or None
+
+
+def rewrite_imports(text: str, module: str, is_package: bool, first_party: Callable[[str], bool], keep: Keep,
+                    *, where: str) -> str | None:
+    """``text`` (one module-level statement of ``module``) with its first-party imports relative
+    and the aliases ``keep`` refuses left out; the same string when nothing changes; None when the
+    statement is a line of imports that keeps no alias."""
+    if "import" not in text:
+        return text
+    try:
+        tree = cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:
+        raise ChunkError(f"cannot re-parse a bundled statement to rewrite its imports: {exc.message}", path=where) from None
+    rewriter = _Rewriter(module, is_package, first_party, keep)
+    new = tree.visit(rewriter)
+    if rewriter.emptied:
+        return None
+    return new.code if rewriter.changed else text
+
+
+class _Rewriter(cst.CSTTransformer):
+    def __init__(self, module: str, is_package: bool, first_party: Callable[[str], bool], keep: Keep) -> None:
+        super().__init__()
+        self.module = module
+        self.is_package = is_package
+        self.package = module.split(".") if is_package else module.split(".")[:-1]
+        self.first_party = first_party
+        self.keep = keep
+        self.depth = 0  # inside a block, a function or a class body: not a top-level import line
+        self.changed = False
+        self.emptied = False
+
+    # -- where we are --------------------------------------------------------------------------
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.BaseCompoundStatement):
+            self.depth += 1
+        return True
+
+    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):  # type: ignore[no-untyped-def]
+        if isinstance(original, cst.BaseCompoundStatement):
+            self.depth -= 1
+        if isinstance(original, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            return self._line(original, updated)  # type: ignore[arg-type]
+        return updated
+
+    # -- rewriting -----------------------------------------------------------------------------
+    def _line(self, original: cst.SimpleStatementLine | cst.SimpleStatementSuite,
+              updated: cst.SimpleStatementLine | cst.SimpleStatementSuite) -> cst.CSTNode | cst.RemovalSentinel:
+        body: list[cst.BaseSmallStatement] = []
+        touched = False
+        top = self.depth == 0 and isinstance(original, cst.SimpleStatementLine)
+        for small in updated.body:
+            if isinstance(small, (cst.Import, cst.ImportFrom)):
+                replaced = self._import(small, top)
+                if replaced is not None:
+                    body.extend(replaced)
+                    touched = True
+                    continue
+            body.append(small)
+        if not touched:
+            return updated
+        self.changed = True
+        if not body:
+            if top and self.depth == 0:
+                self.emptied = True
+            body = [cst.Pass()]
+        body = [b.with_changes(semicolon=cst.MaybeSentinel.DEFAULT) for b in body]
+        if len(body) > 1:
+            body = [b.with_changes(semicolon=cst.Semicolon(whitespace_after=cst.SimpleWhitespace(" ")))
+                    for b in body[:-1]] + [body[-1]]
+        return updated.with_changes(body=body)
+
+    def _relative(self, target: str) -> tuple[list[cst.Dot], cst.Attribute | cst.Name | None]:
+        """The dots and module of a relative import naming ``target`` from this module's package
+        (``target`` "" names the chunk's root, which holds the top-level packages)."""
+        parts = target.split(".") if target else []
+        common = 0
+        while common < min(len(parts), len(self.package)) and parts[common] == self.package[common]:
+            common += 1
+        level = len(self.package) - common + 1
+        rest = parts[common:]
+        node = cst.parse_expression(".".join(rest)) if rest else None
+        return [cst.Dot() for _ in range(level)], node  # type: ignore[return-value]
+
+    def _import(self, node: cst.Import | cst.ImportFrom, top: bool) -> list[cst.BaseSmallStatement] | None:
+        """The statements replacing ``node``, or None to leave it as it is."""
+        if isinstance(node, cst.ImportFrom):
+            base = absolute_base(self.module, self.is_package, node)
+            if base is None:
+                return None  # beyond the top-level package: fails as it fails live
+            first = self.first_party(base)
+            if isinstance(node.names, cst.ImportStar):
+                if not first or node.relative:
+                    return None
+                dots, mod = self._relative(base)
+                return [node.with_changes(relative=dots, module=mod)]
+            kept = [a for a in node.names if self.keep(ImportSite(_local(a), base, _name(a), first, top))]
+            if not first and len(kept) == len(node.names):
+                return None
+            if first and not node.relative:
+                dots, mod = self._relative(base)
+                node = node.with_changes(relative=dots, module=mod)
+            elif len(kept) == len(node.names):
+                return None
+            if not kept:
+                return []
+            if node.lpar is None or kept[-1] is not node.names[-1] and not _has_comment(kept[-1].comma):
+                kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)  # a trailing comma needs parentheses
+            return [node.with_changes(names=kept)]
+        out: list[cst.BaseSmallStatement] = []
+        plain: list[cst.ImportAlias] = []
+        changed = False
+        for alias in node.names:
+            target = _name(alias)
+            local = _local(alias)
+            first = self.first_party(target)
+            if not self.keep(ImportSite(local, target, None, first, top)):
+                changed = True
+                continue
+            if not first:
+                plain.append(alias)
+                continue
+            changed = True
+            if plain:
+                out.append(node.with_changes(names=[*plain[:-1], plain[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]))
+                plain = []
+            if alias.asname is None:
+                # ``import shop.b`` binds ``shop``: the chunk's ``shop``, from its root
+                dots, mod = self._relative("")
+                names = [cst.ImportAlias(name=cst.Name(target.split(".")[0]))]
+            else:
+                parent, _, leaf = target.rpartition(".")
+                dots, mod = self._relative(parent)
+                names = [cst.ImportAlias(name=cst.Name(leaf), asname=alias.asname)]
+            out.append(cst.ImportFrom(module=mod, names=names, relative=dots))
+        if not changed:
+            return None
+        if plain:
+            out.append(node.with_changes(names=[*plain[:-1], plain[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]))
+        return out
+
+
+def _has_comment(comma: cst.Comma | cst.MaybeSentinel) -> bool:
+    return isinstance(comma, cst.Comma) and "#" in cst.Module([]).code_for_node(comma)
+
+
+def _name(alias: cst.ImportAlias) -> str:
+    return dotted_chain(alias.name) or ""
+
+
+def _local(alias: cst.ImportAlias) -> str:
+    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+        return alias.asname.name.value
+    return _name(alias).split(".")[0]

@@ -1,0 +1,478 @@
+"""What a chunk runs, module by module: the closure's statements and the imports they need.
+
+A chunk holds, for each first-party module it touches, the statements of that module it must run
+(``PlannedModule``), each later executed in a module object of its own (``chunk``). Which ones:
+
+1. **The closure's statements** (``ClosureMember.parts``): each module-level statement of a
+   member, once, whichever members reach it (``@REGISTRY.register def pay`` belongs to ``pay`` and
+   to ``REGISTRY`` and runs once, as live); for a method flow, its class cut down to the members
+   the flow reaches (``chunk_class``), unless the closure holds the whole class statement.
+2. **The imports they need.** The closure resolves a name imported from elsewhere straight to its
+   target (``discount`` -> ``shop.pricing.discount``), so the import statement that binds it in
+   the module is no member; but the module's text looks the name up at run time, so the chunk
+   runs that statement too. A name a module's bundled text uses and does not bind
+   (``chunk_globals``) is looked for, in this order: the module's import statements that bind it
+   (all of them, in source order: they run as live, and the last one wins as live); a step
+   defined there (its import, ``from shop.steps import charge``: steps stay live, their bodies
+   are effects); a star import that may bind it; a builtin; something binding names at run time
+   (``globals()[...] = ...``). Each first-party import pulls what it imports into the module it
+   imports from (``from shop import discount`` asks ``shop`` for ``discount``, which its
+   ``__init__`` re-exports with an import of its own), so the search runs to a fixed point over
+   all modules. A name found nowhere is an error of the build (``missing``): serving would
+   raise ``NameError``.
+3. **The modules' framing**: each module's docstring (``__doc__``) and ``from __future__`` lines
+   (their features apply to all of the module's statements in the chunk; B10: annotations are
+   evaluated, or not, exactly as live).
+
+A first-party module an import names is in the chunk even when nothing of it is bundled (an
+empty module: what the closure reaches of it is nothing, and importing it must not import the
+live one); a first-party module the project does not have (``try: from .fast import f / except
+ImportError``) is not, so importing it fails in the chunk as it fails live.
+
+What a bundled module does NOT run: its statements the closure does not include. By the
+fingerprint's soundness those cannot change what the flow computes; side effects they have live
+(a log line at import, a registration in a third-party registry the flow never reads) do not
+happen when a chunk loads. Statements it includes run exactly once, in the live order
+(``chunk_order``), imports of a module only reached by a lazy import included: they run when the
+chunk loads, not at the call that imported them live.
+
+Rejected: one namespace for all modules with renames (``Color__shop_b``): every observable name,
+``globals()``, ``sys.modules[__name__]``, stores into a module object and star imports behaved
+differently from live (breaker's B1, B9, B13, B15, B16, B22, B23, B24); copying whole modules
+(unfingerprinted code, and its imports, in the chunk).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from ..analysis import ModuleSummary, Unit
+from ..model import ClosureMember, FlowFingerprint
+from .chunk_class import keep_class_members
+from .chunk_file import ChunkError
+from .chunk_globals import module_globals
+
+__all__ = ["ChunkPlan", "PlannedModule", "Statement", "plan_chunk"]
+
+_DEFINITION_KINDS = frozenset({"flow", "function", "class", "constant", "method"})
+#: names every module has without binding them
+_MODULE_NAMES = frozenset({"__name__", "__file__", "__doc__", "__builtins__", "__spec__", "__loader__",
+                           "__package__", "__path__", "__annotations__", "__dict__"})
+_BUILTINS = frozenset(dir(builtins)) | _MODULE_NAMES
+
+
+@dataclass(slots=True)
+class Statement:
+    module: str
+    key: str  # unique in the chunk
+    line: int  # its first line in its module (the live order within a module)
+    seq: int  # ties on one line: framing first, then source order
+    text: str
+    origin: str  # "shop/h.py:4", for readers
+    binds: frozenset[str] = frozenset()  # the names the closure reached it for
+    live: bool = False  # a step's import of itself: never rewritten
+
+
+@dataclass(slots=True)
+class PlannedModule:
+    name: str
+    summary: ModuleSummary | None
+    path: str
+    package: bool
+    statements: dict[str, Statement] = field(default_factory=dict)
+    exports: set[str] = field(default_factory=set)  # names other modules' imports ask of it
+    used: frozenset[str] = frozenset()  # global names its bundled text looks up
+    bound: frozenset[str] = frozenset()  # global names its bundled text binds
+    any_name: bool = False  # a star import, a ``__getattr__`` or a dynamic write: may bind any name
+    imports: set[str] = field(default_factory=set)  # first-party modules its statements import
+    missing: list[str] = field(default_factory=list)  # used, bound by nothing the chunk runs
+
+    @property
+    def future(self) -> tuple[str, ...]:
+        if self.summary is None:
+            return ()
+        return tuple(t.partition(".")[2] for u in self.summary.units for _, t in u.aliases
+                     if t.startswith("__future__."))
+
+    def ordered(self) -> list[Statement]:
+        return sorted(self.statements.values(), key=lambda s: (s.line, s.seq))
+
+
+@dataclass(slots=True)
+class ChunkPlan:
+    modules: dict[str, PlannedModule]
+    summaries: Mapping[str, ModuleSummary]
+    first_party: Callable[[str], bool]
+
+    def available(self, module: str, name: str) -> bool:
+        """Whether the chunk's ``module`` will hold ``name`` (or it is a submodule of it)."""
+        if f"{module}.{name}" in self.modules:
+            return True
+        m = self.modules.get(module)
+        return m is not None and (name in m.bound or m.any_name)
+
+    def binds_live(self, module: str, name: str) -> bool:
+        """Whether the live ``module`` may bind ``name`` (its summary says so, or cannot tell)."""
+        s = self.summaries.get(module)
+        if s is None:
+            return False
+        return (any(name in u.names for u in s.units) or bool(s.star_imports) or s.getattr_hook
+                or not s.exports_known or f"{module}.{name}" in self.summaries)
+
+
+def plan_chunk(
+    fp: FlowFingerprint,
+    summaries: Mapping[str, ModuleSummary],
+    first_party: Callable[[str], bool],
+    *,
+    class_source: str | None = None,
+    class_line: int = 0,
+    module_imports: Mapping[str, str] | None = None,
+) -> ChunkPlan:
+    """The modules and statements of ``fp``'s chunk (module docstring); raises ``ChunkError``
+    when the closure cannot be laid out (a member without source, a method flow's class missing)."""
+    planner = _Planner(fp, summaries, first_party, module_imports or {})
+    planner.closure_statements(class_source, class_line)
+    planner.settle()
+    return ChunkPlan(planner.modules, summaries, first_party)
+
+
+def _normalise(text: str) -> str:
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = text.removeprefix("\ufeff")
+    return text.strip("\n") + "\n"
+
+
+def _local_name(member: ClosureMember) -> str:
+    if member.qualname.startswith(member.module + "."):
+        return member.qualname[len(member.module) + 1 :]
+    return member.qualname.rpartition(".")[2]
+
+
+def _is_docstring(unit: Unit) -> bool:
+    if unit.kind != "statement" or unit.names or not unit.source.lstrip().startswith(("'", '"', "r", "u", "R", "U", "b")):
+        return False
+    try:
+        body = ast.parse(unit.source).body
+    except SyntaxError:
+        return False
+    return len(body) == 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+        and isinstance(body[0].value.value, str)
+
+
+class _Planner:
+    def __init__(self, fp: FlowFingerprint, summaries: Mapping[str, ModuleSummary],
+                 first_party: Callable[[str], bool], module_imports: Mapping[str, str]) -> None:
+        self.fp = fp
+        self.summaries = summaries
+        self.first_party = first_party
+        self.module_imports = module_imports
+        self.members = {m.qualname: m for m in fp.closure}
+        self.modules: dict[str, PlannedModule] = {}
+        self.dirty: set[str] = set()
+        self.tried: set[tuple[str, str]] = set()
+        self.synthesized = 0
+
+    # -- modules -------------------------------------------------------------------------------
+    def module(self, name: str) -> PlannedModule:
+        """The chunk's module ``name`` (created with its packages, framed by its docstring and
+        ``__future__`` lines, the first time)."""
+        m = self.modules.get(name)
+        if m is not None:
+            return m
+        parent = name.rpartition(".")[0]
+        if parent:
+            self.module(parent).package = True
+        s = self.summaries.get(name)
+        path = s.path if s is not None else next(
+            (mm.path for mm in self.fp.closure if mm.module == name and mm.path), "")
+        m = PlannedModule(name, s, path or "", s.is_package if s is not None else path.endswith("__init__.py"))
+        self.modules[name] = m
+        if s is not None:
+            for u in s.units:
+                if _is_docstring(u) and u.index == 0 or any(t.startswith("__future__.") for _, t in u.aliases):
+                    self.add_unit(m, u, seq=-1)
+        self.dirty.add(name)
+        return m
+
+    def add(self, m: PlannedModule, stmt: Statement) -> None:
+        if stmt.key in m.statements:
+            return
+        m.statements[stmt.key] = stmt
+        self.dirty.add(m.name)
+        if not stmt.live:
+            self.follow_imports(m, stmt.text, where=stmt.origin)
+
+    def add_unit(self, m: PlannedModule, u: Unit, *, seq: int = 0, binds: frozenset[str] = frozenset()) -> None:
+        key = f"{m.name}:{u.index}"
+        if key in m.statements:
+            return
+        self.add(m, Statement(m.name, key, u.line, seq, _normalise(u.source), f"{m.path}:{u.line}", binds))
+
+    # -- 1. the closure's statements -------------------------------------------------------------
+    def closure_statements(self, class_source: str | None, class_line: int) -> None:
+        fp, members = self.fp, self.members
+        top = fp.function.split(".")[0]
+        class_qual = f"{fp.module}.{top}"
+        parts_seen: set[tuple[str, int]] = set()
+        for m in fp.closure:
+            for index, line, source, bound in m.parts:
+                parts_seen.add((m.module, index))
+                pm = self.module(m.module)
+                key = f"{m.module}:{index}"
+                if key in pm.statements:
+                    old = pm.statements[key]
+                    old.binds = old.binds | frozenset(bound)
+                    continue
+                self.add(pm, Statement(m.module, key, line, 0, _normalise(source), f"{pm.path}:{line}", frozenset(bound)))
+        if "." in fp.function:
+            self.flow_class(class_qual, top, class_source, class_line, parts_seen)
+        for q, m in members.items():
+            if m.parts or m.kind not in _DEFINITION_KINDS or "#" in q or q.endswith(".*"):
+                continue
+            if "." in fp.function and (q.startswith(class_qual + ".") or q == class_qual):
+                continue  # in the class statement
+            if any(chain == "<getattr>" for chain, _ in m.bindings):
+                continue  # served by its module's ``__getattr__``, which is bundled
+            if not m.source:
+                raise ChunkError(f"flow `{fp.flow_id}`: closure member `{q}` has no source text to bundle",
+                                 path=m.path or fp.path, line=m.line)
+            pm = self.module(m.module)
+            name = _local_name(m).split(".")[0]
+            self.add(pm, Statement(m.module, f"{m.module}:member:{q}", m.line, 0, _normalise(m.source),
+                                   f"{pm.path}:{m.line}", frozenset({name})))
+        self.chain_exports()
+
+    def chain_exports(self) -> None:
+        """A chain the closure follows through a first-party module (``ops.charge``, ``shop.b.Color``,
+        ``util.np.array``, ``=shop.q.z`` of a lazy import) asks that module for the next name: a
+        step there is then imported live into it, a name it imports is imported there too."""
+        for member in self.fp.closure:
+            if member.module not in self.modules or member.kind in ("import", "step"):
+                continue
+            s = self.summaries.get(member.module)
+            for chain, _ in member.bindings:
+                if chain.startswith("<"):
+                    continue
+                if chain.startswith("="):
+                    parts = chain[1:].split(".")
+                    depth = max((i for i in range(1, len(parts) + 1) if ".".join(parts[:i]) in self.summaries), default=0)
+                    if depth:
+                        self.walk(".".join(parts[:depth]), parts[depth:])
+                    continue
+                root, *rest = chain.split(".")
+                if not rest or s is None:
+                    continue
+                for u in s.units:
+                    for local, target in u.aliases:
+                        if local == root and target in self.summaries:
+                            self.walk(target, rest)
+
+    def walk(self, module: str, rest: list[str]) -> None:
+        self.module(module)
+        for name in rest:
+            full = f"{module}.{name}"
+            if full not in self.summaries:
+                self.modules[module].exports.add(name)
+                self.dirty.add(module)
+                return
+            self.module(full)
+            module = full
+
+    def flow_class(self, class_qual: str, top: str, class_source: str | None, class_line: int,
+                   parts_seen: set[tuple[str, int]]) -> None:
+        fp, members = self.fp, self.members
+        s = self.summaries.get(fp.module)
+        indices = [u.index for u in s.units_binding(top) if u.kind == "class"] if s is not None else []
+        if any((fp.module, i) in parts_seen for i in indices):
+            return  # the whole class statement is bundled already
+        text = class_source
+        if text is None and class_qual in members:
+            text = members[class_qual].source
+        if not text:
+            raise ChunkError(f"flow `{fp.flow_id}` is the method `{fp.function}`; the source of its class "
+                             f"`{top}` is missing", path=fp.path, line=fp.line)
+        inside = [q for q, m in members.items() if m.module == fp.module and q.startswith(class_qual + ".")]
+        reached = {q[len(class_qual) + 1 :].split(".")[0] for q in inside}
+        text = keep_class_members(_normalise(text), reached, where=f"{fp.path}:{fp.line}")
+        line = members[class_qual].line if class_qual in members else class_line or fp.line
+        pm = self.module(fp.module)
+        key = f"{fp.module}:{indices[0]}" if indices else f"{fp.module}:class:{top}"
+        self.add(pm, Statement(fp.module, key, line, 0, text, f"{pm.path}:{line}", frozenset({top})))
+
+    # -- 2. what the statements need -------------------------------------------------------------
+    def follow_imports(self, m: PlannedModule, text: str, *, where: str) -> None:
+        """The first-party modules ``text`` imports (at any depth: a lazy import too) are the
+        chunk's, and each name imported from one is asked of it."""
+        if "import" not in text:
+            return
+        try:
+            tree = ast.parse(text)
+        except SyntaxError as exc:
+            raise ChunkError(f"cannot re-parse a bundled statement: {exc.msg}", path=where) from None
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    self.imported_module(m, alias.name)
+            elif isinstance(node, ast.ImportFrom):
+                base = self.absolute(m, node.module, node.level)
+                if base is None or not self.first_party(base):
+                    continue
+                self.imported_module(m, base)
+                if base not in self.modules:
+                    continue  # a module the project does not have: the import fails as live
+                m.imports.add(base)
+                for alias in node.names:
+                    if alias.name == "*":
+                        m.any_name = True
+                        continue
+                    full = f"{base}.{alias.name}"
+                    if full in self.summaries:
+                        self.imported_module(m, full)
+                    else:
+                        self.modules[base].exports.add(alias.name)
+                        self.dirty.add(base)
+
+    def imported_module(self, m: PlannedModule, dotted: str) -> None:
+        if not self.first_party(dotted):
+            return
+        parts = dotted.split(".")
+        for i in range(1, len(parts) + 1):
+            prefix = ".".join(parts[:i])
+            if prefix in self.summaries:
+                self.module(prefix)
+            if prefix in self.modules:
+                m.imports.add(prefix)
+
+    def absolute(self, m: PlannedModule, name: str | None, level: int) -> str | None:
+        if level == 0:
+            return name
+        parts = m.name.split(".") if m.package else m.name.split(".")[:-1]
+        if level - 1 > len(parts) or (level - 1 == len(parts) and not name):
+            return None
+        base = parts[: len(parts) - (level - 1)]
+        return ".".join([*base, *([name] if name else [])]) or None
+
+    def settle(self) -> None:
+        """Scan modules until every name each one needs is bound by what the chunk runs."""
+        while self.dirty:
+            name = min(self.dirty)  # deterministic
+            self.dirty.discard(name)
+            m = self.modules[name]
+            text = "".join(s.text + "\n" for s in m.ordered())
+            try:
+                g = module_globals(text, m.path or name)
+            except SyntaxError as exc:
+                raise ChunkError(
+                    f"flow `{self.fp.flow_id}`: the statements bundled from `{name}` are not valid Python "
+                    f"together ({exc.msg}); this is a loom bug, please report it with the flow's source",
+                    path=self.fp.path, line=self.fp.line) from None
+            m.used, m.bound = g.used, g.bound
+            m.any_name = m.any_name or "__getattr__" in g.bound or self.writes_names(m)
+            for needed in sorted((m.used | m.exports) - m.bound):
+                if (name, needed) in self.tried:
+                    continue
+                self.tried.add((name, needed))
+                if not self.resolve(m, needed) and needed in m.used and needed not in _BUILTINS \
+                        and not m.any_name:
+                    m.missing.append(needed)
+        for m in self.modules.values():  # a later statement may have bound what was missing
+            m.missing = [n for n in m.missing if n not in m.bound and not m.any_name]
+
+    def writes_names(self, m: PlannedModule) -> bool:
+        """A statement that binds names the symbol tables cannot see (``globals()[k] = v``)."""
+        s = m.summary
+        if s is not None:
+            by_index = {u.index: u for u in s.units}
+            for key in m.statements:
+                index = key.rpartition(":")[2]
+                u = by_index.get(int(index)) if index.isdigit() else None
+                if u is not None and "module-write" in u.dynamic:
+                    return True
+        return any("globals()[" in st.text or "exec(" in st.text for st in m.statements.values())
+
+    def resolve(self, m: PlannedModule, name: str) -> bool:
+        """Add to ``m`` what binds ``name`` live; whether something does (or need not)."""
+        s = m.summary
+        if s is not None:
+            imports = [u for u in s.units if name in u.names and any(local == name for local, _ in u.aliases)]
+            for u in imports:
+                self.add_unit(m, u)
+            if imports:
+                return True
+            steps = [u for u in s.units if u.kind == "step" and name in u.names]
+            for u in steps:
+                # the step itself stays live: the chunk imports it where it is defined
+                self.add(m, Statement(m.name, f"{m.name}:{u.index}", u.line, 0,
+                                      f"from {m.name} import {name}  # a step: live code, its body is an effect\n",
+                                      f"{m.path}:{u.line}", live=True))
+            if steps:
+                return True
+            found = False
+            for u in s.units:
+                for target in u.stars:
+                    if not self.first_party(target):
+                        self.add_unit(m, u)  # may bind it; nothing can tell
+                        found = True
+                    elif target in self.summaries and (name in _summary_names(self.summaries[target])
+                                                       or self.summaries[target].star_imports):
+                        self.add_unit(m, u)
+                        self.module(target).exports.add(name)
+                        self.dirty.add(target)
+                        found = True
+            if found:
+                return True
+        if name in _BUILTINS:
+            return True
+        return self.synthesize(m, name)
+
+    def synthesize(self, m: PlannedModule, name: str) -> bool:
+        """An import of ``name`` made from the closure's bindings, for a module whose import
+        statements are unknown (a closure given without module summaries; the flow decorator of
+        the flow's module, which the fingerprint leaves out on purpose)."""
+        target: str | None = None
+        chain = name
+        for member in self.fp.closure:
+            if member.module != m.name:
+                continue
+            for c, value in member.bindings:
+                if c.split(".")[0] != name or c.startswith(("<", "=")):
+                    continue
+                vm = self.members.get(value)
+                if vm is not None and vm.kind in ("import", "step"):
+                    target, chain = vm.target or value, c
+                elif vm is not None and vm.module != m.name:
+                    local = _local_name(vm).split(".")[0]
+                    target, chain = f"{vm.module}.{local}", c
+                elif vm is None:
+                    target, chain = value, c
+                break
+            if target is not None:
+                break
+        if target is None and m.name == self.fp.module and name in self.module_imports:
+            target = self.module_imports[name]
+        if target is None:
+            return False
+        rest = chain[len(name) + 1 :]
+        if not rest:
+            module, _, attr = target.rpartition(".")
+            line = f"from {module} import {attr}" + (f" as {name}" if attr != name else "") if module else \
+                f"import {target}" + (f" as {name}" if target != name else "")
+        elif target.split(".")[0] == name:
+            line = f"import {target.rpartition('.')[0] or target}"  # ``xml.dom.minidom.parseString``
+        else:
+            module = target[: -len(rest) - 1] if target.endswith("." + rest) else target
+            line = f"import {module} as {name}"
+        self.synthesized += 1
+        frame = [s for s in m.statements.values() if s.seq < 0]
+        at = max((s.line for s in frame), default=0)
+        self.add(m, Statement(m.name, f"{m.name}:import:{name}", at, self.synthesized, line + "\n",
+                              f"{m.path or m.name} (an import the closure implies)"))
+        return True
+
+
+def _summary_names(s: ModuleSummary) -> set[str]:
+    return {n for u in s.units for n in u.names}
