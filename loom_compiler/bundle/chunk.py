@@ -141,7 +141,7 @@ def _rewritten(plan: ChunkPlan) -> dict[str, Statement]:
 
 
 def _keep(plan: ChunkPlan, m: PlannedModule, stmt: Statement) -> Callable[[ImportSite], bool]:
-    wanted = m.used | m.exports | stmt.binds
+    wanted = m.used | m.exports | m.annotated | stmt.binds
 
     def keep(site: ImportSite) -> bool:
         if site.module == "__future__":

@@ -7,6 +7,14 @@ a builtin, or something that binds names at run time (``global x`` in a function
 served, so the build refuses it (``chunk_plan``). ``symtable`` is the compiler's own scope
 analysis, so what counts as a global use is exactly what Python will look up in the module.
 
+Annotations are looked up later, by name, in the module's namespace: a string annotation
+(``x: 'Money'``) and every annotation of a module with ``from __future__ import annotations`` are
+evaluated by ``typing.get_type_hints``, dataclasses (``ClassVar``), pydantic, Temporal's and
+DBOS's argument decoding, none of which the symbol tables see. ``annotation_names`` lists them, so
+that the chunk's module binds them as the live one did (an import nothing else uses is kept, a
+class only a string names is bundled) — but only where the live module binds them: a name an
+annotation spells and nothing binds (a ``TYPE_CHECKING``-only import) is no error.
+
 Rejected: libcst's scope provider (an order of magnitude slower on a whole module, and a second
 opinion on Python's scoping rules), and reading the symbols through ``symtable``'s wrapper classes
 alone (one Python object per symbol of every scope cost about as much as building the tables):
@@ -15,10 +23,15 @@ the raw flag words are read when the running CPython has them, the wrapper other
 
 from __future__ import annotations
 
+import ast
+import functools
 import symtable
 from dataclasses import dataclass
 
-__all__ = ["ModuleGlobals", "module_globals"]
+__all__ = ["ModuleGlobals", "annotation_names", "module_globals"]
+
+#: how deep a string annotation may nest strings (``List['Dict["str", "Money"]']``)
+_STRING_DEPTH = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +44,60 @@ def module_globals(text: str, filename: str) -> ModuleGlobals:
     """``SyntaxError`` when ``text`` is not valid Python."""
     table = symtable.symtable(text, filename, "exec")
     return _raw(table) if _RAW is not None else _wrapped(table)
+
+
+@functools.lru_cache(maxsize=8192)
+def annotation_names(text: str) -> frozenset[str]:
+    """The names the annotations of ``text`` that Python keeps spell (parameters and returns of
+    its functions, assignments at module or class level; never a local variable's, which no one
+    can read), inside string annotations too. Empty for text that does not parse. Cached by
+    text: the same library statement is asked about in every chunk of a build."""
+    if ":" not in text and "->" not in text:
+        return frozenset()
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return frozenset()
+    names: set[str] = set()
+
+    def spelled(node: ast.AST | None, depth: int = 0) -> None:
+        if node is None:
+            return
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name):
+                names.add(n.id)
+            elif isinstance(n, ast.Constant) and isinstance(n.value, str) and depth < _STRING_DEPTH:
+                try:
+                    inner = ast.parse(n.value.strip(), mode="eval")
+                except (SyntaxError, ValueError, RecursionError):
+                    continue
+                spelled(inner.body, depth + 1)
+
+    def body(statements: list[ast.stmt]) -> None:
+        for stmt in statements:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                a = stmt.args
+                for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
+                    if arg is not None:
+                        spelled(arg.annotation)
+                spelled(stmt.returns)
+                inner = [s for s in ast.walk(stmt) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                      ast.ClassDef)) and s is not stmt]
+                body(inner)  # nested defs and classes: their headers are kept annotations too
+            elif isinstance(stmt, ast.ClassDef):
+                body(stmt.body)
+            elif isinstance(stmt, ast.AnnAssign):
+                spelled(stmt.annotation)
+            else:
+                for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                    for child in getattr(stmt, field, ()):
+                        if isinstance(child, (ast.excepthandler, ast.match_case)):
+                            body(child.body)
+                        elif isinstance(child, ast.stmt):
+                            body([child])
+
+    body(tree.body)
+    return frozenset(names)
 
 
 def _wrapped(table: symtable.SymbolTable) -> ModuleGlobals:

@@ -53,7 +53,7 @@ from ..analysis import ModuleSummary, Unit
 from ..model import ClosureMember, FlowFingerprint
 from .chunk_class import keep_class_members
 from .chunk_file import ChunkError
-from .chunk_globals import module_globals
+from .chunk_globals import annotation_names, module_globals
 
 __all__ = ["ChunkPlan", "PlannedModule", "Statement", "plan_chunk"]
 
@@ -86,6 +86,7 @@ class PlannedModule:
     exports: set[str] = field(default_factory=set)  # names other modules' imports ask of it
     used: frozenset[str] = frozenset()  # global names its bundled text looks up
     bound: frozenset[str] = frozenset()  # global names its bundled text binds
+    annotated: frozenset[str] = frozenset()  # names its kept annotations spell (looked up later, by name)
     any_name: bool = False  # a star import, a ``__getattr__`` or a dynamic write: may bind any name
     imports: set[str] = field(default_factory=set)  # first-party modules its statements import
     missing: list[str] = field(default_factory=list)  # used, bound by nothing the chunk runs
@@ -371,13 +372,15 @@ class _Planner:
                     f"together ({exc.msg}); this is a loom bug, please report it with the flow's source",
                     path=self.fp.path, line=self.fp.line) from None
             m.used, m.bound = g.used, g.bound
+            m.annotated = frozenset().union(*(annotation_names(s.text) for s in m.statements.values()))
             m.any_name = m.any_name or "__getattr__" in g.bound or self.writes_names(m)
-            for needed in sorted((m.used | m.exports) - m.bound):
+            for needed in sorted((m.used | m.exports | m.annotated) - m.bound):
                 if (name, needed) in self.tried:
                     continue
                 self.tried.add((name, needed))
-                if not self.resolve(m, needed) and needed in m.used and needed not in _BUILTINS \
-                        and not m.any_name:
+                hard = needed in m.used or needed in m.exports
+                if not self.resolve(m, needed, definitions=not hard) and needed in m.used \
+                        and needed not in _BUILTINS and not m.any_name:
                     m.missing.append(needed)
         for m in self.modules.values():  # a later statement may have bound what was missing
             m.missing = [n for n in m.missing if n not in m.bound and not m.any_name]
@@ -394,14 +397,21 @@ class _Planner:
                     return True
         return any("globals()[" in st.text or "exec(" in st.text for st in m.statements.values())
 
-    def resolve(self, m: PlannedModule, name: str) -> bool:
-        """Add to ``m`` what binds ``name`` live; whether something does (or need not)."""
+    def resolve(self, m: PlannedModule, name: str, *, definitions: bool = False) -> bool:
+        """Add to ``m`` what binds ``name`` live; whether something does (or need not).
+
+        ``definitions``: ``name`` is only spelled by an annotation (``x: 'Money'``), so the closure
+        need not reach what defines it in ``m``: a definition of the module binding it is bundled
+        too, as ``get_type_hints`` finds it live. (A name the code uses is defined by closure
+        members, by the fingerprint's construction; only its imports are the chunk's to add.)"""
         s = m.summary
         if s is not None:
-            imports = [u for u in s.units if name in u.names and any(local == name for local, _ in u.aliases)]
-            for u in imports:
+            binding = [u for u in s.units if name in u.names and u.kind != "step"]
+            imports = [u for u in binding if any(local == name for local, _ in u.aliases)]
+            # every statement binding it runs, in source order, as live (the last one wins)
+            for u in binding if definitions else imports:
                 self.add_unit(m, u)
-            if imports:
+            if imports or definitions and binding:
                 return True
             steps = [u for u in s.units if u.kind == "step" and name in u.names]
             for u in steps:

@@ -464,20 +464,34 @@ def _chunk_cases() -> list[ChunkCase]:
     # B22: a first-party module in a chunk is a namespace of copies
     pricing = "RATE = 0.1\n\n\ndef discount(total):\n    return total - total * RATE\n"
     add(ChunkCase("module-level-store-into-a-reached-module", project(
-        flow("return shop.pricing.discount(100)", "import shop.pricing\n\nshop.pricing.RATE = 0.5\n"), pricing=pricing), 0, "B22"))
+        flow("return shop.pricing.discount(100)", "import shop.pricing\n\nshop.pricing.RATE = 0.5\n"), pricing=pricing), 0))
     add(ChunkCase("run-time-store-into-a-module-alias", project(
-        flow("bb.LIMIT = o\nreturn bb.get()", "import shop.b as bb\n"), b="LIMIT = 1\n\n\ndef get():\n    return LIMIT\n"), 7, "B22"))
+        flow("bb.LIMIT = o\nreturn bb.get()", "import shop.b as bb\n"), b="LIMIT = 1\n\n\ndef get():\n    return LIMIT\n"), 7))
     # B23: a global only a function creates
     add(ChunkCase("global-created-by-a-function-beside-a-same-named-global", project(
         flow("init()\nreturn get(), X", "from shop.h import get, init\n\nX = 'flows'\n"),
-        h="def init():\n    global X\n    X = 'h'\n\n\ndef get():\n    return X\n"), 0, "B23"))
+        h="def init():\n    global X\n    X = 'h'\n\n\ndef get():\n    return X\n"), 0))
     # B24: string annotations
     add(ChunkCase("string-annotation-of-a-dataclass-field", project(
         flow("return [str(f.type) for f in dataclasses.fields(W)]", "import dataclasses\nfrom shop.b import W\n"),
-        b="import dataclasses\n\n\nclass Money:\n    pass\n\n\n@dataclasses.dataclass\nclass W:\n    m: 'Money' = None\n"), 0, "B24"))
+        b="import dataclasses\n\n\nclass Money:\n    pass\n\n\n@dataclasses.dataclass\nclass W:\n    m: 'Money' = None\n"), 0))
     add(ChunkCase("string-annotation-beside-a-same-named-class", project(
         flow("import typing\nreturn typing.get_type_hints(f)['x'] is Money", "from shop.b import f\n\n\nclass Money:\n    pass\n"),
-        b="class Money:\n    pass\n\n\ndef f(x: 'Money'):\n    return x\n"), 0, "B24"))
+        b="class Money:\n    pass\n\n\ndef f(x: 'Money'):\n    return x\n"), 0))
+    # (found with B24) deferred annotations: names only an annotation spells are looked up later, by name
+    future = "from __future__ import annotations\n\n"
+    add(ChunkCase("deferred-annotation-resolved-by-get-type-hints", project(
+        future + flow("import typing\nreturn repr(typing.get_type_hints(checkout))", "from shop.models import Order\n",
+                      signature="def checkout(ctx, o: Order) -> int:"),
+        models="import dataclasses\n\n\n@dataclasses.dataclass\nclass Order:\n    n: int = 1\n"), 0))
+    add(ChunkCase("deferred-classvar-of-a-dataclass", project(
+        flow("return [f.name for f in dataclasses.fields(C)]", "import dataclasses\nfrom shop.m import C\n"),
+        m=future + "import dataclasses\nfrom typing import ClassVar\n\n\n@dataclasses.dataclass\nclass C:\n"
+                   "    x: int = 1\n    K: ClassVar[int] = 5\n"), 0))
+    add(ChunkCase("annotation-naming-a-type-checking-only-import", project(
+        flow("import typing\nreturn typing.get_type_hints(f)", "from shop.b import f\n"),
+        b="from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from shop.m import Money\n\n\n"
+          "def f(x: 'Money'):\n    return x\n", m="class Money:\n    pass\n"), 0))
     # held: renames that must not touch locals, parameters, class attributes
     add(ChunkCase("renamed-helper-beside-a-parameter-and-a-default", project(
         flow("return helper(o), use(o), use2(o)", "from shop.h import use, use2\n\n\ndef helper(x):\n    return x + 1\n"),
