@@ -25,8 +25,15 @@ all of them before the first executes, then executed in its module's ``__dict__`
 order; after a module's last run its package attribute is set again (Python sets it when the
 module finishes loading, over whatever the package bound in between).
 
-Known differences from the live modules: ``__file__`` is the chunk's path and ``__spec__`` is
-None (package data next to the source is not found), a package's ``__path__`` is empty, a
+* **at the original's file**: ``__file__`` is the path the import system would load the live
+  module from in this process (``live_file``: the finders are asked, nothing is imported), so
+  ``Path(__file__).parent / "prompt.txt"`` reads what the live code reads (data files are inputs,
+  outside the fingerprint, like a database). Where no live module of that name can be found, it
+  is the chunk's path. Code objects keep the chunk's path as their filename: tracebacks and
+  ``inspect.getsource`` show the code that ran.
+
+Known differences from the live modules: ``__spec__`` is None (``importlib.resources`` and
+``pkgutil.get_data`` of the package refuse), a package's ``__path__`` is empty, a
 package attribute naming a submodule exists from the start, and a computation of another name
 from ``__name__`` (``__name__ + ".sub"``, ``__import__(__name__)``, which imports its top-level
 package) yields a plain string and reaches the live module of that name.
@@ -49,7 +56,7 @@ from typing import Any
 
 from .chunk_layout import ChunkLayout
 
-__all__ = ["ModuleName", "run_modules"]
+__all__ = ["ModuleName", "live_file", "run_modules"]
 
 
 class ModuleName(str):
@@ -88,6 +95,38 @@ class ModuleName(str):
         return str, (str.__str__(self),)  # pickled and copied as the plain original name
 
 
+def live_file(name: str) -> str | None:
+    """The file the import system would load the live module ``name`` from, found without importing
+    (executing) anything: a package already imported answers with its own ``__spec__`` and
+    ``__path__``, any other is looked up with the finders of ``sys.meta_path`` (editable installs,
+    zip imports and ``sys.path`` alike) in its parent's search locations. None when it cannot be
+    found, is a namespace package, or has no file (a built-in module)."""
+    path: list[str] | None = None
+    spec: Any = None
+    parts = name.split(".")
+    for i in range(1, len(parts) + 1):
+        dotted = ".".join(parts[:i])
+        live = sys.modules.get(dotted)
+        spec = getattr(live, "__spec__", None) if live is not None else None
+        if spec is None:
+            for finder in sys.meta_path:
+                find = getattr(finder, "find_spec", None)
+                if find is None:
+                    continue
+                try:
+                    spec = find(dotted, path)
+                except Exception:  # a finder that cannot answer for this name: ask the next
+                    spec = None
+                if spec is not None:
+                    break
+        if spec is None:
+            return None
+        locations = getattr(live, "__path__", None) if live is not None else None
+        path = list(locations if locations is not None else spec.submodule_search_locations or [])
+    origin = getattr(spec, "origin", None)
+    return origin if isinstance(origin, str) and getattr(spec, "has_location", False) else None
+
+
 def run_modules(root: types.ModuleType, layout: ChunkLayout, text: str, path: Path,
                 registered: list[str]) -> dict[str, types.ModuleType]:
     """Compile every run of ``text``, then create the bundled modules below ``root`` and execute
@@ -110,7 +149,7 @@ def run_modules(root: types.ModuleType, layout: ChunkLayout, text: str, path: Pa
         key = f"{prefix}.{m.name}"
         module = types.ModuleType(key)
         module.__name__ = ModuleName(m.name, key)
-        module.__file__ = str(path)
+        module.__file__ = live_file(m.name) or str(path)
         module.__package__ = key if m.package else key.rpartition(".")[0]
         if m.package:
             module.__path__ = []  # nothing below it is found on disk

@@ -36,7 +36,8 @@ fingerprint's soundness they cannot change the flow's result; their side effects
 line or a third-party registration the flow never reads, do not happen at load); statements of a
 module reached only by a lazy import run when the chunk loads rather than at the call; a computed
 import (``importlib.import_module(name)``, ``__import__``) reaches the live module of that name;
-``__file__`` is the chunk's path (package data files are not found next to it).
+``__file__`` is the live module's file (``loom_runtime.chunk_modules``: data files next to it
+are read as live code reads them), the chunk's path where no live module of that name is found.
 
 Rejected: one namespace for every module with clashing names renamed (what this replaced: every
 observable name and every by-name access differed from live), copying whole modules

@@ -460,7 +460,7 @@ def _chunk_cases() -> list[ChunkCase]:
     add(ChunkCase("package-data-file-read-by-a-helper", {**project(
         flow("return helper()", "from shop.h import helper\n"),
         h="from pathlib import Path\n\n\ndef helper():\n    return (Path(__file__).parent / 'prompt.txt').read_text()\n"),
-        "shop/prompt.txt": "be nice\n"}, 0, "B20"))
+        "shop/prompt.txt": "be nice\n"}, 0))
     # B22: a first-party module in a chunk is a namespace of copies
     pricing = "RATE = 0.1\n\n\ndef discount(total):\n    return total - total * RATE\n"
     add(ChunkCase("module-level-store-into-a-reached-module", project(

@@ -1,7 +1,8 @@
 """Chunks of the adversarial projects (``fp2_cases_adversarial.CHUNK_CASES``) run exactly what the
 live modules ran: each project is built with the real ``loom build``; in one fresh interpreter every
-chunk is loaded through the registry and its flow called, in another every live flow module is
-imported and called with the same input. A flow that raises is compared by the exception type
+chunk is loaded through the registry and its flow called (the project on ``sys.path``, as in a
+serving process, and no first-party module may be imported), in another every live flow module
+is imported and called with the same input. A flow that raises is compared by the exception type
 name the journal records for it (``loom_runtime.run.qualname``) and its message.
 
 A case naming a TEAM.md ``finding`` is a strict xfail (see ``test_fp2_adversarial_pairs``)."""
@@ -42,11 +43,17 @@ out = {}
 for name, root, flow_id, function, module, order in cases:
     try:
         if mode == "chunk":
+            # the serving process can import the live package (its steps come from there), and
+            # the chunk must still import none of it: it only finds where its files are
             from loom_runtime.registry import Registry
-            registry = Registry.from_manifest(str(Path(root) / "build/loom/manifest.json"))
-            (version,) = registry.versions(flow_id)
-            fn = version.runner()
-            value = call(fn, function, fn.__globals__, order)
+            sys.path.insert(0, root)
+            try:
+                registry = Registry.from_manifest(str(Path(root) / "build/loom/manifest.json"))
+                (version,) = registry.versions(flow_id)
+                fn = version.runner()
+                value = call(fn, function, fn.__globals__, order)
+            finally:
+                sys.path.remove(root)
         else:
             for m in [m for m in sys.modules if m == "shop" or m.startswith("shop.")]:
                 del sys.modules[m]
