@@ -135,4 +135,6 @@ def parse(text: str) -> ChunkLayout | None:
                 raise ChunkLayoutError(f"run lines {run.first}-{run.last} overlap the header or the run "
                                        f"before, or pass the end of the file", i)
             runs.append(run)
+        elif line.startswith(("# module:", "# run:")):
+            raise ChunkLayoutError(f"unreadable layout line {line!r}", i)
     return ChunkLayout(tuple(modules.values()), tuple(runs))

@@ -102,13 +102,16 @@ def live_file(name: str) -> str | None:
     zip imports and ``sys.path`` alike) in its parent's search locations. None when it cannot be
     found, is a namespace package, or has no file (a built-in module)."""
     path: list[str] | None = None
-    spec: Any = None
+    file: str | None = None
     parts = name.split(".")
     for i in range(1, len(parts) + 1):
         dotted = ".".join(parts[:i])
         live = sys.modules.get(dotted)
-        spec = getattr(live, "__spec__", None) if live is not None else None
-        if spec is None:
+        if live is not None:  # imported already: where it was loaded from, where it looks now
+            file = getattr(live, "__file__", None)
+            locations = getattr(live, "__path__", None)
+        else:
+            spec = None
             for finder in sys.meta_path:
                 find = getattr(finder, "find_spec", None)
                 if find is None:
@@ -119,12 +122,14 @@ def live_file(name: str) -> str | None:
                     spec = None
                 if spec is not None:
                     break
-        if spec is None:
+            if spec is None:
+                return None
+            file = spec.origin if spec.has_location else None
+            locations = spec.submodule_search_locations
+        if i < len(parts) and locations is None:
             return None
-        locations = getattr(live, "__path__", None) if live is not None else None
-        path = list(locations if locations is not None else spec.submodule_search_locations or [])
-    origin = getattr(spec, "origin", None)
-    return origin if isinstance(origin, str) and getattr(spec, "has_location", False) else None
+        path = list(locations) if locations is not None else None
+    return file if isinstance(file, str) else None
 
 
 def run_modules(root: types.ModuleType, layout: ChunkLayout, text: str, path: Path,
