@@ -501,6 +501,7 @@ class _Pipeline:
         self.refingerprinted: list[str] = []
         self.progress_total = 0
         self._pool: ProcessPoolExecutor | None = None
+        self._chunk_memo: Any = None  # chunk_memo.ChunkMemo: what this build's chunks share (first emit)
 
     # -- summaries --------------------------------------------------------------------------------
     def _summary_key(self, src: _Source, module: str) -> str:
@@ -678,8 +679,11 @@ class _Pipeline:
             for unit in summary.units_binding(top):
                 if unit.kind == "class":
                     class_source, class_line = unit.source, unit.line
-        from .chunk import emit_chunk
+        from .chunk import ChunkMemo, emit_chunk
         from .chunk_order import import_schedule
+
+        if self._chunk_memo is None:
+            self._chunk_memo = ChunkMemo()
 
         config = self.config
 
@@ -691,7 +695,8 @@ class _Pipeline:
 
         return emit_chunk(fp, summaries=summaries, first_party=first_party, class_source=class_source,
                           class_line=class_line, module_imports=summary.import_map(),
-                          import_schedules={m: import_schedule(s) for m, s in sorted(summaries.items())})
+                          import_schedules={m: import_schedule(s) for m, s in sorted(summaries.items())},
+                          memo=self._chunk_memo)
 
     def close(self) -> None:
         if self._pool is not None:

@@ -58,10 +58,11 @@ from ..analysis import ModuleSummary
 from ..model import FlowFingerprint
 from .chunk_file import Chunk, ChunkError, chunk_path_for, flow_slug, source_digest
 from .chunk_imports import ImportSite, rewrite_imports
+from .chunk_memo import ChunkMemo
 from .chunk_order import Schedule, execution_order
 from .chunk_plan import ChunkPlan, PlannedModule, Statement, plan_chunk
 
-__all__ = ["Chunk", "ChunkError", "chunk_path_for", "emit_chunk", "flow_slug", "source_digest"]
+__all__ = ["Chunk", "ChunkError", "ChunkMemo", "chunk_path_for", "emit_chunk", "flow_slug", "source_digest"]
 
 
 def emit_chunk(
@@ -74,6 +75,7 @@ def emit_chunk(
     module_imports: Mapping[str, str] | None = None,
     chunk_path: str = "",
     import_schedules: Mapping[str, Schedule] | None = None,
+    memo: ChunkMemo | None = None,
 ) -> Chunk:
     """Render the chunk of one flow version. Pure: values in, text out.
 
@@ -93,8 +95,9 @@ def emit_chunk(
         roots = {m.split(".")[0] for m in summaries} | {
             m.module.split(".")[0] for m in fp.closure if m.kind not in ("import", "step")}
         first_party = lambda dotted: dotted.split(".")[0] in roots
+    memo = memo if memo is not None else ChunkMemo()
     plan = plan_chunk(fp, summaries, first_party, class_source=class_source, class_line=class_line,
-                      module_imports=module_imports)
+                      module_imports=module_imports, memo=memo)
     missing = [(m, n) for m in plan.modules.values() for n in m.missing]
     if missing:
         listed = ", ".join(f"`{n}`" for _, n in missing)
@@ -106,7 +109,7 @@ def emit_chunk(
             path=fp.path,
             line=fp.line,
         )
-    statements = _rewritten(plan)
+    statements = _rewritten(plan, memo)
     runs = _runs(fp, plan, statements, import_schedules or {})
     entry = f"{fp.module}.{fp.function}"
     sources = tuple(sorted({m.path for m in plan.modules.values() if m.path and any(
@@ -126,7 +129,7 @@ def emit_chunk(
     return Chunk(fp.flow_id, fp.code_hash, entry, text, sources)
 
 
-def _rewritten(plan: ChunkPlan) -> dict[str, Statement]:
+def _rewritten(plan: ChunkPlan, memo: ChunkMemo) -> dict[str, Statement]:
     """Every statement with its first-party imports made relative (``chunk_imports``) and the
     aliases nothing needs left out; a line of imports left with none is dropped."""
     out: dict[str, Statement] = {}
@@ -135,7 +138,7 @@ def _rewritten(plan: ChunkPlan) -> dict[str, Statement]:
             text: str | None = stmt.text
             if not stmt.live:
                 text = rewrite_imports(stmt.text, m.name, m.package, plan.first_party, _keep(plan, m, stmt),
-                                       where=stmt.origin)
+                                       where=stmt.origin, memo=memo)
             if text is not None:
                 out[stmt.key] = Statement(stmt.module, stmt.key, stmt.line, stmt.seq, text, stmt.origin, stmt.binds)
     return out

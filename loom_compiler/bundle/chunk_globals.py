@@ -24,7 +24,6 @@ the raw flag words are read when the running CPython has them, the wrapper other
 from __future__ import annotations
 
 import ast
-import functools
 import symtable
 from dataclasses import dataclass
 
@@ -46,12 +45,11 @@ def module_globals(text: str, filename: str) -> ModuleGlobals:
     return _raw(table) if _RAW is not None else _wrapped(table)
 
 
-@functools.lru_cache(maxsize=8192)
 def annotation_names(text: str) -> frozenset[str]:
     """The names the annotations of ``text`` that Python keeps spell (parameters and returns of
     its functions, assignments at module or class level; never a local variable's, which no one
-    can read), inside string annotations too. Empty for text that does not parse. Cached by
-    text: the same library statement is asked about in every chunk of a build."""
+    can read), inside string annotations too. Empty for text that does not parse. (The bundler
+    asks once per statement text and build: ``chunk_memo``.)"""
     if ":" not in text and "->" not in text:
         return frozenset()
     try:

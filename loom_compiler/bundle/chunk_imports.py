@@ -31,6 +31,7 @@ into the text), and an ``__import__`` hook (see ``loom_runtime.chunk_modules``).
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -38,6 +39,7 @@ import libcst as cst
 
 from ..scopes import dotted_chain
 from .chunk_file import ChunkError
+from .chunk_memo import ChunkMemo
 
 __all__ = ["ImportSite", "absolute_base", "rewrite_imports"]
 
@@ -60,7 +62,10 @@ Keep = Callable[[ImportSite], bool]
 def absolute_base(module: str, is_package: bool, node: cst.ImportFrom) -> str | None:
     """The absolute module ``from <...> import`` names in ``module``; None beyond the top."""
     name = dotted_chain(node.module) if node.module is not None else ""
-    level = len(node.relative)
+    return _absolute(module, is_package, name or "", len(node.relative))
+
+
+def _absolute(module: str, is_package: bool, name: str, level: int) -> str | None:
     if level == 0:
         return name or None
     parts = module.split(".") if is_package else module.split(".")[:-1]
@@ -70,13 +75,109 @@ def absolute_base(module: str, is_package: bool, node: cst.ImportFrom) -> str | 
     return ".".join([*base, *([name] if name else [])]) or None
 
 
+@dataclass(frozen=True, slots=True)
+class _ImportNode:
+    """One import statement of a text, as CPython's parser sees it (``_import_nodes``)."""
+
+    star: bool
+    base: str | None  # ``from``: the absolute module (None beyond the top); ``import``: None
+    relative: bool
+    top: bool
+    aliases: tuple[tuple[str, str], ...]  # (local, attr) for ``from``; (local, dotted target) for ``import``
+    is_from: bool
+
+
+def _import_nodes(text: str, module: str, is_package: bool) -> tuple[_ImportNode, ...] | None:
+    """Every import statement of ``text``; None when CPython cannot parse it (libcst decides)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    top = {id(n) for n in tree.body}
+    out: list[_ImportNode] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = _absolute(module, is_package, node.module or "", node.level)
+            star = any(a.name == "*" for a in node.names)
+            aliases = tuple((a.asname or a.name, a.name) for a in node.names if a.name != "*")
+            out.append(_ImportNode(star, base, node.level > 0, id(node) in top, aliases, True))
+        elif isinstance(node, ast.Import):
+            aliases = tuple((a.asname or a.name.split(".")[0], a.name) for a in node.names)
+            out.append(_ImportNode(False, None, False, id(node) in top, aliases, False))
+    return tuple(out)
+
+
 def rewrite_imports(text: str, module: str, is_package: bool, first_party: Callable[[str], bool], keep: Keep,
-                    *, where: str) -> str | None:
+                    *, where: str, memo: ChunkMemo | None = None) -> str | None:
     """``text`` (one module-level statement of ``module``) with its first-party imports relative
     and the aliases ``keep`` refuses left out; the same string when nothing changes; None when the
-    statement is a line of imports that keeps no alias."""
+    statement is a line of imports that keeps no alias.
+
+    CPython's parser finds the import sites first and ``keep`` decides each; a statement none of
+    whose imports changes (a third-party import, a relative one, nothing dropped) is returned as
+    it is without libcst. Otherwise the libcst rewrite is memoised in ``memo`` by the text and every
+    decision (``chunk_memo``): the same library statement in the next chunk of the build, with
+    the same decisions, costs a dictionary lookup."""
     if "import" not in text:
         return text
+    memo = memo if memo is not None else ChunkMemo()
+    nodes = memo.get("import-nodes", (text, module, is_package), lambda: _import_nodes(text, module, is_package))
+    if nodes is None:
+        return _rewrite(text, module, is_package, first_party, keep, where=where)
+    decisions: dict[ImportSite, bool] = {}
+    firsts: dict[str, bool] = {}
+    changed = False
+    for node in nodes:
+        if node.is_from:
+            if node.base is None:
+                continue
+            if node.base not in firsts:
+                firsts[node.base] = first_party(node.base)
+            first = firsts[node.base]
+            if node.star:
+                changed = changed or (first and not node.relative)
+                continue
+            sites = [ImportSite(local, node.base, attr, first, node.top) for local, attr in node.aliases]
+            kept = [_decide(decisions, site, keep) for site in sites]
+            changed = changed or (first and not node.relative) or not all(kept)
+        else:
+            for local, target in node.aliases:
+                if target not in firsts:
+                    firsts[target] = first_party(target)
+                first = firsts[target]
+                kept_one = _decide(decisions, ImportSite(local, target, None, first, node.top), keep)
+                changed = changed or first or not kept_one
+    if not changed:
+        return text
+    key = (text, module, is_package, tuple(decisions.items()), tuple(firsts.items()))
+    table = memo.table("rewrite")
+    if key in table:
+        return table[key]  # type: ignore[no-any-return]
+    asked_sites: set[ImportSite] = set()
+    asked_modules: set[str] = set()
+
+    def keep_recorded(site: ImportSite) -> bool:
+        asked_sites.add(site)
+        return decisions[site] if site in decisions else keep(site)
+
+    def first_recorded(dotted: str) -> bool:
+        asked_modules.add(dotted)
+        return firsts[dotted] if dotted in firsts else first_party(dotted)
+
+    result = _rewrite(text, module, is_package, first_recorded, keep_recorded, where=where)
+    if asked_sites <= decisions.keys() and asked_modules <= firsts.keys():
+        table[key] = result  # every decision the rewrite made is in its key
+    return result
+
+
+def _decide(decisions: dict[ImportSite, bool], site: ImportSite, keep: Keep) -> bool:
+    if site not in decisions:
+        decisions[site] = keep(site)
+    return decisions[site]
+
+
+def _rewrite(text: str, module: str, is_package: bool, first_party: Callable[[str], bool], keep: Keep,
+             *, where: str) -> str | None:
     try:
         tree = cst.parse_module(text)
     except cst.ParserSyntaxError as exc:

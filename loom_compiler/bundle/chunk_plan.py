@@ -53,7 +53,8 @@ from ..analysis import ModuleSummary, Unit
 from ..model import ClosureMember, FlowFingerprint
 from .chunk_class import keep_class_members
 from .chunk_file import ChunkError
-from .chunk_globals import annotation_names, module_globals
+from .chunk_globals import ModuleGlobals, annotation_names, module_globals
+from .chunk_memo import ChunkMemo
 
 __all__ = ["ChunkPlan", "PlannedModule", "Statement", "plan_chunk"]
 
@@ -132,10 +133,11 @@ def plan_chunk(
     class_source: str | None = None,
     class_line: int = 0,
     module_imports: Mapping[str, str] | None = None,
+    memo: ChunkMemo | None = None,
 ) -> ChunkPlan:
     """The modules and statements of ``fp``'s chunk (module docstring); raises ``ChunkError``
     when the closure cannot be laid out (a member without source, a method flow's class missing)."""
-    planner = _Planner(fp, summaries, first_party, module_imports or {})
+    planner = _Planner(fp, summaries, first_party, module_imports or {}, memo if memo is not None else ChunkMemo())
     planner.closure_statements(class_source, class_line)
     planner.settle()
     return ChunkPlan(planner.modules, summaries, first_party)
@@ -166,8 +168,9 @@ def _is_docstring(unit: Unit) -> bool:
 
 class _Planner:
     def __init__(self, fp: FlowFingerprint, summaries: Mapping[str, ModuleSummary],
-                 first_party: Callable[[str], bool], module_imports: Mapping[str, str]) -> None:
+                 first_party: Callable[[str], bool], module_imports: Mapping[str, str], memo: ChunkMemo) -> None:
         self.fp = fp
+        self.memo = memo
         self.summaries = summaries
         self.first_party = first_party
         self.module_imports = module_imports
@@ -311,30 +314,29 @@ class _Planner:
         if "import" not in text:
             return
         try:
-            tree = ast.parse(text)
+            imports = self.memo.get("imports", text, lambda: _imports_of(text))
         except SyntaxError as exc:
             raise ChunkError(f"cannot re-parse a bundled statement: {exc.msg}", path=where) from None
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                for alias in node.names:
-                    self.imported_module(m, alias.name)
-            elif isinstance(node, ast.ImportFrom):
-                base = self.absolute(m, node.module, node.level)
+        for module, level, names in imports:
+            if names is None:
+                self.imported_module(m, module)
+            else:
+                base = self.absolute(m, module, level)
                 if base is None or not self.first_party(base):
                     continue
                 self.imported_module(m, base)
                 if base not in self.modules:
                     continue  # a module the project does not have: the import fails as live
                 m.imports.add(base)
-                for alias in node.names:
-                    if alias.name == "*":
+                for alias in names:
+                    if alias == "*":
                         m.any_name = True
                         continue
-                    full = f"{base}.{alias.name}"
+                    full = f"{base}.{alias}"
                     if full in self.summaries:
                         self.imported_module(m, full)
                     else:
-                        self.modules[base].exports.add(alias.name)
+                        self.modules[base].exports.add(alias)
                         self.dirty.add(base)
 
     def imported_module(self, m: PlannedModule, dotted: str) -> None:
@@ -363,17 +365,26 @@ class _Planner:
             name = min(self.dirty)  # deterministic
             self.dirty.discard(name)
             m = self.modules[name]
-            text = "".join(s.text + "\n" for s in m.ordered())
-            try:
-                g = module_globals(text, m.path or name)
-            except SyntaxError as exc:
-                raise ChunkError(
-                    f"flow `{self.fp.flow_id}`: the statements bundled from `{name}` are not valid Python "
-                    f"together ({exc.msg}); this is a loom bug, please report it with the flow's source",
-                    path=self.fp.path, line=self.fp.line) from None
-            m.used, m.bound = g.used, g.bound
-            m.annotated = frozenset().union(*(annotation_names(s.text) for s in m.statements.values()))
-            m.any_name = m.any_name or "__getattr__" in g.bound or self.writes_names(m)
+            # per statement, each answer memoised for the build: the module's uses and binds are
+            # the union of its statements' (a module-level name is global in every scope), with
+            # the module's deferred annotations, which hide annotation names from the tables
+            deferred = "annotations" in m.future
+            used: set[str] = set()
+            bound: set[str] = set()
+            annotated: set[str] = set()
+            for stmt in m.statements.values():
+                try:
+                    g = self.memo.get("globals", (deferred, stmt.text), lambda: _globals_of(stmt.text, deferred))
+                except SyntaxError as exc:
+                    raise ChunkError(
+                        f"flow `{self.fp.flow_id}`: a statement bundled from `{name}` ({stmt.origin}) is not valid "
+                        f"Python on its own ({exc.msg}); this is a loom bug, please report it with the flow's source",
+                        path=self.fp.path, line=self.fp.line) from None
+                used |= g.used
+                bound |= g.bound
+                annotated |= self.memo.get("annotations", stmt.text, lambda: annotation_names(stmt.text))
+            m.used, m.bound, m.annotated = frozenset(used), frozenset(bound), frozenset(annotated)
+            m.any_name = m.any_name or "__getattr__" in m.bound or self.writes_names(m)
             for needed in sorted((m.used | m.exports | m.annotated) - m.bound):
                 if (name, needed) in self.tried:
                     continue
@@ -482,6 +493,27 @@ class _Planner:
         self.add(m, Statement(m.name, f"{m.name}:import:{name}", at, self.synthesized, line + "\n",
                               f"{m.path or m.name} (an import the closure implies)"))
         return True
+
+
+def _imports_of(text: str) -> tuple[tuple[str | None, int, tuple[str, ...] | None], ...]:
+    """``(module, level, names)`` per import in ``text`` at any depth; ``names`` None for
+    ``import a.b`` (``module`` then the dotted name). Raises ``SyntaxError``."""
+    out: list[tuple[str | None, int, tuple[str, ...] | None]] = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Import):
+            out.extend((alias.name, 0, None) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            out.append((node.module, node.level, tuple(alias.name for alias in node.names)))
+    return tuple(out)
+
+
+def _globals_of(text: str, deferred: bool) -> ModuleGlobals:
+    """One statement's uses and binds; ``deferred``: its module defers annotations (so its
+    annotations are no uses, as in the whole module). Raises ``SyntaxError``."""
+    if deferred:
+        prefix = "from __future__ import annotations\n"
+        return module_globals(prefix + text, "<chunk statement>")
+    return module_globals(text, "<chunk statement>")
 
 
 def _summary_names(s: ModuleSummary) -> set[str]:

@@ -366,3 +366,34 @@ def test_the_fast_symbol_scan_agrees_with_the_symtable_wrapper(text: str) -> Non
     fast, slow = chunk_globals._raw(table), chunk_globals._wrapped(table)
     assert fast == slow
     assert fast.used - fast.bound - {"print", "__name__"}  # every case has a name to report
+
+
+def test_the_chunks_of_a_build_share_what_they_ask_of_a_statement_and_stay_the_same(tmp_path, monkeypatch):
+    """A build asks each distinct statement once (``ChunkMemo``), and what it writes is what a
+    build that asks every time writes."""
+    from loom_compiler.bundle import chunk_memo
+
+    lib = ("from __future__ import annotations\n\nfrom shop.util import Money, unit\n\n\n"
+           "def price(x: Money) -> Money:\n    from shop.util import unit as u\n    return unit(x) + u(x)\n")
+    flows = {f"shop/f{i}.py": HEAD + f"from shop.lib import price\n\n\n@flow('f{i}')\ndef f{i}(ctx, o):\n    return price(o) + {i}\n"
+             for i in range(3)}
+    files = {**flows, "shop/lib.py": lib, "shop/util.py": "class Money(int):\n    pass\n\n\ndef unit(x):\n    return x\n"}
+    asked: list[tuple[str, bool]] = []
+    real_get = chunk_memo.ChunkMemo.get
+
+    def counting_get(self, kind, key, compute):
+        hit = key in self.table(kind)
+        asked.append((kind, hit))
+        return real_get(self, kind, key, compute)
+
+    monkeypatch.setattr(chunk_memo.ChunkMemo, "get", counting_get)
+    report = build(tmp_path / "memo", files)
+    texts = {fid: chunk_of(tmp_path / "memo", report, fid)[0] for fid in ("f0", "f1", "f2")}
+    assert ("globals", True) in asked and ("import-nodes", True) in asked  # f1, f2 reuse f0's answers
+    assert all("from .util import Money, unit\n" in t and "    from .util import unit as u\n" in t for t in texts.values())
+    monkeypatch.setattr(chunk_memo.ChunkMemo, "get", lambda self, kind, key, compute: compute())
+    monkeypatch.setattr(chunk_memo.ChunkMemo, "table", lambda self, kind: {})
+    fresh = build(tmp_path / "fresh", files)
+    assert {fid: chunk_of(tmp_path / "fresh", fresh, fid)[0] for fid in ("f0", "f1", "f2")} == texts
+    for fid in ("f0", "f1", "f2"):
+        assert chunk_of(tmp_path / "memo", report, fid)[1](Ctx(), 2) == 4 + int(fid[1])

@@ -1,0 +1,55 @@
+"""What the chunks of one build share: results of pure functions of a statement's text.
+
+The flows of a project reach much of the same code, so their chunks bundle the same library
+statements again and again (dbos-transact-py: 21 chunks, each with the same few hundred ``dbos``
+statements). Everything the bundler asks of a statement — the imports it makes, the global names
+it uses and binds, the names its annotations spell, its imports rewritten relative to the chunk —
+depends only on the statement's text and a few inputs named in the key, never on which chunk asks.
+So a build keeps one ``ChunkMemo`` and each answer is computed once per distinct key.
+
+Keys hold the statement text itself (a string hashes once, then its hash is cached by Python), and
+every input the answer depends on: a rewrite is keyed by the decision made for every import site
+of the statement (``chunk_imports``), not by the plan that made them. One memo lives as long as one
+build (``bundle/build``): no process-wide cache keeps the texts of earlier builds alive.
+
+Rejected: ``functools.lru_cache`` on the functions (process-wide and never freed: a long-lived
+process building many projects, the test suite for one, would hold every statement of every
+build), and memoising whole plans by the closure (two flows rarely share a closure exactly; they
+share its statements).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import Any, TypeVar
+
+__all__ = ["ChunkMemo"]
+
+T = TypeVar("T")
+
+
+class ChunkMemo:
+    """One build's answers, by kind of question and key (``get``)."""
+
+    def __init__(self) -> None:
+        self._tables: dict[str, dict[Hashable, Any]] = {}
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, kind: str, key: Hashable, compute: Callable[[], T]) -> T:
+        """The answer for ``key`` of ``kind``; ``compute()`` the first time it is asked. An
+        exception of ``compute`` is not remembered (it propagates each time)."""
+        table = self._tables.setdefault(kind, {})
+        try:
+            value = table[key]
+        except KeyError:
+            self.misses += 1
+            value = table[key] = compute()
+            return value  # type: ignore[no-any-return]
+        self.hits += 1
+        return value  # type: ignore[no-any-return]
+
+    def table(self, kind: str) -> dict[Hashable, Any]:
+        """The table of ``kind`` itself, for a caller that decides after computing whether an
+        answer may be remembered (``chunk_imports``: only when its key named every input)."""
+        return self._tables.setdefault(kind, {})
