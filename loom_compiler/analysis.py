@@ -79,7 +79,15 @@ from .discovery import (
 )
 from .frameworks.engine_config import exempt_engine_config
 from .frameworks.rules import ModuleRules
-from .effects import UNKNOWN_ALL, StatementFacts, attachments, literal_all, project_imports
+from .effects import (
+    UNKNOWN_ALL,
+    StatementFacts,
+    attachments,
+    is_immutable_literal,
+    literal_all,
+    project_imports,
+    split_if,
+)
 from .parsing import node_position, parse_module_unvalidated, parse_source, too_deep_error
 from .precheck import decorator_markers, might_define_flows
 from .scopes import References, _Binder, bound_names, dotted_chain, references
@@ -135,6 +143,11 @@ class Unit:
     #: a def or class: the module-level names of its module that calling it can change
     #: (``effects``; read by another module's statement calling it, ``closure``)
     changes: tuple[str, ...] = ()
+    #: a module-level ``if`` judged per inner statement (``effects.split_if``): each piece's
+    #: (ordinal line, source, canonical, references, names it is attached to), in order; what a
+    #: name it is attached to means is its pieces, and a chunk replays the pieces, never the
+    #: whole. Empty: the statement is judged whole.
+    pieces: tuple[tuple[int, str, str, tuple[str, ...], tuple[str, ...]], ...] = ()
 
     def canonical_for(self, name: str) -> str:
         for bound, text in self.projections:
@@ -273,7 +286,7 @@ class _Statement:
     #: and the global roots its arguments name
     built_by: str | None = None
     built_from: frozenset[str] = frozenset()
-    main_block: bool = False  # ``if __name__ == "__main__":``
+    literal: str = ""  # ``NAME = <immutable literal>`` (``"literal"``) or an environment read (``"environ"``)
 
 
 class _Analyser:
@@ -346,6 +359,7 @@ class _Analyser:
             for name in st.names:
                 self.binders.setdefault(name, []).append(i)
         self.star_units = [i for i, st in enumerate(self.statements) if st.stars]
+        self._literal: dict[str, bool] = {}
         # the module-level import bindings, last one winning (flow arguments' ``re.compile``)
         self.import_map: dict[str, str] = {}
         for st in self.statements:
@@ -357,6 +371,9 @@ class _Analyser:
         drafts: list[tuple[str, str, References | None, str | None, str, int]] = []
         facts: list[StatementFacts] = []
         projections: list[tuple[tuple[str, str], ...]] = []
+        #: a statement judged per inner statement (rule 2, ``effects.split_if``): its pieces, their
+        #: references and the global roots its tests read; the pieces' facts follow the statements'
+        split: dict[int, tuple[list[cst.If], list[References], set[str]]] = {}
         for index, stmt in enumerate(stmts):
             self._current = stmt
             kind, text, refs, step_name = self.unit(index, stmt)
@@ -364,12 +381,20 @@ class _Analyser:
             drafts.append((kind, text, refs, step_name, code, start))
             st = self.statements[index]
             facts.append(StatementFacts(index, st.names, st.own_names, refs or References(),
-                                        isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and kind != "step",
-                                        st.main_block))
+                                        isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and kind != "step"))
             projections.append(self.projections(stmt, st))
-        attached, changes = attachments(facts, self.third_party, self.opaque)
+            pieces = split_if(stmt) if not st.names and refs is not None and not refs.dynamic \
+                and not refs.global_writes else None
+            if pieces:
+                split[index] = (pieces, [self.refs(p) for p in pieces], _test_roots(stmt, self.refs))
+        self.global_written = {n for f in facts for n in f.refs.global_writes}
+        self.any_writer = any("module-write" in f.refs.dynamic for f in facts)
+        for index, (pieces, piece_refs, _) in split.items():
+            facts += [StatementFacts(index, set(), set(), r, False) for r in piece_refs]
+        attached, changes = attachments(facts, self.third_party, self.opaque, self.literal)
         if self.profile is not None and self.profile.opaque:
             attached = exempt_engine_config(facts, attached, self.profile.opaque, self.import_targets, self.third_party)
+        attached_pieces = self.pieces_of(split, attached[len(stmts):], attached)
 
         units: list[Unit] = []
         for index, (kind, text, refs, step_name, code, start) in enumerate(drafts):
@@ -382,12 +407,16 @@ class _Analyser:
                 global_writes=_sorted(refs.global_writes), attached=_sorted(attached[index]),
                 dynamic=_sorted(refs.dynamic - {"class"}), simple_import=kind == "import" and isinstance(stmts[index], cst.SimpleStatementLine),
                 projections=projections[index], changes=_sorted(changes.get(index, ())),
+                pieces=tuple((start + k, text_, canon, refs_, names)
+                             for k, (text_, canon, refs_, names) in enumerate(attached_pieces.get(index, ()))),
             ))
         exports = literal_all(stmts[i] for i, u in enumerate(units) if "__all__" in u.names or "__all__" in u.attached)
         stamp = _future_stamp(stmts)
         if stamp is not None:
             units = [dataclasses.replace(u, canonical=stamp(u.canonical),
-                                         projections=tuple((n, stamp(t)) for n, t in u.projections)) for u in units]
+                                         projections=tuple((n, stamp(t)) for n, t in u.projections),
+                                         pieces=tuple((ln, src, stamp(c), r, a) for ln, src, c, r, a in u.pieces))
+                     for u in units]
             self.flows = [dataclasses.replace(f, canonical=stamp(f.canonical), header=stamp(f.header)) for f in self.flows]
             self.members = [dataclasses.replace(m, canonical=stamp(m.canonical)) for m in self.members]
         return ModuleSummary(
@@ -405,6 +434,42 @@ class _Analyser:
             getattr_hook=any(isinstance(stmts[i], cst.FunctionDef) for i in self.binders.get("__getattr__", ())),
             runs=_sorted(m for st in self.statements for m in (*st.modules, *st.stars)),
         )
+
+    def pieces_of(self, split: Mapping[int, tuple[list[cst.If], list[References], set[str]]],
+                  piece_attached: Sequence[set[str]], attached: list[set[str]]) -> dict[int, list[tuple[str, str, tuple[str, ...], tuple[str, ...]]]]:
+        """(source, canonical, references, attached) of each piece of the statements judged per
+        inner statement; ``attached`` of such a statement becomes the union of its pieces'. A
+        statement one of whose pieces can change a name its tests read stays whole: the tests
+        would read another value when the pieces run one after another (a chunk)."""
+        out: dict[int, list[tuple[str, str, tuple[str, ...], tuple[str, ...]]]] = {}
+        at = 0
+        for index, (pieces, piece_refs, tests) in split.items():
+            mine = piece_attached[at: at + len(pieces)]
+            at += len(pieces)
+            if any(names & tests for names in mine):
+                continue
+            attached[index] = set().union(*mine)
+            out[index] = [(self.module_code(p), canonical(p), _sorted(r.globals), _sorted(names))
+                          for p, r, names in zip(pieces, piece_refs, mine)]
+        return out
+
+    def module_code(self, stmt: cst.CSTNode) -> str:
+        code = self.tree.code_for_node(stmt)
+        return code if code.endswith("\n") else code + "\n"
+
+    def literal(self, name: str) -> bool:
+        """Whether every binding of a module-level name is an immutable literal or an environment
+        variable read (``effects``): then no call can change what it names. Not when a function
+        rebinds it after ``global``, or the module may bind any name (``globals()[k] = v``, a star
+        import)."""
+        known = self._literal.get(name)
+        if known is None:
+            indices = self.binders.get(name, ())
+            kinds = {self.statements[i].literal for i in indices}
+            known = bool(indices) and not self.star_units and not self.any_writer and name not in self.global_written \
+                and "" not in kinds and ("environ" not in kinds or self.import_targets("os") == ["os"])
+            self._literal[name] = known
+        return known
 
     def bindings_of(self, stmt: cst.CSTNode) -> _Statement:
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
@@ -436,7 +501,7 @@ class _Analyser:
                     built_by = chain.split(".")[0]
                     built_from = frozenset(c.split(".")[0] for a in value.args for c in references(a.value).globals)
         return _Statement(names, own, aliases, list(binder.stars), not _is_compound(stmt), tuple(binder.modules),
-                          built_by, built_from, _is_main_block(stmt))
+                          built_by, built_from, _literal_assignment(stmt))
 
     def _ordered_aliases(self, stmt: cst.CSTNode) -> list[tuple[str, str]]:
         from .scopes import import_bindings
@@ -854,14 +919,43 @@ _BLOCK_KEYWORDS = {cst.If: "if", cst.Try: "try", cst.TryStar: "try", cst.With: "
                    cst.While: "while", cst.Match: "match"}
 
 
-def _is_main_block(stmt: cst.CSTNode) -> bool:
-    """``if __name__ == "__main__":`` (either operand order)."""
-    if not isinstance(stmt, cst.If) or not isinstance(stmt.test, cst.Comparison) or len(stmt.test.comparisons) != 1:
-        return False
-    comp = stmt.test.comparisons[0]
-    sides = [stmt.test.left, comp.comparator]
-    return isinstance(comp.operator, cst.Equal) and any(isinstance(x, cst.Name) and x.value == "__name__" for x in sides) \
-        and any(literal_string_value(x) == "__main__" for x in sides)
+def _literal_assignment(stmt: cst.CSTNode) -> str:
+    """``"literal"``: ``A = B = <immutable literal>`` or ``A: T = <immutable literal>`` alone on its
+    line; ``"environ"``: the value is ``os.environ.get(<literals>)``, ``os.getenv(<literals>)`` or
+    ``os.environ[<literal>]`` (a ``str`` or the literal default; immutable when ``os`` is the
+    standard module, which ``_Analyser.literal`` checks); else ``""``."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return ""
+    small = stmt.body[0]
+    if isinstance(small, cst.Assign) and all(isinstance(t.target, cst.Name) for t in small.targets):
+        value = small.value
+    elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+        value = small.value
+    else:
+        return ""
+    if is_immutable_literal(value):
+        return "literal"
+    return "environ" if _environ_read(value) else ""
+
+
+def _environ_read(node: cst.BaseExpression | None) -> bool:
+    if isinstance(node, cst.Call) and dotted_chain(node.func) in ("os.environ.get", "os.getenv"):
+        return 1 <= len(node.args) <= 2 and all(a.keyword is None and not a.star and is_immutable_literal(a.value)
+                                                for a in node.args)
+    if isinstance(node, cst.Subscript) and dotted_chain(node.value) == "os.environ" and len(node.slice) == 1:
+        index = node.slice[0].slice
+        return isinstance(index, cst.Index) and literal_string_value(index.value) is not None
+    return False
+
+
+def _test_roots(stmt: cst.If, refs_of) -> set[str]:  # noqa: ANN001
+    """The global roots the tests of an ``if`` chain read."""
+    roots: set[str] = set()
+    node: cst.BaseSuite | cst.If | cst.Else | None = stmt
+    while isinstance(node, cst.If):
+        roots |= {c.split(".")[0] for c in refs_of(node.test).globals}
+        node = node.orelse
+    return roots
 
 
 #: ``__future__`` features that change nothing on the Pythons loom supports (mandatory since 3.7)

@@ -93,6 +93,7 @@ in the file to drop dead bindings (it needs a per-position binding table for a r
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -140,6 +141,7 @@ class _Node:
     free: tuple[str, ...] = ()  # names its code uses that nothing binds (builtins), once expanded
     parts: tuple[tuple[int, int, str, tuple[str, ...]], ...] = ()  # (index, line, source, names bound)
     bindings: list[tuple[str, str]] | None = None  # (name used, key); None until expanded
+    warnings: tuple[SourceError, ...] = ()  # first-party imports its code uses with no source, once expanded
 
 
 def hash_record(*fields: str) -> str:
@@ -223,6 +225,7 @@ class ClosureGraph:
         self._widened_by: dict[str, set[str]] = {}  # key -> the widening edges that reach it
         self._runs: dict[str, list[str]] = {}  # dotted import target -> first-party modules it runs
         self._imports: dict[str, list[str]] = {}  # module -> first-party modules it imports
+        self._missing: dict[str, str] = {}  # import target -> the sourceless module it names ("": none)
         profile = getattr(config, "profile", None) if config is not None else None
         self.children = profile is not None and profile.children_by_reference
         self.refined = profile is not None and profile.extended  # class-member steps, name-only refs
@@ -493,14 +496,32 @@ class ClosureGraph:
             return [u for u in self.binders(index, name) if u.index != own]
         return [u for u in index.direct.get(name, ()) if name not in u.names]  # "effects"
 
-    def _units_node(self, key: str, kind: MemberKind, index: _ModuleIndex, name: str, units: list[Unit]) -> _Node:
+    def _units_node(self, key: str, kind: MemberKind, index: _ModuleIndex, name: str | None, units: list[Unit]) -> _Node:
+        """A member made of statements: for a name, a statement judged per inner statement
+        (``Unit.pieces``, ``effects.split_if``) contributes only the pieces attached to it."""
         s = index.summary
+        texts: list[str] = []
+        sources: list[str] = []
+        refs: set[str] = set()
+        parts: list[tuple[int, int, str, tuple[str, ...]]] = []
+        for u in units:
+            pieces = [(k, p) for k, p in enumerate(u.pieces) if name in p[4]] if name is not None else []
+            if pieces:
+                texts += [p[2] for _, p in pieces]
+                sources += [p[1] for _, p in pieces]
+                refs.update(r for _, p in pieces for r in p[3])
+                parts += [_piece_part(u, k) for k, _ in pieces]
+                continue
+            texts.append(_unit_canonical(u, name))
+            sources.append(u.source)
+            refs.update(u.references)
+            parts += _unit_parts(u)
         return _Node(
-            key, kind, s.module, "\n".join(_unit_canonical(u, name) for u in units), s.path,
-            units[0].line if units else 0, _joined(u.source for u in units),
-            refs=tuple(sorted({r for u in units for r in u.references})),
+            key, kind, s.module, "\n".join(texts), s.path,
+            units[0].line if units else 0, _joined(sources),
+            refs=tuple(sorted(refs)),
             dynamic=tuple(sorted({d for u in units for d in u.dynamic})),
-            parts=tuple((u.index, u.line, u.source, u.names) for u in units), name=name,
+            parts=tuple(parts), name=name,
         )
 
     def _module_node(self, key: str, module: str) -> _Node:
@@ -516,7 +537,7 @@ class ClosureGraph:
         return _Node(
             key, "module", module, "\n".join(_unit_canonical(u, None) for u in units), s.path, 1,
             _joined(u.source for u in units), target=module, refs=tuple(sorted(refs)),
-            parts=tuple((u.index, u.line, u.source, u.names) for u in units),
+            parts=tuple(part for u in units for part in _unit_parts(u)),
         )
 
     def _member_node(self, key: str, index: _ModuleIndex, qualname: str, cls: str) -> _Node:
@@ -613,7 +634,57 @@ class ClosureGraph:
                                else self._member_node(k, where, q, c))
         node.bindings = sorted(bindings)
         node.free = tuple(sorted(free))
+        if node.kind != "import" and node.kind != "step":
+            node.warnings = tuple(self._sourceless(node, name, key[len("import:"):]) for name, key in node.bindings
+                                  if key.startswith("import:") and self._missing_module(key[len("import:"):]))
         return node.bindings
+
+    def _missing_module(self, target: str) -> str | None:
+        """The first-party module ``target`` names that has no source in the tree (B12): a
+        submodule of a package of the tree that no file and no binding of the package provides
+        (``sys.modules["shop.alias"] = real``, a compiled extension, a generated module). None
+        for a third-party target and for a missing attribute of a plain module (an
+        ``ImportError`` on both sides, no module to read)."""
+        found = self._missing.get(target)
+        if found is None:
+            found = ""
+            parts = target.split(".")
+            if self.first_party(parts[0]) and self.index(parts[0]) is not None:
+                for i in range(len(parts) - 1, 0, -1):
+                    module = ".".join(parts[:i])
+                    index = self.index(module) if self.first_party(module) else None
+                    if index is not None:
+                        if index.summary.is_package:
+                            found = ".".join(parts[: i + 1])
+                        break
+            self._missing[target] = found
+        return found or None
+
+    def _sourceless(self, node: _Node, name: str, target: str) -> SourceError:
+        """A warning at the import that binds what ``name`` (a chain the code uses) reaches."""
+        index = self.index(node.module)
+        assert index is not None
+        root = name.lstrip("=").split(".")[0]
+        missing = self._missing_module(target) or target
+        line = node.line
+        if name.startswith("="):
+            line = _import_line(node, missing.rsplit(".", 1)[-1])
+        else:
+            for u in self.binders(index, root):
+                if any(local == root for local, _ in u.aliases):
+                    line = u.line
+                    break
+        return SourceError(
+            index.summary.path, line, 1 if line else 0,
+            f"`{missing}` is imported as first-party code but has no source file in the project (made at run "
+            "time through sys.modules, a compiled extension or a generated module?): the fingerprint hashes it "
+            f"by name only, so an edit to the code behind it keeps the hash of the flows that use `{target}`. "
+            "Import the module that holds the source instead, or bump the flow's version= whenever that code "
+            "changes", code="import-sourceless")
+
+    def warnings_of(self, keys: list[str]) -> tuple[SourceError, ...]:
+        """The warnings of the reached nodes, each once, in order."""
+        return tuple(dict.fromkeys(w for key in keys for w in self.nodes[key].warnings))
 
     def reachable(self, root: _Node) -> list[str]:
         """Every key the node reaches; for a flow, with the statements of the modules its code
@@ -798,6 +869,21 @@ class ClosureGraph:
         return member
 
 
+def _import_line(node: _Node, last: str) -> int:
+    """The line of the lazy import of a module whose last name is ``last`` in ``node``'s text
+    (the summary records what code imports, not where); the node's own line if none is found."""
+    lines = node.source.splitlines()
+    base = node.line
+    if node.kind == "flow":  # its line is the ``def``'s, its text starts at its first decorator
+        heads = [i for i, text in enumerate(lines) if text.lstrip().startswith(("def ", "async def "))]
+        base -= heads[0] if heads else 0
+    word = re.compile(rf"\b{re.escape(last)}\b")
+    for i, text in enumerate(lines):
+        if "import" in text and word.search(text):
+            return base + i
+    return node.line
+
+
 def _reason(node: _Node, incoming: set[str]) -> str:
     """Why ``node`` is in a closure beyond the names its code spells (``ClosureMember.reason``)."""
     key = node.key
@@ -864,6 +950,23 @@ class _Walk:
             if key not in self.seen:
                 self.seen.add(key)
                 self.order.append(key)
+
+
+#: ``ClosureMember.parts`` index of a piece of a statement: ``index + (k + 1) * PIECE_STRIDE`` for
+#: its k-th piece, so a chunk emits each piece once, however many members reach it, and never the
+#: whole statement beside one of its pieces (the whole is always given as its pieces)
+PIECE_STRIDE = 1 << 32
+
+
+def _piece_part(unit: Unit, k: int) -> tuple[int, int, str, tuple[str, ...]]:
+    line, source, _, _, _ = unit.pieces[k]
+    return (unit.index + (k + 1) * PIECE_STRIDE, line, source, ())
+
+
+def _unit_parts(unit: Unit) -> list[tuple[int, int, str, tuple[str, ...]]]:
+    if unit.pieces:
+        return [_piece_part(unit, k) for k in range(len(unit.pieces))]
+    return [(unit.index, unit.line, unit.source, unit.names)]
 
 
 def _unit_canonical(unit: Unit, name: str | None) -> str:

@@ -28,8 +28,7 @@ page``). Those decorate or build the value for the framework; attaching them wou
 workflow class of a module into every workflow's closure, and every web route of a DBOS app into
 every workflow of its module (measured on dbos-demo-apps: 147 collateral flow changes). A value
 built around first-party code (``render = singledispatch(_render)``) stays first-party: a flow
-calls its registrations. An ``if __name__ == "__main__":`` block is attached to nothing: it runs
-only when the module is the script, never when it is imported. Statements that bind nothing
+calls its registrations. Statements that bind nothing
 (``random.seed(42)``, ``logging.basicConfig(...)``) and stores (``json.dumps = fast_dumps``) are
 attached to third-party names too: they exist only to change that state (``DBOS(config=config)``
 is part of what ``DBOS`` means to the workflows of its module).
@@ -37,7 +36,32 @@ is part of what ``DBOS`` means to the workflows of its module).
 Widening, on purpose: every argument of a call counts as changed (``X = sorted(ITEMS)`` belongs to
 ``ITEMS``), and so does every root a called function stores through, calls a method on or passes
 on. Deciding which calls really mutate would need the callee's code (third-party) or a type
-analysis; the cost is a module statement or two more in a closure.
+analysis; the cost is a module statement or two more in a closure. One exception is decided
+statically: a name every binding of which is an immutable literal (``URL = "..."``, ``N = 3``,
+``None``, a tuple of those; or an environment read: ``os.environ.get("X", "d")``,
+``os.getenv("X")``, ``os.environ["X"]``, a ``str`` or the literal default, with ``os`` the
+standard module; no ``global`` write of it in any function, no ``globals()`` write or star
+import in the module) names a value no call can change, so calls that use it are not attached
+to it (``client = connect(URL)`` is no part of ``URL``; measured on dbos-demo-apps, where
+``database_url = os.environ.get(...)`` passed to ``create_agent()`` made it collateral). A store through it still is
+(``N.x = 1`` raises at import), and so is a function that rebinds it after ``global``.
+
+A module-level compound statement is judged per inner statement (rule 2 of the lead's 11:40
+note) when it is an ``if`` chain that binds no name and whose tests run no code (no call,
+``await``, walrus, lambda or comprehension): each statement of each branch is a *piece*, the
+chain with that statement alone in its branch (``if __name__ == "__main__": DBOS.launch()`` and
+``if __name__ == "__main__": uvicorn.run(app)``), attached on its own and carrying the tests'
+names as inputs (its references). So ``DBOS.launch()`` belongs to ``DBOS`` only and
+``uvicorn.run(app)`` to ``uvicorn``/``app`` only, and a flow that reaches ``DBOS`` does not reach
+every web route registered on ``app``. ``if __name__ == "__main__":`` blocks are attached like any
+other statement: a worker started as a script (``python worker.py``) runs the block before or
+while its flows run, so ``CFG["x"] = 2`` there is part of ``CFG``. A piece that can change a name
+the tests read (``if not READY: setup()`` with ``setup`` writing ``READY``) keeps the chain
+whole. ``for``/``while`` (the iterator runs once, the pieces would interleave differently),
+``with`` (the context is entered once around all of them) and ``try`` (an exception in one
+statement skips the next) are judged whole, as are chains that bind a name: a chunk replays the
+pieces one after another (``ClosureMember.parts``), which only an ``if`` with code-free tests
+allows.
 
 Statements that change *another* module's objects (``@register("a") def a`` with ``register``
 from ``shop.reg`` filling ``shop.reg.HANDLERS``; ``cfg.LIMIT = 5`` with ``from shop import cfg``)
@@ -63,7 +87,8 @@ import libcst as cst
 from .canonical import literal_string_value
 from .scopes import References, import_bindings
 
-__all__ = ["StatementFacts", "attachments", "literal_all", "project_imports", "UNKNOWN_ALL"]
+__all__ = ["StatementFacts", "attachments", "literal_all", "project_imports", "UNKNOWN_ALL", "split_if",
+           "is_immutable_literal"]
 
 
 @dataclass(slots=True)
@@ -75,35 +100,32 @@ class StatementFacts:
     own_names: set[str]  # of those, the ones bound other than by an import
     refs: References
     callable: bool  # a def or class: calling the bound name runs its code
-    main_block: bool = False  # ``if __name__ == "__main__":``: runs only as a script
 
 
 def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bool],
-                opaque: Callable[[str], bool] = lambda name: False) -> tuple[list[set[str]], dict[int, set[str]]]:
-    """For each statement, the module-level names (other than those it binds) it belongs to:
-    names some statement of the module binds (a builtin such as ``property`` has no member);
-    and, for each def and class (by index), the names of the module calling it can change.
-    ``opaque``: names standing for an engine's own API object (``DBOS``, a Temporal ``Client``)
-    whose module-level configuration is no workflow behaviour: no statement is attached to them.
-    The hook issue 13's framework profiles fill; empty by default."""
+                opaque: Callable[[str], bool] = lambda name: False,
+                literal: Callable[[str], bool] = lambda name: False) -> tuple[list[set[str]], dict[int, set[str]]]:
+    """For each statement (or piece of one: several facts may share an index), the module-level
+    names (other than those it binds) it belongs to: names some statement of the module binds (a
+    builtin such as ``property`` has no member); and, for each def and class (by index), the names
+    of the module calling it can change. ``opaque``: names standing for an engine's own API
+    object (``DBOS``, a Temporal ``Client``) whose module-level configuration is no workflow
+    behaviour: no statement is attached to them (the hook issue 13's profiles may fill; empty by
+    default). ``literal``: names bound only to immutable literals, which no call can change."""
     bound = {name for f in facts for name in f.names | set(f.refs.global_writes)}
     callables: dict[str, list[int]] = {}
     for f in facts:
         if f.callable:
             for name in f.own_names:
                 callables.setdefault(name, []).append(f.index)
-    changes = _transitive_changes(facts, callables, third_party)
+    changes = _transitive_changes(facts, callables, third_party, literal)
     out: list[set[str]] = []
     for f in facts:
         refs = f.refs
-        if f.main_block:
-            # runs only when the module is the script, never when it is imported (a worker, a
-            # chunk): what it starts (``DBOS.launch()``, ``uvicorn.run(app)``) is no flow's code
-            out.append(set())
-            continue
         # calling a module-level function or class changes what its code changes (below), not
         # the function or class itself: ``REGISTRY = Registry()`` is no part of ``Registry``
         mentioned = set(refs.call_mentions) - {c for c in refs.name_calls_now if c in callables}
+        mentioned = {r for r in mentioned if not literal(r)}
         if f.names:
             mentioned = {r for r in mentioned if not third_party(r)}
         attached = set(refs.stores) | mentioned
@@ -118,7 +140,7 @@ def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bo
 
 
 def _transitive_changes(facts: Sequence[StatementFacts], callables: Mapping[str, list[int]],
-                        third_party: Callable[[str], bool]) -> dict[int, set[str]]:
+                        third_party: Callable[[str], bool], literal: Callable[[str], bool]) -> dict[int, set[str]]:
     """Names each def/class can change when called: its own writes, plus those of the module's
     functions it calls, to a fixpoint (recursion terminates: the sets only grow)."""
     own: dict[int, set[str]] = {}
@@ -127,9 +149,9 @@ def _transitive_changes(facts: Sequence[StatementFacts], callables: Mapping[str,
         if not f.callable:
             continue
         refs = f.refs
-        own[f.index] = set(refs.mutates) | set(refs.global_writes) | {
-            r for r in refs.method_calls if not third_party(r)
-        }
+        own[f.index] = set(refs.global_writes) | {
+            r for r in refs.mutates if not literal(r)
+        } | {r for r in refs.method_calls if not third_party(r) and not literal(r)}
         calls[f.index] = {i for name in refs.calls for i in callables.get(name, ()) if i != f.index}
     changed = True
     while changed:
@@ -141,6 +163,90 @@ def _transitive_changes(facts: Sequence[StatementFacts], callables: Mapping[str,
                     own[i] |= extra
                     changed = True
     return own
+
+
+# -- rule 2: a module-level ``if`` chain judged per inner statement ------------------------------
+
+#: expressions that run code when evaluated (a test holding one keeps its chain whole)
+_RUNS_CODE = (cst.Call, cst.Await, cst.NamedExpr, cst.Lambda, cst.Yield, cst.ListComp, cst.SetComp,
+              cst.DictComp, cst.GeneratorExp, cst.FormattedString)
+
+
+def split_if(stmt: cst.CSTNode) -> list[cst.If] | None:
+    """The pieces of a module-level ``if`` chain: one per statement of each branch, each the chain
+    with that statement alone in its branch (the bodies of the branches before it ``pass``, the
+    branches after it left out), in source order. None when the chain's tests may run code or
+    there is at most one statement (nothing to split). Whether the chain binds a name, and
+    whether a piece changes what the tests read, is for the caller to decide."""
+    if not isinstance(stmt, cst.If):
+        return None
+    branches: list[cst.If] = []
+    node: cst.If = stmt
+    while True:
+        if _runs_code(node.test):
+            return None
+        branches.append(node)
+        if not isinstance(node.orelse, cst.If):
+            break
+        node = node.orelse
+    otherwise = node.orelse if isinstance(node.orelse, cst.Else) else None
+    slots = [(i, s) for i, b in enumerate(branches) for s in _statements(b.body)]
+    if otherwise is not None:
+        slots += [(len(branches), s) for s in _statements(otherwise.body)]
+    if len(slots) < 2:
+        return None
+    return [_chain(branches, otherwise, at, inner) for at, inner in slots]
+
+
+def _runs_code(expr: cst.CSTNode) -> bool:
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _RUNS_CODE):
+            return True
+        stack.extend(node.children)
+    return False
+
+
+def _statements(suite: cst.BaseSuite) -> list[cst.CSTNode]:
+    # ``if x: a(); b()`` on one line is one statement (its small statements run together)
+    return list(suite.body) if isinstance(suite, cst.IndentedBlock) else [suite]
+
+
+def _only(suite: cst.BaseSuite, inner: cst.CSTNode | None) -> cst.BaseSuite:
+    if isinstance(suite, cst.IndentedBlock):
+        return suite.with_changes(body=[inner if inner is not None else cst.SimpleStatementLine([cst.Pass()])])
+    return suite if inner is not None else suite.with_changes(body=[cst.Pass()])
+
+
+def _chain(branches: list[cst.If], otherwise: cst.Else | None, at: int, inner: cst.CSTNode) -> cst.If:
+    orelse: cst.If | cst.Else | None = None
+    if at == len(branches):
+        assert otherwise is not None
+        orelse = otherwise.with_changes(body=_only(otherwise.body, inner))
+    for i in range(min(at, len(branches) - 1), -1, -1):
+        b = branches[i]
+        orelse = b.with_changes(body=_only(b.body, inner if i == at else None), orelse=orelse)
+    assert isinstance(orelse, cst.If)
+    return orelse
+
+
+def is_immutable_literal(node: cst.BaseExpression | None) -> bool:
+    """A value no call can change: a number, a string (not an f-string with fields), bytes,
+    ``None``/``True``/``False``/``...``, a signed number, or a tuple of those."""
+    if node is None:
+        return False
+    if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.Ellipsis)):
+        return True
+    if isinstance(node, cst.ConcatenatedString):
+        return is_immutable_literal(node.left) and is_immutable_literal(node.right)  # type: ignore[arg-type]
+    if isinstance(node, cst.Name):
+        return node.value in ("None", "True", "False")
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+        return isinstance(node.expression, (cst.Integer, cst.Float, cst.Imaginary))
+    if isinstance(node, cst.Tuple):
+        return all(isinstance(el, cst.Element) and is_immutable_literal(el.value) for el in node.elements)
+    return False
 
 
 #: ``literal_all`` of a module whose ``__all__`` is computed: every name may be exported

@@ -358,6 +358,56 @@ def _pairs() -> list[ProjectPair]:
     base = project(flow("return CFG['x']", "\nCFG = {'x': 1}\n"), patch="from shop.flows import CFG\n\nCFG['x'] = 5\n",
                    init="from . import flows, patch\n")
     add(C("flow-module-table-patched-by-a-module-the-package-imports", k, base, edit(base, "shop/patch.py", "= 5", "= 6")))
+
+    # -------------------------------------------------- B26: ``if __name__ == "__main__":`` blocks run for a worker script
+    k = "module statements: main blocks"
+    main = "\n\nif __name__ == '__main__':\n    CFG['x'] = 2\n    report()\n"
+    report = "\n\ndef report():\n    print('started')\n"
+    base = project(flow("return CFG['x']", "\nCFG = {'x': 1}\n") + report + main)
+    add(C("main-block-changes-what-the-flow-reads", k, base, edit(base, "shop/flows.py", "= 2", "= 3")))
+    # rule 2: the block is judged per inner statement: ``report()`` is no part of ``CFG``
+    add(E("main-block-statement-beside-the-one-that-changes-what-the-flow-reads", k, base,
+          edit(base, "shop/flows.py", "'started'", "'running'")))
+    base = project(flow("return CFG['x']", "from shop.h import CFG\n"),
+                   h="CFG = {'x': 1}\n\nif __name__ == '__main__':\n    CFG['x'] = 2\n    print('h')\n")
+    add(C("main-block-of-a-helper-module-changes-what-the-flow-reads", k, base, edit(base, "shop/h.py", "= 2", "= 3")))
+    guarded = "\nMODE = 'main'\nCFG = {'x': 1}\n"
+    block = "\n\nif MODE == 'main':\n    CFG['x'] = 2\n    report()\nelse:\n    CFG['x'] = 4\n"
+    base = project(flow("return CFG['x']", guarded) + report + block)
+    add(C("guard-of-a-split-block-is-an-input", k, base, edit(base, "shop/flows.py", "MODE = 'main'", "MODE = 'test'")))
+    add(C("else-branch-of-a-split-block", k, base, edit(base, "shop/flows.py", "= 4", "= 5")))
+    add(E("unreached-statement-of-a-split-block", k, base, edit(base, "shop/flows.py", "'started'", "'running'")))
+    base = project(flow("return CFG['x']", "\nCFG = {'x': 1}\n") + report
+                   + "\n\nif __name__ == '__main__':\n    for k in ('x',):\n        CFG[k] = 2\n    report()\n")
+    add(C("nested-loop-in-a-split-block", k, base, edit(base, "shop/flows.py", "('x',)", "('y',)")))
+    # a guard that runs code keeps the block whole (the pieces would call it twice)
+    base = project(flow("return CFG['x']", "import os\n\nCFG = {'x': 1}\n") + report
+                   + "\n\nif os.environ.get('MAIN'):\n    CFG['x'] = 2\n    report()\n")
+    add(C("block-with-a-calling-guard-is-whole", k, base, edit(base, "shop/flows.py", "'started'", "'running'")))
+
+    # -------------------------------------------------- literal names: no call changes an immutable value
+    k = "module statements: immutable literals"
+    report = "\n\ndef report(x):\n    print(x)\n"
+    for name, value in [("string", "'db://a'"), ("number", "5"), ("none", "None"), ("tuple", "(1, 'a', None)")]:
+        base = project(flow("return URL", f"\nURL = {value}\n") + report + "\n\nreport(URL)\n")
+        add(E(f"call-using-an-immutable-{name}", k, base, edit(base, "shop/flows.py", "print(x)", "print(x, x)")))
+    env = "import os\n\nURL = os.environ.get('DB', 'db://a')\n"
+    base = project(flow("return URL", env) + report + "\n\nreport(URL)\n")
+    add(E("call-using-an-environment-variable", k, base, edit(base, "shop/flows.py", "print(x)", "print(x, x)")))
+    fake = "class _Env:\n    def get(self, k, d=None):\n        return [d]\n\n\nenviron = _Env()\n"
+    base = project(flow("return URL", env.replace("import os", "from shop import fakeos as os"))
+                   + "\n\ndef grow(x):\n    x.append(1)\n\n\ngrow(URL)\n", fakeos=fake)
+    add(C("call-using-a-first-party-os-look-alike", k, base, edit(base, "shop/flows.py", "append(1)", "append(2)")))
+    base = project(flow("return N[1]", "\nN = (1, [2])\n") + "\n\ndef grow(t):\n    t[1].append(3)\n\n\ngrow(N)\n")
+    add(C("call-using-a-tuple-holding-a-list", k, base, edit(base, "shop/flows.py", "append(3)", "append(4)")))
+    base = project(flow("return URL", "\nURL = 'a'\n") + "\n\ndef setup():\n    global URL\n    URL = 'b'\n\n\nsetup()\n")
+    add(C("literal-rebound-by-a-called-function-after-global", k, base, edit(base, "shop/flows.py", "URL = 'b'", "URL = 'c'")))
+    base = project(flow("return URL", "\nURL = 'a'\n") + "\n\ndef fill(name):\n    globals()[name] = 'b'\n\n\nfill('URL')\n")
+    add(C("literal-rebound-through-globals-by-a-call", k, base, edit(base, "shop/flows.py", "fill('URL')", "fill('URL2')")))
+    base = project(flow("return URL", "\nURL = 'a'\n") + "\n\nglobals()['URL'] = 'b'\n")
+    add(C("literal-rebound-through-globals-at-module-level", k, base, edit(base, "shop/flows.py", "= 'b'", "= 'c'")))
+    base = project(flow("return URL", "from shop.cfg import *\n\nURL = 'a'\n"), cfg="def use(x):\n    return x\n")
+    add(C("literal-in-a-module-with-a-star-import", k, base, {**base, "shop/cfg.py": "URL = 'z'\n"}))
     return pairs
 
 
@@ -443,6 +493,17 @@ def _chunk_cases() -> list[ChunkCase]:
         h="STATE = 0\n\n\ndef helper():\n    bump()\n    return STATE\n\n\ndef bump():\n    global STATE\n    STATE += 1\n"), 0))
     add(ChunkCase("import-error-fallback", project(
         flow("return f(o)", "try:\n    from shop.missing import f\nexcept ImportError:\n    def f(x):\n        return -x\n")), 3))
+    # rule 2: a module-level ``if`` split into pieces; the chunk replays the pieces it reaches
+    report = "\n\ndef report():\n    print('started')\n"
+    add(ChunkCase("main-block-split-into-pieces", project(
+        flow("return CFG['x'], ITEMS", "\nCFG = {'x': 1}\nITEMS = []\n") + report
+        + "\n\nif __name__ == '__main__':\n    CFG['x'] = 2\n    report()\n    ITEMS.append(3)\n"), 0))
+    add(ChunkCase("true-guard-split-into-pieces", project(
+        flow("return CFG['x'], ITEMS", "\nFLAG = True\nCFG = {'x': 1}\nITEMS = []\n") + report
+        + "\n\nif FLAG:\n    CFG['x'] = 2\n    report()\n    ITEMS.append(3)\nelse:\n    ITEMS.append(4)\n"), 0))
+    add(ChunkCase("guard-changed-by-a-piece-keeps-the-block-whole", project(
+        flow("return CFG['x'], READY", "\nREADY = False\nCFG = {'x': 1}\n")
+        + "\n\ndef setup():\n    global READY\n    READY = True\n\n\nif not READY:\n    setup()\n    CFG['x'] = 2\n"), 0))
     # B15, B16: the chunk's one namespace for several modules
     add(ChunkCase("globals-read-by-string-after-a-rename", project(
         flow("return LIMIT, get()", "from shop.h import get\n\nLIMIT = 1\n"),

@@ -245,11 +245,14 @@ def _pairs() -> list[ProjectPair]:
     )
     base = project(flow_module("    return render(order)\n", defs=disp))
     add([C("singledispatch-built-by-a-call-stays-first-party", k, base, edit(base, "shop/flows.py", "return 'int'", "return 'INT'"))])
-    main = "ITEMS = [1]\n\n\ndef grow():\n    ITEMS.append(2)\n\n\nif __name__ == '__main__':\n    grow()\n    print(ITEMS)\n"
+    # a main block runs when a worker is started as a script (lead, B26): judged per inner
+    # statement, its ``grow()`` belongs to ITEMS, its ``print('started')`` to nothing
+    main = "ITEMS = [1]\n\n\ndef grow():\n    ITEMS.append(2)\n\n\nif __name__ == '__main__':\n    grow()\n    print('started')\n"
     base = project(flow_module("    return ITEMS\n", defs=main))
-    add([E("main-block-is-no-module-statement", k, base, edit(base, "shop/flows.py", "print(ITEMS)", "print(ITEMS, 1)")),
-         # the same block run on import: its call of grow() changes ITEMS
-         C("main-block-is-no-module-statement-dual", k, base, edit(base, "shop/flows.py", "__name__ == '__main__'", "__name__ != '__main__'"))])
+    add([E("main-block-statement-that-changes-nothing-the-flow-reads", k, base,
+           edit(base, "shop/flows.py", "print('started')", "print('running')")),
+         C("main-block-call-changes-what-the-flow-reads", k, base, edit(base, "shop/flows.py", "append(2)", "append(3)")),
+         C("main-block-guard-flipped", k, base, edit(base, "shop/flows.py", "__name__ == '__main__'", "__name__ != '__main__'"))])
 
     # importing a first-party module runs it: what it changes in another module's objects is in
     # the closure of every flow that reaches those objects and runs that import
