@@ -127,6 +127,7 @@ def fingerprint_flows(
                 legacy_flow_hash=legacy_flow_content_hash(definition),
                 closure=closure,
                 decorator=site.decorator or "loom_runtime.flow",
+                warnings=graph.warnings_of(graph.reachable(graph.flow_node(summary.module, site.qualname))),
             )
         )
     errors.extend(graph.errors)

@@ -70,6 +70,9 @@ class FlowFingerprint:
     legacy_flow_hash: str
     closure: tuple[ClosureMember, ...] = field(default=())  # root member first
     decorator: str = "loom_runtime.flow"  # qualified name of the decorator that declared it
+    #: problems that do not stop the build but may make the hash miss an edit: a first-party
+    #: import the closure needs whose module has no source file (``closure``), at the import
+    warnings: tuple[SourceError, ...] = ()
 
     @property
     def root(self) -> ClosureMember:

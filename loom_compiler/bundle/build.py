@@ -233,6 +233,8 @@ def _build_locked(config: LoomConfig, out_dir: Path, manifest_path: Path, pipeli
         pipeline.close()
     errors.extend(current.errors)
     errors.extend(duplicate_id_errors([b.fp for b in current.built]))
+    # a first-party import with no source: the hash may miss an edit, so say where (closure)
+    warnings.extend(dict.fromkeys(str(w) for b in current.built for w in b.fp.warnings))
     undeclared = [e for b in current.built for e in b.undeclared]
     if config.check.strict:  # [tool.loom.check] strict = true
         errors.extend(undeclared)

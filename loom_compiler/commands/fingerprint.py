@@ -140,6 +140,8 @@ def fingerprint_command(
         click.echo(render_json(result))
     else:
         click.echo(render_table(result.flows))
+    for warning in dict.fromkeys(w for f in result.flows for w in f.warnings):
+        click.echo(f"warning: {warning}", err=True)
     if result.errors:
         if not as_json:  # the JSON document carries them
             for error in result.errors:
