@@ -24,11 +24,19 @@ module-level code between the two may have captured the earlier value (``REGISTR
 and telling which code ran in between would mean resolving each use at its position in the file.
 So all bindings are kept (widening: an edit to a dead earlier binding changes the hash).
 
-The flow decorator's arguments never feed any canonical form: wherever a flow definition is
+``loom_runtime.flow``'s arguments never feed any canonical form: wherever a flow definition is
 written (the flow itself, its class, a whole module), its flow decorator is replaced by the
 placeholder ``@__loom_flow__``, which keeps the decorator's *position* among the others hashed
 (``@wrap @flow`` and ``@flow @wrap`` differ) and drops its arguments (``version``,
 ``compatible_with``, ``code_fingerprint`` belong to the structural hash and the manifest).
+Another framework's flow decorator has no structural fields but its id: its placeholder keeps
+every other argument (``@__loom_flow__(retries=3)`` for Prefect's ``@flow(name="x", retries=3)``),
+and what those arguments reach is followed like any reference (``discovery.flow_arguments``).
+
+A step contributes its header: its decorators (with their arguments and what they reach) and its
+signature are hashed, only its body is left out (``@step(max_attempts=3)`` -> ``4`` changes the
+flows that reach it; ``@twice @step def charge`` follows ``twice``). Its body is an effect served
+from the journal; its header decides how the flow calls it and how the runtime retries it.
 
 Flows that cannot be pinned (defined inside a function, in a class defined inside a function, or
 inside a module-level ``if``/``try``/``with`` block) are reported with their location, never
@@ -68,12 +76,13 @@ from .canonical import (
     literal_string_value,
     nfkc,
 )
-from .frameworks.base import FlowIdError
+from .frameworks.base import DEFAULT_FLOW_ID, FlowIdArgument, FlowIdError
 from .discovery import (
     LOOM_FLOW,
     FlowArgError,
     FlowArgs,
     extract_flow_args,
+    flow_arguments,
     normalise_decorator,
     star_may_bind,
 )
@@ -109,7 +118,8 @@ __all__ = [
 
 UnitKind = str  # "function" | "class" | "constant" | "import" | "step" | "statement"
 
-#: what a flow decorator is written as in every canonical form (its position kept, its arguments not)
+#: what a flow decorator is written as in every canonical form (its position kept; its arguments
+#: only for a decorator other than ``loom_runtime.flow``, the flow id left out)
 FLOW_PLACEHOLDER = "__loom_flow__"
 _PLACEHOLDER = cst.Decorator(decorator=cst.Name(FLOW_PLACEHOLDER))
 _PASS_BODY = cst.IndentedBlock(body=[cst.SimpleStatementLine([cst.Pass()])])
@@ -122,7 +132,7 @@ class Unit:
     index: int
     kind: UnitKind
     names: tuple[str, ...]  # module-level names it binds (imports included), sorted
-    #: canonical form (flow decorators as the placeholder; "" for a step: it is hashed by name);
+    #: canonical form (flow decorators as the placeholder; for a step its header, body left out);
     #: for a flow function, the flow's own form (its name left out)
     canonical: str
     #: dotted chains rooted at global names, sorted; "=<target>" is an absolute target (a lazy
@@ -343,9 +353,38 @@ class _Analyser:
                           name_only=self.rules.name_only if self.rules is not None else None)
 
     def header_of(self, node: cst.FunctionDef) -> cst.FunctionDef:
-        """A definition with its body left out: what a step contributes besides its name under a
-        profile with ``step_headers`` (decorators and signature run or are read by the engine)."""
+        """A definition with its body left out: what a step contributes besides its name
+        (decorators and signature run at import, or are read by the runtime or the engine)."""
         return node.with_changes(body=_PASS_BODY)
+
+    def step_header(self, node: cst.FunctionDef, *, method_of_class: bool = False) -> tuple[str, References]:
+        """(canonical form, references) of a step's header (DESIGN §6: decorators with their
+        arguments and what they reach, and the signature; the body is an effect).
+
+        A third-party step decorator itself (``@step``, ``@DBOS.step()``) is hashed by the name
+        it resolves to, written into the form, not reached as an import member of the step's
+        module: it is what makes the function a step, and a chunk imports the step live, so the
+        step's module holds no bundled code on its account. That keeps a module of steps out of
+        a flow's ``closureSources`` unless the header reaches its code (a scheme upgrade links a
+        version only when every closure module is byte-identical: ``bundle/rehash``, and fp/1
+        never recorded the modules of steps). A first-party step decorator is followed like any
+        other decorator (its code wraps the step), and so is an engine's API object the profile
+        names opaque (``@DBOS.step()`` reaches ``DBOS``: the engine's configuration, a serializer
+        that decodes recorded results, stays with the flows that use the engine, ``engine_config``)."""
+        header = self.header_of(node)
+        refs = self.refs(header, method_of_class=method_of_class)
+        marks: set[str] = set()
+        engine = self.profile.opaque if self.profile is not None else ()
+        for chain in sorted(refs.globals):
+            if chain.startswith(("=", "!", "^")):
+                continue
+            names = self.chain_names(chain)
+            found = names & self.step_decorators
+            if found and not any(self.first_party(n) or any(n == o or n.startswith(o + ".") for o in engine)
+                                 for n in names):
+                refs.globals.discard(chain)
+                marks |= found
+        return canonical(header) + "".join(f"\n(step decorator {m})" for m in sorted(marks)), refs
 
     # -- main -----------------------------------------------------------------------------------
     def run(self) -> ModuleSummary:
@@ -566,8 +605,8 @@ class _Analyser:
             if self.is_step(stmt, index):
                 header = stmt.with_changes(body=_PASS_BODY)  # its decorators run; its body is an effect
                 self.nested_flows(stmt, index, f"function `{nfkc(stmt.name.value)}`")
-                text = canonical(header) if self.profile is not None and self.profile.step_headers else ""
-                return "step", text, self.refs(header), f"{self.module}.{nfkc(stmt.name.value)}"
+                text, refs = self.step_header(stmt)
+                return "step", text, refs, f"{self.module}.{nfkc(stmt.name.value)}"
             found = len(self.flows)
             refs, _ = self.discover(stmt, prefix="", unit=index, cls=None)
             self.nested_flows(stmt, index, f"function `{nfkc(stmt.name.value)}`")
@@ -675,6 +714,19 @@ class _Analyser:
                 return dec, min(found)
         return None
 
+    def id_argument(self, decorator: str) -> FlowIdArgument:
+        return self.profile.id_argument(decorator) if self.profile is not None else DEFAULT_FLOW_ID
+
+    def flow_mark(self, dec: cst.Decorator, decorator: str) -> tuple[cst.Decorator, cst.Decorator]:
+        """(the flow decorator, what stands for it in canonical forms): the bare placeholder for
+        ``loom_runtime.flow``, the placeholder called with every argument but the id otherwise."""
+        kept = flow_arguments(dec.decorator, loom=decorator == LOOM_FLOW, id_argument=self.id_argument(decorator))
+        if kept is None:
+            return dec, _PLACEHOLDER
+        if kept:  # the id may have been the last argument: no dangling comma to canonicalise
+            kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return dec, cst.Decorator(decorator=cst.Call(func=cst.Name(FLOW_PLACEHOLDER), args=kept))
+
     # -- flows ----------------------------------------------------------------------------------
     def discover_class(self, node: cst.ClassDef, *, prefix: str, unit: int) -> cst.ClassDef:
         """Find the method flows of a class (nested classes included); returns the class with
@@ -685,9 +737,9 @@ class _Analyser:
         changed = False
         for i, stmt in enumerate(body):
             if isinstance(stmt, cst.FunctionDef):
-                _, dec = self.discover(stmt, prefix=qual + ".", unit=unit, cls=node)
-                if dec is not None:
-                    body[i] = _with_placeholder(stmt, dec)
+                _, mark = self.discover(stmt, prefix=qual + ".", unit=unit, cls=node)
+                if mark is not None:
+                    body[i] = _with_placeholder(stmt, mark)
                     changed = True
             elif isinstance(stmt, cst.ClassDef):
                 inner = self.discover_class(stmt, prefix=qual + ".", unit=unit)
@@ -699,25 +751,31 @@ class _Analyser:
             self.collect_members(node, qual, unit)
         return node.with_changes(body=node.body.with_changes(body=body)) if changed else node
 
-    def discover(self, node: cst.FunctionDef, *, prefix: str, unit: int,
-                 cls: cst.ClassDef | None) -> tuple[References | None, cst.Decorator | None]:
+    def discover(self, node: cst.FunctionDef, *, prefix: str, unit: int, cls: cst.ClassDef | None,
+                 ) -> tuple[References | None, tuple[cst.Decorator, cst.Decorator] | None]:
         """Record ``node`` as a flow when a flow decorator decorates it: (its references, that
-        decorator); (None, None) when it is no flow or its declaration is an error."""
+        decorator and its placeholder); (None, None) when it is no flow or its declaration is an error."""
         found = self.flow_decorator(node, unit)
         if found is None and not self.all_functions:
             return None, None
         qualname = prefix + nfkc(node.name.value)
+        kept_refs: References | None = None
         if found is not None:
             dec, decorator = found
             try:
-                args = extract_flow_args(dec.decorator, loom=decorator == LOOM_FLOW, imports=self.import_map)
+                args = extract_flow_args(dec.decorator, loom=decorator == LOOM_FLOW, imports=self.import_map,
+                                         id_argument=self.id_argument(decorator))
             except FlowArgError as exc:
                 self.error(exc.node, f"flow `{qualname}`: {exc}", exc.code)
                 return None, None
-            hashed = _with_placeholder(node, dec)
+            mark: tuple[cst.Decorator, cst.Decorator] | None = self.flow_mark(dec, decorator)
+            hashed = _with_placeholder(node, mark)
             stripped = node.with_changes(decorators=[d for d in node.decorators if d is not dec])
+            if isinstance(mark[1].decorator, cst.Call):
+                # the kept arguments run where the decorator does (module or class body)
+                kept_refs = self.refs(cst.Tuple([cst.Element(a.value) for a in mark[1].decorator.args]))
         else:
-            dec, decorator, args, hashed, stripped = None, "", FlowArgs(id=None), node, node
+            mark, decorator, args, hashed, stripped = None, "", FlowArgs(id=None), node, node
         if cls is not None and self.rules is not None and args.id is None:
             try:
                 args = dataclasses.replace(args, id=self.rules.flow_id(cls))
@@ -725,6 +783,14 @@ class _Analyser:
                 self.error(exc.node, f"flow `{qualname}`: {exc}", "flow-id")
                 return None, None
         refs = self.refs(stripped, method_of_class=cls is not None)
+        if kept_refs is not None:
+            if cls is not None:  # a class-body name in a decorator argument is the class's
+                class_names = {n for s in cls.body.body for n in self.bindings_of(s).names}
+                for chain in list(kept_refs.globals):
+                    if chain.lstrip("^").split(".")[0] in class_names:
+                        kept_refs.globals.discard(chain)
+                        kept_refs.members.add(chain.lstrip("^").split(".")[0])
+            _merge(refs, kept_refs)
         globals_ = set(refs.globals)
         members = set(refs.members)
         if cls is not None and not any(dotted_chain(d.decorator) == "staticmethod" for d in node.decorators):
@@ -761,10 +827,10 @@ class _Analyser:
                 class_qualname=prefix[:-1] if cls is not None else None,
                 source=self.layout.source(node)[0],
                 dynamic=_sorted(refs.dynamic),
-                header=canonical(_with_placeholder(self.header_of(node), dec)) if self.rules is not None else "",
+                header=canonical(_with_placeholder(self.header_of(node), mark)) if self.rules is not None else "",
             )
         )
-        return refs, dec
+        return refs, mark
 
     def _class_body_effects(self, cls: cst.ClassDef) -> tuple[set[str], set[str]]:
         """Names bound by the class-body statements that run code (a descriptor's
@@ -836,11 +902,7 @@ class _Analyser:
                 names = {nfkc(stmt.name.value)}
                 if self.is_step(stmt, unit):
                     kind = "step"
-                    refs = References()
-                    text = ""
-                    if self.profile is not None and self.profile.step_headers:
-                        refs = self.refs(self.header_of(stmt), method_of_class=True)
-                        text = canonical(self.header_of(stmt))
+                    text, refs = self.step_header(stmt, method_of_class=True)
                 else:
                     refs = self.refs(stmt, method_of_class=True)
                     text = canonical(_with_placeholder(stmt, self._flow_of(stmt, unit)))
@@ -877,9 +939,9 @@ class _Analyser:
                                kind=kind, dynamic=_sorted(dynamic))
                 )
 
-    def _flow_of(self, node: cst.FunctionDef, unit: int) -> cst.Decorator | None:
+    def _flow_of(self, node: cst.FunctionDef, unit: int) -> tuple[cst.Decorator, cst.Decorator] | None:
         found = self.flow_decorator(node, unit)
-        return found[0] if found is not None else None
+        return self.flow_mark(*found) if found is not None else None
 
     # -- imports --------------------------------------------------------------------------------
     def resolve_from(self, node: cst.ImportFrom) -> str | None:
@@ -905,10 +967,12 @@ def _chain_expr(chain: str) -> cst.BaseExpression:
     return expr
 
 
-def _with_placeholder(node: cst.FunctionDef, dec: cst.Decorator | None) -> cst.FunctionDef:
-    if dec is None:
+def _with_placeholder(node: cst.FunctionDef, mark: tuple[cst.Decorator, cst.Decorator] | None) -> cst.FunctionDef:
+    """``node`` with its flow decorator ``mark[0]`` written as ``mark[1]`` (``flow_mark``)."""
+    if mark is None:
         return node
-    return node.with_changes(decorators=[_PLACEHOLDER if d is dec else d for d in node.decorators])
+    dec, placeholder = mark
+    return node.with_changes(decorators=[placeholder if d is dec else d for d in node.decorators])
 
 
 #: what a statement-only walk descends into (bodies, branches, handlers; never expressions)

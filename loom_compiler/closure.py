@@ -65,7 +65,8 @@ a ``step`` member (hashed by what it names, never by a body; a chunk imports it 
   flow id and header (decorators, signature), not its body. A name-only reference to a flow is
   a child under every profile (Temporal's ``execute_child_workflow(Child.run)``).
 
-A step under a profile with ``step_headers`` also hashes its header and what the header reaches.
+A step also hashes its header (decorators, their arguments, the signature) and what the header
+reaches; only its body is left out (``analysis.step_header``).
 
 Widening, where the reach cannot be decided statically (each costs a version more when code the
 flow does not really reach changes; none can keep a hash when behaviour changed):
@@ -483,7 +484,7 @@ class ClosureGraph:
         units = self.binders(index, name)
         if len(units) == 1 and units[0].kind == "step":
             u = units[0]
-            # under ``step_headers`` the header is hashed and followed (its refs); otherwise the name only
+            # its header is hashed and followed (its refs); its body is not
             return _Node(key, "step", module, u.canonical, s.path, u.line, "", target=u.step_name or key,
                          refs=u.references if u.canonical else ())
         kinds = {u.kind for u in units}
@@ -970,8 +971,8 @@ def _unit_parts(unit: Unit) -> list[tuple[int, int, str, tuple[str, ...]]]:
 
 
 def _unit_canonical(unit: Unit, name: str | None) -> str:
-    if unit.kind == "step":
-        return f"(step {unit.step_name})"
+    if unit.kind == "step":  # its header too (DESIGN §6), when another binding joins it
+        return f"(step {unit.step_name})\n{unit.canonical}" if unit.canonical else f"(step {unit.step_name})"
     return unit.canonical_for(name) if name is not None else unit.canonical
 
 
@@ -1010,7 +1011,7 @@ def _merkle(nodes: Mapping[str, _Node]) -> dict[str, str]:
                 fields.append(n.target or key)
             else:
                 if n.kind == "step":
-                    fields.append(n.target or key)  # a step's header (a profile's ``step_headers``)
+                    fields.append(n.target or key)  # a step: its name, then its header
                 fields.append(n.canonical)
                 for name, target in n.bindings or ():
                     shown = _name(target)

@@ -19,8 +19,11 @@ no ``name=`` and requires its id (as the runtime does at import), so a build ref
 arguments (``version``, ``steps``, ``deadline``, ``compatible_with``, ``step_families``,
 ``code_fingerprint``) must be literals: they feed the structural hash and the manifest, and a
 build must not import user code to evaluate them. ``re.compile("...")`` is accepted in
-``step_families``. Another framework's decorator contributes only its id: its other keywords
-(Prefect's string ``version``, DBOS's ``max_recovery_attempts``) mean something else.
+``step_families``. Another framework's decorator contributes its id here (the profile says which
+argument is the id: ``FlowIdArgument``); its other arguments (Prefect's ``retries=`` and string
+``version=``, DBOS's ``max_recovery_attempts=``) mean something else than loom's and are no
+structural fields: they are behaviour, kept in the flow's canonical form where the flow decorator
+stands (``flow_arguments``), so they feed the code hash with what they reach.
 
 Rejected: evaluating decorator arguments by importing the module (runs user code at build time,
 needs the dependencies installed) and matching decorators by their last name only (``@app.flow``
@@ -38,11 +41,12 @@ from typing import Any
 import libcst as cst
 
 from .canonical import literal_string_value, nfkc, number_value
+from .frameworks.base import DEFAULT_FLOW_ID, FlowIdArgument
 from .scopes import dotted_chain
 
 __all__ = [
     "resolve_decorator", "FlowArgs", "extract_flow_args", "FlowArgError", "LOOM_FLOW", "normalise_decorator",
-    "star_may_bind",
+    "star_may_bind", "flow_arguments",
 ]
 
 LOOM_FLOW = "loom_runtime.flow"
@@ -138,8 +142,39 @@ class FlowArgs:
 _LOOM_NEEDS_ID = '@flow needs an id: write @flow("my-flow") (loom_runtime.flow has no default id)'
 
 
-def extract_flow_args(decorator: cst.BaseExpression, *, loom: bool, imports: Mapping[str, str]) -> FlowArgs:
-    """Read the flow id (and, for ``loom_runtime.flow``, the other arguments) from a decorator."""
+#: ``loom_runtime.flow``'s id: its first positional argument, else ``id=`` (``name=`` is found to be refused)
+_LOOM_ID = FlowIdArgument(positional=True, keywords=("id", "name"))
+
+
+def _id_arg(call: cst.Call, where: FlowIdArgument) -> cst.Arg | None:
+    """The argument of ``call`` that spells the flow id (None: the call gives none)."""
+    if where.positional:
+        for arg in call.args:
+            if arg.keyword is None and not arg.star:
+                return arg
+    keywords = {nfkc(a.keyword.value): a for a in call.args if a.keyword is not None}
+    for key in where.keywords:
+        if key in keywords:
+            return keywords[key]
+    return None
+
+
+def flow_arguments(decorator: cst.BaseExpression, *, loom: bool,
+                   id_argument: FlowIdArgument = DEFAULT_FLOW_ID) -> list[cst.Arg] | None:
+    """The arguments of a flow decorator that are *behaviour* (they feed the code hash): none for
+    ``loom_runtime.flow`` (its arguments are the structural hash's, and ``compatible_with`` must
+    never feed the code hash); every argument but the flow id for any other decorator. None when
+    the decorator is not called (``@flow``: nothing to keep, and distinct from ``@flow()``)."""
+    if loom or not isinstance(decorator, cst.Call):
+        return None
+    id_arg = _id_arg(decorator, id_argument)
+    return [a for a in decorator.args if a is not id_arg]
+
+
+def extract_flow_args(decorator: cst.BaseExpression, *, loom: bool, imports: Mapping[str, str],
+                      id_argument: FlowIdArgument = DEFAULT_FLOW_ID) -> FlowArgs:
+    """Read the flow id (and, for ``loom_runtime.flow``, the other arguments) from a decorator;
+    ``id_argument`` says where another framework's decorator spells the id (its profile's)."""
     if not isinstance(decorator, cst.Call):
         if loom:
             raise FlowArgError(_LOOM_NEEDS_ID, decorator, "flow-id")
@@ -150,17 +185,12 @@ def extract_flow_args(decorator: cst.BaseExpression, *, loom: bool, imports: Map
         if arg.star:
             raise FlowArgError(f"`{arg.star}` arguments cannot be read statically; write the flow's arguments out", arg)
     flow_id: str | None = None
-    id_node: cst.CSTNode | None = None
-    if positional:
-        id_node = positional[0].value
-    elif "id" in keywords:
-        id_node = keywords["id"].value
-    elif "name" in keywords:
-        id_node = keywords["name"].value
+    found = _id_arg(decorator, _LOOM_ID if loom else id_argument)
+    id_node: cst.CSTNode | None = found.value if found is not None else None
     if id_node is not None:
         value = literal_string_value(id_node) if isinstance(id_node, (cst.SimpleString, cst.ConcatenatedString)) else None
         if not isinstance(value, str):
-            if loom or positional:
+            if loom or found.keyword is None or nfkc(found.keyword.value) == "id":
                 raise FlowArgError("flow id must be a string literal (the build reads it without running your code)", id_node, "flow-id")
             raise FlowArgError("flow name must be a string literal (the build reads it without running your code)", id_node, "flow-id")
         if not value:

@@ -12,9 +12,10 @@ compiler's stages read at their one decision point each:
   is the activity or workflow *type*, never the code);
 * ``children_by_reference``: a flow reached from another flow is a *child*, referenced by its flow
   id (DBOS: a workflow called from a workflow runs as its own workflow, with its own history);
-* ``step_headers``: a step contributes its decorators and signature besides its qualified name
-  (``@activity.defn(name="x")`` is the type history records, a return annotation decides how the
-  recorded result is decoded in the workflow);
+* ``flow_id_argument``: which argument of the profile's own flow decorators is the flow id
+  (Prefect's and DBOS's ``name=``; Temporal's ``@workflow.run`` takes none: the id is the
+  workflow type). Every *other* argument of such a decorator is behaviour (``@flow(retries=3)``)
+  and feeds the code hash (``analysis``); only ``loom_runtime.flow``'s arguments are structural;
 * ``opaque``: the engine's own API objects, whose module-level configuration is not workflow
   behaviour (``engine_config``);
 * ``flow_id``: how a flow's id is derived when the flow decorator does not give one.
@@ -37,7 +38,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # the configuration imports the profiles; libcst is for the analysis only
     import libcst as cst
 
-__all__ = ["Profile", "NameOnlyArg", "ClassDecorator", "FlowIdError"]
+__all__ = ["Profile", "NameOnlyArg", "ClassDecorator", "FlowIdError", "FlowIdArgument", "DEFAULT_FLOW_ID"]
 
 #: a decorator of the flow's class: (every qualified name it may stand for, the node)
 ClassDecorator = "tuple[frozenset[str], cst.Decorator]"
@@ -60,6 +61,20 @@ class NameOnlyArg:
     keyword: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class FlowIdArgument:
+    """Where a flow decorator's call spells the flow id: its first positional argument when
+    ``positional`` (and it is a string), else the first of ``keywords`` given."""
+
+    positional: bool = True
+    keywords: tuple[str, ...] = ("id", "name")
+
+
+#: DESIGN §8's rule, for a decorator no profile describes (``decorators = [...]`` listed
+#: explicitly): the first positional string, else ``id=``, else ``name=``
+DEFAULT_FLOW_ID = FlowIdArgument()
+
+
 def _no_flow_id(decorators: Sequence[ClassDecorator], class_name: str | None) -> str | None:
     return None
 
@@ -78,7 +93,8 @@ class Profile:
     #: qualified callee -> the argument referenced by name only
     name_only_calls: dict[str, NameOnlyArg] = field(default_factory=dict)
     children_by_reference: bool = False
-    step_headers: bool = False
+    #: which argument of ``flow_decorators`` is the flow id (the others feed the code hash)
+    flow_id_argument: FlowIdArgument = DEFAULT_FLOW_ID
     #: qualified names of the engine's API objects (``engine_config``)
     opaque: tuple[str, ...] = ()
     #: the id of a *method* flow from its class's decorators and name (None: the default id)
@@ -90,7 +106,11 @@ class Profile:
     def extended(self) -> bool:
         """Whether any rule beyond DESIGN §6 applies (the loom and prefect profiles have none)."""
         return bool(self.handler_decorators or self.name_only_calls or self.children_by_reference
-                    or self.step_headers or self.opaque or self.flow_id is not _no_flow_id)
+                    or self.opaque or self.flow_id is not _no_flow_id)
+
+    def id_argument(self, decorator: str) -> FlowIdArgument:
+        """Which argument of the flow decorator ``decorator`` (a qualified name) is the flow id."""
+        return self.flow_id_argument if decorator in self.flow_decorators else DEFAULT_FLOW_ID
 
     def digest_fields(self) -> dict[str, object]:
         """What of the profile changes ``analyse_module``'s result (``LoomConfig.digest``)."""

@@ -5,7 +5,7 @@ transaction from its ``operation_outputs`` table by call order and function name
 ``@DBOS.step()`` and ``@DBOS.transaction()`` functions (DBOS 3: ``@ds.transaction()`` of a
 ``ds = SQLAlchemyDatasource(...)``), and such methods of ``@DBOS.dbos_class()``
 classes, are steps: their qualified name and header (decorators and signature: the step's
-``name=`` and options, the result annotation) are hashed, their bodies are not.
+``name=`` and options, the result annotation) are hashed, their bodies are not (DESIGN §6).
 
 A workflow that reaches another workflow (calls it, passes it to ``DBOS.start_workflow``/
 ``start_workflow_async`` or to ``queue.enqueue``) starts it as a *child* with its own status and
@@ -19,7 +19,7 @@ start the engine; they are not part of any workflow's behaviour.
 
 from __future__ import annotations
 
-from .base import NameOnlyArg, Profile
+from .base import FlowIdArgument, NameOnlyArg, Profile
 
 __all__ = ["PROFILE"]
 
@@ -40,7 +40,9 @@ PROFILE = Profile(
         "dbos.Queue().enqueue_async": NameOnlyArg(0, "func"),
     },
     children_by_reference=True,
-    step_headers=True,
+    # ``@DBOS.workflow(name="x", max_recovery_attempts=5)``: ``name=`` is the workflow's name (the
+    # flow id); the other arguments are behaviour and feed the code hash
+    flow_id_argument=FlowIdArgument(positional=False, keywords=("name",)),
     opaque=("dbos.DBOS",),
     summary="@DBOS.workflow(); @DBOS.step()/@DBOS.transaction() steps; workflows reached are children",
 )

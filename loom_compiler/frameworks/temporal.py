@@ -15,9 +15,9 @@ Activities are effects recorded in history by their *type*: a function or method
 ``@activity.defn`` is a step, and whatever is passed to ``workflow.execute_activity*`` /
 ``start_activity*`` / ``execute_local_activity*`` / ``start_local_activity*`` (and their
 ``_method``/``_class`` forms) is referenced by name only: not its body, not its class or the
-class's ``__init__``. A step's header stays hashed (``Profile.step_headers``): ``name=`` is the
-type history records, and the return annotation decides how the recorded result is decoded in the
-workflow. A child workflow (``execute_child_workflow``/``start_child_workflow``, also
+class's ``__init__``. A step's header stays hashed (as for every step, DESIGN §6): ``name=`` is
+the type history records, and the return annotation decides how the recorded result is decoded
+in the workflow. A child workflow (``execute_child_workflow``/``start_child_workflow``, also
 ``get_external_workflow_handle_for`` and ``continue_as_new(workflow=...)``, which all address
 another history) is referenced by its workflow type, not its body. Activity options (timeouts,
 retry policy) are call arguments like any other and stay in the canonical form.
@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .base import ClassDecorator, FlowIdError, NameOnlyArg, Profile
+from .base import ClassDecorator, FlowIdArgument, FlowIdError, NameOnlyArg, Profile
 
 __all__ = ["PROFILE", "workflow_type"]
 
@@ -84,7 +84,9 @@ PROFILE = Profile(
     handler_decorators=(f"{_WF}.signal", f"{_WF}.update", f"{_WF}.query", f"{_WF}.init"),
     validator_attributes=("validator",),
     name_only_calls=_NAME_ONLY,
-    step_headers=True,
+    # ``@workflow.run`` takes no id (the workflow type is the class's); an argument it might be
+    # given is behaviour like any other
+    flow_id_argument=FlowIdArgument(positional=False, keywords=()),
     opaque=("temporalio.client.Client", "temporalio.worker.Worker", "temporalio.worker.Replayer"),
     flow_id=workflow_type,
     summary="temporalio.workflow.run in @workflow.defn classes; @activity.defn steps",

@@ -316,11 +316,22 @@ def _pairs() -> list[ProjectPair]:
     k = "steps: header"
     steps = "from loom_runtime import step\n\n\n@step(max_attempts=3)\ndef charge(x):\n    return x\n"
     base = project(flow("return ctx.execute('charge', charge, o)", "from shop.steps import charge\n"), steps=steps)
-    add(C("step-retry-policy", k, base, edit(base, "shop/steps.py", "max_attempts=3", "max_attempts=1"), "B21"))
+    add(C("step-retry-policy", k, base, edit(base, "shop/steps.py", "max_attempts=3", "max_attempts=1")))
     add(E("step-body-edited", k, base, edit(base, "shop/steps.py", "return x", "return 2 * x")))
     steps = "from loom_runtime import step\n\n\ndef twice(f):\n    return lambda x: f(f(x))\n\n\n@twice\n@step\ndef charge(x):\n    return x\n"
     base = project(flow("return ctx.execute('charge', charge, o)", "from shop.steps import charge\n"), steps=steps)
-    add(C("decorator-around-a-step", k, base, edit(base, "shop/steps.py", "f(f(x))", "f(x)"), "B21"))
+    add(C("decorator-around-a-step", k, base, edit(base, "shop/steps.py", "f(f(x))", "f(x)")))
+    steps = ("from loom_runtime import step\n\nATTEMPTS = 3\n\n\n@step(max_attempts=ATTEMPTS)\ndef charge(x: int) -> int:\n"
+             "    return x\n\n\ndef unrelated():\n    return 1\n")
+    base = project(flow("return ctx.execute('charge', charge, o)", "from shop.steps import charge\n"), steps=steps)
+    add(C("step-retry-policy-through-a-constant", k, base, edit(base, "shop/steps.py", "ATTEMPTS = 3", "ATTEMPTS = 4")))
+    add(C("step-signature", k, base, edit(base, "shop/steps.py", "-> int:", "-> str:")))
+    add(E("step-retry-policy-respelled", k, base, edit(base, "shop/steps.py", "ATTEMPTS = 3", "ATTEMPTS = 0x3")))
+    add(E("step-module-unrelated-helper-edited", k, base, edit(base, "shop/steps.py", "return 1", "return 2")))
+    add(E("step-body-edited-under-a-retry-policy", k, base, edit(base, "shop/steps.py", "    return x\n", "    return x + 1\n")))
+    steps = "from loom_runtime import step\n\n\nclass Db:\n    @step(max_attempts=3)\n    def save(self, x):\n        return x\n"
+    base = project(flow("return ctx.execute('save', Db().save, o)", "from shop.steps import Db\n"), steps=steps)
+    add(C("step-method-retry-policy", k, base, edit(base, "shop/steps.py", "max_attempts=3", "max_attempts=1")))
 
     # -------------------------------------------------- B25: __future__ flags compile the whole module
     k = "module compile flags"
@@ -573,19 +584,33 @@ CHUNK_CASES: tuple[ChunkCase, ...] = tuple(_chunk_cases())
 
 def _config_pairs() -> list[tuple[ProjectPair, tuple[str, ...], tuple[str, ...]]]:
     """(pair, flow decorators, step decorators): pairs that need another framework's decorators
-    configured (kept out of ``PAIRS``: the benchmark configures ``packages`` only)."""
+    configured (kept out of ``PAIRS``: the benchmark configures ``packages`` only). The lead's
+    decision on B14: such a decorator's arguments other than its id are behaviour and feed the
+    CODE hash (the structural hash holds the id only)."""
     prefect = "from prefect import flow\n\n\n@flow(retries=3)\ndef checkout(o):\n    return o\n"
     base = {"shop/__init__.py": "", "shop/flows.py": prefect}
+    runner = ("from prefect import flow\nfrom shop.runners import Runner\n\n\n@flow(task_runner=Runner(), retries=RETRIES)\n"
+              "def checkout(o):\n    return o\n\n\nRETRIES = 3\n")
+    reach = {"shop/__init__.py": "", "shop/flows.py": runner, "shop/runners.py": "class Runner:\n    workers = 4\n"}
     pairs = [
-        C("framework-flow-decorator-argument", "flow decorator arguments", base, edit(base, "shop/flows.py", "retries=3", "retries=0"), "B14"),
+        C("framework-flow-decorator-argument", "flow decorator arguments", base, edit(base, "shop/flows.py", "retries=3", "retries=0")),
         E("framework-flow-decorator-same-arguments-respelled", "flow decorator arguments", base,
           edit(base, "shop/flows.py", "retries=3", "retries=0x3")),
+        C("framework-flow-decorator-argument-added", "flow decorator arguments", base,
+          edit(base, "shop/flows.py", "retries=3", "retries=3, timeout_seconds=60")),
+        C("framework-flow-decorator-argument-reaches-a-first-party-class", "flow decorator arguments", reach,
+          edit(reach, "shop/runners.py", "workers = 4", "workers = 1")),
+        C("framework-flow-decorator-argument-reaches-a-module-constant", "flow decorator arguments", reach,
+          edit(reach, "shop/flows.py", "RETRIES = 3", "RETRIES = 4")),
+        E("framework-flow-decorator-argument-unrelated-edit", "flow decorator arguments", reach,
+          edit(reach, "shop/flows.py", "RETRIES = 3\n", "RETRIES = 3\n\n\ndef unrelated():\n    return 1\n")),
     ]
     return [(replace(p, flow_id="shop.flows:checkout"), ("prefect.flow",), ("prefect.task",)) for p in pairs]
 
 
-#: pairs whose ``expect`` is about the code hash *or* the structural hash (``flow_hash``): an
-#: argument of the flow decorator must move one of them
+#: pairs about the code hash of a flow whose decorator is another framework's (``prefect.flow``
+#: configured): its arguments but the id must move it; the structural hash (``flow_hash``: the id)
+#: must not move
 CONFIG_PAIRS = tuple(_config_pairs())
 
 

@@ -228,7 +228,7 @@ GOLDENS = {
     ),
     "golden-closure": (
         GOLDEN_CLOSURE,
-        "sha256:2ba2291597c425956f052027f5ede563a9b46cdf283d10cca5ec72eb777053b2",
+        "sha256:f0bc416290a9b333933aa445f7918b3ed6e85ac637ffbc549dd4b93f75fdacfe",
     ),
     "golden-method": (
         GOLDEN_METHOD,
@@ -244,4 +244,4 @@ def test_golden_digest(flow_id: str) -> None:
 
 
 def test_golden_cross_module_project(tmp_path: Path) -> None:
-    assert _project_hash(tmp_path, "golden", {}) == "sha256:f8d4f353215481f2b2e5d57bceb995f9e71d4bef9c878d5b30224b4e6c3c945b"
+    assert _project_hash(tmp_path, "golden", {}) == "sha256:759bdc897fd1b1311e1135f017382052f2fd96408c68623a83eeda0592f97388"

@@ -58,10 +58,13 @@ def test_configuring_and_launching_the_engine_is_not_workflow_code(monkeypatch: 
                      ("return f\"<{x}>\"", "return f\"[{x}]\""), ('@app.post("/orders")', '@app.put("/orders")')]:
         assert _closure(APP.replace(old, new))[0] == code, old
     # A top-level ``DBOS.launch()`` (no ``if __name__`` guard) belongs to ``DBOS`` by the module-statement
-    # rule; a workflow reaches ``DBOS`` through its steps' headers (``@DBOS.step()``). The profile's
-    # opacity keeps it out; the same profile without opaque names has it in.
+    # rule; a workflow reaches ``DBOS`` through its steps' headers (``@DBOS.step()``: the engine object
+    # is followed there) or its body. The profile's opacity keeps it out; the same profile without
+    # opaque names has it in.
     top = APP.replace('if __name__ == "__main__":\n    DBOS.launch()\n    uvicorn.run(app, host="0.0.0.0")',
                       "DBOS.launch()\nuvicorn.run(app)")
+    assert "m.DBOS" not in _closure(top)[1]
+    top = top.replace("    return charge(order)", "    DBOS.logger.info(order)\n    return charge(order)")
     assert "m.DBOS" not in _closure(top)[1]
     monkeypatch.setitem(PROFILES, "dbos", dataclasses.replace(PROFILES["dbos"], opaque=()))
     assert "m.DBOS" in _closure(top)[1]
