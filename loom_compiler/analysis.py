@@ -228,6 +228,18 @@ class ModuleSummary:
     #: what its module-level imports load (``import a.b`` -> ``a.b``, ``from a import b`` -> ``a``,
     #: ``a.b``), sorted: the modules that run when it runs (``closure``)
     runs: tuple[str, ...] = ()
+    #: plain aliases that may stand for a flow decorator: (name, what it stands for, line) for
+    #: ``durable = flow`` or ``flow = core.flow`` (a flow decorator or another first-party name);
+    #: another module's decorator resolving to such a name is a re-export (``hidden_flows``
+    #: follows the first-party ones; imports are read from ``imports``)
+    flow_names: tuple[tuple[str, str, int], ...] = ()
+    #: module-level names that hide a flow decorator: (name, line, how): a function that calls one
+    #: (a wrapper factory), a value built from one (``partial(flow, ...)``)
+    flow_wrappers: tuple[tuple[str, int, str], ...] = ()
+    #: decorators of module-level functions and methods that may stand for another first-party
+    #: module's name: (function qualname, line, column, the decorator as written, candidates);
+    #: ``hidden_flows`` checks they are no flow decorator reached through first-party code
+    foreign_decorators: tuple[tuple[str, int, int, str, tuple[str, ...]], ...] = ()
 
     def import_map(self) -> dict[str, str]:
         return dict(self.imports)
@@ -376,8 +388,8 @@ class _Analyser:
         marks: set[str] = set()
         engine = self.profile.opaque if self.profile is not None else ()
         for chain in sorted(refs.globals):
-            if chain.startswith(("=", "!", "^")):
-                continue
+            if not all(part.isidentifier() for part in chain.split(".")):
+                continue  # synthetic (``=<target>``, ``!<module>``) or name-only (``^chain``) references
             names = self.chain_names(chain)
             found = names & self.step_decorators
             if found and not any(self.first_party(n) or any(n == o or n.startswith(o + ".") for o in engine)
@@ -449,6 +461,8 @@ class _Analyser:
                 pieces=tuple((start + k, text_, canon, refs_, names)
                              for k, (text_, canon, refs_, names) in enumerate(attached_pieces.get(index, ()))),
             ))
+        self.flows = self.one_flow_per_name(self.flows)
+        hidden = self.hidden_flow_decorators(units)  # before ``errors`` is read: it may add some
         exports = literal_all(stmts[i] for i, u in enumerate(units) if "__all__" in u.names or "__all__" in u.attached)
         stamp = _future_stamp(stmts)
         if stamp is not None:
@@ -472,6 +486,7 @@ class _Analyser:
             exports_known=exports != UNKNOWN_ALL,
             getattr_hook=any(isinstance(stmts[i], cst.FunctionDef) for i in self.binders.get("__getattr__", ())),
             runs=_sorted(m for st in self.statements for m in (*st.modules, *st.stars)),
+            **hidden,
         )
 
     def pieces_of(self, split: Mapping[int, tuple[list[cst.If], list[References], set[str]]],
@@ -509,6 +524,121 @@ class _Analyser:
                 and "" not in kinds and ("environ" not in kinds or self.import_targets("os") == ["os"])
             self._literal[name] = known
         return known
+
+    def one_flow_per_name(self, flows: list[FlowSite]) -> list[FlowSite]:
+        """B19: two flow declarations binding one name (``@flow("a") def checkout`` and later
+        ``@flow("b") def checkout``): the module attribute, which the registry serves, is the last
+        one only, so the first would be built and never served. An error naming both sites;
+        neither is built (which one the author meant is not ours to guess)."""
+        by_name: dict[str, list[FlowSite]] = {}
+        for site in flows:
+            by_name.setdefault(site.qualname, []).append(site)
+        out = []
+        for site in flows:
+            group = by_name[site.qualname]
+            if len(group) == 1:
+                out.append(site)
+            elif site is group[-1]:
+                places = ", ".join(f"{self.path}:{g.line}:{g.column} (flow id `{g.args.id}`)" for g in group)
+                self.errors.append(SourceError(
+                    self.path, site.line, site.column,
+                    f"`{site.qualname}` is declared as a flow {len(group)} times: {places}; the later definition "
+                    "replaces the earlier one at import, so only the last could be served: give each flow "
+                    "function its own name", "flow-redefined"))
+        return out
+
+    # -- flow decorators reached other than directly (``hidden_flows``) --------------------------
+    def _flow_chain(self, chain: str, before: int) -> set[str]:
+        """The flow decorators a reference chain may stand for at statement ``before``."""
+        chain = chain.lstrip("^")
+        if not all(part.isidentifier() for part in chain.split(".")):
+            return set()  # synthetic references: ``=<target>``, ``!<module>``, ``<...>``
+        return self.decorator_names(_chain_expr(chain), before) & self.flow_decorators
+
+    def hidden_flow_decorators(self, units: Sequence[Unit]) -> dict[str, tuple]:
+        """B18: a flow decorator reached through code the build does not follow as a declaration
+        (a wrapper factory, a call ``flow("x")(fn)``, ``partial(flow)``) is reported here, with its
+        position, never dropped in silence; plain aliases are followed (``decorator_names``), and
+        what another module's name stands for is left to ``hidden_flows`` (``foreign_decorators``)."""
+        if self.all_functions:
+            return {}
+        flow_names: list[tuple[str, str, int]] = []
+        wrappers: dict[str, tuple[int, str]] = {}
+        # a reference can stand for a flow decorator only where its last name is spelled (or a
+        # star import may bind it); plain aliases of first-party names are recorded everywhere
+        spelled = self.star_units or any(name in self.text for name in self.flow_last_names)
+        for index, stmt in enumerate(self.stmts):
+            unit = units[index]
+            if unit.kind in ("import", "step") or isinstance(stmt, cst.ClassDef) \
+                    or (unit.kind == "function" and any(f.unit == index for f in self.flows)):
+                continue  # imports: ``ModuleSummary.imports`` says what they bind
+            name = nfkc(stmt.name.value) if isinstance(stmt, cst.FunctionDef) else None
+            alias = self._alias_of(index, unit.names[0]) if len(unit.names) == 1 else None
+            if alias is not None:  # ``durable = flow``: followed where it is used
+                for target in sorted(self.decorator_names(_chain_expr(alias), index)):
+                    if target in self.flow_decorators or (self.first_party(target) and target != f"{self.module}.{alias}"):
+                        flow_names.append((unit.names[0], target, unit.line))
+                continue
+            found = sorted({d for chain in unit.references for d in self._flow_chain(chain, index)}) if spelled else []
+            if not found:
+                continue
+            if name is not None:
+                wrappers[name] = (unit.line, f"is a function that calls {found[0]}")
+            else:
+                for bound in unit.names:
+                    wrappers[bound] = (unit.line, f"is built from {found[0]}")
+                line, column = self.position(stmt)
+                self.errors.append(SourceError(
+                    self.path, line, column,
+                    f"{found[0]} is used here other than as the decorator of a module-level function or method "
+                    f"(`{_first_line(unit.source)}`): the build cannot find the flow it declares, so the flow would "
+                    "run unpinned; write the decorator on the definition (@flow(\"my-flow\") def ...)", "flow-hidden"))
+        own = {f"{self.module}.{n}": (line, how) for n, (line, how) in wrappers.items()}
+        foreign: list[tuple[str, int, int, str, tuple[str, ...]]] = []
+        for index, stmt in enumerate(self.stmts):
+            if isinstance(stmt, cst.FunctionDef):
+                defs = [(nfkc(stmt.name.value), stmt)]
+            elif isinstance(stmt, cst.ClassDef):
+                defs = [(f"{nfkc(stmt.name.value)}.{nfkc(m.name.value)}", m) for m in stmt.body.body
+                        if isinstance(m, cst.FunctionDef)]
+            else:
+                continue
+            for qualname, node in defs:
+                if self.flow_decorator(node, index) is not None:
+                    continue
+                for dec in node.decorators:
+                    expr = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
+                    chain = dotted_chain(expr)
+                    if chain is None:
+                        continue
+                    names = self.decorator_names(dec.decorator, index)
+                    hit = sorted(n for n in names if n in own)
+                    if hit:
+                        line, column = self.position(dec.decorator)
+                        wline, how = own[hit[0]]
+                        self.errors.append(SourceError(
+                            self.path, line, column,
+                            f"`@{chain}` on `{qualname}` is {hit[0]}, which {how} ({self.path}:{wline}): the build "
+                            "cannot read the flow it declares, so the flow would run unpinned; decorate the function "
+                            "with the flow decorator itself (@flow(\"my-flow\"))", "flow-hidden"))
+                        continue
+                    abroad = tuple(sorted(n for n in names if self.first_party(n) and not n.startswith(self.module + ".")))
+                    if abroad:
+                        line, column = self.position(dec.decorator)
+                        foreign.append((qualname, line, column, chain, abroad))
+        return {"flow_names": tuple(flow_names), "flow_wrappers": tuple((n, l, h) for n, (l, h) in sorted(wrappers.items())),
+                "foreign_decorators": tuple(foreign)}
+
+    def _alias_of(self, index: int, name: str) -> str | None:
+        """``name = <dotted chain>`` at statement ``index`` (a plain alias): the chain, else None."""
+        stmt = self.stmts[index]
+        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign)):
+            return None
+        assign = stmt.body[0]
+        if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name) \
+                or nfkc(assign.targets[0].target.value) != name:
+            return None
+        return dotted_chain(assign.value) if isinstance(assign.value, (cst.Name, cst.Attribute)) else None
 
     def bindings_of(self, stmt: cst.CSTNode) -> _Statement:
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
@@ -659,6 +789,9 @@ class _Analyser:
             here = {t + tail for local, t in st.aliases if local == root}
             if root in st.own_names:
                 here.add(f"{self.module}.{root}{tail}")
+                alias = self._alias_of(i, root)
+                if alias is not None:  # ``durable = flow``: what ``flow`` stood for there
+                    here |= self.decorator_names(_chain_expr(alias + tail), i)
                 if tail and self.rules is not None:
                     # ``ds = SQLAlchemyDatasource(url)`` then ``@ds.transaction()``: also the
                     # method of what the call builds, spelled ``<class>().transaction``
@@ -1066,6 +1199,11 @@ def _future_stamp(stmts: Sequence[cst.CSTNode]) -> Callable[[str], str] | None:
 def _is_docstring_line(stmt: cst.CSTNode) -> bool:
     return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr) \
         and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+
+
+def _first_line(source: str) -> str:
+    lines = [ln.strip() for ln in source.splitlines() if ln.strip() and not ln.strip().startswith("#")]
+    return (lines[0][:77] + "...") if lines and len(lines[0]) > 80 else (lines[0] if lines else "")
 
 
 def _is_compound(stmt: cst.CSTNode) -> bool:

@@ -33,6 +33,7 @@ from .analysis import FlowSite, ModuleSummary, analyse_module, might_define_flow
 from .closure import ClosureGraph, Loader
 from .config import LoomConfig
 from .flow_ids import duplicate_id_errors
+from .hidden_flows import hidden_flow_errors
 from .model import FlowFingerprint, ModuleResult, SourceError
 from .sources import DirectorySourceTree, SourceReadError, SourceTree, iter_python_files
 
@@ -132,6 +133,12 @@ def fingerprint_flows(
         )
     errors.extend(graph.errors)
     errors.extend(duplicate_id_errors(flows))
+    if config is not None:
+        def load(module: str) -> ModuleSummary | SourceError | None:
+            return summaries[module] if module in summaries else loader(module) if loader is not None else None
+
+        first_party = config.is_first_party if config.packages else (lambda module: True)  # the tree decides
+        errors.extend(hidden_flow_errors(summaries, load, config.decorators, first_party))
     flows.sort(key=lambda f: (f.flow_id, f.path, f.line))
     return FlowsResult(tuple(flows), tuple(_sorted_errors(errors)))
 
@@ -225,7 +232,7 @@ def fingerprint_project(
             loaded[module] = result
             continue
         loaded[module] = result
-        if result.flows or result.errors:
+        if result.flows or result.errors or result.foreign_decorators:
             flow_summaries[module] = result
     loader = tree_loader(tree, config, loaded)
     flows, flow_errors = fingerprint_flows(flow_summaries, config, loader=loader)

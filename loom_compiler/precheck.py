@@ -27,24 +27,26 @@ def decorator_markers(config: LoomConfig | None) -> tuple[bytes, ...]:
     return tuple(sorted({d.rsplit(".", 1)[-1].encode() for d in names}))
 
 
-_MARKER_CACHE: dict[tuple[bytes, ...], re.Pattern[bytes]] = {}
+_MARKER_CACHE: dict[tuple[bytes, ...], tuple[re.Pattern[bytes], re.Pattern[bytes]]] = {}
 
 
 def might_define_flows(data: bytes, config: LoomConfig | None) -> bool:
     """Cheap byte check: can this file declare a flow at all?
 
-    It needs an ``@`` and, as a whole word, the last name of a configured decorator: that name
-    must be spelled somewhere, on the decorator line (``@flow``, ``@lr.flow``,
-    ``@DBOS.workflow``) or in the import that aliases it (``from loom_runtime import flow as
-    durable``). "flows" or "workflows" in a docstring do not count. Conservative by design: a
-    false positive costs a parse, a false negative would drop a flow.
+    It needs, as a whole word, the last name of a configured decorator: that name must be spelled
+    somewhere, on the decorator line (``@flow``, ``@lr.flow``, ``@DBOS.workflow``) or in the
+    import that aliases it (``from loom_runtime import flow as durable``); and an ``@``, or that
+    name called (``run = flow("x")(impl)``: a flow declared without decorator syntax, which the
+    analysis reports, B18). "flows" or "workflows" in a docstring do not count. Conservative by
+    design: a false positive costs a parse, a false negative would drop a flow.
     """
-    if b"@" not in data:
-        return False
     markers = decorator_markers(config)
     if not any(marker in data for marker in markers):
         return False  # a substring search (C, memchr) rules out most files before the regex
-    pattern = _MARKER_CACHE.get(markers)
-    if pattern is None:
-        pattern = _MARKER_CACHE[markers] = re.compile(rb"(?<![\w])(?:" + b"|".join(map(re.escape, markers)) + rb")(?![\w])")
-    return pattern.search(data) is not None
+    found = _MARKER_CACHE.get(markers)
+    if found is None:
+        words = b"|".join(map(re.escape, markers))
+        found = _MARKER_CACHE[markers] = (re.compile(rb"(?<![\w])(?:" + words + rb")(?![\w])"),
+                                          re.compile(rb"(?<![\w])(?<!def )(?:" + words + rb")\s*\("))
+    word, call = found
+    return (b"@" in data and word.search(data) is not None) or call.search(data) is not None

@@ -652,7 +652,7 @@ class _Pipeline:
             deps = tuple((m, src.sha(m)) for m in sorted(requested))
             return deps, (), (summary,)
         assert summary is not None
-        if not summary.flows and not summary.errors:
+        if not summary.flows and not summary.errors and not summary.foreign_decorators:
             return ((module, src.sha(module)),), (), ()
         from ..fingerprint import fingerprint_flows
         from ..step_ids import undeclared_step_ids

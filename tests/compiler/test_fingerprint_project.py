@@ -115,10 +115,12 @@ def test_cheap_check_uses_the_decorators_last_names() -> None:
         (b"import loom_runtime as lr\n@lr.flow('x')\ndef f(ctx): pass\n", True),
         # the alias's import names it: the decorator line alone would not
         (b"from loom_runtime import flow as durable\n@durable('x')\ndef f(ctx): pass\n", True),
-        (b"from loom_runtime import flow\nf = flow('x')(g)\n", False),  # no "@": not a decorator
+        # no "@", but the decorator called: a flow declared by a call, which the build reports (B18)
+        (b"from loom_runtime import flow\nf = flow('x')(g)\n", True),
+        (b"from loom_runtime import flow\nf = g\n", False),  # neither an "@" nor a call
     ],
 )
-def test_cheap_check_is_a_whole_word_decorator_name_and_an_at_sign(source: bytes, expected: bool) -> None:
+def test_cheap_check_is_a_whole_word_decorator_name_and_an_at_sign_or_a_call(source: bytes, expected: bool) -> None:
     assert might_define_flows(source, None) is expected
 
 
