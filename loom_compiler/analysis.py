@@ -337,6 +337,7 @@ class _Analyser:
         self._positions: Mapping[cst.CSTNode, object] | None = None
         self._current: cst.CSTNode | None = None  # the module-level statement being analysed
         self._import_errors: set[int] = set()
+        self.nested_units: set[int] = set()  # module-level statements holding a flow reported as nested
         self._class_effects: dict[int, tuple[set[str], set[str]]] = {}
         # nested flows can only be where a flow decorator's name is spelled (``precheck``)
         self.may_nest = all_functions or might_define_flows(text.encode("utf-8", "surrogatepass"), config)
@@ -530,6 +531,8 @@ class _Analyser:
         ``@flow("b") def checkout``): the module attribute, which the registry serves, is the last
         one only, so the first would be built and never served. An error naming both sites;
         neither is built (which one the author meant is not ours to guess)."""
+        if self.all_functions:  # every function is a "flow" there (a property's getter and setter too)
+            return flows
         by_name: dict[str, list[FlowSite]] = {}
         for site in flows:
             by_name.setdefault(site.qualname, []).append(site)
@@ -569,9 +572,9 @@ class _Analyser:
         spelled = self.star_units or any(name in self.text for name in self.flow_last_names)
         for index, stmt in enumerate(self.stmts):
             unit = units[index]
-            if unit.kind in ("import", "step") or isinstance(stmt, cst.ClassDef) \
+            if unit.kind in ("import", "step") or isinstance(stmt, cst.ClassDef) or index in self.nested_units \
                     or (unit.kind == "function" and any(f.unit == index for f in self.flows)):
-                continue  # imports: ``ModuleSummary.imports`` says what they bind
+                continue  # imports: ``ModuleSummary.imports`` says what they bind; nested flows: reported
             name = nfkc(stmt.name.value) if isinstance(stmt, cst.FunctionDef) else None
             alias = self._alias_of(index, unit.names[0]) if len(unit.names) == 1 else None
             if alias is not None:  # ``durable = flow``: followed where it is used
@@ -1010,6 +1013,7 @@ class _Analyser:
             current = stack.pop()
             if type(current) is cst.FunctionDef and current.decorators and self._may_be_flow(current) \
                     and self.flow_decorator(current, unit):
+                self.nested_units.add(unit)
                 self.error(current, f"flow `{nfkc(current.name.value)}` is defined inside {where}; a flow must be a "
                            "module-level function or a method of a module-level class, so that the registry can "
                            "find it by name (it cannot be pinned where it is)", "flow-nested")
