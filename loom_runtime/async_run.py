@@ -29,9 +29,16 @@ Waiting tasks are released one at a time, in arrival order. "Blocked" is exact o
 event loop (nothing in its ready queue); on another loop implementation it is approximated by
 ``SETTLE_QUIET_TURNS`` loop turns in which no task of the run made progress.
 
-**One writer.** Appends are synchronous calls made on the event loop's thread, each fenced on the
-run's last sequence number; two tasks can never interleave inside one. A sync step called from an
-async flow runs off the event loop (``asyncio.to_thread``); its result is recorded back on the loop.
+**One writer, off the loop.** The run's appends (and the lease admission of each live step or
+decider) are made by one thread of its own, in the order the run makes them, each fenced on the
+sequence number the store last confirmed (:mod:`loom_runtime.run_writer`): a slow or locked store
+never stops the caller's event loop, and two tasks can never interleave inside one append. A live
+step body or decider starts only once every write before it landed (``flush``): its
+``STEP_STARTED`` is in the store and its lease admitted it; an append's refusal surfaces from the
+Context call that made it (a step's recorded outcome, written behind, from the next one). The
+settle barrier waits while writes are in flight (a write is as atomic for it as it was on the
+loop). A sync step called from an async flow runs off the event loop (``asyncio.to_thread``); its
+result is recorded back on the loop.
 
 **Parks with work in flight.** A task that parks (a gate, a timer) or continues as new while other
 tasks are running live steps first *latches* the park: no new live work starts (a task that tries
@@ -58,7 +65,8 @@ from typing import Any
 from .errors import FlowDivergenceError, FlowUsageError, JournalError
 from .journal import events as ev
 from .journal.events import NewEvent
-from .run import Parked, Run
+from .run import _COMPLETIONS, Parked, Run
+from .run_writer import RunWriter
 
 __all__ = ["AsyncRun", "SETTLE_QUIET_TURNS"]
 
@@ -119,6 +127,8 @@ class AsyncRun(Run):
         self.closed = False  # the outcome is being written: no Context call any more
         self._members: set[_Node] = set()
         self.loop: asyncio.AbstractEventLoop | None = None
+        #: The run's store calls off the loop (``drive_run_async`` sets it); ``None``: made in place.
+        self.writer: RunWriter | None = None
 
     @classmethod
     def from_run(cls, run: Run) -> AsyncRun:
@@ -229,6 +239,14 @@ class AsyncRun(Run):
         await fut
 
     def _settle_turn(self, loop: asyncio.AbstractEventLoop, mark: int, quiet: int) -> None:
+        if self.writer is not None and self.writer.pending:
+            # a task waiting for its writes is not blocked: look again once they landed
+            def landed() -> None:
+                self.progress += 1
+                loop.call_soon(self._settle_turn, loop, self.progress, 0)
+
+            self.writer.when_idle(landed)
+            return
         ready = getattr(loop, "_ready", None)  # asyncio's own loops: the callbacks runnable now
         if self.progress != mark:
             loop.call_soon(self._settle_turn, loop, self.progress, 0)
@@ -295,6 +313,7 @@ class AsyncRun(Run):
                 result = append()
             finally:
                 self._stopper = False
+            await self.flush()  # the park landed (or its refusal is raised here, as it was by append)
         except BaseException:
             self.stopping = None
             raise
@@ -309,7 +328,35 @@ class AsyncRun(Run):
                 raise self.stopping  # type: ignore[misc]  # set whenever sealed
             if self.stopping is not None and not self._stopper and events[0].type not in _FINISHING:
                 raise self.stopping
-        super().append(events, leaves_running=leaves_running)
+        writer = self.writer
+        if writer is None or not writer.on_loop():  # the outcome, appended on the writer's thread
+            super().append(events, leaves_running=leaves_running)
+            return
+        completion = all(e.type in _COMPLETIONS for e in events)
+        if not completion:  # as Run.append: only a step's recorded outcome passes a latched stop
+            self.raise_if_stopped()
+        writer.append(events, leaves_running=leaves_running, completion=completion)
+        self.last_seq += len(events)  # what the store will confirm; the writer fences on what it did
+
+    def _admit(self, kind: str, ident: str) -> None:
+        writer = self.writer
+        if writer is None or not writer.on_loop():
+            super()._admit(kind, ident)
+            return
+        writer.admit(kind, ident)  # after the writes before it; a refusal is raised by the flush
+
+    async def flush(self) -> None:
+        """Wait until this run's writes submitted so far landed; a refusal latches like a journal
+        error (``run_writer``). No loop turn when nothing is pending."""
+        writer = self.writer
+        if writer is None or not writer.busy:
+            return
+        try:
+            await writer.flush()
+        except JournalError as exc:
+            if self.journal_error is None:
+                self.journal_error = exc
+            raise
 
     async def drain(self) -> None:
         """After the body ended: finish live work in flight, cancel tasks still alive, then allow

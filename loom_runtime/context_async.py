@@ -66,6 +66,7 @@ class AsyncContext(RunIdentity):
         served = run.step_begin(step_id)
         if served is WAIT:
             raise await run.stop_with(Parked(run.retry_gate(step_id)), lambda: run.retry_repark(step_id))
+        await run.flush()  # a live step's STEP_STARTED is in the store and its lease admitted it
         if served is not LIVE:
             return served
         run.live_started()
@@ -78,6 +79,9 @@ class AsyncContext(RunIdentity):
         except Exception as exc:
             failure = exc
         else:
+            # the outcome is handed to the writer, not waited for: whatever the body does next with
+            # the journal waits for it (every later write, a park, the outcome come after it), and a
+            # crash before it lands re-runs the step, as a crash before STEP_COMPLETED always did
             try:
                 return run.step_succeeded(step_id, result)
             finally:
@@ -91,6 +95,7 @@ class AsyncContext(RunIdentity):
         run.live_ended()
         if run.stopping is not None:  # another task is parking: record this attempt and its timer, unwind
             run.retry_park(step_id, failure, delay, park=False)
+            await run.flush()
             raise run.stopping
         raise await run.stop_with(Parked(run.retry_gate_after(step_id)), lambda: run.retry_park(step_id, failure, delay))
 
@@ -101,6 +106,7 @@ class AsyncContext(RunIdentity):
         if decision_id not in run.state.decisions:
             run.refuse_if_stopping()
         served = run.decide_begin(decision_id)
+        await run.flush()  # a live decider runs only once its lease admitted it
         if served is not LIVE:
             return served
         inner: list[str] = []
@@ -113,17 +119,22 @@ class AsyncContext(RunIdentity):
                 value = await value
         finally:
             node.decisions = saved
-        return run.decide_end(decision_id, value, inner, began_after)
+        recorded = run.decide_end(decision_id, value, inner, began_after)
+        await run.flush()
+        return recorded
 
     async def now(self) -> _dt.datetime:
         """The current time (UTC), recorded on first call so every replay sees the same value."""
         self._run.node()
-        return _dt.datetime.fromtimestamp(self._run.now(), tz=_dt.timezone.utc)
+        now = self._run.now()
+        await self._run.flush()
+        return _dt.datetime.fromtimestamp(now, tz=_dt.timezone.utc)
 
     async def emit(self, name: str, payload: Any = None) -> None:
         """Append an ``EVENT_EMITTED`` once (the n-th emit of ``name`` is served on replay)."""
         self._run.node()
         self._run.emit(name, payload)
+        await self._run.flush()
 
     # -- waiting -----------------------------------------------------------------------------
 
@@ -132,6 +143,7 @@ class AsyncContext(RunIdentity):
         run = self._run
         run.node()
         answered = run.suspend_begin(gate, correlation_key)
+        await run.flush()
         if answered is not LIVE:
             return answered
         await run.settle()
@@ -141,7 +153,9 @@ class AsyncContext(RunIdentity):
         """A durable timer: park now, resume when a worker (or ``tick``) finds it due."""
         run = self._run
         run.node()
-        if run.sleep_begin(timer_id, seconds):
+        fired = run.sleep_begin(timer_id, seconds)
+        await run.flush()
+        if fired:
             return
         await run.settle()
         raise await run.stop_with(Parked(timer_gate(timer_id)), lambda: run.sleep_park(timer_id, seconds))
@@ -161,6 +175,7 @@ class AsyncContext(RunIdentity):
         explicit = check_branches(self.execution_id, branches)
         path = run.allocate_scope(node.scope)
         run.start_scope(path, len(branches), explicit, only_explicit=len(explicit) == len(branches))
+        await run.flush()
 
         async def branch(b: Any) -> Any:
             run.branch_node(node, path)
@@ -180,6 +195,7 @@ class AsyncContext(RunIdentity):
             if isinstance(r, FlowDivergenceError):
                 raise r
         run.close_scope(path)
+        await run.flush()
         first_error = next((r for r in results if isinstance(r, Exception)), None)
         if first_error is not None:
             raise first_error

@@ -8,15 +8,21 @@ recorded and the rest of its tasks are cancelled (``AsyncRun.drain``), then the 
 appended by the same :func:`~loom_runtime.outcomes.conclude` as for a sync body. So divergence
 detection, pinning, migration and continuation behave exactly as for sync flows.
 
+The run's store calls (appends, lease admissions, then the outcome) are made by its
+:class:`~loom_runtime.run_writer.RunWriter`, one thread of its own, never on the event loop: a
+store behind another process's write lock delays this execution, not the loop's other coroutines.
+
 A park or continuation latched by one task is the run's outcome whatever exception the body
 unwinds with (every other task unwinds with the same one, and the body may catch and re-raise it).
 If the drive is cancelled (by its caller, or the body's own task), the body is cancelled and nothing
-more is appended: the execution is left as a crash would leave it, and the cancellation propagates.
+more is appended (writes already handed to the writer still land, in order): the execution is left
+as a crash would leave it, and the cancellation propagates.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from .async_run import AsyncRun
@@ -25,8 +31,10 @@ from .errors import JournalError
 from .handles import Handle, state_handle
 from .journal import events as ev
 from .outcomes import conclude
+from .replay import ReplayState
 from .aio import run_blocking
 from .run import ContinueAsNew, Parked
+from .run_writer import RunWriter
 from .versions import FlowVersion
 
 __all__ = ["drive_run_async", "is_async_callable", "run_blocking"]
@@ -37,7 +45,14 @@ async def drive_run_async(run: AsyncRun, version: FlowVersion) -> Handle:
     if state.status != ev.RUNNING:
         return state_handle(state)
     runner = version.runner()
+    run.writer = RunWriter(run.port, run.execution_id, run.last_seq)
+    try:
+        return await _drive(run, runner, state)
+    finally:
+        run.writer.close()
 
+
+async def _drive(run: AsyncRun, runner: Callable[..., Any], state: ReplayState) -> Handle:
     async def body() -> Any:
         run.root()
         value = runner(AsyncContext(run), state.input)
@@ -67,7 +82,14 @@ async def drive_run_async(run: AsyncRun, version: FlowVersion) -> Handle:
         # unwound by a park that never landed (its own append was refused): stop as a crash would
         run.journal_error = JournalError(f"execution `{run.execution_id}`: a park was refused before it landed")
     await run.drain()
-    return conclude(run, outcome, value)
+    try:
+        await run.flush()  # every write of the run landed (or its refusal is latched)
+    except JournalError:
+        pass  # latched: conclude raises it
+    if run.journal_error is not None:
+        raise run.journal_error  # as conclude would: a stale writer appends nothing more
+    # the outcome (and a continuation's successor) on the writer's thread: the loop goes on meanwhile
+    return await run.writer.call(conclude, run, outcome, value)  # type: ignore[union-attr]
 
 
 def _abandon(run: AsyncRun, task: asyncio.Future[Any]) -> None:

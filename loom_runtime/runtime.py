@@ -202,7 +202,7 @@ class Runtime(AsyncForms):
 
     def _new_execution(
         self, flow_id: str | Callable[..., Any], input: Any, execution_id: str | None, *, blocking: bool,
-        leased: bool = True,
+        leased: bool = True, defer_write: bool = False,
     ) -> tuple[str, NewEvent]:
         if callable(flow_id):
             flow_id = FlowDefinition.from_function(flow_id).id
@@ -213,12 +213,17 @@ class Runtime(AsyncForms):
         eid = execution_id if execution_id is not None else uuid.uuid4().hex
         self._check_pinned(version, eid, recorded=None, starting=True)  # before anything is written
         started = started_event(version, normalise(input))
+        if not defer_write:
+            self._record_execution(eid, started, leased=leased)
+        return eid, started
+
+    def _record_execution(self, eid: str, started: NewEvent, *, leased: bool) -> None:
+        """The store write of ``_new_execution`` (made off the event loop by the async forms)."""
         if leased:
             self._leases.create(eid, started)
             self._judged.add(eid)  # the drive that follows does not judge it again
         else:
             self.journal.create(eid, started)  # submitted: whichever worker drives it judges it
-        return eid, started
 
     # -- answering a park ---------------------------------------------------------------------
 
@@ -265,6 +270,10 @@ class Runtime(AsyncForms):
 
     def _append_answer(self, state: ReplayState, payload: Any, *, blocking: bool) -> ReplayState:
         """Append the answer to the gate ``state`` is parked on; return the fold after it."""
+        return self._record_answer(state, self._answer(state, payload, blocking=blocking))
+
+    def _answer(self, state: ReplayState, payload: Any, *, blocking: bool) -> list[NewEvent]:
+        """The checks of ``_append_answer`` and the batch it appends (nothing is written here)."""
         execution_id = state.execution_id
         if state.gate == RESERVED_GATE:
             payload = None
@@ -276,7 +285,11 @@ class Runtime(AsyncForms):
         version.runner()
         if blocking:
             _refuse_blocking_drive(version)
-        batch = [NewEvent(ev.EXECUTION_RESUMED, {"gate": state.gate, "payload": normalise(payload)})]
+        return [NewEvent(ev.EXECUTION_RESUMED, {"gate": state.gate, "payload": normalise(payload)})]
+
+    def _record_answer(self, state: ReplayState, batch: list[NewEvent]) -> ReplayState:
+        """The store write of ``_append_answer`` (made off the event loop by the async forms)."""
+        execution_id = state.execution_id
         try:
             self._leases.append(execution_id, batch, expected_seq=state.last_seq)
         except BaseException:

@@ -1,0 +1,211 @@
+"""An async flow's journal writes never block the event loop it runs on (DESIGN §9): the drive's
+appends and lease admissions go through its ``RunWriter`` thread, the async forms' reads, claims and
+bootstrap appends through ``asyncio.to_thread``; in the order a synchronous run makes them, still
+fenced, and a live step body starts only once its ``STEP_STARTED`` is in the store."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import sqlite3
+import threading
+import time
+
+import pytest
+
+from loom_runtime import FencingError, Runtime, flow
+from loom_runtime.journal import NewEvent
+from loom_runtime.journal.sqlite import SqliteJournal
+from loom_runtime.sandbox import Sandbox
+
+H = "sha256:" + "5" * 64
+
+
+def hook_appends(store, hook) -> list[int]:
+    """Run ``hook(events)`` in the appending thread before each append of ``store``; return the
+    list of the threads that appended (filled as they do)."""
+    threads: list[int] = []
+    original = store.append
+
+    def append(execution_id, events, **kw):
+        threads.append(threading.get_ident())
+        hook(list(events))
+        return original(execution_id, events, **kw)
+
+    store.append = append  # an instance attribute: Leases.append calls it
+    return threads
+
+
+def starts(events, step_id) -> bool:
+    return any(e.type == "STEP_STARTED" and e.payload["stepId"] == step_id for e in events)
+
+
+async def until(event: threading.Event, what: str, timeout: float = 30.0) -> None:
+    """Wait (without blocking the loop) until another thread sets ``event``."""
+    deadline = time.monotonic() + timeout
+    while not event.is_set():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.002)
+
+
+def test_another_coroutine_runs_while_an_append_is_held(journal_factory):
+    store = journal_factory()
+    held, release = threading.Event(), threading.Event()
+
+    def hold_b(events):
+        if starts(events, "b"):
+            held.set()
+            # on the loop's thread nothing could set `release` (the coroutine that does is on the loop)
+            assert release.wait(30), "the append held the event loop: the coroutine releasing it never ran"
+
+    threads = hook_appends(store, hold_b)
+    ran: list[str] = []
+
+    async def step(name):
+        ran.append(name)
+        return name
+
+    @flow("f", code_fingerprint=H)
+    async def f(ctx, _):
+        await ctx.execute("a", step, "a")
+        return await ctx.execute("b", step, "b")
+
+    rt = Runtime(journal=store)
+    rt.register(f)
+
+    async def main():
+        drive = asyncio.ensure_future(rt.start_async("f", None, execution_id="e"))
+        await until(held, "the append of `b`'s STEP_STARTED")
+        # this coroutine runs while that append is in progress; `b`'s body waits for it to land
+        assert not starts(store.read("e"), "b") and ran == ["a"]
+        await asyncio.sleep(0.05)  # the loop keeps serving everyone else meanwhile
+        assert ran == ["a"] and not drive.done()
+        release.set()
+        return await drive
+
+    handle = asyncio.run(main())
+    assert (handle.status, handle.result) == ("completed", "b") and ran == ["a", "b"]
+    assert threads and threading.get_ident() not in threads  # no append on the loop's thread
+    rt.close()
+
+
+def test_another_coroutine_runs_while_an_append_waits_for_a_sqlite_write_lock(tmp_path):
+    path = tmp_path / "journal.sqlite3"
+    # the busy timeout bounds the failing case: an append made on the loop's thread would wait for
+    # the lock there, the coroutine that commits the lock holder could not run, and it would fail
+    store = SqliteJournal(path, timeout=20.0)
+    blocker = sqlite3.connect(path, isolation_level=None, timeout=20.0)  # another process's connection
+    entered = threading.Event()
+    hook_appends(store, lambda _events: blocker.in_transaction and entered.set())
+
+    async def take_the_write_lock():
+        blocker.execute("BEGIN IMMEDIATE")  # held open: every other writer waits for it
+        return "locked"
+
+    @flow("f", code_fingerprint=H)
+    async def f(ctx, _):
+        await ctx.execute("lock", take_the_write_lock)  # its STEP_COMPLETED waits for the lock
+        return "done"
+
+    rt = Runtime(journal=store)
+    rt.register(f)
+
+    async def main():
+        drive = asyncio.ensure_future(rt.start_async("f", None, execution_id="e"))
+        await until(entered, "an append behind the write lock")
+        await asyncio.sleep(0.05)
+        assert not drive.done()  # still waiting for the lock, and this coroutine runs meanwhile
+        landed = [e.type for e in SqliteJournal(path, read_only=True).read("e")]
+        blocker.execute("COMMIT")
+        return await drive, landed
+
+    handle, landed = asyncio.run(main())
+    assert (handle.status, handle.result) == ("completed", "done")
+    assert landed == ["EXECUTION_STARTED", "STEP_STARTED"]  # the completion had not landed while we ran
+    assert [e.type for e in rt.get("e").events][-2:] == ["STEP_COMPLETED", "EXECUTION_COMPLETED"]
+    blocker.close()
+    rt.close()
+
+
+def test_a_foreign_append_while_a_write_is_held_fences_it_and_the_step_never_runs(journal_factory):
+    store = journal_factory()
+    held, release = threading.Event(), threading.Event()
+
+    def hold_b(events):
+        if starts(events, "b"):
+            held.set()
+            assert release.wait(30)
+
+    hook_appends(store, hold_b)
+    ran: list[str] = []
+
+    async def step(name):
+        ran.append(name)
+        return name
+
+    @flow("f", code_fingerprint=H)
+    async def f(ctx, _):
+        await ctx.execute("a", step, "a")
+        await ctx.execute("b", step, "b")
+        return await ctx.execute("c", step, "c")
+
+    rt = Runtime(journal=store)
+    rt.register(f)
+    other = journal_factory()  # another writer's handle on the same journal
+
+    async def main():
+        drive = asyncio.ensure_future(rt.start_async("f", None, execution_id="e"))
+        await until(held, "the append of `b`'s STEP_STARTED")
+        last = other.summary("e").last_seq
+        other.append("e", [NewEvent("EVENT_EMITTED", {"name": "foreign", "payload": None})], expected_seq=last)
+        release.set()
+        with pytest.raises(FencingError):
+            await drive
+
+    asyncio.run(main())
+    assert ran == ["a"]  # `b` never ran: its STEP_STARTED was refused, and nothing after it was written
+    assert [e.type for e in store.read("e")][-1] == "EVENT_EMITTED"
+    rt.close()
+
+
+def test_writes_reach_the_store_in_the_runs_order_and_each_step_starts_after_its_start_landed(journal_factory):
+    store = journal_factory()
+    rng = random.Random(7)
+    hook_appends(store, lambda _events: time.sleep(rng.random() * 0.003))  # a store of uneven speed
+    order: list[str] = []
+
+    async def step(eid, name):
+        assert starts(store.read(eid), name), f"step `{name}` started before its STEP_STARTED landed"
+        order.append(name)
+        await asyncio.sleep(rng.random() * 0.002)
+        return name
+
+    @flow("g", code_fingerprint=H)
+    async def g(ctx, _):
+        eid = ctx.execution_id
+        first = await asyncio.gather(*(ctx.execute(f"p#{i}", step, eid, f"p#{i}") for i in range(6)))
+        await ctx.emit("half", len(first))
+        second = await ctx.parallel([(f"q#{i}", step, eid, f"q#{i}") for i in range(4)])
+        decided = await ctx.decide("pick", lambda: "yes")
+        return [first, second, decided]
+
+    rt = Runtime(journal=store)
+    rt.register(g)
+
+    async def main():
+        return [await rt.start_async("g", None, execution_id=f"g{i}") for i in range(2)]
+
+    for h in asyncio.run(main()):
+        assert h.status == "completed" and h.result[2] == "yes"
+        events = store.read(h.execution_id)
+        assert [e.seq for e in events] == list(range(1, len(events) + 1))
+        for name in [f"p#{i}" for i in range(6)] + [f"q#{i}" for i in range(4)]:
+            started = next(e.seq for e in events if e.type == "STEP_STARTED" and e.payload["stepId"] == name)
+            done = next(e.seq for e in events if e.type == "STEP_COMPLETED" and e.payload["stepId"] == name)
+            assert started < done
+        # the journal is one a re-run of the same body serves entirely: nothing runs, nothing diverges
+        r = Sandbox(rt.registry.current("g")).replay(h.execution_id, events)
+        assert r.kind == "reached", r.message
+    names = [f"p#{i}" for i in range(6)] + [f"q#{i}" for i in range(4)]
+    assert sorted(order) == sorted(names * 2)  # every step ran once per execution
+    rt.close()
