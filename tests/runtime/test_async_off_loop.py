@@ -48,22 +48,33 @@ async def until(event: threading.Event, what: str, timeout: float = 30.0) -> Non
         await asyncio.sleep(0.002)
 
 
-def test_another_coroutine_runs_while_an_append_is_held(journal_factory):
-    store = journal_factory()
+def hold_the_start_of(store, step_id: str) -> tuple[threading.Event, threading.Event, list[int]]:
+    """Hold the append of ``step_id``'s STEP_STARTED in the appending thread until ``release`` is
+    set; ``held`` is set when it is held. Made on the loop's thread, it would hold the loop, and the
+    coroutine that sets ``release`` could never run: the wait then fails after 30 s."""
     held, release = threading.Event(), threading.Event()
 
-    def hold_b(events):
-        if starts(events, "b"):
+    def hold(events):
+        if starts(events, step_id):
             held.set()
-            # on the loop's thread nothing could set `release` (the coroutine that does is on the loop)
             assert release.wait(30), "the append held the event loop: the coroutine releasing it never ran"
 
-    threads = hook_appends(store, hold_b)
-    ran: list[str] = []
+    return held, release, hook_appends(store, hold)
 
+
+def recording_step(ran: list[str]):
     async def step(name):
         ran.append(name)
         return name
+
+    return step
+
+
+def test_another_coroutine_runs_while_an_append_is_held(journal_factory):
+    store = journal_factory()
+    held, release, threads = hold_the_start_of(store, "b")
+    ran: list[str] = []
+    step = recording_step(ran)
 
     @flow("f", code_fingerprint=H)
     async def f(ctx, _):
@@ -129,19 +140,9 @@ def test_another_coroutine_runs_while_an_append_waits_for_a_sqlite_write_lock(tm
 
 def test_a_foreign_append_while_a_write_is_held_fences_it_and_the_step_never_runs(journal_factory):
     store = journal_factory()
-    held, release = threading.Event(), threading.Event()
-
-    def hold_b(events):
-        if starts(events, "b"):
-            held.set()
-            assert release.wait(30)
-
-    hook_appends(store, hold_b)
+    held, release, _threads = hold_the_start_of(store, "b")
     ran: list[str] = []
-
-    async def step(name):
-        ran.append(name)
-        return name
+    step = recording_step(ran)
 
     @flow("f", code_fingerprint=H)
     async def f(ctx, _):
