@@ -66,10 +66,17 @@ class AsyncContext(RunIdentity):
         served = run.step_begin(step_id)
         if served is WAIT:
             raise await run.stop_with(Parked(run.retry_gate(step_id)), lambda: run.retry_repark(step_id))
-        await run.flush()  # a live step's STEP_STARTED is in the store and its lease admitted it
         if served is not LIVE:
+            await run.flush()
             return served
+        # in flight from its STEP_STARTED on: a body that ends (or a park latched) meanwhile waits
+        # for it, as it did when the append was made in place
         run.live_started()
+        try:
+            await run.flush()  # its STEP_STARTED is in the store and its lease admitted it
+        except BaseException:
+            run.live_ended()  # nothing of the step ran
+            raise
         try:
             result = await call_step(fn, args, kwargs)
         except asyncio.CancelledError:

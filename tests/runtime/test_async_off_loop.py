@@ -210,3 +210,36 @@ def test_writes_reach_the_store_in_the_runs_order_and_each_step_starts_after_its
     names = [f"p#{i}" for i in range(6)] + [f"q#{i}" for i in range(4)]
     assert sorted(order) == sorted(names * 2)  # every step ran once per execution
     rt.close()
+
+
+def test_a_sibling_whose_start_is_still_being_written_when_the_body_fails_is_run_and_recorded(journal_factory):
+    """The body ends (a gathered step failed) while the STEP_STARTED of its sibling is still on its
+    way to the store: the sibling counts as in flight from that append on, so the drive waits for
+    it, runs it and records it before the failure (what a synchronous append always gave)."""
+    store = journal_factory()
+    writing_ok, boomed = threading.Event(), threading.Event()
+
+    def hold_ok(events):
+        if starts(events, "ok"):
+            writing_ok.set()
+            assert boomed.wait(30)
+            time.sleep(0.2)  # the body unwinds meanwhile
+
+    hook_appends(store, hold_ok)
+
+    def boom():  # fails once its sibling's STEP_STARTED is on its way
+        assert writing_ok.wait(30)
+        boomed.set()
+        raise ValueError("nope")
+
+    @flow("fails", code_fingerprint=H)
+    async def fails(ctx, _):
+        await asyncio.gather(ctx.execute("boom", boom), ctx.execute("ok", lambda: 1))
+
+    rt = Runtime(journal=store, on_warn=lambda _m: None)
+    rt.register(fails)
+    h = asyncio.run(rt.start_async("fails", execution_id="e1"))
+    assert h.status == "failed" and "nope" in h.error["message"]
+    view = rt.get("e1")
+    assert view.frames["ok"].status == "completed" and view.events[-1].type == "EXECUTION_FAILED"
+    rt.close()
