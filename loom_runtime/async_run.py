@@ -313,13 +313,21 @@ class AsyncRun(Run):
                 result = append()
             finally:
                 self._stopper = False
-            await self.flush()  # the park landed (or its refusal is raised here, as it was by append)
         except BaseException:
             self.stopping = None
             raise
         self.stopping = result  # what every other task unwinds with from now on
         if isinstance(result, Parked):
+            # sealed once handed to the writer, as it was once appended in place: nothing is
+            # appended after it, and a body that ends while it is on its way ends parked
             self.sealed = True
+        try:
+            await self.flush()
+        except asyncio.CancelledError:
+            raise  # it is on its way still: the drive's last flush says whether it landed
+        except BaseException:  # refused (its refusal raised here, as it was by the append)
+            self.stopping, self.sealed = None, False
+            raise
         return result
 
     def append(self, events: Sequence[NewEvent], *, leaves_running: bool | None = None) -> None:

@@ -243,3 +243,32 @@ def test_a_sibling_whose_start_is_still_being_written_when_the_body_fails_is_run
     view = rt.get("e1")
     assert view.frames["ok"].status == "completed" and view.events[-1].type == "EXECUTION_FAILED"
     rt.close()
+
+
+def test_a_body_that_fails_while_its_park_is_on_its_way_ends_parked(journal_factory):
+    """A gathered task parks; the park's append is still on its way to the store when another task
+    of the body raises: the execution ends parked (the park was appended), never failed after it."""
+    store = journal_factory()
+    writing_park = threading.Event()
+
+    def hold_park(events):
+        if events[-1].type == "EXECUTION_SUSPENDED":
+            writing_park.set()
+            time.sleep(0.3)  # the body unwinds meanwhile
+
+    hook_appends(store, hold_park)
+
+    async def fail_once_the_park_is_written():
+        await until(writing_park, "the park's append")
+        raise ValueError("late")
+
+    @flow("parks", code_fingerprint=H)
+    async def parks(ctx, _):
+        await asyncio.gather(ctx.suspend("approval"), fail_once_the_park_is_written())
+
+    rt = Runtime(journal=store, on_warn=lambda _m: None)
+    rt.register(parks)
+    h = asyncio.run(rt.start_async("parks", execution_id="e1"))
+    assert (h.status, h.gate) == ("suspended", "approval")
+    assert [e.type for e in store.read("e1")][-1] == "EXECUTION_SUSPENDED"
+    rt.close()
