@@ -866,3 +866,157 @@ def _framework_pairs() -> list[tuple[ProjectPair, str]]:
 
 #: pairs fingerprinted under a framework profile (``LoomConfig(framework=...)``)
 FRAMEWORK_PAIRS = tuple(_framework_pairs())
+
+
+def _breaker2_pairs_2() -> list[ProjectPair]:
+    pairs: list[ProjectPair] = []
+    add = pairs.append
+    # -------------------------------------------------- C11: an imported function called at import time changes state in its body
+    k = "effects through a called function's body"
+    base = project(flow("return CFG['a']", "from shop.cfg import CFG\nfrom shop.g import setup\n\nsetup()\n"), cfg="CFG = {'a': 1}\n",
+                   g="from shop.cfg import CFG\n\n\ndef setup():\n    CFG['a'] = 5\n")
+    add(C("imported-function-called-at-module-level-stores-into-a-table", k, base, edit(base, "shop/g.py", "= 5", "= 6"), "C11"))
+    base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.g\n"), cfg="CFG = {'a': 1}\n",
+                   g="from shop.cfg import CFG\n\n\ndef setup():\n    CFG['a'] = 5\n\n\nsetup()\n")
+    add(C("imported-module-calls-its-own-function-that-stores-into-a-table", k, base, edit(base, "shop/g.py", "= 5", "= 6"), "C11"))
+    base = project(flow("return st.N", "from shop import st\nfrom shop.g import init\n\ninit()\n"), st="N = 0\n",
+                   g="from shop import st\n\n\ndef init():\n    st.N = 5\n")
+    add(C("imported-function-called-at-module-level-stores-into-a-module", k, base, edit(base, "shop/g.py", "= 5", "= 6"), "C11"))
+    base = project(flow("return helper(o), helper.cache_info().hits", "from shop.h import helper\nfrom shop.g import warm\n\nwarm()\n"),
+                   h="import functools\n\n\n@functools.lru_cache(maxsize=None)\ndef helper(x):\n    return x\n",
+                   g="from shop.h import helper\n\n\ndef warm():\n    helper(3)\n")
+    add(C("imported-function-called-at-module-level-warms-a-cache", k, base, edit(base, "shop/g.py", "helper(3)", "helper(4)"), "C11"))
+    # held: the same shapes inside one module, and a function nothing calls
+    base = project(flow("return CFG['a']", "\nCFG = {'a': 1}\n\n\ndef setup():\n    CFG['a'] = 5\n\n\nsetup()\n"))
+    add(C("own-function-called-at-module-level-stores-into-a-table", k, base, edit(base, "shop/flows.py", "= 5", "= 6")))
+    base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.g\n"), cfg="CFG = {'a': 1}\n",
+                   g="from shop.cfg import CFG\n\n\ndef setup():\n    CFG['a'] = 5\n")
+    add(E("imported-module-defines-a-mutator-nothing-calls", k, base, edit(base, "shop/g.py", "= 5", "= 6")))
+    return pairs
+
+
+PAIRS = PAIRS + tuple(_breaker2_pairs_2())
+
+
+def _breaker2_chunk_cases() -> list[ChunkCase]:
+    pricing = "RATE = 0.1\n\n\ndef discount(total):\n    return total - total * RATE\n"
+    return [
+        # C12: a literal dynamic import of a first-party module in the flow: the hash follows it, the chunk imports live `shop`
+        ChunkCase("import-module-literal-in-the-flow", project(
+            flow("import importlib\nreturn importlib.import_module('shop.pricing').discount(o)"), pricing=pricing), 3, "C12"),
+        ChunkCase("dunder-import-literal-in-the-flow", project(
+            flow("return __import__('shop.pricing', fromlist=['x']).discount(o)"), pricing=pricing), 3, "C12"),
+        # B13 shapes: an imported first-party name used by a module-level call (as argument, or its method)
+        ChunkCase("imported-function-passed-to-partial-at-module-level", project(
+            flow("return helper(o)", "from shop.h import helper\n"), b="def base(x, k):\n    return x + k\n",
+            h="import functools\n\nfrom shop.b import base\n\nhelper = functools.partial(base, k=1)\n"), 3, "B13"),
+        ChunkCase("imported-contextvar-set-at-module-level", project(
+            flow("return VAR.get()", "from shop.cv import VAR\nimport shop.setv\n"),
+            cv="from contextvars import ContextVar\n\nVAR = ContextVar('v', default=1)\n", setv="from shop.cv import VAR\n\nVAR.set(5)\n"), 0, "B13"),
+        # held
+        ChunkCase("nonlocal-counter-built-at-module-level", project(
+            flow("return helper(o), helper(o)", "from shop.h import helper\n"),
+            h="def make():\n    n = 10\n    def inc(x):\n        nonlocal n\n        n += 1\n        return n + x\n    return inc\n\n\nhelper = make()\n"), 3),
+        ChunkCase("singledispatch-registered-by-a-module-the-package-imports", project(
+            flow("return render(o)", "from shop.h import render\n"), init="from . import ext\n",
+            h="import functools\n\n\n@functools.singledispatch\ndef render(x):\n    return 'obj'\n",
+            ext="from shop.h import render\n\n\n@render.register(int)\ndef _(x):\n    return 'int'\n"), 3),
+        ChunkCase("exception-class-identity-across-modules", project(
+            flow("try:\n    boom()\nexcept PayError:\n    return 'caught'", "from shop.e import PayError\nfrom shop.n import boom\n"),
+            e="class PayError(Exception):\n    pass\n", n="from shop import e\n\n\ndef boom():\n    raise e.PayError()\n"), 0),
+    ]
+
+
+CHUNK_CASES = CHUNK_CASES + tuple(_breaker2_chunk_cases())
+
+
+def _breaker2_pairs_3() -> list[ProjectPair]:
+    pairs: list[ProjectPair] = []
+    add = pairs.append
+    # C6 (cont.): a first-party callable handed to a third-party registry at import time
+    k = "effects on third-party state"
+    codec = ("import codecs\n\n\ndef _enc(s, errors='strict'):\n    return (s.upper().encode(), len(s))\n\n\ndef search(name):\n"
+             "    if name == 'shout':\n        return codecs.CodecInfo(_enc, None, name='shout')\n    return None\n\n\ncodecs.register(search)\n")
+    base = project(flow("return 'ab'.encode('shout')"), init=codec)
+    add(C("codec-registered-by-the-package-init", k, base, edit(base, "shop/__init__.py", "s.upper()", "s.lower()"), "C6"))
+    base = project(flow("return 'ab'.encode('shout')", codec))
+    add(C("codec-registered-by-the-flow-module", k, base, edit(base, "shop/flows.py", "s.upper()", "s.lower()"), "C6"))
+    # B12 (cont.): a package's __path__ extended at import time serves a module loom cannot find
+    k = "module lookup: no source"
+    base = project(flow("return helper(o)", "from shop.sub.h import helper\n"),
+                   sub__init="import os\n\n__path__.append(os.path.join(os.path.dirname(__file__), '..', 'alt'))\n",
+                   alt__h="def helper(x):\n    return x\n")
+    add(C("package-path-extended-at-import", k, base, edit(base, "shop/alt/h.py", "return x", "return -x"), "B12"))
+    # held: module lookup spellings
+    base = project(flow("return discount(o)", "try:\n    from ..pricing import discount\nexcept ImportError:\n    from .pricing import discount\n"),
+                   pricing="def discount(x):\n    return x\n")
+    add(C("relative-import-beyond-the-top-with-a-fallback", k, base, edit(base, "shop/pricing.py", "return x", "return -x")))
+    base = project(flow("return helper(o)", "from shop import helper\n"), h="def helper(x):\n    return x\n",
+                   init="def __getattr__(name):\n    if name == 'helper':\n        from shop.h import helper\n        return helper\n"
+                        "    raise AttributeError(name)\n")
+    add(C("package-getattr-serves-a-lazy-import", k, base, edit(base, "shop/h.py", "return x", "return -x")))
+    base = {p: t for p, t in project(flow("return helper(o)", "from shop.h import helper\n"), h="def helper(x):\n    return x\n").items()
+            if p != "shop/__init__.py"}
+    add(C("top-level-namespace-package", k, base, edit(base, "shop/h.py", "return x", "return -x")))
+    return pairs
+
+
+PAIRS = PAIRS + tuple(_breaker2_pairs_3())
+
+
+def _breaker2_pairs_4() -> list[ProjectPair]:
+    pairs: list[ProjectPair] = []
+    add = pairs.append
+    # -------------------------------------------------- C13: a module that runs writes into another module through a dynamic view
+    k = "effects across modules: dynamic views"
+    svc = "class Svc:\n    def go(self, x):\n        return x\n"
+    base = project(flow("return Svc().go(o)", "from shop.svc import Svc\nimport shop.ext\n"), svc=svc,
+                   ext="from shop import svc\n\n\ndef go(self, x):\n    return -x\n\n\nvars(svc)['Svc'].go = go\n")
+    add(C("vars-of-another-module-store", k, base, edit(base, "shop/ext.py", "return -x", "return 2 * x"), "C13"))
+    base = project(flow("return mod.go(o)", "import shop.svc as mod\nimport shop.ext\n"), svc="def go(x):\n    return x\n",
+                   ext="import sys\n\n\ndef go(x):\n    return -x\n\n\nsys.modules['shop.svc'].go = go\n")
+    add(C("sys-modules-literal-key-store-into-another-module", k, base, edit(base, "shop/ext.py", "return -x", "return 2 * x"), "C13"))
+    base = project(flow("return go(o)", "from shop.svc import go\n"), svc="def go(x):\n    return x\n",
+                   init="import sys\nimport types\n\nm = types.ModuleType('shop.svc')\nm.go = lambda x: -x\nsys.modules['shop.svc'] = m\n")
+    add(C("sys-modules-entry-replaced-by-the-package-init", k, base, edit(base, "shop/__init__.py", "-x", "2 * x"), "C13"))
+    # held: setattr with a computed name, a bound method, a __class__ swap
+    base = project(flow("return Svc().go(o)", "from shop.svc import Svc\nimport shop.ext\n"), svc=svc,
+                   ext="from shop.svc import Svc\n\nfor name in ['go']:\n    setattr(Svc, name, lambda self, x: -x)\n")
+    add(C("setattr-computed-name-on-another-modules-class", k, base, edit(base, "shop/ext.py", "-x)", "2 * x)")))
+    base = project(flow("return o2.go(o)", "from shop.svc import o2\nimport shop.ext\n"), svc="class A:\n    def go(self, x):\n        return x\n\n\no2 = A()\n",
+                   ext="from shop.svc import o2\n\n\nclass B:\n    def go(self, x):\n        return -x\n\n\no2.__class__ = B\n")
+    add(C("dunder-class-swapped-by-another-module", k, base, edit(base, "shop/ext.py", "return -x", "return 2 * x")))
+    return pairs
+
+
+PAIRS = PAIRS + tuple(_breaker2_pairs_4())
+
+
+def _breaker2_pairs_5() -> list[ProjectPair]:
+    # -------------------------------------------------- C14: the instance a method flow runs on, built by a module-level binding
+    k = "method flows: the instance built at module level"
+    flows = (HEAD + "\n\nclass Checkout:\n    def __init__(self, rate):\n        self.rate = rate\n\n    @flow(\"checkout\")\n"
+             "    def run(self, ctx, o):\n        return o * self.rate\n\n\ninst = Checkout(5)\n")
+    base = {"shop/__init__.py": "", "shop/flows.py": flows}
+    pairs = [C("instance-built-in-the-flow-module", k, base, edit(base, "shop/flows.py", "Checkout(5)", "Checkout(6)"), "C14")]
+    # held: the same statement in another module (a module statement that changes Checkout)
+    base = {"shop/__init__.py": "from . import main\n", "shop/flows.py": flows.replace("\n\ninst = Checkout(5)\n", ""),
+            "shop/main.py": "from shop.flows import Checkout\n\ninst = Checkout(5)\n"}
+    pairs.append(C("instance-built-in-a-module-the-package-imports", k, base, edit(base, "shop/main.py", "Checkout(5)", "Checkout(6)")))
+    return pairs
+
+
+PAIRS = PAIRS + tuple(_breaker2_pairs_5())
+
+
+def _breaker2_framework_pairs() -> list[tuple[ProjectPair, str]]:
+    k = "method flows: the instance built at module level"
+    svc = ("from dbos import DBOS, DBOSConfiguredInstance\n\n\n@DBOS.dbos_class()\nclass Svc(DBOSConfiguredInstance):\n"
+           "    def __init__(self, name, rate):\n        self.rate = rate\n        super().__init__(name)\n\n"
+           "    @DBOS.workflow()\n    def wf(self, o):\n        return o * self.rate\n\n\nsvc = Svc('default', rate=5)\n")
+    base = {"shop/__init__.py": "", "shop/flows.py": svc}
+    pair = C("dbos-configured-instance-built-in-the-flow-module", k, base, edit(base, "shop/flows.py", "rate=5", "rate=6"), "C14")
+    return [(replace(pair, flow_id="shop.flows:Svc.wf"), "dbos")]
+
+
+FRAMEWORK_PAIRS = FRAMEWORK_PAIRS + tuple(_breaker2_framework_pairs())
