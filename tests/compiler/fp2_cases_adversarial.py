@@ -1020,3 +1020,26 @@ def _breaker2_framework_pairs() -> list[tuple[ProjectPair, str]]:
 
 
 FRAMEWORK_PAIRS = FRAMEWORK_PAIRS + tuple(_breaker2_framework_pairs())
+
+
+def _breaker2_pairs_6() -> list[ProjectPair]:
+    # C13 (cont.): B3's builtins patch spelled through the builtins namespace dict
+    k = "builtins patched"
+    pairs = []
+    for name, patch in [
+        ("dunder-builtins-subscript-store", "__builtins__['len'] = lambda x: 1\n"),
+        ("builtins-dunder-dict-store", "import builtins\n\nbuiltins.__dict__['len'] = lambda x: 1\n"),
+        ("vars-of-builtins-store", "import builtins\n\nvars(builtins)['len'] = lambda x: 1\n"),
+        ("vars-of-builtins-update", "import builtins\n\nvars(builtins).update(len=lambda x: 1)\n"),
+    ]:
+        base = project(flow("return len(o)", "import shop.patch\n"), patch=patch)
+        pairs.append(C(f"{name}-by-an-imported-module", k, base, edit(base, "shop/patch.py", "x: 1", "x: 2"), "C13"))
+    # held: the attribute spellings
+    for name, patch in [("setattr-builtins-literal-name", "import builtins\n\nsetattr(builtins, 'len', lambda x: 1)\n"),
+                        ("builtins-module-alias-store", "import builtins as b\n\nb.len = lambda x: 1\n")]:
+        base = project(flow("return len(o)", "import shop.patch\n"), patch=patch)
+        pairs.append(C(f"{name}-by-an-imported-module", k, base, edit(base, "shop/patch.py", "x: 1", "x: 2")))
+    return pairs
+
+
+PAIRS = PAIRS + tuple(_breaker2_pairs_6())
