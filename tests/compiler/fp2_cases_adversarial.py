@@ -1043,3 +1043,44 @@ def _breaker2_pairs_6() -> list[ProjectPair]:
 
 
 PAIRS = PAIRS + tuple(_breaker2_pairs_6())
+
+
+def _breaker2_chunk_cases_2() -> list[ChunkCase]:
+    return [
+        # C15: a first-party fallback import whose target module is absent: the chunk hoists the failing
+        # import out of its try (a top-level `from shop.fast import f as f__shop_fast`) and binds the flow to it
+        ChunkCase("import-error-fallback-to-another-first-party-module", project(
+            flow("return f(o)", "from shop.h import f\n"),
+            h="try:\n    from shop.fast import f\nexcept ImportError:\n    from shop.slow import f\n", slow="def f(x):\n    return -x\n"), 3, "C15"),
+        # B13 shapes: an imported first-party name used at import time inside a class body or a call
+        ChunkCase("imported-default-factory-of-a-dataclass-field", project(
+            flow("return Order().items", "from shop.m import Order\n"), f="def make():\n    return [1]\n",
+            m="from dataclasses import dataclass, field\n\nfrom shop.f import make\n\n\n@dataclass\nclass Order:\n"
+              "    items: list = field(default_factory=make)\n"), 0, "B13"),
+        ChunkCase("imported-descriptor-in-a-class-body", project(
+            flow("return Model.fields", "from shop.m import Model\n"),
+            m="from shop.f import Field\n\n\nclass Model:\n    fields = []\n    a = Field()\n",
+            f="class Field:\n    def __set_name__(self, owner, name):\n        owner.fields.append(name)\n"), 0, "B13"),
+        ChunkCase("imported-class-registered-with-copyreg", project(
+            flow("import copy\nreturn copy.copy(Order()).v", "from shop.m import Order\n"), m="class Order:\n    v = 1\n", init="from . import reg\n",
+            reg="import copyreg\n\nfrom shop.m import Order\n\n\ndef red(o):\n    return (make, ())\n\n\ndef make():\n    x = Order()\n"
+                "    x.v = 5\n    return x\n\n\ncopyreg.pickle(Order, red)\n"), 0, "B13"),
+        # held
+        ChunkCase("enum-auto-with-a-base-generate-next-value", project(
+            flow("return Color.RED.value", "from shop.m import Color\n"),
+            m="import enum\n\nfrom shop.b import Base\n\n\nclass Color(Base):\n    RED = enum.auto()\n",
+            b="import enum\n\n\nclass Base(enum.Enum):\n    @staticmethod\n    def _generate_next_value_(name, start, count, last):\n"
+              "        return name.lower()\n"), 0),
+        ChunkCase("inherited-setattr-and-getattr-from-another-module", project(
+            method_flow("    pass\n", "self.total = o\nreturn self.total, self.missing", head="from shop.base import Base\n", bases="(Base)"),
+            base="class Base:\n    def __setattr__(self, k, v):\n        object.__setattr__(self, k, v * 2)\n\n"
+                 "    def __getattr__(self, k):\n        return 'dyn'\n"), 3),
+        ChunkCase("star-import-all-names-a-submodule", project(
+            flow("return sub.helper(o)", "from shop.pkg import *\n"), pkg__init="__all__ = ['sub']\n", pkg__sub="def helper(x):\n    return -x\n"), 3),
+        ChunkCase("method-bound-onto-an-instance-by-another-module", project(
+            flow("return svc.go(o)", "from shop.svc import svc\nimport shop.ext\n"), svc="class Svc:\n    def go(self, x):\n        return x\n\n\nsvc = Svc()\n",
+            ext="import types\n\nfrom shop.svc import svc\n\n\ndef go(self, x):\n    return -x\n\n\nsvc.go = types.MethodType(go, svc)\n"), 3),
+    ]
+
+
+CHUNK_CASES = CHUNK_CASES + tuple(_breaker2_chunk_cases_2())
