@@ -906,13 +906,13 @@ def _breaker2_chunk_cases() -> list[ChunkCase]:
             flow("import importlib\nreturn importlib.import_module('shop.pricing').discount(o)"), pricing=pricing), 3, "C12"),
         ChunkCase("dunder-import-literal-in-the-flow", project(
             flow("return __import__('shop.pricing', fromlist=['x']).discount(o)"), pricing=pricing), 3, "C12"),
-        # B13 shapes: an imported first-party name used by a module-level call (as argument, or its method)
+        # held (B13's shapes, fixed by the per-module layout): an imported first-party name used by a module-level call
         ChunkCase("imported-function-passed-to-partial-at-module-level", project(
             flow("return helper(o)", "from shop.h import helper\n"), b="def base(x, k):\n    return x + k\n",
-            h="import functools\n\nfrom shop.b import base\n\nhelper = functools.partial(base, k=1)\n"), 3, "B13"),
+            h="import functools\n\nfrom shop.b import base\n\nhelper = functools.partial(base, k=1)\n"), 3),
         ChunkCase("imported-contextvar-set-at-module-level", project(
             flow("return VAR.get()", "from shop.cv import VAR\nimport shop.setv\n"),
-            cv="from contextvars import ContextVar\n\nVAR = ContextVar('v', default=1)\n", setv="from shop.cv import VAR\n\nVAR.set(5)\n"), 0, "B13"),
+            cv="from contextvars import ContextVar\n\nVAR = ContextVar('v', default=1)\n", setv="from shop.cv import VAR\n\nVAR.set(5)\n"), 0),
         # held
         ChunkCase("nonlocal-counter-built-at-module-level", project(
             flow("return helper(o), helper(o)", "from shop.h import helper\n"),
@@ -1047,24 +1047,24 @@ PAIRS = PAIRS + tuple(_breaker2_pairs_6())
 
 def _breaker2_chunk_cases_2() -> list[ChunkCase]:
     return [
-        # C15: a first-party fallback import whose target module is absent: the chunk hoists the failing
-        # import out of its try (a top-level `from shop.fast import f as f__shop_fast`) and binds the flow to it
+        # held: a first-party fallback import whose target module is absent (the one-namespace chunk hoisted the
+        # failing import out of its try; the per-module layout keeps it)
         ChunkCase("import-error-fallback-to-another-first-party-module", project(
             flow("return f(o)", "from shop.h import f\n"),
-            h="try:\n    from shop.fast import f\nexcept ImportError:\n    from shop.slow import f\n", slow="def f(x):\n    return -x\n"), 3, "C15"),
-        # B13 shapes: an imported first-party name used at import time inside a class body or a call
+            h="try:\n    from shop.fast import f\nexcept ImportError:\n    from shop.slow import f\n", slow="def f(x):\n    return -x\n"), 3),
+        # held (B13's shapes): an imported first-party name used at import time inside a class body or a call
         ChunkCase("imported-default-factory-of-a-dataclass-field", project(
             flow("return Order().items", "from shop.m import Order\n"), f="def make():\n    return [1]\n",
             m="from dataclasses import dataclass, field\n\nfrom shop.f import make\n\n\n@dataclass\nclass Order:\n"
-              "    items: list = field(default_factory=make)\n"), 0, "B13"),
+              "    items: list = field(default_factory=make)\n"), 0),
         ChunkCase("imported-descriptor-in-a-class-body", project(
             flow("return Model.fields", "from shop.m import Model\n"),
             m="from shop.f import Field\n\n\nclass Model:\n    fields = []\n    a = Field()\n",
-            f="class Field:\n    def __set_name__(self, owner, name):\n        owner.fields.append(name)\n"), 0, "B13"),
+            f="class Field:\n    def __set_name__(self, owner, name):\n        owner.fields.append(name)\n"), 0),
         ChunkCase("imported-class-registered-with-copyreg", project(
             flow("import copy\nreturn copy.copy(Order()).v", "from shop.m import Order\n"), m="class Order:\n    v = 1\n", init="from . import reg\n",
             reg="import copyreg\n\nfrom shop.m import Order\n\n\ndef red(o):\n    return (make, ())\n\n\ndef make():\n    x = Order()\n"
-                "    x.v = 5\n    return x\n\n\ncopyreg.pickle(Order, red)\n"), 0, "B13"),
+                "    x.v = 5\n    return x\n\n\ncopyreg.pickle(Order, red)\n"), 0),
         # held
         ChunkCase("enum-auto-with-a-base-generate-next-value", project(
             flow("return Color.RED.value", "from shop.m import Color\n"),
