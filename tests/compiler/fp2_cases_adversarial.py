@@ -1084,3 +1084,54 @@ def _breaker2_chunk_cases_2() -> list[ChunkCase]:
 
 
 CHUNK_CASES = CHUNK_CASES + tuple(_breaker2_chunk_cases_2())
+
+
+def _breaker2_pairs_7() -> list[ProjectPair]:
+    # -------------------------------------------------- C17: a module's namespace read through an object that leads to it
+    k = "dynamic reach: namespace views"
+    h = "K = 7\n\n\ndef helper(x):\n    return -x\n"
+    pairs = []
+    for name, body, head in [
+        ("function-dunder-globals-subscript", "return helper.__globals__['K']", "from shop.h import helper\n"),
+        ("inspect-getmodule-of-a-function", "return inspect.getmodule(helper).K", "import inspect\nfrom shop.h import helper\n"),
+        ("sys-modules-keyed-by-a-functions-module", "import sys\nreturn sys.modules[helper.__module__].K", "from shop.h import helper\n"),
+        ("vars-of-a-sys-modules-literal-entry", "import sys\nreturn vars(sys.modules['shop.h'])['K']", "import shop.h\n"),
+    ]:
+        base = project(flow(body, head), h=h)
+        pairs.append(C(name, k, base, edit(base, "shop/h.py", "K = 7", "K = 8"), "C17"))
+    base = project(flow("return Order.__init__.__globals__['K']", "from shop.h import Order\n"),
+                   h="K = 7\n\n\nclass Order:\n    def __init__(self):\n        pass\n")
+    pairs.append(C("method-dunder-globals-subscript", k, base, edit(base, "shop/h.py", "K = 7", "K = 8"), "C17"))
+    return pairs
+
+
+PAIRS = PAIRS + tuple(_breaker2_pairs_7())
+
+
+def _breaker2_chunk_cases_3() -> list[ChunkCase]:
+    m = "class Order:\n    v = 1\n"
+    return [
+        # C16: pickle finds a class or function by __module__/__qualname__: in a chunk that imports the live module
+        ChunkCase("pickle-round-trip-keeps-the-class", project(
+            flow("import pickle\nreturn isinstance(pickle.loads(pickle.dumps(Order())), Order)", "from shop.m import Order\n"), m=m), 0, "C16"),
+        ChunkCase("pickle-round-trip-of-an-enum-member", project(
+            flow("import pickle\nreturn pickle.loads(pickle.dumps(Color.RED)) is Color.RED", "from shop.m import Color\n"),
+            m="import enum\n\n\nclass Color(enum.Enum):\n    RED = 1\n"), 0, "C16"),
+        ChunkCase("pickled-function-runs-the-bundled-code", project(
+            flow("import pickle\nreturn pickle.loads(pickle.dumps(helper))(o)", "from shop.h import helper\n"), h="def helper(x):\n    return -x\n"), 3, "C16"),
+        # C17's chunk half: the chunk's module of shop.h holds only what the closure reached
+        ChunkCase("sys-modules-keyed-by-a-functions-module", project(
+            flow("import sys\nreturn sys.modules[helper.__module__].K", "from shop.h import helper\n"), h="K = 7\n\n\ndef helper(x):\n    return -x\n"),
+            0, "C17"),
+        # held
+        ChunkCase("deepcopy-of-a-bundled-class-instance", project(
+            flow("import copy\nreturn copy.deepcopy(Order()).v", "from shop.m import Order\n"), m=m), 0),
+        ChunkCase("dataclass-replace-and-asdict", project(
+            flow("import dataclasses\nreturn dataclasses.asdict(dataclasses.replace(P(1), a=2))", "from shop.m import P\n"),
+            m="import dataclasses\n\n\n@dataclasses.dataclass\nclass P:\n    a: int\n"), 0),
+        ChunkCase("inspect-getsource-of-a-bundled-function", project(
+            flow("import inspect\nreturn inspect.getsource(helper).splitlines()[0]", "from shop.h import helper\n"), h="def helper(x):\n    return -x\n"), 0),
+    ]
+
+
+CHUNK_CASES = CHUNK_CASES + tuple(_breaker2_chunk_cases_3())
