@@ -1135,3 +1135,17 @@ def _breaker2_chunk_cases_3() -> list[ChunkCase]:
 
 
 CHUNK_CASES = CHUNK_CASES + tuple(_breaker2_chunk_cases_3())
+
+
+def _breaker2_framework_pairs_2() -> list[tuple[ProjectPair, str]]:
+    # C1 under the temporal profile: the workflow class is the unit, yet an inherited method's self.hook() misses the override
+    k = "method flows: virtual dispatch"
+    base_cls = "class Base:\n    def process(self) -> int:\n        return self.hook() + 10\n\n    def hook(self) -> int:\n        return 0\n"
+    flows = ("from temporalio import workflow\n\nfrom shop.base import Base\n\n\n@workflow.defn\nclass W(Base):\n"
+             "    def hook(self) -> int:\n        return 1\n\n    @workflow.run\n    async def run(self) -> int:\n        return self.process()\n")
+    base = project(flows, base=base_cls)
+    pair = C("workflow-inherits-a-method-that-calls-its-override", k, base, edit(base, "shop/flows.py", "return 1", "return 2"), "C1")
+    return [(replace(pair, flow_id="W"), "temporal")]
+
+
+FRAMEWORK_PAIRS = FRAMEWORK_PAIRS + tuple(_breaker2_framework_pairs_2())
