@@ -1162,3 +1162,28 @@ def _breaker2_framework_pairs_3() -> list[tuple[ProjectPair, str]]:
 
 
 FRAMEWORK_PAIRS = FRAMEWORK_PAIRS + tuple(_breaker2_framework_pairs_3())
+
+
+def _breaker2_chunk_cases_4() -> list[ChunkCase]:
+    return [
+        # C19 (low): a bundled module's __package__ is the chunk's private package (`_loom_chunks.<id>.shop`), not `shop`
+        ChunkCase("dunder-package-of-a-bundled-module", project(
+            flow("return helper()", "from shop.h import helper\n"), h="def helper():\n    return __package__\n"), 0, "C19"),
+        ChunkCase("import-module-relative-to-dunder-package", project(
+            flow("return helper(o)", "from shop.h import helper\n"), g="def g(x):\n    return -x\n",
+            h="import importlib\n\n\ndef helper(x):\n    return importlib.import_module('.g', __package__).g(x)\n"), 3, "C19"),
+        # held: what the per-module layout keeps as live
+        ChunkCase("module-identity-under-two-spellings", project(
+            flow("return a is b, a.K", "import shop.h as a\nfrom shop import h as b\n"), h="K = 1\n"), 0),
+        ChunkCase("lazy-relative-import-of-the-parent-package", project(
+            flow("return helper(o)", "from shop.sub.h import helper\n"), sub__init="", g="def g(x):\n    return -x\n",
+            sub__h="def helper(x):\n    from .. import g\n    return g.g(x)\n"), 3),
+        ChunkCase("import-module-of-the-flows-own-name", project(
+            flow("import importlib\nreturn importlib.import_module(__name__).K", "\nK = 4\n")), 0),
+        ChunkCase("logger-named-after-a-bundled-module", project(
+            flow("return helper()", "from shop.h import helper\n"),
+            h="import logging\n\nlog = logging.getLogger(__name__)\n\n\ndef helper():\n    return log.name\n"), 0),
+    ]
+
+
+CHUNK_CASES = CHUNK_CASES + tuple(_breaker2_chunk_cases_4())
