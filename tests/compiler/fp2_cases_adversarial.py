@@ -1187,3 +1187,20 @@ def _breaker2_chunk_cases_4() -> list[ChunkCase]:
 
 
 CHUNK_CASES = CHUNK_CASES + tuple(_breaker2_chunk_cases_4())
+
+
+def _breaker2_pairs_8() -> list[ProjectPair]:
+    # -------------------------------------------------- C20: the order of the method flow class's own bases (its MRO)
+    k = "method flows: MRO"
+    ab = "class A:\n    def helper(self):\n        return 1\n\n\nclass B:\n    def helper(self):\n        return 2\n"
+    base = project(method_flow("    pass\n", "return self.helper()", head="from shop.m import A, B\n", bases="(A, B)"), m=ab)
+    pairs = [C("flow-class-bases-reordered", k, base, edit(base, "shop/flows.py", "(A, B)", "(B, A)"), "C20")]
+    # held: a base's own bases reordered, a base swapped, a base alias retargeted
+    base = project(method_flow("    pass\n", "return self.helper()", head="from shop.m import C\n", bases="(C)"), m=ab + "\n\nclass C(A, B):\n    pass\n")
+    pairs.append(C("bases-of-the-flow-class-base-reordered", k, base, edit(base, "shop/m.py", "C(A, B)", "C(B, A)")))
+    base = project(method_flow("    pass\n", "return self.helper()", head="from shop.m import Base\n", bases="(Base)"), m=ab + "\n\nBase = A\n")
+    pairs.append(C("flow-class-base-alias-retargeted", k, base, edit(base, "shop/m.py", "Base = A", "Base = B")))
+    return pairs
+
+
+PAIRS = PAIRS + tuple(_breaker2_pairs_8())
