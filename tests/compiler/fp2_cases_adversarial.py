@@ -1204,3 +1204,23 @@ def _breaker2_pairs_8() -> list[ProjectPair]:
 
 
 PAIRS = PAIRS + tuple(_breaker2_pairs_8())
+
+
+def _breaker2_pairs_9() -> list[ProjectPair]:
+    # C20 (cont.): the rest of the method flow class's header
+    k = "method flows: class header"
+    dc = method_flow("    a: int = 1\n", "self.a = o\nreturn self.a", head="from dataclasses import dataclass\n").replace(
+        "class Checkout", "@dataclass(frozen=True)\nclass Checkout")
+    base = project(dc)
+    pairs = [C("flow-class-decorator-argument", k, base, edit(base, "shop/flows.py", "frozen=True", "frozen=False"), "C20")]
+    base = project(method_flow("    pass\n", "return self.kind", bases="(Base, key=1)",
+                               head="\n\nclass Base:\n    def __init_subclass__(cls, key=0, **kw):\n        cls.kind = key\n"))
+    pairs.append(C("flow-class-keyword-argument", k, base, edit(base, "shop/flows.py", "key=1)", "key=2)"), "C20"))
+    # held: the metaclass swapped, a class decorator's body
+    meta = "\n\nclass M{n}(type):\n    def __call__(cls, *a):\n        o = super().__call__(*a)\n        o.rate = {n}\n        return o\n"
+    base = project(method_flow("    pass\n", "return self.rate", head=meta.format(n=1) + meta.format(n=2), bases="(metaclass=M1)"))
+    pairs.append(C("flow-class-metaclass-swapped", k, base, edit(base, "shop/flows.py", "(metaclass=M1)", "(metaclass=M2)")))
+    return pairs
+
+
+PAIRS = PAIRS + tuple(_breaker2_pairs_9())
