@@ -1224,3 +1224,25 @@ def _breaker2_pairs_9() -> list[ProjectPair]:
 
 
 PAIRS = PAIRS + tuple(_breaker2_pairs_9())
+
+
+def _breaker2_framework_pairs_4() -> list[tuple[ProjectPair, str]]:
+    # C21 (lead: limit or widen?): a first-party Temporal interceptor wraps every workflow's run, on replay too,
+    # and belongs to no closure (real code: temporalio samples-python sentry/interceptor.py)
+    k = "engine configuration: interceptors"
+    interceptor = ("from temporalio.worker import Interceptor, WorkflowInboundInterceptor\n\n\n"
+                   "class _Inbound(WorkflowInboundInterceptor):\n    async def execute_workflow(self, input):\n"
+                   "        return await super().execute_workflow(input)\n\n\nclass MyInterceptor(Interceptor):\n"
+                   "    def workflow_interceptor_class(self, input):\n        return _Inbound\n")
+    worker = ("from temporalio.client import Client\nfrom temporalio.worker import Worker\n\nfrom shop.flows import W\n"
+              "from shop.interceptor import MyInterceptor\n\n\nasync def main():\n    client = await Client.connect('localhost:7233')\n"
+              "    await Worker(client, task_queue='q', workflows=[W], interceptors=[MyInterceptor()]).run()\n")
+    flows = ("from temporalio import workflow\n\n\n@workflow.defn\nclass W:\n    @workflow.run\n    async def run(self, o: int) -> int:\n"
+             "        return o\n")
+    base = project(flows, interceptor=interceptor, worker=worker)
+    pair = C("workflow-interceptor-edited", k, base,
+             edit(base, "shop/interceptor.py", "return await super().execute_workflow(input)", "return None"), "C21")
+    return [(replace(pair, flow_id="W"), "temporal")]
+
+
+FRAMEWORK_PAIRS = FRAMEWORK_PAIRS + tuple(_breaker2_framework_pairs_4())
