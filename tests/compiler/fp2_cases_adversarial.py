@@ -402,6 +402,13 @@ def _pairs() -> list[ProjectPair]:
     for name, value in [("string", "'db://a'"), ("number", "5"), ("none", "None"), ("tuple", "(1, 'a', None)")]:
         base = project(flow("return URL", f"\nURL = {value}\n") + report + "\n\nreport(URL)\n")
         add(E(f"call-using-an-immutable-{name}", k, base, edit(base, "shop/flows.py", "print(x)", "print(x, x)")))
+    # a statement calls only what is bound above it: ``@route() def route`` calls the imported ``route``
+    h = ("from web import route\n\nCFG = {'a': 1}\n\n\ndef fill():\n    CFG['a'] = 2\n\n\n@route()\n"
+         "def route():\n    fill()\n    return 1\n")
+    base = project(flow("return CFG['a']", "from shop.h import CFG\n"), h=h)
+    add(E("decorator-named-like-the-function-it-decorates", k, base, edit(base, "shop/h.py", "return 1", "return 2")))
+    base = project(flow("return CFG['a']", "from shop.h import CFG\n"), h=h + "\n\nroute()\n")
+    add(C("call-of-a-function-defined-above", k, base, edit(base, "shop/h.py", "CFG['a'] = 2", "CFG['a'] = 3")))
     env = "import os\n\nURL = os.environ.get('DB', 'db://a')\n"
     base = project(flow("return URL", env) + report + "\n\nreport(URL)\n")
     add(E("call-using-an-environment-variable", k, base, edit(base, "shop/flows.py", "print(x)", "print(x, x)")))
