@@ -41,8 +41,35 @@ class ModuleGlobals:
 
 def module_globals(text: str, filename: str) -> ModuleGlobals:
     """``SyntaxError`` when ``text`` is not valid Python."""
-    table = symtable.symtable(text, filename, "exec")
+    table = symtable.symtable(_without_local_annotations(text), filename, "exec")
     return _raw(table) if _RAW is not None else _wrapped(table)
+
+
+def _without_local_annotations(text: str) -> str:
+    """``text`` with the annotations of a function's local variables replaced by ``None``: Python
+    never evaluates them (PEP 526), yet the symbol tables count their names as uses
+    (``state: AgentState = {...}`` in a method would need ``AgentState`` in the chunk, which the
+    closure rightly leaves out). The assignment stays: ``x: int`` still makes ``x`` local."""
+    if ":" not in text:
+        return text
+    tree = ast.parse(text)
+    found = False
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        nonlocal found
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.AnnAssign) and in_function:
+                child.annotation = ast.Constant(None)
+                found = True
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                visit(child, True)
+            elif isinstance(child, ast.ClassDef):
+                visit(child, False)  # a class body's annotations are evaluated and kept
+            else:
+                visit(child, in_function)
+
+    visit(tree, False)
+    return ast.unparse(tree) if found else text
 
 
 def annotation_names(text: str) -> frozenset[str]:

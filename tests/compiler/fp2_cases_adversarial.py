@@ -571,6 +571,9 @@ def _chunk_cases() -> list[ChunkCase]:
         flow("import typing\nreturn typing.get_type_hints(f)", "from shop.b import f\n"),
         b="from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from shop.m import Money\n\n\n"
           "def f(x: 'Money'):\n    return x\n", m="class Money:\n    pass\n"), 0))
+    # (found on temporalio/samples-python) a local variable's annotation is never evaluated
+    add(ChunkCase("local-variable-annotation-naming-a-class-nothing-imports", project(
+        flow("state: AgentState = {'a': o}\nreturn state"), b="class AgentState(dict):\n    pass\n"), 1))
     # held: renames that must not touch locals, parameters, class attributes
     add(ChunkCase("renamed-helper-beside-a-parameter-and-a-default", project(
         flow("return helper(o), use(o), use2(o)", "from shop.h import use, use2\n\n\ndef helper(x):\n    return x + 1\n"),
