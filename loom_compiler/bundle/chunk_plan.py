@@ -14,7 +14,8 @@ A chunk holds, for each first-party module it touches, the statements of that mo
    (``chunk_globals``) is looked for, in this order: the module's import statements that bind it
    (all of them, in source order: they run as live, and the last one wins as live); a step
    defined there (its import, ``from shop.steps import charge``: steps stay live, their bodies
-   are effects); a star import that may bind it; a builtin; something binding names at run time
+   are effects), or a definition the closure reaches by name only (a framework's child flow,
+   ``execute_child_workflow(Child.run)``: imported live the same way); a star import that may bind it; a builtin; something binding names at run time
    (``globals()[...] = ...``). Each first-party import pulls what it imports into the module it
    imports from (``from shop import discount`` asks ``shop`` for ``discount``, which its
    ``__init__`` re-exports with an import of its own), so the search runs to a fixed point over
@@ -179,6 +180,23 @@ class _Planner:
         self.dirty: set[str] = set()
         self.tried: set[tuple[str, str]] = set()
         self.synthesized = 0
+        self.by_name = self._referenced_by_name()
+
+    def _referenced_by_name(self) -> frozenset[tuple[str, str]]:
+        """``(module, name)`` of the module-level definitions the closure reaches as steps: a
+        step's body, and a child flow a framework references by name only (a Temporal
+        ``execute_child_workflow(Child.run)``, member ``...Child.run#child``), are not bundled,
+        so the chunk imports them live from where they are defined, like a step."""
+        out: set[tuple[str, str]] = set()
+        for member in self.fp.closure:
+            target = member.target
+            if member.kind != "step" or not target or not self.first_party(target):
+                continue
+            parts = target.split(".")
+            depth = max((i for i in range(1, len(parts)) if ".".join(parts[:i]) in self.summaries), default=0)
+            if depth:
+                out.add((".".join(parts[:depth]), parts[depth]))
+        return frozenset(out)
 
     # -- modules -------------------------------------------------------------------------------
     def module(self, name: str) -> PlannedModule:
@@ -431,6 +449,12 @@ class _Planner:
                                       f"from {m.name} import {name}  # a step: live code, its body is an effect\n",
                                       f"{m.path}:{u.line}", live=True))
             if steps:
+                return True
+            if (m.name, name) in self.by_name:
+                line = min((u.line for u in s.units if name in u.names), default=0)
+                self.add(m, Statement(m.name, f"{m.name}:by-name:{name}", line, 0,
+                                      f"from {m.name} import {name}  # referenced by name only (a child flow): "
+                                      "live code\n", f"{m.path}:{line}", live=True))
                 return True
             found = False
             for u in s.units:

@@ -25,6 +25,7 @@ from loom_compiler.bundle.chunk import (
 from loom_compiler.bundle.chunk_imports import ImportSite, rewrite_imports
 from loom_compiler.model import ClosureMember, FlowFingerprint
 from loom_runtime import Registry, chunk_layout
+from loom_runtime import chunks
 from loom_runtime.chunks import load_chunk
 from loom_runtime.definition import FlowDefinition
 from loom_runtime.hashing import sha256_digest
@@ -397,3 +398,42 @@ def test_the_chunks_of_a_build_share_what_they_ask_of_a_statement_and_stay_the_s
     assert {fid: chunk_of(tmp_path / "fresh", fresh, fid)[0] for fid in ("f0", "f1", "f2")} == texts
     for fid in ("f0", "f1", "f2"):
         assert chunk_of(tmp_path / "memo", report, fid)[1](Ctx(), 2) == 4 + int(fid[1])
+
+
+FAKE_TEMPORAL = {  # the decorators the temporal profile knows, as a stand-in package the test can import
+    "temporalio/__init__.py": "",
+    "temporalio/workflow.py": "def defn(cls=None, **kw):\n    return cls if cls is not None else (lambda c: c)\n\n\n"
+                              "def run(fn):\n    return fn\n\n\ndef execute_child_workflow(fn, arg):\n"
+                              "    return ('child', fn.__qualname__, fn.__module__, arg)\n",
+}
+
+
+def test_a_child_workflow_referenced_by_name_is_imported_live_from_where_it_is_defined(tmp_path, monkeypatch):
+    """Temporal's ``execute_child_workflow(Child.run, ...)`` references the child by name only (its
+    closure member is ``...Child.run#child``): the chunk imports it live, from its own module too,
+    never from itself (``from .workflows import Child`` inside ``workflows`` raised ImportError)."""
+    wf = ("from temporalio import workflow\n\nfrom shop.children import Remote\n\n\n"
+          "@workflow.defn\nclass Child:\n    @workflow.run\n    def run(self, x):\n        return x\n\n\n"
+          "@workflow.defn\nclass Parent:\n    @workflow.run\n    def run(self, x):\n"
+          "        return workflow.execute_child_workflow(Child.run, x), workflow.execute_child_workflow(Remote.run, x)\n")
+    children = "from temporalio import workflow\n\n\n@workflow.defn\nclass Remote:\n    @workflow.run\n    def run(self, x):\n        return -x\n"
+    for rel, text in {"shop/__init__.py": "", "shop/workflows.py": wf, "shop/children.py": children, **FAKE_TEMPORAL}.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    report = build_project(LoomConfig(root=tmp_path, packages=("shop",), framework="temporal"))
+    assert report.ok, [str(e) for e in report.errors]
+    entry = report.manifest.flows["Parent"].versions[report.manifest.flows["Parent"].current]
+    text = (tmp_path / "build/loom" / entry.chunk).read_text()
+    assert "from shop.workflows import Child  # referenced by name only" in text
+    assert "from shop.children import Remote  # referenced by name only" in text
+    assert "class Child" not in text and "class Remote" not in text
+    monkeypatch.syspath_prepend(str(tmp_path))  # the serving process has the live code (its steps, its children)
+    try:
+        path, data = chunks.read_verified_chunk(tmp_path / "build/loom", entry, flow_id="Parent", manifest_path="m.json")
+        module = chunks._execute(path, data, entry, flow_id="Parent")
+        assert entry.entry == "shop.workflows.Parent.run"
+        run = chunks._entry_attr(module, entry.entry, path=path, flow_id="Parent", code_hash=entry.code_hash)
+        assert run(run.__globals__["Parent"](), 3) == (("child", "Child.run", "shop.workflows", 3), ("child", "Remote.run", "shop.children", 3))
+    finally:
+        for name in [m for m in sys.modules if m.split(".")[0] in ("shop", "temporalio")]:
+            del sys.modules[name]
