@@ -24,7 +24,9 @@ the first two passed:
    only through modules and classes the chunk defines: an edited ``entry`` naming something the
    chunk imports (``shop.flows.checkout`` of the one-namespace layout, whose chunk imports ``shop``
    for its steps; ``shop.steps.charge`` of the new one, ``shop.steps`` being live) would otherwise
-   serve a pinned execution on the live code while ``chunkDigest`` still matched.
+   serve a pinned execution on the live code while ``chunkDigest`` still matched. A wrapper a
+   framework's decorator put around the chunk's function (``functools.wraps``: ``__wrapped__``)
+   is followed to that function.
 
 Rejected alternatives: a ``sys.meta_path`` finder that makes chunks importable by name (it would
 let *any* code import an unverified chunk, and its module names would collide with the live
@@ -271,11 +273,22 @@ def _entry_attr(module: types.ModuleType, dotted: str, *, path: Path, flow_id: s
             raise refuse(f"goes through the module `{obj.__name__}`, which the chunk imports (live code)")
     defn = getattr(obj, "__loom_flow__", None)
     fn = defn.fn if isinstance(defn, FlowDefinition) and defn.fn is not None else obj
-    code = getattr(fn, "__code__", None)
     # the file the module was compiled from: a module reused for the same bytes of another
     # bundle (``_execute``) keeps the first bundle's path
     compiled_from = getattr(module, "__file__", None) or str(path)
-    if id(getattr(fn, "__globals__", None)) not in own_globals or code is None or code.co_filename != compiled_from:
+
+    def compiled_here(f: Any) -> bool:
+        code = getattr(f, "__code__", None)
+        return id(getattr(f, "__globals__", None)) in own_globals and code is not None and code.co_filename == compiled_from
+
+    # a framework's decorator (``@DBOS.workflow()``) returns its own wrapper around the flow
+    # (``functools.wraps``): the function it wraps must be the chunk's
+    seen: set[int] = set()
+    while not compiled_here(fn) and getattr(fn, "__wrapped__", None) is not None and id(fn) not in seen:
+        seen.add(id(fn))
+        fn = fn.__wrapped__
+    code = getattr(fn, "__code__", None)
+    if not compiled_here(fn):
         where = getattr(code, "co_filename", None) or getattr(fn, "__module__", "?")
         raise refuse(f"is not defined in the chunk (its code comes from {where})")
     return obj

@@ -146,3 +146,20 @@ def test_a_bundled_modules_file_is_the_live_modules_without_importing_it(tmp_pat
     package.__spec__ = None
     monkeypatch.setitem(sys.modules, "loomtest_pkg", package)
     assert live_file("loomtest_pkg.sub") == str(extra / "sub.py")
+
+
+def test_a_framework_wrapper_around_the_chunks_function_is_no_live_code(tmp_path, monkeypatch):
+    """``@DBOS.workflow()`` returns a wrapper compiled in the framework (``functools.wraps``): the
+    function it wraps is the chunk's, so the entry is the chunk's own; what the registry then says
+    is that it is no loom flow, not that the manifest points at live code."""
+    live = tmp_path / "live"
+    live.mkdir()
+    (live / "loomtest_engine.py").write_text(
+        "import functools\n\n\ndef workflow(fn):\n    @functools.wraps(fn)\n    def wrapper(*a):\n        return fn(*a)\n\n"
+        "    return wrapper\n")
+    monkeypatch.syspath_prepend(str(live))
+    flows = FLOWS_TEXT + "\nimport loomtest_engine\n\n\n@loomtest_engine.workflow\ndef wrapped(x):\n    return x\n"
+    text = render([("loomtest_shop.pricing", PRICING_TEXT), ("loomtest_shop.flows", flows)])
+    with pytest.raises(ManifestError, match=r"entry `loomtest_shop.flows.wrapped` .* is not decorated with @flow"):
+        load(tmp_path, text, entry="loomtest_shop.flows.wrapped")
+    sys.modules.pop("loomtest_engine", None)
