@@ -140,7 +140,8 @@ def _rewritten(plan: ChunkPlan, memo: ChunkMemo) -> dict[str, Statement]:
                 text = rewrite_imports(stmt.text, m.name, m.package, plan.first_party, _keep(plan, m, stmt),
                                        where=stmt.origin, memo=memo)
             if text is not None:
-                out[stmt.key] = Statement(stmt.module, stmt.key, stmt.line, stmt.seq, text, stmt.origin, stmt.binds)
+                out[stmt.key] = Statement(stmt.module, stmt.key, stmt.line, stmt.seq, text, stmt.origin, stmt.binds,
+                                          soft=stmt.soft)
     return out
 
 

@@ -25,6 +25,15 @@ A chunk holds, for each first-party module it touches, the statements of that mo
    (their features apply to all of the module's statements in the chunk; B10: annotations are
    evaluated, or not, exactly as live).
 
+4. **What a lookup by name finds** (``Statement.soft``): names only an annotation spells
+   (``x: 'Money'``, every annotation under ``from __future__ import annotations``), which
+   ``typing.get_type_hints``, dataclasses and frameworks' argument decoding look up in the
+   module later, are bound as live, by the module's own definitions too (which the closure does
+   not reach); a module whose text reads ``__annotations__`` runs all its top-level annotated
+   assignments (B17). The names such statements use resolve the same way, never as an error.
+   These statements are outside the fingerprint (an edit of them keeps the hash: fp2-core's
+   side); bundling them keeps the chunk running what live code ran.
+
 A first-party module an import names is in the chunk even when nothing of it is bundled (an
 empty module: what the closure reaches of it is nothing, and importing it must not import the
 live one); a first-party module the project does not have (``try: from .fast import f / except
@@ -76,6 +85,9 @@ class Statement:
     origin: str  # "shop/h.py:4", for readers
     binds: frozenset[str] = frozenset()  # the names the closure reached it for
     live: bool = False  # a step's import of itself: never rewritten
+    # bundled for what a name lookup by the standard library finds (an annotation's class, the
+    # module's annotated assignments), not reached by the closure: its names are looked up as such
+    soft: bool = False
 
 
 @dataclass(slots=True)
@@ -228,11 +240,12 @@ class _Planner:
         if not stmt.live:
             self.follow_imports(m, stmt.text, where=stmt.origin)
 
-    def add_unit(self, m: PlannedModule, u: Unit, *, seq: int = 0, binds: frozenset[str] = frozenset()) -> None:
+    def add_unit(self, m: PlannedModule, u: Unit, *, seq: int = 0, binds: frozenset[str] = frozenset(),
+                 soft: bool = False) -> None:
         key = f"{m.name}:{u.index}"
         if key in m.statements:
             return
-        self.add(m, Statement(m.name, key, u.line, seq, _normalise(u.source), f"{m.path}:{u.line}", binds))
+        self.add(m, Statement(m.name, key, u.line, seq, _normalise(u.source), f"{m.path}:{u.line}", binds, soft=soft))
 
     # -- 1. the closure's statements -------------------------------------------------------------
     def closure_statements(self, class_source: str | None, class_line: int) -> None:
@@ -388,9 +401,10 @@ class _Planner:
             # the module's deferred annotations, which hide annotation names from the tables
             deferred = "annotations" in m.future
             used: set[str] = set()
+            hard: set[str] = set()  # used by statements the closure reached
             bound: set[str] = set()
             annotated: set[str] = set()
-            for stmt in m.statements.values():
+            for stmt in list(m.statements.values()):
                 try:
                     g = self.memo.get("globals", (deferred, stmt.text), lambda: _globals_of(stmt.text, deferred))
                 except SyntaxError as exc:
@@ -399,20 +413,35 @@ class _Planner:
                         f"Python on its own ({exc.msg}); this is a loom bug, please report it with the flow's source",
                         path=self.fp.path, line=self.fp.line) from None
                 used |= g.used
+                if not stmt.soft:
+                    hard |= g.used
                 bound |= g.bound
                 annotated |= self.memo.get("annotations", stmt.text, lambda: annotation_names(stmt.text))
             m.used, m.bound, m.annotated = frozenset(used), frozenset(bound), frozenset(annotated)
             m.any_name = m.any_name or "__getattr__" in m.bound or self.writes_names(m)
+            if "__annotations__" in m.used and (name, "__annotations__") not in self.tried:
+                self.tried.add((name, "__annotations__"))
+                self.module_annotations(m)
             for needed in sorted((m.used | m.exports | m.annotated) - m.bound):
                 if (name, needed) in self.tried:
                     continue
                 self.tried.add((name, needed))
-                hard = needed in m.used or needed in m.exports
-                if not self.resolve(m, needed, definitions=not hard) and needed in m.used \
+                reached = needed in hard or needed in m.exports
+                if not self.resolve(m, needed, definitions=not reached) and needed in m.used \
                         and needed not in _BUILTINS and not m.any_name:
                     m.missing.append(needed)
         for m in self.modules.values():  # a later statement may have bound what was missing
             m.missing = [n for n in m.missing if n not in m.bound and not m.any_name]
+
+    def module_annotations(self, m: PlannedModule) -> None:
+        """The module's ``__annotations__`` is read (``sorted(__annotations__)`` in a helper): it
+        holds every annotated assignment the module ran at its top level, so the chunk runs them
+        all (B17), whether or not the closure reaches their names."""
+        if m.summary is None:
+            return
+        for u in m.summary.units:
+            if self.memo.get("module-annotations", u.source, lambda: _annotates_module(u.source)):
+                self.add_unit(m, u, soft=True)
 
     def writes_names(self, m: PlannedModule) -> bool:
         """A statement that binds names the symbol tables cannot see (``globals()[k] = v``)."""
@@ -439,7 +468,7 @@ class _Planner:
             imports = [u for u in binding if any(local == name for local, _ in u.aliases)]
             # every statement binding it runs, in source order, as live (the last one wins)
             for u in binding if definitions else imports:
-                self.add_unit(m, u)
+                self.add_unit(m, u, soft=definitions and u not in imports)
             if imports or definitions and binding:
                 return True
             steps = [u for u in s.units if u.kind == "step" and name in u.names]
@@ -517,6 +546,32 @@ class _Planner:
         self.add(m, Statement(m.name, f"{m.name}:import:{name}", at, self.synthesized, line + "\n",
                               f"{m.path or m.name} (an import the closure implies)"))
         return True
+
+
+def _annotates_module(text: str) -> bool:
+    """Whether the statement ``text`` has an annotated assignment to a simple name at module
+    level (inside ``if``/``try``/``with``/``for`` too, never in a def or class), which Python adds
+    to the module's ``__annotations__``."""
+    if ":" not in text:
+        return False
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return False
+    todo: list[ast.stmt] = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.AnnAssign) and node.simple:
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            todo.extend(c for c in getattr(node, field, ()) if isinstance(c, ast.stmt))
+        for handler in getattr(node, "handlers", ()):
+            todo.extend(handler.body)
+        for case in getattr(node, "cases", ()):
+            todo.extend(case.body)
+    return False
 
 
 def _imports_of(text: str) -> tuple[tuple[str | None, int, tuple[str, ...] | None], ...]:

@@ -534,7 +534,7 @@ def _chunk_cases() -> list[ChunkCase]:
         a="from math import *\n\n\ndef area(r):\n    return pi * r * r\n", b="pi = 3\n\n\ndef tri():\n    return pi\n"), 0))
     # B17: a valid helper the build refuses
     add(ChunkCase("module-annotations-read-by-a-helper", project(
-        flow("return get()", "from shop.h import get\n"), h="LIMIT: int = 5\n\n\ndef get():\n    return sorted(__annotations__)\n"), 0, "B17"))
+        flow("return get()", "from shop.h import get\n"), h="LIMIT: int = 5\n\n\ndef get():\n    return sorted(__annotations__)\n"), 0))
     # B20: a data file next to the module
     add(ChunkCase("package-data-file-read-by-a-helper", {**project(
         flow("return helper()", "from shop.h import helper\n"),
@@ -567,6 +567,9 @@ def _chunk_cases() -> list[ChunkCase]:
         flow("return [f.name for f in dataclasses.fields(C)]", "import dataclasses\nfrom shop.m import C\n"),
         m=future + "import dataclasses\nfrom typing import ClassVar\n\n\n@dataclasses.dataclass\nclass C:\n"
                    "    x: int = 1\n    K: ClassVar[int] = 5\n"), 0))
+    add(ChunkCase("string-annotation-of-a-class-whose-base-nothing-else-reaches", project(
+        flow("import typing\nreturn repr(typing.get_type_hints(f))", "from shop.b import f\n"),
+        b="class Base:\n    pass\n\n\nclass Money(Base):\n    pass\n\n\ndef f(x: 'Money'):\n    return x\n"), 0))
     add(ChunkCase("annotation-naming-a-type-checking-only-import", project(
         flow("import typing\nreturn typing.get_type_hints(f)", "from shop.b import f\n"),
         b="from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from shop.m import Money\n\n\n"
