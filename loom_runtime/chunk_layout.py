@@ -27,6 +27,16 @@ with ``parse``, so the format has one definition. A chunk without a ``layout`` l
 one-namespace layout of the releases before (``parse`` returns None; ``chunks`` executes it as
 one module, as they did).
 
+How this keeps to DESIGN §7 (which names the chunk's properties, not its bytes): still one file
+per code version, pinned whole by ``chunkDigest``; readable (the modules' statements copied with
+their comments, a header naming the flow, its codeHash and source files); deterministic (the
+same inputs write the same bytes); self-contained (first-party code runs from the chunk's own
+modules, only third-party imports and steps, and child flows a framework references by name, are
+live imports); and its ``entry`` resolves inside the chunk, now as ``<module>.<qualname>`` in the
+chunk's modules. The manifest's fields (``chunk``, ``chunkDigest``, ``entry``) keep their names
+and meaning; a manifest of the last release pairs its old ``entry`` values with chunks of the old
+layout, which load as they did.
+
 Rejected: markers between the sections (a marker-shaped line inside a string literal of the
 user's code would split it), and the modules' code as string literals passed to ``exec`` (the
 chunk would no longer read as the code it runs).
