@@ -57,7 +57,7 @@ from loom_runtime.manifest import FINGERPRINT_SCHEME
 from ..analysis import ModuleSummary
 from ..model import FlowFingerprint
 from .chunk_file import Chunk, ChunkError, chunk_path_for, flow_slug, source_digest
-from .chunk_imports import ImportSite, rewrite_imports
+from .chunk_imports import FAIL, ImportSite, rewrite_imports
 from .chunk_memo import ChunkMemo
 from .chunk_order import Schedule, execution_order
 from .chunk_plan import ChunkPlan, PlannedModule, Statement, plan_chunk
@@ -145,10 +145,10 @@ def _rewritten(plan: ChunkPlan, memo: ChunkMemo) -> dict[str, Statement]:
     return out
 
 
-def _keep(plan: ChunkPlan, m: PlannedModule, stmt: Statement) -> Callable[[ImportSite], bool]:
+def _keep(plan: ChunkPlan, m: PlannedModule, stmt: Statement) -> Callable[[ImportSite], bool | str]:
     wanted = m.used | m.exports | m.annotated | stmt.binds
 
-    def keep(site: ImportSite) -> bool:
+    def keep(site: ImportSite) -> bool | str:
         if site.module == "__future__":
             return True
         if site.top and site.local not in wanted:
@@ -161,7 +161,7 @@ def _keep(plan: ChunkPlan, m: PlannedModule, stmt: Statement) -> Callable[[Impor
             return True
         # the chunk's module lacks it: unreached, so dropped; unless live lacks it too, where the
         # import must fail as it does live (``try: from .fast import f, g / except ImportError``)
-        return not plan.binds_live(site.module, site.attr)
+        return False if plan.binds_live(site.module, site.attr) else FAIL
 
     return keep
 

@@ -41,7 +41,7 @@ from ..scopes import dotted_chain
 from .chunk_file import ChunkError
 from .chunk_memo import ChunkMemo
 
-__all__ = ["ImportSite", "absolute_base", "rewrite_imports"]
+__all__ = ["FAIL", "ImportSite", "absolute_base", "rewrite_imports"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,8 +55,15 @@ class ImportSite:
     top: bool  # a line of imports directly at module level (not in a block, not in a function)
 
 
-#: ``keep(site) -> bool``: whether the alias stays
-Keep = Callable[[ImportSite], bool]
+#: ``keep(site)``: True (the alias stays), False (it is left out), or ``FAIL``: the import of it
+#: must fail here as it failed live, without the import system looking further (below)
+Keep = Callable[[ImportSite], "bool | str"]
+
+#: ``keep``'s answer for a name the chunk's module lacks and the live module lacked too. The alias
+#: becomes ``raise ImportError(...)``: left as an import, ``from . import fast`` on a chunk package
+#: without ``fast`` makes the import system try the submodule by the package's ``__name__``, the
+#: live ``shop.fast`` (running the live package, and binding a live ``shop/fast.py`` added since)
+FAIL = "fail"
 
 
 def absolute_base(module: str, is_package: bool, node: cst.ImportFrom) -> str | None:
@@ -124,7 +131,7 @@ def rewrite_imports(text: str, module: str, is_package: bool, first_party: Calla
     nodes = memo.get("import-nodes", (text, module, is_package), lambda: _import_nodes(text, module, is_package))
     if nodes is None:
         return _rewrite(text, module, is_package, first_party, keep, where=where)
-    decisions: dict[ImportSite, bool] = {}
+    decisions: dict[ImportSite, bool | str] = {}
     firsts: dict[str, bool] = {}
     changed = False
     for node in nodes:
@@ -139,14 +146,14 @@ def rewrite_imports(text: str, module: str, is_package: bool, first_party: Calla
                 continue
             sites = [ImportSite(local, node.base, attr, first, node.top) for local, attr in node.aliases]
             kept = [_decide(decisions, site, keep) for site in sites]
-            changed = changed or (first and not node.relative) or not all(kept)
+            changed = changed or (first and not node.relative) or not all(k is True for k in kept)
         else:
             for local, target in node.aliases:
                 if target not in firsts:
                     firsts[target] = first_party(target)
                 first = firsts[target]
                 kept_one = _decide(decisions, ImportSite(local, target, None, first, node.top), keep)
-                changed = changed or first or not kept_one
+                changed = changed or first or kept_one is not True
     if not changed:
         return text
     key = (text, module, is_package, tuple(decisions.items()), tuple(firsts.items()))
@@ -156,7 +163,7 @@ def rewrite_imports(text: str, module: str, is_package: bool, first_party: Calla
     asked_sites: set[ImportSite] = set()
     asked_modules: set[str] = set()
 
-    def keep_recorded(site: ImportSite) -> bool:
+    def keep_recorded(site: ImportSite) -> bool | str:
         asked_sites.add(site)
         return decisions[site] if site in decisions else keep(site)
 
@@ -170,7 +177,7 @@ def rewrite_imports(text: str, module: str, is_package: bool, first_party: Calla
     return result
 
 
-def _decide(decisions: dict[ImportSite, bool], site: ImportSite, keep: Keep) -> bool:
+def _decide(decisions: dict[ImportSite, bool | str], site: ImportSite, keep: Keep) -> bool | str:
     if site not in decisions:
         decisions[site] = keep(site)
     return decisions[site]
@@ -265,19 +272,31 @@ class _Rewriter(cst.CSTTransformer):
                     return None
                 dots, mod = self._relative(base)
                 return [node.with_changes(relative=dots, module=mod)]
-            kept = [a for a in node.names if self.keep(ImportSite(_local(a), base, _name(a), first, top))]
-            if not first and len(kept) == len(node.names):
+            kept: list[cst.ImportAlias] = []
+            failing: cst.ImportAlias | None = None
+            for a in node.names:
+                decision = self.keep(ImportSite(_local(a), base, _name(a), first, top))
+                if decision == FAIL:
+                    failing = a  # Python imports the names in order: the ones before it are bound
+                    break
+                if decision:
+                    kept.append(a)
+            if failing is None and not first and len(kept) == len(node.names):
                 return None
             if first and not node.relative:
                 dots, mod = self._relative(base)
                 node = node.with_changes(relative=dots, module=mod)
-            elif len(kept) == len(node.names):
+            elif failing is None and len(kept) == len(node.names):
                 return None
-            if not kept:
-                return []
-            if node.lpar is None or kept[-1] is not node.names[-1] and not _has_comment(kept[-1].comma):
-                kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)  # a trailing comma needs parentheses
-            return [node.with_changes(names=kept)]
+            out: list[cst.BaseSmallStatement] = []
+            if kept:
+                if node.lpar is None or kept[-1] is not node.names[-1] and not _has_comment(kept[-1].comma):
+                    kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)  # a trailing comma needs parentheses
+                out.append(node.with_changes(names=kept))
+            if failing is not None:
+                why = f"cannot import name {_name(failing)!r} from {base!r}"
+                out.append(cst.Raise(exc=cst.parse_expression(f"ImportError({why!r}, name={base!r})")))
+            return out
         out: list[cst.BaseSmallStatement] = []
         plain: list[cst.ImportAlias] = []
         changed = False
@@ -285,7 +304,7 @@ class _Rewriter(cst.CSTTransformer):
             target = _name(alias)
             local = _local(alias)
             first = self.first_party(target)
-            if not self.keep(ImportSite(local, target, None, first, top)):
+            if self.keep(ImportSite(local, target, None, first, top)) is not True:
                 changed = True
                 continue
             if not first:

@@ -577,6 +577,11 @@ def _chunk_cases() -> list[ChunkCase]:
     # (found on temporalio/samples-python) a local variable's annotation is never evaluated
     add(ChunkCase("local-variable-annotation-naming-a-class-nothing-imports", project(
         flow("state: AgentState = {'a': o}\nreturn state"), b="class AgentState(dict):\n    pass\n"), 1))
+    # an optional name of a package, absent live too: the chunk's import fails there without looking
+    # further (the import system would have tried the live submodule shop.fast, running live shop)
+    add(ChunkCase("optional-import-of-a-name-the-package-lacks", project(
+        flow("return a(o), fast(o)", "from shop.compat import a\ntry:\n    from shop import fast\nexcept ImportError:\n"
+             "    def fast(x):\n        return -x\n"), compat="def a(x):\n    return x\n"), 2))
     # held: renames that must not touch locals, parameters, class attributes
     add(ChunkCase("renamed-helper-beside-a-parameter-and-a-default", project(
         flow("return helper(o), use(o), use2(o)", "from shop.h import use, use2\n\n\ndef helper(x):\n    return x + 1\n"),

@@ -437,3 +437,19 @@ def test_a_child_workflow_referenced_by_name_is_imported_live_from_where_it_is_d
     finally:
         for name in [m for m in sys.modules if m.split(".")[0] in ("shop", "temporalio")]:
             del sys.modules[name]
+
+
+def test_a_name_the_package_lacked_stays_missing_when_the_live_tree_gains_the_module(tmp_path, monkeypatch):
+    """``try: from shop import fast / except ImportError``: at build time ``shop`` has no ``fast``.
+    Left as an import, the chunk's package (named ``shop``) made the import system load the live
+    ``shop.fast``, added to the tree since, and the pinned execution ran it."""
+    report = build(tmp_path, {
+        "shop/flows.py": HEAD + "try:\n    from shop import fast\nexcept ImportError:\n    fast = None\n\n\n"
+                         "@flow('checkout')\ndef checkout(ctx, o):\n    return 'fallback' if fast is None else fast.speed(o)\n",
+    })
+    (tmp_path / "shop/fast.py").write_text("def speed(x):\n    return 'LIVE'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    text, fn = chunk_of(tmp_path, report)
+    assert "    raise ImportError(\"cannot import name 'fast' from 'shop'\", name='shop')\n" in text
+    assert fn(Ctx(), 1) == "fallback"
+    assert not [m for m in sys.modules if m == "shop" or m.startswith("shop.")]
