@@ -49,27 +49,31 @@ def _without_local_annotations(text: str) -> str:
     """``text`` with the annotations of a function's local variables replaced by ``None``: Python
     never evaluates them (PEP 526), yet the symbol tables count their names as uses
     (``state: AgentState = {...}`` in a method would need ``AgentState`` in the chunk, which the
-    closure rightly leaves out). The assignment stays: ``x: int`` still makes ``x`` local."""
+    closure rightly leaves out). The assignment stays: ``x: int`` still makes ``x`` local. Code
+    nested too deeply for ``ast`` to re-print is left as it is (its names count as uses)."""
     if ":" not in text:
         return text
     tree = ast.parse(text)
     found = False
-
-    def visit(node: ast.AST, in_function: bool) -> None:
-        nonlocal found
+    todo: list[tuple[ast.AST, bool]] = [(tree, False)]
+    while todo:  # iterative: deeply nested code must not exhaust the interpreter's stack here
+        node, in_function = todo.pop()
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.AnnAssign) and in_function:
                 child.annotation = ast.Constant(None)
                 found = True
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-                visit(child, True)
+                todo.append((child, True))
             elif isinstance(child, ast.ClassDef):
-                visit(child, False)  # a class body's annotations are evaluated and kept
+                todo.append((child, False))  # a class body's annotations are evaluated and kept
             else:
-                visit(child, in_function)
-
-    visit(tree, False)
-    return ast.unparse(tree) if found else text
+                todo.append((child, in_function))
+    if not found:
+        return text
+    try:
+        return ast.unparse(tree)
+    except RecursionError:
+        return text
 
 
 def annotation_names(text: str) -> frozenset[str]:
@@ -121,7 +125,10 @@ def annotation_names(text: str) -> frozenset[str]:
                         elif isinstance(child, ast.stmt):
                             body([child])
 
-    body(tree.body)
+    try:
+        body(tree.body)
+    except RecursionError:  # statements nested past the stack: the names found so far
+        pass
     return frozenset(names)
 
 

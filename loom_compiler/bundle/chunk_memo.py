@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 __all__ = ["ChunkMemo"]
 
 T = TypeVar("T")
+_MISSING = object()
 
 
 class ChunkMemo:
@@ -40,13 +41,12 @@ class ChunkMemo:
         """The answer for ``key`` of ``kind``; ``compute()`` the first time it is asked. An
         exception of ``compute`` is not remembered (it propagates each time)."""
         table = self._tables.setdefault(kind, {})
-        try:
-            value = table[key]
-        except KeyError:
+        value = table.get(key, _MISSING)
+        if value is _MISSING:
             self.misses += 1
             value = table[key] = compute()
-            return value  # type: ignore[no-any-return]
-        self.hits += 1
+        else:
+            self.hits += 1
         return value  # type: ignore[no-any-return]
 
     def table(self, kind: str) -> dict[Hashable, Any]:

@@ -420,6 +420,8 @@ def test_a_child_workflow_referenced_by_name_is_imported_live_from_where_it_is_d
     for rel, text in {"shop/__init__.py": "", "shop/workflows.py": wf, "shop/children.py": children, **FAKE_TEMPORAL}.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text)
+    for name in [m for m in sys.modules if m.split(".")[0] == "temporalio"]:
+        monkeypatch.delitem(sys.modules, name)  # the real one, if a test before imported it
     report = build_project(LoomConfig(root=tmp_path, packages=("shop",), framework="temporal"))
     assert report.ok, [str(e) for e in report.errors]
     entry = report.manifest.flows["Parent"].versions[report.manifest.flows["Parent"].current]
@@ -436,7 +438,7 @@ def test_a_child_workflow_referenced_by_name_is_imported_live_from_where_it_is_d
         assert run(run.__globals__["Parent"](), 3) == (("child", "Child.run", "shop.workflows", 3), ("child", "Remote.run", "shop.children", 3))
     finally:
         for name in [m for m in sys.modules if m.split(".")[0] in ("shop", "temporalio")]:
-            del sys.modules[name]
+            sys.modules.pop(name)  # the stand-ins (monkeypatch puts a real temporalio back)
 
 
 def test_a_name_the_package_lacked_stays_missing_when_the_live_tree_gains_the_module(tmp_path, monkeypatch):
