@@ -77,7 +77,10 @@ def import_schedule(summary: _SummaryLike) -> Schedule:
 
 
 def _load_time_nodes(tree: ast.AST) -> Iterable[ast.AST]:
-    """Nodes that run when the statement runs: function and lambda bodies run later."""
+    """Nodes that run when the statement runs: function and lambda bodies run later, and the body
+    of ``if TYPE_CHECKING:`` never (``typing.TYPE_CHECKING`` is False at run time: an import cycle
+    written only for the type checker, dbos's ``_logger`` -> ``_dbos_config`` -> ``_serialization``,
+    would otherwise start a module early and fail the chunk's imports of a half-run module)."""
     stack = [tree]
     while stack:
         node = stack.pop()
@@ -86,7 +89,20 @@ def _load_time_nodes(tree: ast.AST) -> Iterable[ast.AST]:
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
                 stack.extend(child.decorator_list if not isinstance(child, ast.Lambda) else ())
                 continue
+            if isinstance(child, ast.If) and _type_checking_only(child.test):
+                stack.append(child.test)
+                stack.extend(reversed(child.orelse))
+                continue
             stack.append(child)
+
+
+def _type_checking_only(test: ast.expr) -> bool:
+    """``TYPE_CHECKING``, ``typing.TYPE_CHECKING`` (any module's attribute of that name), ``False``."""
+    if isinstance(test, ast.Name):
+        return test.id == "TYPE_CHECKING"
+    if isinstance(test, ast.Attribute):
+        return test.attr == "TYPE_CHECKING"
+    return isinstance(test, ast.Constant) and test.value is False
 
 
 def _chain(dotted: str) -> list[str]:

@@ -582,6 +582,14 @@ def _chunk_cases() -> list[ChunkCase]:
     add(ChunkCase("optional-import-of-a-name-the-package-lacks", project(
         flow("return a(o), fast(o)", "from shop.compat import a\ntry:\n    from shop import fast\nexcept ImportError:\n"
              "    def fast(x):\n        return -x\n"), compat="def a(x):\n    return x\n"), 2))
+    # (found on dbos-transact-py) an import cycle only the type checker sees: never run, so it
+    # cannot start shop.cfg while shop.ser is half-run (dbos: _logger -> _dbos_config -> _serialization)
+    add(ChunkCase("import-cycle-only-under-type-checking", project(
+        flow("return get(), Config.s.__name__", "from shop.ser import get\nfrom shop.cfg import Config\n"),
+        ser="from shop.log import log\n\n\nclass Serializer:\n    pass\n\n\ndef get():\n    return log(Serializer)\n",
+        log="from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from shop.cfg import Config\n\n\n"
+            "def log(x):\n    return x.__name__\n",
+        cfg="from shop.ser import Serializer\n\n\nclass Config:\n    s = Serializer\n"), 0))
     # held: renames that must not touch locals, parameters, class attributes
     add(ChunkCase("renamed-helper-beside-a-parameter-and-a-default", project(
         flow("return helper(o), use(o), use2(o)", "from shop.h import use, use2\n\n\ndef helper(x):\n    return x + 1\n"),
