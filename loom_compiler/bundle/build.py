@@ -682,7 +682,6 @@ class _Pipeline:
                 if unit.kind == "class":
                     class_source, class_line = unit.source, unit.line
         from .chunk import ChunkMemo, emit_chunk
-        from .chunk_order import import_schedule
 
         if self._chunk_memo is None:
             self._chunk_memo = ChunkMemo()
@@ -696,9 +695,7 @@ class _Pipeline:
                 bool(config.packages) and config.is_first_party(dotted))
 
         return emit_chunk(fp, summaries=summaries, first_party=first_party, class_source=class_source,
-                          class_line=class_line, module_imports=summary.import_map(),
-                          import_schedules={m: import_schedule(s) for m, s in sorted(summaries.items())},
-                          memo=self._chunk_memo)
+                          class_line=class_line, module_imports=summary.import_map(), memo=self._chunk_memo)
 
     def close(self) -> None:
         if self._pool is not None:

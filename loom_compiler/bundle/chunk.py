@@ -59,7 +59,7 @@ from ..model import FlowFingerprint
 from .chunk_file import Chunk, ChunkError, chunk_path_for, flow_slug, source_digest
 from .chunk_imports import FAIL, ImportSite, rewrite_imports
 from .chunk_memo import ChunkMemo
-from .chunk_order import Schedule, execution_order
+from .chunk_order import Schedule, execution_order, import_schedule
 from .chunk_plan import ChunkPlan, PlannedModule, Statement, plan_chunk
 
 __all__ = ["Chunk", "ChunkError", "ChunkMemo", "chunk_path_for", "emit_chunk", "flow_slug", "source_digest"]
@@ -84,7 +84,8 @@ def emit_chunk(
     ``summaries`` or of the closure). ``class_source``: for a method flow (``Shop.run``), the
     original text of its class. ``module_imports``: the flow module's import bindings, for names
     no summary binds (a closure given without summaries). ``import_schedules``: where each module
-    imports what (``chunk_order.import_schedule``), so statements run in the live order.
+    imports what (``chunk_order.import_schedule``), so statements run in the live order (default:
+    computed from ``summaries``).
 
     Raises ``ChunkError`` when the closure cannot be made self-contained.
     """
@@ -110,7 +111,11 @@ def emit_chunk(
             line=fp.line,
         )
     statements = _rewritten(plan, memo)
-    runs = _runs(fp, plan, statements, import_schedules or {})
+    if import_schedules is None:
+        # each module's schedule, once per build (the same library modules in every chunk)
+        import_schedules = {m: memo.get("schedule", (m, s.is_package, tuple((u.line, u.source) for u in s.units)),
+                                        lambda s=s: import_schedule(s)) for m, s in summaries.items()}
+    runs = _runs(fp, plan, statements, import_schedules)
     entry = f"{fp.module}.{fp.function}"
     sources = tuple(sorted({m.path for m in plan.modules.values() if m.path and any(
         s.module == m.name for s in statements.values())}))
