@@ -1272,3 +1272,28 @@ def _breaker2_framework_pairs_4() -> list[tuple[ProjectPair, str]]:
 
 
 FRAMEWORK_PAIRS = FRAMEWORK_PAIRS + tuple(_breaker2_framework_pairs_4())
+
+
+def _breaker2_pairs_10() -> list[ProjectPair]:
+    # -------------------------------------------------- C22: another module's store creates or feeds a global the reached code reads
+    k = "effects across modules: injected globals"
+    patch = {"unrelated": "from shop import h\n\nh.EXTRA = 1\n", "init": "from . import unrelated\n"}
+    pairs = []
+    for name, h in [
+        ("store-creates-a-global-a-helper-reads-by-name", "def helper(x):\n    return x + EXTRA\n"),
+        ("store-feeds-a-global-a-helper-reads-through-globals", "def helper(x):\n    return x + globals().get('EXTRA', 0)\n"),
+    ]:
+        base = project(flow("return helper(o)", "from shop.h import helper\n"), h=h, **patch)
+        pairs.append(C(name, k, base, edit(base, "shop/unrelated.py", "= 1", "= 2"), "C22"))
+    # held: the module binds the name itself; stores into unread attributes or same-named objects elsewhere
+    base = project(flow("return helper(o)", "from shop.h import helper\n"), h="EXTRA = 0\n\n\ndef helper(x):\n    return x + EXTRA\n", **patch)
+    pairs.append(C("store-into-a-global-the-helper-module-binds", k, base, edit(base, "shop/unrelated.py", "= 1", "= 2")))
+    base = project(flow("return helper(o)", "from shop.h import helper\n"), h="def helper(x):\n    return x\n", **patch)
+    pairs.append(E("store-of-an-attribute-nothing-reads", k, base, edit(base, "shop/unrelated.py", "= 1", "= 2")))
+    base = project(flow("return CFG['x']", "from shop.cfg import CFG\n"), cfg="CFG = {'x': 1}\n", other="CFG = {'x': 1}\n",
+                   patch="from shop.other import CFG\n\nCFG['x'] = 5\n", init="from . import patch\n")
+    pairs.append(E("store-into-a-same-named-table-of-another-module", k, base, edit(base, "shop/patch.py", "= 5", "= 6")))
+    return pairs
+
+
+PAIRS = PAIRS + tuple(_breaker2_pairs_10())
