@@ -2,10 +2,13 @@
 ordinary user's Python, as data. Same format as ``fp2_cases_binding`` (each side is a small
 first-party package ``shop`` on disk; ``expect`` is ``equal`` or ``changed``).
 
-``finding`` names the entry on /work/TEAM.md (``B<n>``, breaker's log lines) for a pair the scheme
-gets wrong today: its test is a strict xfail, so it turns into a failure the moment the owner
+``finding`` names the entry on /work/TEAM.md (``B<n>``: breaker's log lines, the first round;
+``C<n>``: breaker2's, the second) for a pair the scheme gets wrong today: its test is a strict xfail, so it turns into a failure the moment the owner
 fixes it, and the owner then deletes ``finding`` here. A pair with ``finding=None`` is one that
 held: it guards the rule from regressing.
+
+``FRAMEWORK_PAIRS`` are ``(pair, framework)``: pairs fingerprinted under a framework profile
+(``LoomConfig(framework=...)``, ``test_fp2_adversarial_pairs.test_framework_pair``).
 
 ``CHUNK_CASES`` are projects whose built chunk, loaded through the registry in a fresh interpreter,
 must return exactly what the live module returns for the given input
