@@ -363,7 +363,9 @@ class _Analyser:
     def refs(self, node: cst.CSTNode, *, method_of_class: bool = False) -> References:
         """``scopes.references`` with the profile's name-only call arguments (``^chain``)."""
         return references(node, method_of_class=method_of_class, resolve_from=self.resolve_from,
-                          name_only=self.rules.name_only if self.rules is not None else None)
+                          name_only=self.rules.name_only if self.rules is not None else None,
+                          package=self.module if self.is_package else self.module.rpartition(".")[0],
+                          imports=self.import_targets)
 
     def header_of(self, node: cst.FunctionDef) -> cst.FunctionDef:
         """A definition with its body left out: what a step contributes besides its name

@@ -95,7 +95,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -119,6 +119,9 @@ FLOW_BINDINGS = "<bindings>"  # the flow's name is bound by other statements too
 CLASS_EFFECTS = "<effects>"  # module statements that change the flow's class
 MODULE_GETATTR = "<getattr>"  # the module whose ``__getattr__`` serves the member
 IMPORTED_EFFECTS = "<imported>"  # statements of a module the flow's code imports that change what it reaches
+NAMED = "<named {}>"  # a string that names first-party code (``"shop.pricing"``)
+COMPUTED = "<computed {}>"  # a module name computed at run time, known to start with ``{}``
+CONSTANT = "<value {}>"  # a constant whose value names a module
 
 
 @dataclass(slots=True)
@@ -206,7 +209,8 @@ class ClosureGraph:
     reached it (see the module docstring), so the graph and its hashes are shared too.
     """
 
-    def __init__(self, summaries: Mapping[str, ModuleSummary], config: LoomConfig | None, loader: Loader | None) -> None:
+    def __init__(self, summaries: Mapping[str, ModuleSummary], config: LoomConfig | None, loader: Loader | None,
+                 modules: Callable[[], Iterable[str]] | None = None) -> None:
         self.summaries = summaries
         self.config = config
         self.loader = loader
@@ -227,6 +231,8 @@ class ClosureGraph:
         self._runs: dict[str, list[str]] = {}  # dotted import target -> first-party modules it runs
         self._imports: dict[str, list[str]] = {}  # module -> first-party modules it imports
         self._missing: dict[str, str] = {}  # import target -> the sourceless module it names ("": none)
+        self.modules = modules
+        self._listing: list[str] | None = None  # every module of the tree (memo of ``modules``)
         profile = getattr(config, "profile", None) if config is not None else None
         self.children = profile is not None and profile.children_by_reference
         self.refined = profile is not None and profile.extended  # class-member steps, name-only refs
@@ -345,9 +351,14 @@ class ClosureGraph:
     def _star_keys(self, unit: Unit, root: str, chain: str, seen: frozenset[tuple[str, str]]) -> list[str]:
         keys: list[str] = []
         for target in unit.stars:
+            index = self.index(target) if self.first_party(target) else None
+            if index is not None and not index.summary.exports_known:
+                # a computed ``__all__`` decides whether the import binds the name (C8): its
+                # statements are part of what the name means, whichever way they decide
+                keys.append(f"{target}.__all__")
             if not self.may_export(target, root):
                 continue
-            if self.first_party(target) and self.index(target) is not None:
+            if index is not None:
                 keys += self.resolve_target(f"{target}.{chain}", seen)
             else:
                 keys.append(f"import:{target}.*")
@@ -579,6 +590,9 @@ class ClosureGraph:
             for chain in node.refs:
                 if chain.startswith("!"):
                     continue  # a module an import loads: followed by ``executed``, not a use
+                if chain[0] in "\"?'":
+                    self._bind_dynamic(bindings, node, where, chain)
+                    continue
                 if chain.startswith("^"):
                     # a name-only reference: bound under the chain as spelled (a chunk reads it so)
                     self._bind(bindings, node, chain[1:], self.name_only_keys(where, chain[1:]))
@@ -687,6 +701,73 @@ class ClosureGraph:
         """The warnings of the reached nodes, each once, in order."""
         return tuple(dict.fromkeys(w for key in keys for w in self.nodes[key].warnings))
 
+    # -- modules named by strings (``scopes``: ``"<name>``, ``?<prefix>``, ``?@``/``?%<chain>``) -----
+    def _bind_dynamic(self, bindings: dict[tuple[str, str], None], node: _Node, where: _ModuleIndex, ref: str) -> None:
+        if ref[0] == "'":
+            return  # ``'NAME=value``: a string constant's binding, read by ``constant_values``
+        if ref[0] == '"':
+            self._bind(bindings, node, NAMED.format(ref[1:]), self.named_keys(ref[1:]))
+            return
+        rest = ref[1:]
+        if rest[:1] in ("@", "%"):
+            values = self.constant_values(where, rest[1:])
+            if values is None:
+                self._bind(bindings, node, COMPUTED.format(""), self.computed_keys(""))  # not certain
+            elif rest[0] == "@":
+                for value in values:
+                    if value.startswith("."):
+                        self._bind(bindings, node, COMPUTED.format(""), self.computed_keys(""))
+                    else:
+                        self._bind(bindings, node, CONSTANT.format(rest[1:]), self.named_keys(value))
+            # ``%``: a code string constant; its own imports are references of its statement
+            return
+        self._bind(bindings, node, COMPUTED.format(rest), self.computed_keys(rest))
+
+    def named_keys(self, name: str) -> list[str]:
+        """What a string naming a dotted path (``shop.pricing``, ``shop.pricing:discount``)
+        reaches when it names first-party code: the module (all of it) or the attribute, as an
+        import of it would ([]: it names nothing first-party)."""
+        dotted = name.replace(":", ".")
+        if not self.first_party(dotted.split(".")[0]) and not self.first_party(dotted.split(":")[0]):
+            return []
+        return [k for k in self.resolve_target(dotted) if not k.startswith("import:")]
+
+    def computed_keys(self, prefix: str) -> list[str]:
+        """Every first-party module (all of it) whose dotted name starts with ``prefix``: what a
+        module name computed at run time may name (``importlib.import_module("shop." + name)``)."""
+        if self._listing is None:
+            listed = self.modules() if self.modules is not None else ()
+            self._listing = sorted({*listed, *self.summaries, *(m for m, s in self._loaded.items() if s is not None)})
+        return [f"module:{m}" for m in self._listing
+                if m.startswith(prefix) and self.first_party(m) and self.index(m) is not None]
+
+    def constant_values(self, where: _ModuleIndex, chain: str) -> list[str] | None:
+        """The string values a global chain certainly has: every statement binding what it
+        resolves to is a plain string constant (``MOD = "shop.pricing"``); None when one is not
+        (it is computed, rebound, star-imported, or written through ``globals()``)."""
+        keys = self.resolve_chain(where, chain)
+        if not keys:
+            return None
+        values: list[str] = []
+        for key in keys:
+            if key.startswith(("import:", "module:", "hook:", "child:", "member:", "ref:", "abroad:")) or "#" in key:
+                return None
+            module, _, name = key.rpartition(".")
+            index = self.index(module)
+            if index is None or name in index.flows:
+                return None
+            units = [u for u in self.binders(index, name)
+                     if name in u.names or name in u.global_writes or u.stars or "module-write" in u.dynamic]
+            mark = f"'{name}="
+            for u in units:
+                found = [r[len(mark):] for r in u.references if r.startswith(mark)]
+                if not found:
+                    return None
+                values += found
+            if not units:
+                return None
+        return values
+
     def reachable(self, root: _Node) -> list[str]:
         """Every key the node reaches; for a flow, with the statements of the modules its code
         imports that change what it reaches (``_imported_effects``), to a fixpoint."""
@@ -733,9 +814,11 @@ class ClosureGraph:
         if found is None:
             imported = {local for u in index.summary.units for local, _ in u.aliases}
             keys: set[str] = set()
-            for chain in unit.references:
-                if chain.split(".")[0] not in imported or chain.split(".")[0] not in unit.attached:
-                    continue
+            chains = [c for c in unit.references if c.split(".")[0] in imported and c.split(".")[0] in unit.attached]
+            # an imported name it changes without spelling it (``setup()`` whose body sets
+            # ``decimal.getcontext().prec``): what the name is bound to
+            chains += sorted(imported & set(unit.attached) - {c.split(".")[0] for c in chains})
+            for chain in chains:
                 for key in self.resolve_chain(index, chain):
                     module, _, name = key.rpartition(".")
                     if module == index.summary.module:
@@ -745,8 +828,22 @@ class ClosureGraph:
                     if other is not None:
                         for u in other.direct.get(name, ()):
                             keys.update(f"{module}.{n}" for n in u.changes)
+                            keys.update(self._third_party_of(other, u.changes))
+            # a third-party module's process state (``decimal.getcontext().prec = 3``,
+            # ``warnings.simplefilter(...)``, ``os.environ.setdefault(...)``) is read through any
+            # name of it: the top-level package stands for all of it (C6)
+            keys |= {_package_key(k) for k in keys if k.startswith("import:") and not k.startswith("import:builtins.")}
             found = self._targets[memo] = frozenset(keys)
         return found
+
+    def _third_party_of(self, index: _ModuleIndex, names: Iterable[str]) -> set[str]:
+        """Package keys of the third-party modules that names of a module stand for (bound by
+        imports of them): what a function changing those names changes."""
+        out = set()
+        for name in names:
+            for u in index.direct.get(name, ()):
+                out.update(_package_key("import:" + t) for local, t in u.aliases if local == name and not self.first_party(t))
+        return out
 
     def executed(self, seeds: frozenset[str]) -> list[str]:
         """First-party modules that run for a flow's code, from ``seeds`` (its module, the modules
@@ -793,6 +890,7 @@ class ClosureGraph:
         # a method's class is reached through ``self`` without its name member being a key of the
         # walk: ``Checkout.rate = 5`` in another module changes what ``self.rate`` reads (B27)
         have |= self._classes_of(reached)
+        have |= {_package_key(k) for k in have if k.startswith("import:")}  # third-party state (C6)
         bound = {key.rpartition(":")[0]: key for name, key in root.bindings or () if name == IMPORTED_EFFECTS}
         added: list[str] = []
         dropped: list[str] = []
@@ -968,6 +1066,13 @@ def _unit_parts(unit: Unit) -> list[tuple[int, int, str, tuple[str, ...]]]:
     if unit.pieces:
         return [_piece_part(unit, k) for k in range(len(unit.pieces))]
     return [(unit.index, unit.line, unit.source, unit.names)]
+
+
+def _package_key(key: str) -> str:
+    """``package:decimal`` for ``import:decimal.getcontext``: a third-party top-level package (only
+    ever compared, never a node). Not for ``builtins``: a flow uses builtins by name and a patch
+    of one (``builtins.len = mylen``, B3) is matched by that name."""
+    return "package:" + key[len("import:"):].split(".")[0]
 
 
 def _unit_canonical(unit: Unit, name: str | None) -> str:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -89,6 +89,7 @@ def fingerprint_flows(
     config: LoomConfig | None = None,
     *,
     loader: Loader | None = None,
+    modules: Callable[[], Iterable[str]] | None = None,
 ) -> FlowsResult:
     """Fingerprint every flow declared in ``summaries``.
 
@@ -96,8 +97,11 @@ def fingerprint_flows(
     that are missing (``tree_loader(tree, config)`` reads and analyses them from a
     ``SourceTree``). Errors: those recorded in the summaries, invalid flow declarations,
     first-party modules that could not be analysed, and flow ids declared more than once.
+    ``modules`` lists every module of the tree: a module name computed at run time
+    (``importlib.import_module("shop." + name)``) may name any of them (without it, only the
+    modules given or loaded so far are known).
     """
-    graph = ClosureGraph(summaries, config, loader)
+    graph = ClosureGraph(summaries, config, loader, modules)
     sites = []
     flows: list[FlowFingerprint] = []
     errors: list[SourceError] = []
@@ -235,7 +239,7 @@ def fingerprint_project(
         if result.flows or result.errors or result.foreign_decorators:
             flow_summaries[module] = result
     loader = tree_loader(tree, config, loaded)
-    flows, flow_errors = fingerprint_flows(flow_summaries, config, loader=loader)
+    flows, flow_errors = fingerprint_flows(flow_summaries, config, loader=loader, modules=tree.module_names)
     summaries = {m: s for m, s in loaded.items() if isinstance(s, ModuleSummary)}
     return ProjectResult(flows, tuple(_sorted_errors([*errors, *flow_errors])), summaries)
 

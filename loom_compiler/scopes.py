@@ -47,12 +47,15 @@ rejected too: one walk answers all three at the cost of a few set insertions.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import ast
+import re
+import warnings
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
 
-from .canonical import child_nodes, literal_string_value, nfkc, string_parts
+from .canonical import CanonicalisationError, child_nodes, fstring_text_value, literal_string_value, nfkc, string_parts
 
 __all__ = [
     "References",
@@ -70,6 +73,32 @@ FromResolver = Callable[[cst.ImportFrom], "str | None"]
 #: callee chain (global root, as written) -> (position, keyword) of the argument it references by
 #: name only, or None (a framework profile's rule, see ``references``)
 NameOnly = Callable[[str], "tuple[int, str | None] | None"]
+#: module-level name -> the absolute targets of the imports that bind it (None: something else
+#: binds it too, or nothing does)
+ImportTargets = Callable[[str], "list[str] | None"]
+
+#: a string that may name a module or an attribute path: ``shop.pricing``, ``shop.pricing.discount``,
+#: ``shop.pricing:discount`` (``pkgutil.resolve_name``'s spelling)
+_DOTTED = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*(?::[^\W\d]\w*(?:\.[^\W\d]\w*)*)?")
+#: callables that import (or resolve, importing its module) the dotted name given as their first
+#: argument (or this keyword), by qualified name; "package" says which argument a relative name is
+#: resolved against. Any callee whose name ends in ``import_module`` counts too (Django's,
+#: importlib's re-exported by a helper module).
+_RESOLVERS: dict[str, tuple[str, str | None]] = {
+    "importlib.import_module": ("name", "package"),
+    "importlib.util.find_spec": ("name", "package"),
+    "importlib.__import__": ("name", None),
+    "builtins.__import__": ("name", None),
+    "__import__": ("name", None),
+    "pkgutil.resolve_name": ("name", None),
+    "pkgutil.get_loader": ("module_or_name", None),
+    "pydoc.locate": ("path", None),
+    "runpy.run_module": ("mod_name", None),
+}
+#: builtins that run code given as a string (first argument, or this keyword)
+_CODE_RUNNERS = {"exec": "source", "eval": "source", "compile": "source"}
+#: longest code string parsed for the imports it runs (a larger literal is data, not code)
+_CODE_LIMIT = 100_000
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 
@@ -86,7 +115,7 @@ _USE_SPECIAL = frozenset(
     {
         cst.Name, cst.Attribute, cst.FunctionDef, cst.Lambda, cst.ClassDef, *_COMPREHENSIONS, cst.Arg,
         cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal, cst.MatchKeywordElement, cst.ConcatenatedString,
-        cst.Call, cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Del, cst.Subscript,
+        cst.Call, cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Del, cst.Subscript, cst.SimpleString,
     }
 )
 #: builtins whose first argument may be ``self`` without it escaping
@@ -354,10 +383,13 @@ def _is_call_to(node: cst.BaseExpression, name: str) -> bool:
 
 
 class _UseWalker:
-    def __init__(self, refs: References, resolve_from: FromResolver | None, name_only: NameOnly | None = None) -> None:
+    def __init__(self, refs: References, resolve_from: FromResolver | None, name_only: NameOnly | None = None,
+                 package: str | None = None, imports: ImportTargets | None = None) -> None:
         self.refs = refs
         self.resolve_from = resolve_from
         self.name_only = name_only
+        self.package = package  # the module's ``__package__`` (None: unknown)
+        self.imports = imports
         self.by_name: set[int] = set()  # ids of argument nodes referenced by name only
         self.deferred = 0  # > 0 inside a function or lambda body: code that runs later
         self.collectors: list[set[str]] = []  # every global root used is added to each
@@ -395,9 +427,17 @@ class _UseWalker:
                 self.walk(child, scope)
             return
         if kind is cst.ConcatenatedString:
+            value = literal_string_value(node)  # type: ignore[arg-type]
+            if isinstance(value, str):
+                self.string(value)
             for part in string_parts(node):
                 if type(part) is not cst.SimpleString:
                     self.walk(part, scope)
+            return
+        if kind is cst.SimpleString:
+            value = literal_string_value(node)  # type: ignore[arg-type]
+            if isinstance(value, str):
+                self.string(value)
             return
         if kind is cst.Name:
             self.use(nfkc(node.value), nfkc(node.value), scope, node)  # type: ignore[attr-defined]
@@ -516,13 +556,21 @@ class _UseWalker:
         value = node.value
         if _is_call_to(value, "globals") and not self.is_local("globals", scope):
             self.globals_read.add(id(value))
-        elif dotted_chain(value) == "sys.modules" and not self.is_local("sys", scope) and len(node.slice) == 1:
+        elif len(node.slice) == 1 and "sys.modules" in self.qualified(value, scope):
             index = node.slice[0].slice
-            key = literal_string_value(index.value) if isinstance(index, cst.Index) else None
-            if isinstance(key, str) and key:
-                self.refs.globals.add("=" + key)  # that module, used as a value: all of it
-            else:
-                self.refs.dynamic.add("module")  # ``sys.modules[__name__]``, or a computed name
+            key, exact = _pattern(index.value) if isinstance(index, cst.Index) else ("", False)
+            if exact and _DOTTED.fullmatch(key):
+                self.refs.globals.add("=" + nfkc(key))  # that module, used as a value: all of it
+            elif isinstance(index, cst.Index) and isinstance(index.value, cst.Name) and index.value.value == "__name__" \
+                    and self.is_global("__name__", scope):
+                self.refs.dynamic.add("module")  # ``sys.modules[__name__]``: its own module
+            elif not exact:
+                # a computed name: any first-party module it may name (``?@`` a constant's value)
+                chain = dotted_chain(index.value) if isinstance(index, cst.Index) and not key else None
+                if chain is not None and self.is_global(chain.split(".")[0], scope):
+                    self.refs.globals.add("?@" + nfkc(chain))
+                else:
+                    self.refs.globals.add("?" + key)
         for child in child_nodes(node):
             self.walk(child, scope)
 
@@ -532,7 +580,8 @@ class _UseWalker:
         builtin = name is not None and not self.is_local(name, scope)
         args = node.args
         if builtin and name in _ATTR_FUNCS and len(args) >= 2 and args[0].keyword is None and args[1].keyword is None:
-            literal = literal_string_value(args[1].value)
+            text, exact = _pattern(args[1].value)
+            literal = text if exact else None  # ``getattr(shop, "pri" + "cing")`` is ``shop.pricing``
             obj = args[0].value
             if isinstance(literal, str) and literal.isidentifier() and dotted_chain(obj) is not None:
                 # ``getattr(x, "name")`` is ``x.name``
@@ -560,19 +609,137 @@ class _UseWalker:
                 self.refs.dynamic |= {"module", "module-write"}
             elif scope.is_class:  # the class body's namespace: the class being built
                 self.refs.dynamic.add("class")
-        elif builtin and name in ("eval", "exec"):
+        elif builtin and name in ("eval", "exec") and not self.own_namespace(_argument(args, 1, "globals"), scope):
             self.refs.dynamic |= {"module", "module-write"}
-        if (builtin and name == "__import__") or (isinstance(func, (cst.Name, cst.Attribute)) and _last_name(func) == "import_module"):
-            target = literal_string_value(args[0].value) if args and args[0].keyword is None else None
-            if isinstance(target, str) and target and not target.startswith("."):
-                self.refs.globals.add("=" + target)
-            else:
-                self.refs.dynamic.add("module")
+        if builtin and name in _CODE_RUNNERS:
+            code = _argument(args, 0, _CODE_RUNNERS[name])
+            if code is not None or any(a.star for a in args):
+                self.code_argument(code, scope)
+        resolver = self.resolver(func, scope)
+        if resolver is not None:
+            self.module_argument(resolver, args, scope)
         if isinstance(func, cst.Attribute) and _is_call_to(func.value, "globals") and func.attr.value in _DICT_READS:
             self.globals_read.add(id(func.value))
         if self.name_only is not None:
             self.mark_name_only(func, args, scope)
         self.in_call(func, scope, callee=func, rest=[a.value for a in args])
+
+    # -- names of modules and code, given as strings (dynamic reach) ----------------------------
+    def string(self, value: str) -> None:
+        """A string literal in the code: if it spells a dotted name (``"shop.pricing"``,
+        ``"shop.pricing:discount"``) something may import or resolve it (``importlib``,
+        ``pkgutil.resolve_name``, ``pydoc.locate``, ``sys.modules[...]``, a plugin loader of any
+        spelling): ``"<name>`` (``closure`` follows it when it names first-party code). If it is
+        code that imports (``exec("from shop.pricing import discount")``), what it imports."""
+        if len(value) < 256 and ("." in value or ":" in value) and _DOTTED.fullmatch(value):
+            self.refs.globals.add('"' + nfkc(value))
+        elif "import" in value and len(value) <= _CODE_LIMIT:
+            self.refs.globals.update(_code_imports(value, self.package))
+
+    def resolver(self, func: cst.BaseExpression, scope: _Scope) -> tuple[str, str | None, str] | None:
+        """(keyword of the name argument, of the package argument, qualified name) when ``func``
+        is a callable that imports a module named by a string (``_RESOLVERS``), however spelled:
+        ``importlib.import_module``, ``from importlib import import_module as im``, a lazy
+        ``import pydoc`` then ``pydoc.locate``."""
+        for target in self.qualified(func, scope):
+            spec = _RESOLVERS.get(target)
+            if spec is not None:
+                return (*spec, target)
+            if target.rsplit(".", 1)[-1] == "import_module":
+                return "name", "package", target
+        return None
+
+    def qualified(self, func: cst.BaseExpression, scope: _Scope) -> list[str]:
+        """What a callee chain may stand for: through the imports binding its root (in an
+        enclosing function, or at module level), else as written (a builtin, a plain global)."""
+        chain = dotted_chain(func)
+        if chain is None:
+            return []
+        root, _, rest = chain.partition(".")
+        tail = "." + rest if rest else ""
+        binder = self.resolve(root, scope)
+        if binder is not None:
+            return [t + tail for t in binder.imports.get(root, ())]
+        targets = self.imports(root) if self.imports is not None else None
+        return [chain, *(t + tail for t in targets or ())]
+
+    def module_argument(self, resolver: tuple[str, str | None, str], args: Sequence[cst.Arg], scope: _Scope) -> None:
+        """The module a resolver call imports: ``=<name>`` when its name is certain (a literal, a
+        folded concatenation, relative to a literal package or ``__package__``); ``?@<chain>``
+        when it is a constant (``closure`` resolves its bindings); ``?<prefix>`` when computed:
+        every first-party module whose name starts with what is known of it (nothing known:
+        every first-party module)."""
+        keyword, package_keyword, target = resolver
+        arg = _argument(args, 0, keyword)
+        if arg is None:
+            if any(a.star for a in args):
+                self.refs.globals.add("?")  # ``import_module(*spec)``: a name we cannot see
+            return
+        text, exact = _pattern(arg)
+        package: str | None = self.package
+        if package_keyword is not None:
+            given = _argument(args, 1, package_keyword)
+            if given is not None:
+                package = self.value_of_package(given, scope)
+        if text.startswith("."):
+            base = _relative_base(text, package, exact)
+            if base is None:
+                self.refs.globals.add("?")  # relative to a package we cannot name
+                return
+            text = base
+        if exact:
+            name = text.replace(":", ".")
+            if text and _DOTTED.fullmatch(text):
+                self.refs.globals.add("=" + nfkc(name))
+                if target.endswith("__import__") and "." in name and not _has_fromlist(args):
+                    self.refs.globals.add("=" + nfkc(name.split(".")[0]))  # it returns the top package
+            return
+        chain = dotted_chain(arg) if not text else None
+        if chain is not None and self.is_global(chain.split(".")[0], scope) and chain.split(".")[0] not in ("__name__", "__package__"):
+            self.refs.globals.add("?@" + nfkc(chain))
+        elif chain == "__name__" and self.is_global("__name__", scope):
+            self.refs.dynamic.add("module")  # its own module
+        else:
+            self.refs.globals.add("?" + text)
+
+    def value_of_package(self, node: cst.BaseExpression, scope: _Scope) -> str | None:
+        text, exact = _pattern(node)
+        if exact:
+            return text
+        if isinstance(node, cst.Name) and node.value == "__package__" and self.is_global("__package__", scope):
+            return self.package
+        return None
+
+    def own_namespace(self, given: cst.BaseExpression | None, scope: _Scope) -> bool:
+        """Whether ``exec``/``eval`` is given a namespace of its own (a dict display, ``dict()``,
+        a local variable): the code then reads and binds names there, not in the module.
+        ``globals()`` in it is caught by the ``globals()`` rule itself (used as a value: any
+        name of the module may be bound)."""
+        if isinstance(given, cst.Dict):
+            return True
+        if isinstance(given, cst.Call) and isinstance(given.func, cst.Name) and given.func.value == "dict" \
+                and self.is_global("dict", scope):
+            return True
+        return isinstance(given, cst.Name) and scope.is_function and self.is_local(nfkc(given.value), scope)
+
+    def code_argument(self, arg: cst.BaseExpression | None, scope: _Scope) -> None:
+        """``exec``/``eval``/``compile`` of a string: a literal (or a folded concatenation) is
+        read for the imports it runs (``string``); a constant is ``?%<chain>`` (``closure``
+        checks that every binding of it is a string literal, whose own imports are then in the
+        closure); anything else may import any module: ``?`` (every first-party module). A
+        code object (``exec(compile(...))``) counts as computed."""
+        if arg is None:
+            self.refs.globals.add("?")
+            return
+        text, exact = _pattern(arg)
+        if exact:
+            self.string(text)
+            return
+        chain = dotted_chain(arg)
+        if chain is not None and self.is_global(chain.split(".")[0], scope):
+            self.refs.globals.add("?%" + nfkc(chain))
+        else:
+            self.refs.globals.add("?")
 
     def mark_name_only(self, func: cst.BaseExpression, args: Iterable[cst.Arg], scope: _Scope) -> None:
         chain = dotted_chain(func)
@@ -719,12 +886,122 @@ class _UseWalker:
             collector.add(root)
 
 
-def _last_name(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
+def _argument(args: Sequence[cst.Arg], position: int, keyword: str | None) -> cst.BaseExpression | None:
+    """The expression a call passes as its parameter ``keyword`` (at ``position`` if positional)."""
+    positional = True
+    for i, arg in enumerate(args):
+        if arg.star:
+            positional = positional and arg.star == "**"  # after ``*xs`` positions are unknown
+            continue
+        if arg.keyword is not None:
+            if keyword is not None and nfkc(arg.keyword.value) == keyword:
+                return arg.value
+        elif positional and i == position:
+            return arg.value
     return None
+
+
+def _pattern(node: cst.BaseExpression) -> tuple[str, bool]:
+    """(text, exact) of a string expression: its value when it is a literal or a concatenation of
+    literals (``"shop." + "pricing"``, an f-string without fields), else the literal text it is
+    known to start with (``"shop." + name``, ``f"shop.{name}"``, ``"shop.%s" % name``,
+    ``"shop.{}".format(name)``; ``""`` when nothing is known)."""
+    value = literal_string_value(node)
+    if isinstance(value, str):
+        return value, True
+    if isinstance(node, cst.BinaryOperation):
+        left, exact = _pattern(node.left)
+        if isinstance(node.operator, cst.Add):
+            if not exact:
+                return left, False
+            right, right_exact = _pattern(node.right)
+            return left + right, right_exact
+        if isinstance(node.operator, cst.Modulo) and exact:
+            return left.split("%", 1)[0], False
+        return "", False
+    if isinstance(node, cst.FormattedString):
+        raw = "r" in node.start.lower()
+        text = ""
+        for part in node.parts:
+            if not isinstance(part, cst.FormattedStringText):
+                return text, False
+            try:
+                text += fstring_text_value(part.value, raw=raw, quote=node.end)
+            except CanonicalisationError:
+                return text, False
+        return text, True
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "format":
+        left, exact = _pattern(node.func.value)
+        return (left.split("{", 1)[0], False) if exact else ("", False)
+    return "", False
+
+
+def _relative_base(text: str, package: str | None, exact: bool) -> str | None:
+    """``importlib``'s resolution of a relative name (``.pricing`` in ``shop``: ``shop.pricing``);
+    for a computed one, the longest certain prefix (``"." + name`` may climb further up: the top
+    package). None: the package is unknown, or the name climbs beyond the top package."""
+    if not package:
+        return None
+    level = len(text) - len(text.lstrip("."))
+    rest = text[level:]
+    bits = package.rsplit(".", level - 1)
+    if len(bits) < level:
+        return None
+    base = bits[0]
+    if exact:
+        return f"{base}.{rest}" if rest else base
+    return f"{base}.{rest}" if rest else base.split(".")[0]
+
+
+def _has_fromlist(args: Sequence[cst.Arg]) -> bool:
+    """Whether ``__import__(...)`` is given a non-empty literal ``fromlist`` (it then returns the
+    named module, not its top package)."""
+    given = _argument(args, 3, "fromlist")
+    return isinstance(given, (cst.List, cst.Tuple)) and bool(given.elements)
+
+
+def _code_imports(text: str, package: str | None, depth: int = 0) -> set[str]:
+    """``"<target>`` for every module or attribute a code string imports when run (``exec``,
+    ``eval``, ``compile``): its import statements, its literal ``__import__``/``import_module``
+    calls and the dotted strings in it (code in the code, three levels deep); ``?`` when it
+    imports a computed name. Read with CPython's own parser (the strings are Python of the
+    running interpreter's version), warnings silenced: they would be about the user's data. A
+    string that is no code imports nothing."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return set()
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update('"' + nfkc(a.name) for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            base = _relative_base("." * node.level + module, package, True) if node.level else module
+            if base is None:
+                continue
+            if any(a.name == "*" for a in node.names):
+                out.add('"' + nfkc(base))  # binds what it exports: all of it
+            else:  # the module runs (its statements abroad are followed from what is reached)
+                out.update('"' + nfkc(f"{base}.{a.name}") for a in node.names)
+        elif isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+            if name in ("__import__", "import_module") and node.args:
+                first = node.args[0]
+                if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
+                    out.add("?")
+                elif _DOTTED.fullmatch(first.value):
+                    out.add('"' + nfkc(first.value))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and depth < 3:
+            value = node.value
+            if len(value) < 256 and ("." in value or ":" in value) and _DOTTED.fullmatch(value):
+                out.add('"' + nfkc(value))
+            elif "import" in value and len(value) <= _CODE_LIMIT:
+                out |= _code_imports(value, package, depth + 1)
+    return out
 
 
 def _all_params(params: cst.Parameters) -> list[cst.Param]:
@@ -751,20 +1028,44 @@ def _is_staticmethod(node: cst.FunctionDef) -> bool:
 
 
 def references(node: cst.CSTNode, *, method_of_class: bool = False, resolve_from: FromResolver | None = None,
-               name_only: NameOnly | None = None) -> References:
+               name_only: NameOnly | None = None, package: str | None = None,
+               imports: ImportTargets | None = None) -> References:
     """Global chains, members, effects and dynamic reach of a module-level statement or definition.
 
     ``method_of_class``: ``node`` is a ``FunctionDef`` taken out of a class body; its first
     parameter names the instance (or class) for ``self.``/``cls.`` member references.
     ``resolve_from`` resolves relative imports inside function and class bodies. ``name_only``
     (a framework profile's rule): which call arguments are referenced by name only (``^chain``).
+    ``package`` (the module's ``__package__``) resolves relative names given to
+    ``importlib.import_module``; ``imports`` (module-level import targets of a name) recognises a
+    resolver spelled through an alias (``from importlib import import_module as im``).
     """
     refs = References()
-    walker = _UseWalker(refs, resolve_from, name_only)
+    walker = _UseWalker(refs, resolve_from, name_only, package, imports)
     module_scope = _Scope(None, set(), set())
     if method_of_class and isinstance(node, cst.FunctionDef):
         walker.function_header(node, module_scope)
         walker.function_scope(node.params, node.body.body, module_scope, method=not _is_staticmethod(node))
     else:
         walker.walk(node, module_scope)
+        constant = _string_constant(node)
+        if constant is not None:
+            refs.globals.add("'" + constant[0] + "=" + constant[1])
+            walker.string(constant[1])  # a folded concatenation is read like a literal
     return refs
+
+
+def _string_constant(node: cst.CSTNode) -> tuple[str, str] | None:
+    """(name, value) when ``node`` is a plain module-level binding of one name to a string
+    literal (``MOD = "shop.pricing"``, ``MOD: str = "shop." "pricing"``): ``closure`` takes such a
+    name's value as certain when every statement binding it is one (``?@``/``?%`` references)."""
+    if isinstance(node, cst.Assign) and len(node.targets) == 1:
+        target, value = node.targets[0].target, node.value
+    elif isinstance(node, cst.AnnAssign) and node.value is not None:
+        target, value = node.target, node.value
+    else:
+        return None
+    if not isinstance(target, cst.Name):
+        return None
+    text, exact = _pattern(value)
+    return (nfkc(target.value), text) if exact else None

@@ -657,7 +657,7 @@ class _Pipeline:
         from ..fingerprint import fingerprint_flows
         from ..step_ids import undeclared_step_ids
 
-        flows, errors = fingerprint_flows({module: summary}, self.config, loader=loader)
+        flows, errors = fingerprint_flows({module: summary}, self.config, loader=loader, modules=src.module_names)
         built: list[_Built] = []
         errs = list(errors)
         for fp in flows:

@@ -740,7 +740,7 @@ def _breaker2_pairs() -> list[ProjectPair]:
         ("getattr-of-the-package-computed-submodule", "import shop.pricing\nimport shop\nreturn getattr(shop, 'pri' + 'cing').discount(o)", ""),
     ]:
         base = project(flow(body, head), pricing=PRICING)
-        add(C(name, k, base, edit(base, *rate), "C3"))
+        add(C(name, k, base, edit(base, *rate)))
     base = project(flow("return __import__('shop.pricing', fromlist=['x']).discount(o)"), pricing=PRICING)
     add(C("dunder-import-literal", k, base, edit(base, *rate)))  # held
     base = project(flow("import importlib\nreturn importlib.import_module('json').dumps(o)"), pricing=PRICING)
@@ -756,10 +756,10 @@ def _breaker2_pairs() -> list[ProjectPair]:
          "code = compile('from shop.pricing import discount as d', 'x', 'exec')\nns = {}\nexec(code, ns)\nreturn ns['d'](o)", ""),
     ]:
         base = project(flow(body, head), pricing=PRICING)
-        add(C(name, k, base, edit(base, *rate), "C4"))
+        add(C(name, k, base, edit(base, *rate)))
     base = project(flow("ns = {}\nexec(SRC, ns)\nreturn ns['discount'](o)", "from shop.src import SRC\n"), pricing=PRICING,
                    src="SRC = 'from shop.pricing import discount'\n")
-    add(C("exec-of-an-imported-constant-importing-a-helper", k, base, edit(base, *rate), "C4"))
+    add(C("exec-of-an-imported-constant-importing-a-helper", k, base, edit(base, *rate)))
 
     # -------------------------------------------------- C5: standard-library resolvers of dotted names
     k = "names resolved from strings"
@@ -770,7 +770,7 @@ def _breaker2_pairs() -> list[ProjectPair]:
         ("sys-modules-literal-key", "import sys\nimport shop.pricing as _\nreturn sys.modules['shop.pricing'].discount(o)"),
     ]:
         base = project(flow(body), pricing=PRICING)
-        add(C(name, k, base, edit(base, *rate), "C5"))
+        add(C(name, k, base, edit(base, *rate)))
 
     # -------------------------------------------------- C6: third-party process state changed by calls of a module that runs
     k = "effects on third-party state"
@@ -783,13 +783,13 @@ def _breaker2_pairs() -> list[ProjectPair]:
         ("recursion-limit", ("import sys\n\nsys.setrecursionlimit(100)\n", "(100)", "(10000)", "import sys\nreturn sys.getrecursionlimit()", "")),
     ]:
         base = project(flow(body, head), init=stmt)
-        add(C(f"{what}-set-by-the-package-init", k, base, edit(base, "shop/__init__.py", old, new), "C6"))
+        add(C(f"{what}-set-by-the-package-init", k, base, edit(base, "shop/__init__.py", old, new)))
         base = project(flow(body, head + "import shop.setup\n"), setup=stmt)
-        add(C(f"{what}-set-by-a-module-the-flow-module-imports", k, base, edit(base, "shop/setup.py", old, new), "C6"))
+        add(C(f"{what}-set-by-a-module-the-flow-module-imports", k, base, edit(base, "shop/setup.py", old, new)))
     base = project(flow("return str(Decimal(1) / Decimal(7))", "from decimal import Decimal\nimport decimal\n\ndecimal.getcontext().prec = 3\n"))
-    add(C("decimal-context-same-module-other-spelling", k, base, edit(base, "shop/flows.py", "= 3", "= 4"), "C6"))
+    add(C("decimal-context-same-module-other-spelling", k, base, edit(base, "shop/flows.py", "= 3", "= 4")))
     base = project(flow("warn('x')\nreturn 1", "from warnings import warn\nimport warnings\n\nwarnings.simplefilter('error')\n"))
-    add(C("warnings-filter-same-module-other-spelling", k, base, edit(base, "shop/flows.py", "'error'", "'ignore'"), "C6"))
+    add(C("warnings-filter-same-module-other-spelling", k, base, edit(base, "shop/flows.py", "'error'", "'ignore'")))
     # held: stores into third-party modules, and the same spelling in the same module
     base = project(flow("import os\nreturn os.environ['RATE']"), init="import os\n\nos.environ['RATE'] = '5'\n")
     add(C("os-environ-store-by-the-package-init", k, base, edit(base, "shop/__init__.py", "'5'", "'6'")))
@@ -824,7 +824,7 @@ def _breaker2_pairs() -> list[ProjectPair]:
     k = "star imports: computed __all__"
     util = "__all__ = [n for n in ['helper']]\n\n\ndef helper(x):\n    return x\n"
     base = project(flow("return helper(o)", "\n\ndef helper(x):\n    return 0\n\n\nfrom shop.util import *\n"), util=util)
-    add(C("computed-all-stops-exporting-a-name", k, base, edit(base, "shop/util.py", "['helper']]", "[]]"), "C8"))
+    add(C("computed-all-stops-exporting-a-name", k, base, edit(base, "shop/util.py", "['helper']]", "[]]")))
     # held: the literal spellings
     base = project(flow("return helper(o)", "\n\ndef helper(x):\n    return 0\n\n\nfrom shop.util import *\n"),
                    util="__all__ = ['helper']\n__all__.remove('helper')\n\n\ndef helper(x):\n    return x\n")
