@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import inspect
 import re
 import sys
 import time
@@ -137,7 +138,9 @@ def main() -> int:
         s = summary(module, source)
         if not hasattr(s, "flows") or not s.flows:
             return [], requested
-        flows, _errors = fingerprint_flows({module: s}, config, loader=loader)
+        # the tree's listing (computed module names may name any module), when the release takes it
+        extra = {"modules": lambda: list(source)} if "modules" in inspect.signature(fingerprint_flows).parameters else {}
+        flows, _errors = fingerprint_flows({module: s}, config, loader=loader, **extra)
         return list(flows), requested
 
     flow_modules = sorted(m for m, raw in data.items() if might_define_flows(raw, config))

@@ -115,7 +115,7 @@ _USE_SPECIAL = frozenset(
     {
         cst.Name, cst.Attribute, cst.FunctionDef, cst.Lambda, cst.ClassDef, *_COMPREHENSIONS, cst.Arg,
         cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal, cst.MatchKeywordElement, cst.ConcatenatedString,
-        cst.Call, cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Del, cst.Subscript, cst.SimpleString,
+        cst.Call, cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Del, cst.Subscript, cst.SimpleString, cst.Expr,
     }
 )
 #: builtins whose first argument may be ``self`` without it escaping
@@ -434,6 +434,9 @@ class _UseWalker:
                 if type(part) is not cst.SimpleString:
                     self.walk(part, scope)
             return
+        if kind is cst.Expr and type(node.value) in (cst.SimpleString, cst.ConcatenatedString) \
+                and literal_string_value(node.value) is not None:  # type: ignore[attr-defined]
+            return  # a string statement (a docstring) runs nothing: what it spells is no reference
         if kind is cst.SimpleString:
             value = literal_string_value(node)  # type: ignore[arg-type]
             if isinstance(value, str):
@@ -978,10 +981,12 @@ def _code_imports(text: str, package: str | None, depth: int = 0) -> set[str]:
         if isinstance(node, ast.Import):
             out.update('"' + nfkc(a.name) for a in node.names)
         elif isinstance(node, ast.ImportFrom):
-            module = node.module or ""
-            base = _relative_base("." * node.level + module, package, True) if node.level else module
-            if base is None:
+            if node.level:
+                # relative to the ``__package__`` of the namespace it runs in, which need not be
+                # the literal's module (``exec(SRC, ns)`` elsewhere): any module of its top package
+                out.add("?" + (package.split(".")[0] if package else ""))
                 continue
+            base = node.module or ""
             if any(a.name == "*" for a in node.names):
                 out.add('"' + nfkc(base))  # binds what it exports: all of it
             else:  # the module runs (its statements abroad are followed from what is reached)
