@@ -23,8 +23,8 @@ exists unchanged in both releases.
 from __future__ import annotations
 
 import hashlib
-import json
 import inspect
+import json
 import re
 import sys
 import time

@@ -24,6 +24,13 @@ resolved in the member's own module, as Python resolves it:
 * Code that reads its module's namespace by a computed name (``globals()[k]``, ``getattr
   (sys.modules[__name__], k)``, ``eval``) reaches its module member; code that may bind any name
   (``globals()[k] = v``, ``exec``) is one more binding of every name of its module.
+* Modules named by strings (``scopes``): a dotted string naming first-party code reaches what an
+  import of it would (the module whole, or the attribute); a module name computed at run time
+  reaches every first-party module whose name starts with its known prefix (``modules``: the
+  tree's listing; nothing known: every module); a constant given to a resolver or to ``exec`` is
+  followed through its bindings when each is a string constant, else widened the same way.
+* A star import from a first-party module whose ``__all__`` is computed reaches that module's
+  ``__all__`` statements: they decide whether the import binds the name.
 
 For method flows, ``self.x``/``cls.x``/``type(self).x``/``self.__class__.x`` reach the sibling
 ``method`` members of the class, with ``__init__``/``__post_init__``/``__new__`` (which build the
@@ -80,10 +87,19 @@ searched for statements that change another module's objects (``effects``); thos
 something the flow reaches are bound to the flow as ``<module>#abroad`` (named by the content of
 the statements, so code inserted above them changes nothing), to a fixpoint.
 
-Not followed (documented limits): a module name computed at run time
-(``importlib.import_module(name)``, ``sys.modules[name]`` for any ``name`` but the module's own)
-widens to the module that computes it, not to the module it names (which cannot be known); a
-module nothing that runs for the flow imports (loaded by name from configuration).
+A statement abroad that changes a third-party module's process state (``decimal.getcontext()
+.prec = 3``, ``warnings.simplefilter(...)``, ``os.environ.setdefault(...)``, also through a
+first-party function it calls) is relevant to a flow that reaches anything of the same top-level
+package (``package:<name>`` keys, compared only): a third-party module's functions read state of
+their own, whatever name the flow spells. ``builtins`` stays per name (a flow spells builtins by
+name; B3). The flow's own module is among the modules that run, so ``from decimal import
+Decimal`` next to ``decimal.getcontext().prec = 3`` in one module is covered too. Engine
+configuration (``DBOS(config=...)``) is exempt under a profile (``frameworks.engine_config``: such
+statements are attached to nothing, so they are never abroad).
+
+Not followed (documented limits): a module nothing that runs for the flow imports (loaded by name
+from configuration); a computed module name handed to code that is not recognisably an importer
+(a third-party function importing it deep inside).
 
 Rejected: hashing the concatenation of all closure sources in traversal order (depends on the
 walk order and cannot say which member changed), breaking cycles by DFS back-edges (the hash of a
@@ -986,6 +1002,10 @@ def _import_line(node: _Node, last: str) -> int:
 def _reason(node: _Node, incoming: set[str]) -> str:
     """Why ``node`` is in a closure beyond the names its code spells (``ClosureMember.reason``)."""
     key = node.key
+    if any(name.startswith(COMPUTED[:10]) for name in incoming):
+        return "whole module: a module name computed at run time may name it"
+    if any(name.startswith((NAMED[:7], CONSTANT[:7])) for name in incoming):
+        return ("whole module: " if key.startswith("module:") else "") + "named by a string in the code"
     if key.startswith("module:"):
         if WIDEN_MODULE in incoming:
             return "whole module: its namespace is read or written by a computed name"

@@ -27,16 +27,51 @@
   name only (``workflow.execute_activity(Db.save, ...)`` reaches ``Db.save``'s name, not the
   class); the callback receives the callee chain as written and answers which argument.
 * ``dynamic``: reach that cannot be decided statically. ``module``: the code reads the module's
-  namespace by a computed name (``globals()[k]``, ``sys.modules[__name__]``, a computed
-  ``importlib.import_module``); ``module-write``: it can bind any name of it (``globals()`` used
-  any other way, ``exec``/``eval``, ``vars()``/``locals()`` at module level); ``class``: a
-  method reaches its instance or class by a computed name or lets it escape (``getattr(self,
-  name)``, ``self.__dict__``, ``self`` passed to a call or returned). A non-literal ``getattr``
-  on anything else reports the object itself as used (a module used as a value is the whole
-  module, see ``closure``), so no special marker is needed there.
+  namespace by a computed name (``globals()[k]``, ``sys.modules[__name__]``,
+  ``importlib.import_module(__name__)``); ``module-write``: it can bind any name of it
+  (``globals()`` used any other way, ``exec``/``eval`` without a namespace of their own,
+  ``vars()``/``locals()`` at module level); ``class``: a method reaches its instance or class by
+  a computed name or lets it escape (``getattr(self, name)``, ``self.__dict__``, ``self`` passed
+  to a call or returned). A non-literal ``getattr`` on anything else reports the object itself as
+  used (a module used as a value is the whole module, see ``closure``), so no special marker is
+  needed there; a name folded from literals (``getattr(shop, "pri" + "cing")``) is literal.
+* modules named by strings (breaker2's C3-C5), as more ``globals`` entries ``closure`` resolves:
+
+  - ``"<dotted>``: a string literal that spells a dotted name (``"shop.pricing"``,
+    ``"shop.pricing.discount"``, ``"shop.pricing:discount"``), wherever it is: ``importlib``,
+    ``pkgutil.resolve_name``, ``pydoc.locate``, ``runpy``, ``sys.modules[...]`` or a loader of any
+    spelling (``from importlib import import_module as im``, a helper of the project's own) may
+    resolve it; ``closure`` follows it when it names first-party code. A string statement (a
+    docstring) runs nothing and is skipped. A string that is code importing something (a
+    literal given to ``exec``/``eval``/``compile``, or any literal with ``import`` in it that
+    CPython parses) gives ``"<target>`` for what it imports;
+  - ``=<name>`` for a recognised resolver (``_RESOLVERS``: by qualified name, through module-level
+    and local imports) given a certain name: a literal, a folded concatenation, keyword
+    ``name=``, a relative name against a literal package or ``__package__``; ``__import__``
+    without a ``fromlist`` also reaches the top package it returns;
+  - ``?<prefix>``: a module name computed at run time, known to start with ``prefix``
+    (``"shop.plugins." + name``, ``f"shop.{kind}"``, ``"shop.%s" % x``; ``""``: nothing known,
+    also ``exec``/``eval`` of a computed string and a relative name in a code string);
+  - ``?@<chain>`` / ``?%<chain>``: a resolver (``@``) or ``exec``/``eval`` (``%``) given a global
+    constant: certain only when every statement binding it is a plain string constant, which
+    such a statement records as ``'<name>=<value>`` (``_string_constant``).
+
+  Width, chosen: any dotted string naming first-party code reaches it, not only the arguments of
+  the resolvers we know (a loader of the project's own is the common case: a settings module
+  listing ``"shop.plugins.audit"``); the cost is a string such as a logger name
+  ``"shop.pricing"`` bringing that module in. A computed name reaches every module under its
+  known prefix, all of each (what is used of it is unknown). Measured on the real repositories
+  of ``benchmarks/bench_closure_width.py``: no flow changes more (none of them imports by a
+  computed name); see issue 12's notes.
 
 Local variable annotations (``xs: List[int] = [x]`` in a function body) are not walked: they never
 run, so they are not references (DESIGN §6); parameter and return annotations are.
+
+Rejected for strings: following only the first argument of ``importlib.import_module`` (every
+other spelling of a loader escaped it, breaker2's C3/C5); widening a computed name to the calling
+module alone (sound for ``globals()[k]``, not for a module name: the module it names is
+elsewhere); parsing code strings with libcst (CPython's ``ast`` is the parser that will run them,
+and is ten times faster for a question that needs no round trip).
 
 Rejected: libcst's ``ScopeProvider``/``QualifiedNameProvider``. They need a ``MetadataWrapper``
 (a deep copy of the tree plus a full visitor pass per provider) and measured 4-8x the cost of the

@@ -411,6 +411,10 @@ def _analyse_job(args: tuple[bytes, str, str, LoomConfig, str | None, str]) -> b
     return pickle.dumps(summary, protocol=pickle.HIGHEST_PROTOCOL)
 
 
+#: the dependency of a cached fingerprint on the tree's module names (``_Source.sha``)
+LISTING = "<modules>"
+
+
 class _Source:
     """A ``SourceTree`` with every module's bytes and sha256 read once, and the output directory
     hidden (filtered here rather than added to ``exclude``: ``exclude`` globs cost a path
@@ -486,6 +490,9 @@ class _Source:
 
     def sha(self, module: str) -> str | None:
         if module not in self._sha:
+            if module == LISTING:  # the tree's module names: a closure that read them depends on them
+                self._sha[module] = hashlib.sha256("\n".join(self.module_names()).encode()).hexdigest()
+                return self._sha[module]
             data = self.data(module)
             self._sha[module] = hashlib.sha256(data).hexdigest() if data is not None else None
         return self._sha[module]
@@ -629,7 +636,7 @@ class _Pipeline:
                     self.refingerprinted.append(module)
             result.built.extend(built)
             result.errors.extend(errors)
-            result.modules.update(m for m, sha in deps if sha is not None)
+            result.modules.update(m for m, sha in deps if sha is not None and m != LISTING)
         result.errors.extend(src.errors.values())
         result.modules.update(self.parsed[parsed_before:])
         result.parsed = len(self.parsed) - parsed_before
@@ -657,7 +664,11 @@ class _Pipeline:
         from ..fingerprint import fingerprint_flows
         from ..step_ids import undeclared_step_ids
 
-        flows, errors = fingerprint_flows({module: summary}, self.config, loader=loader, modules=src.module_names)
+        def listing() -> list[str]:
+            requested.add(LISTING)  # a computed module name may name a module added later
+            return src.module_names()
+
+        flows, errors = fingerprint_flows({module: summary}, self.config, loader=loader, modules=listing)
         built: list[_Built] = []
         errs = list(errors)
         for fp in flows:

@@ -165,3 +165,30 @@ def test_engine_configuration_is_no_third_party_state_of_the_flow(tmp_path: Path
         assert not result.errors, [str(e) for e in result.errors]
         flows.append({f.function: f.code_hash for f in result.flows}["checkout"])
     assert flows[0] == flows[1]
+
+
+def test_a_cached_build_sees_a_module_added_under_a_computed_prefix(tmp_path: Path) -> None:
+    """A computed module name may name a module that did not exist at the last build: the cached
+    fingerprint depends on the tree's listing (``build._Source``'s ``<modules>`` entry), so adding
+    ``shop/plugins/b.py`` re-fingerprints the flow, and an unrelated edit elsewhere does not."""
+    from loom_compiler.bundle.build import build_project
+
+    files = project(flow("import importlib\nreturn importlib.import_module('shop.plugins.' + o).run(1)"),
+                    pricing=PRICING, plugins__init="", plugins__a=PLUGIN)
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    config = LoomConfig(root=tmp_path, packages=("shop",))
+
+    def code_hash() -> tuple[str, tuple[str, ...]]:
+        report = build_project(config)
+        assert report.ok, [str(e) for e in report.errors]
+        (found,) = [f for f in report.flows if f.flow_id == "checkout"]
+        return found.code_hash, report.refingerprinted
+
+    first, _ = code_hash()
+    same, again = code_hash()
+    assert (same, again) == (first, ())  # served from the cache
+    (tmp_path / "shop/plugins/b.py").write_text("def run(x):\n    return x - 1\n", encoding="utf-8")
+    added, redone = code_hash()
+    assert added != first and "shop.flows" in redone
