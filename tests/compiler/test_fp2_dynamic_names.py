@@ -115,6 +115,9 @@ def _pairs() -> list[ProjectPair]:
     base = project(flow("return str(Decimal(1) / Decimal(7))", "from decimal import Decimal\nimport shop.setup\n"),
                    setup="import decimal\n\nPRECISION = decimal.getcontext().prec\n")
     add(E("state-only-read-by-an-imported-module", k, base, edit(base, "shop/setup.py", "PRECISION", "DIGITS")))
+    built = "import decimal\n\n\ndef make():\n    return decimal.Context(prec=3, traps=[decimal.Overflow])\n\n\nCTX = make()\n"
+    base = project(flow("return str(Decimal(1) / Decimal(7))", "from decimal import Decimal\nimport shop.setup\n"), setup=built)
+    add(E("a-value-built-from-the-package-is-no-state-change", k, base, edit(base, "shop/setup.py", "prec=3", "prec=4")))
     return out
 
 
