@@ -744,7 +744,7 @@ class ClosureGraph:
         reaches when it names first-party code: the module (all of it) or the attribute, as an
         import of it would ([]: it names nothing first-party)."""
         dotted = name.replace(":", ".")
-        if not self.first_party(dotted.split(".")[0]) and not self.first_party(dotted.split(":")[0]):
+        if not self.first_party(dotted):
             return []
         return [k for k in self.resolve_target(dotted) if not k.startswith("import:")]
 
@@ -850,11 +850,12 @@ class ClosureGraph:
             # name of it: the top-level package stands for all of it (C6). Only for a statement
             # that binds nothing: it exists for its effect. One that binds a name builds a value
             # (``agent = create_agent()``, ``loop = asyncio.new_event_loop()``); the third-party
-            # names its calls are given count as changed only by name (measured: 6 flows of
-            # dbos-demo-apps and temporal's worker scripts otherwise took in whole agent graphs
-            # and main blocks through a package they share with a decorator)
+            # names its calls are given count as changed only by name (measured: dbos-demo-apps'
+            # refund flow otherwise took in a whole agent graph through the langchain decorator
+            # it shares a package with, temporal's worker scripts their main blocks via asyncio)
             if not unit.names:
-                keys |= {_package_key(k) for k in keys if k.startswith("import:") and not k.startswith("import:builtins.")}
+                keys |= {_package_key(k) for k in keys if k.startswith("import:")
+                         and (not k.startswith("import:builtins.") or k == "import:builtins.__dict__")}
             found = self._targets[memo] = frozenset(keys)
         return found
 
@@ -1096,8 +1097,9 @@ def _unit_parts(unit: Unit) -> list[tuple[int, int, str, tuple[str, ...]]]:
 
 def _package_key(key: str) -> str:
     """``package:decimal`` for ``import:decimal.getcontext``: a third-party top-level package (only
-    ever compared, never a node). Not for ``builtins``: a flow uses builtins by name and a patch
-    of one (``builtins.len = mylen``, B3) is matched by that name."""
+    ever compared, never a node). For ``builtins`` only when the namespace itself is changed
+    (``vars(builtins)[k] = f``, ``builtins.__dict__.update(...)``): a flow uses builtins by name
+    and a patch of one (``builtins.len = mylen``, B3) is matched by that name."""
     return "package:" + key[len("import:"):].split(".")[0]
 
 

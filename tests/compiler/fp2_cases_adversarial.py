@@ -907,7 +907,7 @@ def _breaker2_pairs_2() -> list[ProjectPair]:
     add(C("imported-function-called-at-module-level-stores-into-a-table", k, base, edit(base, "shop/g.py", "= 5", "= 6"), "C11"))
     base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.g\n"), cfg="CFG = {'a': 1}\n",
                    g="from shop.cfg import CFG\n\n\ndef setup():\n    CFG['a'] = 5\n\n\nsetup()\n")
-    add(C("imported-module-calls-its-own-function-that-stores-into-a-table", k, base, edit(base, "shop/g.py", "= 5", "= 6"), "C11"))
+    add(C("imported-module-calls-its-own-function-that-stores-into-a-table", k, base, edit(base, "shop/g.py", "= 5", "= 6")))  # fp2-dyn
     base = project(flow("return st.N", "from shop import st\nfrom shop.g import init\n\ninit()\n"), st="N = 0\n",
                    g="from shop import st\n\n\ndef init():\n    st.N = 5\n")
     add(C("imported-function-called-at-module-level-stores-into-a-module", k, base, edit(base, "shop/g.py", "= 5", "= 6"), "C11"))
@@ -1062,7 +1062,9 @@ def _breaker2_pairs_6() -> list[ProjectPair]:
         ("vars-of-builtins-update", "import builtins\n\nvars(builtins).update(len=lambda x: 1)\n"),
     ]:
         base = project(flow("return len(o)", "import shop.patch\n"), patch=patch)
-        pairs.append(C(f"{name}-by-an-imported-module", k, base, edit(base, "shop/patch.py", "x: 1", "x: 2"), "C13"))
+        # fp2-dyn: a change of the builtins namespace itself counts for every builtin (closure's package rule)
+        pairs.append(C(f"{name}-by-an-imported-module", k, base, edit(base, "shop/patch.py", "x: 1", "x: 2"),
+                       "C13" if name == "dunder-builtins-subscript-store" else None))
     # held: the attribute spellings
     for name, patch in [("setattr-builtins-literal-name", "import builtins\n\nsetattr(builtins, 'len', lambda x: 1)\n"),
                         ("builtins-module-alias-store", "import builtins as b\n\nb.len = lambda x: 1\n")]:
@@ -1127,7 +1129,9 @@ def _breaker2_pairs_7() -> list[ProjectPair]:
         ("vars-of-a-sys-modules-literal-entry", "import sys\nreturn vars(sys.modules['shop.h'])['K']", "import shop.h\n"),
     ]:
         base = project(flow(body, head), h=h)
-        pairs.append(C(name, k, base, edit(base, "shop/h.py", "K = 7", "K = 8"), "C17"))
+        # fp2-dyn: a computed sys.modules key widens to every first-party module; a literal one names it
+        pairs.append(C(name, k, base, edit(base, "shop/h.py", "K = 7", "K = 8"),
+                       None if name in ("sys-modules-keyed-by-a-functions-module", "vars-of-a-sys-modules-literal-entry") else "C17"))
     base = project(flow("return Order.__init__.__globals__['K']", "from shop.h import Order\n"),
                    h="K = 7\n\n\nclass Order:\n    def __init__(self):\n        pass\n")
     pairs.append(C("method-dunder-globals-subscript", k, base, edit(base, "shop/h.py", "K = 7", "K = 8"), "C17"))
@@ -1151,7 +1155,7 @@ def _breaker2_chunk_cases_3() -> list[ChunkCase]:
         # C17's chunk half: the chunk's module of shop.h holds only what the closure reached
         ChunkCase("sys-modules-keyed-by-a-functions-module", project(
             flow("import sys\nreturn sys.modules[helper.__module__].K", "from shop.h import helper\n"), h="K = 7\n\n\ndef helper(x):\n    return -x\n"),
-            0, "C17"),
+            0),  # fp2-dyn: the computed key widens to every first-party module, bundled whole
         # held
         ChunkCase("deepcopy-of-a-bundled-class-instance", project(
             flow("import copy\nreturn copy.deepcopy(Order()).v", "from shop.m import Order\n"), m=m), 0),
@@ -1200,7 +1204,7 @@ def _breaker2_chunk_cases_4() -> list[ChunkCase]:
             flow("return helper()", "from shop.h import helper\n"), h="def helper():\n    return __package__\n"), 0, "C19"),
         ChunkCase("import-module-relative-to-dunder-package", project(
             flow("return helper(o)", "from shop.h import helper\n"), g="def g(x):\n    return -x\n",
-            h="import importlib\n\n\ndef helper(x):\n    return importlib.import_module('.g', __package__).g(x)\n"), 3, "C19"),
+            h="import importlib\n\n\ndef helper(x):\n    return importlib.import_module('.g', __package__).g(x)\n"), 3),  # fp2-dyn: resolved
         # held: what the per-module layout keeps as live
         ChunkCase("module-identity-under-two-spellings", project(
             flow("return a is b, a.K", "import shop.h as a\nfrom shop import h as b\n"), h="K = 1\n"), 0),
