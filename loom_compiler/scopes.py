@@ -719,6 +719,13 @@ class _UseWalker:
             given = _argument(args, 1, package_keyword)
             if given is not None:
                 package = self.value_of_package(given, scope)
+        if target.endswith("__import__") and (level := _argument(args, 4, "level")) is not None:
+            # ``__import__(name, globals(), locals(), fromlist, level)``: relative by ``level``
+            count = int(level.value) if isinstance(level, cst.Integer) and level.value.isdigit() else None
+            if count is None:
+                self.refs.globals.add("?" + (package.split(".")[0] if package else ""))
+                return
+            text = "." * count + text
         if text.startswith("."):
             base = _relative_base(text, package, exact)
             if base is None:

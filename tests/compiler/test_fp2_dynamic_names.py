@@ -42,6 +42,8 @@ def _pairs() -> list[ProjectPair]:
     add(C("wholly-computed-name-reaches-every-module", k, base, edit(base, *RATE)))
     base = project(flow("import importlib\nreturn importlib.import_module('.' + o, __package__).discount(1)"), pricing=PRICING)
     add(C("computed-relative-name-reaches-the-top-package", k, base, edit(base, *RATE)))
+    base = project(flow("return __import__('pricing', globals(), None, ['x'], 1).discount(o)"), pricing=PRICING)
+    add(C("dunder-import-relative-by-level", k, base, edit(base, *RATE)))
     base = project(flow("return __import__(o, fromlist=['x']).discount(1)"), pricing=PRICING)
     add(C("dunder-import-of-a-parameter", k, base, edit(base, *RATE)))
     base = project(flow("import sys\nimport shop.pricing\nreturn sys.modules[o].discount(1)"), pricing=PRICING)
