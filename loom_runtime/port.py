@@ -43,7 +43,11 @@ class RunPort(Protocol):
         drive loop re-raises it and appends nothing more)."""
 
     def now(self) -> float:
-        """The time a live ``ctx.now()`` or a new timer records."""
+        """The time a live ``ctx.now()`` records."""
+
+    def timer_now(self) -> float:
+        """The time a new timer's ``fireAt`` (and a retry's ``retryAt``) is counted from: the clock
+        its due-ness is judged by (the store's shared clock on PostgreSQL, see ``Runtime.timer_clock``)."""
 
     def admit(self, execution_id: str, kind: str, ident: str) -> None:
         """Called right before user code with effects runs live: ``kind`` ``"step"`` (after its
@@ -83,7 +87,7 @@ class StorePort:
     """The production port: appends through the worker's leases, the registry's current version for
     continuations, reports through the runtime's callbacks."""
 
-    __slots__ = ("_leases", "_registry", "_clock", "_on_divergence", "_on_refusal")
+    __slots__ = ("_leases", "_registry", "_clock", "_timer_clock", "_on_divergence", "_on_refusal")
 
     def __init__(
         self,
@@ -93,10 +97,12 @@ class StorePort:
         *,
         on_divergence: Callable[[str, tuple[str, ...]], None],
         on_refusal: Callable[[str], None],
+        timer_clock: Callable[[], float] | None = None,
     ) -> None:
         self._leases = leases
         self._registry = registry
         self._clock = clock
+        self._timer_clock = timer_clock if timer_clock is not None else clock
         self._on_divergence = on_divergence
         self._on_refusal = on_refusal
 
@@ -107,6 +113,9 @@ class StorePort:
 
     def now(self) -> float:
         return float(self._clock())
+
+    def timer_now(self) -> float:
+        return float(self._timer_clock())
 
     def admit(self, execution_id: str, kind: str, ident: str) -> None:
         # a worker whose lease may be about to go to another worker stops before the body runs

@@ -250,7 +250,7 @@ class Run:
         gate = timer_gate(timer_id)
         if park:
             self.detector.check(f"step `{step_id}` waits to retry")
-        fire_at = self.port.now() + delay
+        fire_at = self.port.timer_now() + delay
         batch = [
             NewEvent(ev.STEP_FAILED, {"stepId": step_id, "error": error, "attempt": attempt, "retryAt": fire_at}),
             NewEvent(ev.TIMER_SET, {"timerId": timer_id, "fireAt": fire_at}),
@@ -379,7 +379,7 @@ class Run:
             self.append([condition])
         else:
             self.detector.check(f"timer `{timer_id}` is set")
-            fire_at = self.port.now() + float(seconds)
+            fire_at = self.port.timer_now() + float(seconds)
             self.append([NewEvent(ev.TIMER_SET, {"timerId": timer_id, "fireAt": fire_at}), condition])
         return Parked(gate)
 

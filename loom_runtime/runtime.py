@@ -140,7 +140,7 @@ class Runtime(AsyncForms):
         self._wake = threading.Event()  # a local submit or a drive's end: a serving worker looks at once
         self._port = StorePort(
             self._leases, self.registry, lambda: self.clock(),
-            on_divergence=self._divergence_warning, on_refusal=self._refused,
+            on_divergence=self._divergence_warning, on_refusal=self._refused, timer_clock=self.timer_clock,
         )
         #: Divergence reports in ``warn`` mode (one per run at most).
         self.divergence_warnings = 0
@@ -158,6 +158,22 @@ class Runtime(AsyncForms):
     @property
     def journal(self) -> JournalStore:
         return self._leases.journal
+
+    def timer_clock(self) -> float:
+        """The time durable timers are set from (``fireAt = timer_clock() + seconds``) and judged due
+        by (``tick``, a worker's pass): the store's shared clock when it has one (PostgreSQL: the
+        server's, as leases are), else this runtime's ``clock``.
+
+        One clock for both ends, and on a shared store not the worker's: workers on several machines
+        disagree about the time, so a worker whose clock ran fast set ``fireAt`` from its own clock and
+        another judged it by its own, and an hour's ``ctx.sleep`` could end minutes early (or late).
+        ``ctx.now()`` stays on ``clock`` (a recorded value, not a deadline). Rejected: writing
+        ``fireAt`` in the append's SQL from the server clock (the run must know its own timer's
+        ``fireAt`` before the append, and the journal format keeps it in the event); learning a
+        worker-to-server offset once (drifts, and a stepped clock would be trusted until the next
+        measurement)."""
+        shared_now = getattr(self.journal, "shared_now", None)
+        return float(shared_now()) if shared_now is not None else float(self.clock())
 
     @journal.setter
     def journal(self, store: JournalStore) -> None:
@@ -301,12 +317,12 @@ class Runtime(AsyncForms):
     # -- passes: timers and recovery ----------------------------------------------------------
 
     def tick(self, now: float | None = None) -> list[Handle]:
-        """Fire every durable timer due at ``now`` (default: the clock) and run those executions on.
+        """Fire every durable timer due at ``now`` (default: :meth:`timer_clock`) and run those executions on.
 
         A timer another worker (or process) fires first is skipped: no handle, and for a worker no
         read either (it claims the lease before reading; see :meth:`recover`).
         """
-        now = self.clock() if now is None else now
+        now = self.timer_clock() if now is None else now
         handles = []
         for s in self._visit_order(self.journal.due_timers(now)):
             try:

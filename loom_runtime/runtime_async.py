@@ -64,7 +64,7 @@ class AsyncForms:
 
     async def tick_async(self: Runtime, now: float | None = None) -> list[Handle]:
         """``tick`` for a caller inside an event loop."""
-        now = self.clock() if now is None else now
+        now = await _off_loop(self.timer_clock) if now is None else now  # a round trip on PostgreSQL
         handles = []
         for s in self._visit_order(await _off_loop(self.journal.due_timers, now)):
             try:

@@ -192,6 +192,9 @@ class _SandboxPort:
     def now(self) -> float:
         return float(self._clock())
 
+    def timer_now(self) -> float:
+        return float(self._clock())  # a sandbox's first live append (the TIMER_SET) stops it anyway
+
     def admit(self, execution_id: str, kind: str, ident: str) -> None:
         # a step's STEP_STARTED is refused before this is asked; a decider reaches it first
         if kind == "decider":

@@ -75,7 +75,8 @@ class _DrainingPort(StorePort):
 
     def __init__(self, runtime: Runtime, draining: threading.Event) -> None:
         super().__init__(runtime._leases, runtime.registry, lambda: runtime.clock(),
-                         on_divergence=runtime._divergence_warning, on_refusal=runtime._refused)
+                         on_divergence=runtime._divergence_warning, on_refusal=runtime._refused,
+                         timer_clock=runtime.timer_clock)
         self.draining = draining
         self.worker_id = runtime.worker_id
 
@@ -156,7 +157,7 @@ class Worker:
         """Claim and dispatch what is due or leasable while a drive thread is free."""
         rt = self.rt
         found = 0
-        due = rt._visit_order(rt.journal.due_timers(rt.clock()))
+        due = rt._visit_order(rt.journal.due_timers(rt.timer_clock()))
         for s in due:
             found += self._dispatch(pool, s.execution_id, ev.SUSPENDED, s.gate)
             if self.stop.is_set():
@@ -246,7 +247,7 @@ class Worker:
         next_timer = getattr(rt.journal, "next_timer", None)
         due = next_timer() if next_timer is not None else None
         if due is not None:
-            wait = due - rt.clock()
+            wait = due - rt.timer_clock()  # next_timer is a fireAt: the same clock
             # already due, yet this pass could not claim it: another worker holds it; look again soon
             timeout = min(timeout, wait if wait > 0 else self.poll_interval)
         next_lease_expiry = getattr(rt.journal, "next_lease_expiry", None)

@@ -18,7 +18,9 @@ epoch (the fencing token), insert the batch, update the summary, commit. The pri
 Clocks. Leases are timed by the *database's* clock (``clock_timestamp()``, read in the same round
 trip as the row lock) unless a ``clock`` is passed (tests): workers on several machines disagree
 about the time, the server is the one clock they share. Rejected: each worker's own clock (a worker
-whose clock runs fast would steal live leases).
+whose clock runs fast would steal live leases). Durable timers are set and judged by the same
+clock (:meth:`PostgresJournal.shared_now`, read by ``Runtime.timer_clock``): a worker whose clock
+ran fast would otherwise end a ``ctx.sleep`` early.
 
 psycopg 3 is imported when a store is created, never at module import: ``loom_runtime`` stays
 importable (and the other stores usable) without the ``postgres`` extra. One connection per store,
@@ -586,6 +588,18 @@ class PostgresJournal:
         return f"PostgresJournal({self.where!r})"
 
     # -- internals ---------------------------------------------------------------------------
+
+    def shared_now(self) -> float:
+        """The clock every worker on this database shares: the server's (or the test ``clock``).
+
+        The runtime sets and judges durable timers by it (``Runtime.timer_clock``), as this store
+        times leases: one round trip."""
+        pg = self._pg
+        with self._lock:
+            try:
+                return float(self._now(self._connection()))
+            except pg.Error as exc:
+                raise self._failed(exc, "reading the server's clock") from None
 
     def _now(self, conn: Any) -> float:
         if self._clock is not None:

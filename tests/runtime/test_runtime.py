@@ -286,7 +286,7 @@ def test_emit_now_and_ids_are_replay_stable(journal):
     assert seen[0] == seen[1]
 
 
-def test_durable_timers_fire_on_tick_and_recover(journal):
+def test_durable_timers_fire_on_tick_and_recover(journal_factory):
     now = [1000.0]
     calls = Calls()
 
@@ -295,7 +295,8 @@ def test_durable_timers_fire_on_tick_and_recover(journal):
         ctx.sleep("cool-off", 60)
         return ctx.execute("after", calls.effect("after"))
 
-    rt = Runtime(journal=journal, clock=lambda: now[0])
+    # the store's clock too: on PostgreSQL timers run on it (tests/runtime/test_timer_clock_postgres.py)
+    rt = Runtime(journal=journal_factory(clock=lambda: now[0]), clock=lambda: now[0])
     rt.register(nap)
     h = rt.start("nap", execution_id="e1")
     assert (h.status, h.gate) == ("suspended", "__loom_timer__:cool-off")
