@@ -122,6 +122,8 @@ UnitKind = str  # "function" | "class" | "constant" | "import" | "step" | "state
 #: only for a decorator other than ``loom_runtime.flow``, the flow id left out)
 FLOW_PLACEHOLDER = "__loom_flow__"
 _PLACEHOLDER = cst.Decorator(decorator=cst.Name(FLOW_PLACEHOLDER))
+#: the name of a method flow's class in the class header its canonical form starts with
+FLOW_CLASS_PLACEHOLDER = "__loom_flow_class__"
 _PASS_BODY = cst.IndentedBlock(body=[cst.SimpleStatementLine([cst.Pass()])])
 
 
@@ -947,9 +949,17 @@ class _Analyser:
             extra, dynamic = self._class_body_effects(cls)
             members |= extra
             refs.dynamic |= dynamic
+        own = canonical(hashed, anonymous=hashed)
+        child = canonical(_with_placeholder(self.header_of(node), mark)) if self.rules is not None else ""
         if cls is not None:
             header = cls.with_changes(body=_PASS_BODY)
             globals_ |= self.refs(header).globals
+            # the class statement's header runs around the method: its decorators with their
+            # arguments (``@dataclass(frozen=True)``, Temporal's ``@workflow.defn(sandboxed=False,
+            # failure_exception_types=[...])``: C10), bases and keywords are the flow's code; its
+            # name is left out, as the flow function's own (the registry's path, or the id)
+            shell = canonical(header.with_changes(name=cst.Name(FLOW_CLASS_PLACEHOLDER))) + "\n"
+            own, child = shell + own, (shell + child if child else child)
         line, column = self.position(node)
         self.flows.append(
             FlowSite(
@@ -959,13 +969,13 @@ class _Analyser:
                 line=line,
                 column=column,
                 unit=unit,
-                canonical=canonical(hashed, anonymous=hashed),
+                canonical=own,
                 references=_sorted(globals_),
                 members=_sorted(members),
                 class_qualname=prefix[:-1] if cls is not None else None,
                 source=self.layout.source(node)[0],
                 dynamic=_sorted(refs.dynamic),
-                header=canonical(_with_placeholder(self.header_of(node), mark)) if self.rules is not None else "",
+                header=child,
             )
         )
         return refs, mark

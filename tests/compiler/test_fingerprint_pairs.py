@@ -232,7 +232,7 @@ GOLDENS = {
     ),
     "golden-method": (
         GOLDEN_METHOD,
-        "sha256:b52b3062f5a0dc458b819454306a44421f055918d210217f026713b7d5d0e9a9",
+        "sha256:a028d313f7ec6ee5d08cccd4c10bf9aaebd3372225a21edb2176f5d169b595a8",
     ),
 }
 
