@@ -480,6 +480,14 @@ class ClosureGraph:
             flow = index.flows[qual]
             flow_id = flow.args.id or f"{module}:{qual}"
             return _Node(key, "step", module, f"(child {flow_id})\n{flow.header}", s.path, flow.line, "", target=target)
+        units = self.binders(index, qual) if "." not in qual else []
+        if units and all(u.kind == "constant" for u in units):
+            # an alias (``ACT = charge``, ``NAME = "charge"``, C9): what history records is what the
+            # alias names, so its statements are hashed and what they use is followed by name only
+            # in turn (``charge`` is still the step, never its body)
+            refs = tuple(sorted({"^" + r.lstrip("^") for u in units for r in u.references if not r.startswith("!")}))
+            return _Node(key, "step", module, "\n".join(_unit_canonical(u, qual) for u in units), s.path, units[0].line, "",
+                         target=target, refs=refs)
         return _Node(key, "step", module, "", s.path, 0, "", target=target)  # "ref"
 
     def _make_node(self, key: str, reached_from: str) -> _Node:

@@ -859,17 +859,17 @@ def _framework_pairs() -> list[tuple[ProjectPair, str]]:
     # -------------------------------------------------- C9: a name-only argument spelled through an alias
     k = "name-only arguments: aliases"
     base = project(workflow_module(call.format("ACT"), acts + "\n\nACT = act_a\n"))
-    out.append(temporal_pair(C("activity-through-a-module-level-alias", k, base, edit(base, "shop/flows.py", "= act_a", "= act_b"), "C9")))
+    out.append(temporal_pair(C("activity-through-a-module-level-alias", k, base, edit(base, "shop/flows.py", "= act_a", "= act_b"))))
     base = project(workflow_module(call.format("acts.ACT"), "from shop import acts\n"),
                    acts="from temporalio import activity\n" + acts + "\n\nACT = act_a\n")
-    out.append(temporal_pair(C("activity-through-another-modules-alias", k, base, edit(base, "shop/acts.py", "= act_a", "= act_b"), "C9")))
+    out.append(temporal_pair(C("activity-through-another-modules-alias", k, base, edit(base, "shop/acts.py", "= act_a", "= act_b"))))
     base = project(workflow_module(call.format("NAME"), "from shop.names import NAME\n"), names="NAME = 'act_a'\n")
-    out.append(temporal_pair(C("activity-type-from-a-string-constant", k, base, edit(base, "shop/names.py", "'act_a'", "'act_b'"), "C9")))
+    out.append(temporal_pair(C("activity-type-from-a-string-constant", k, base, edit(base, "shop/names.py", "'act_a'", "'act_b'"))))
     dbos = "from dbos import DBOS\n"
     kids = "\n\n@DBOS.workflow()\ndef child_a(x):\n    return x\n\n\n@DBOS.workflow()\ndef child_b(x):\n    return -x\n"
     parent = "\n\n@DBOS.workflow()\ndef parent(o):\n    return DBOS.start_workflow(CHILD, o).get_result()\n"
     base = project(dbos + kids + "\n\nCHILD = child_a\n" + parent)
-    out.append((replace(C("dbos-child-started-through-an-alias", k, base, edit(base, "shop/flows.py", "= child_a", "= child_b"), "C9"),
+    out.append((replace(C("dbos-child-started-through-an-alias", k, base, edit(base, "shop/flows.py", "= child_a", "= child_b")),
                         flow_id="shop.flows:parent"), "dbos"))
     # held: the same alias called directly, and a table of activities
     base = project(dbos + kids + "\n\nCHILD = child_a\n" + parent.replace("DBOS.start_workflow(CHILD, o).get_result()", "CHILD(o)"))
@@ -879,6 +879,11 @@ def _framework_pairs() -> list[tuple[ProjectPair, str]]:
     out.append(temporal_pair(C("activity-through-a-table", k, base, edit(base, "shop/flows.py", "{'x': act_a}", "{'x': act_b}"))))
     base = project(workflow_module(call.format("act_a"), acts))
     out.append(temporal_pair(E("activity-body-edited", k, base, edit(base, "shop/flows.py", "return x\n", "return 2 * x\n"))))
+    base = project(workflow_module(call.format("ACT"), acts + "\n\nACT = act_a\n"))
+    out.append(temporal_pair(E("activity-through-an-alias-body-edited", k, base, edit(base, "shop/flows.py", "return x\n", "return 2 * x\n"))))
+    base = project(workflow_module(call.format("NAME"), "from shop.names import NAME\n"), names="NAME = 'act_a'\nOTHER = 1\n")
+    out.append(temporal_pair(E("activity-type-constant-module-other-name-edited", k, base,
+                                 edit(base, "shop/names.py", "OTHER = 1", "OTHER = 2"))))
 
     # -------------------------------------------------- C10: the workflow class decorator's other arguments
     k = "workflow class decorator arguments"
@@ -887,7 +892,7 @@ def _framework_pairs() -> list[tuple[ProjectPair, str]]:
         ("defn-sandboxed", "@workflow.defn(sandboxed=True)", "sandboxed=True", "sandboxed=False"),
     ]:
         base = project(workflow_module("return o", deco=deco))
-        out.append(temporal_pair(C(name, k, base, edit(base, "shop/flows.py", old, new), "C10")))
+        out.append(temporal_pair(C(name, k, base, edit(base, "shop/flows.py", old, new))))
     base = project(workflow_module("return o", deco="@workflow.defn(name='W')"))
     out.append(temporal_pair(E("defn-name-respelled", k, base, edit(base, "shop/flows.py", "name='W'", 'name="W"'))))
     return out
