@@ -12,6 +12,15 @@ edit changes it) and a Temporal Worker Deployment build id (a new version exactl
 workflow's behaviour changed). Because codeHashes are body-aware and stable under formatting, so
 is the id.
 
+**Across a scheme upgrade.** A new fingerprint scheme gives unchanged code a new codeHash; the
+build links it to the earlier-scheme hashes of the same code (``rehashedFrom``, DESIGN §6). The id
+is computed over each flow's *identity hash*: the earliest-scheme hash in its current version's
+``rehashedFrom`` (the hash the flow was known by before any upgrade), else its codeHash. So a
+release that only upgrades loom keeps the id, and DBOS does not strand the PENDING workflows of
+the release before; an edit after the upgrade gives a codeHash with no link, and a new id. A listed
+hash whose version ``loom gc`` dropped is older than any version the manifest still holds (two
+dropped ones tie on the hash itself: three schemes in, with both old versions gone).
+
 Standard library only, and cheap: ``version_id`` reads one JSON file and never imports the
 compiler (a service calls it at start-up). A removed flow (``current`` null) is no current flow.
 A manifest with no current flow has no version id: ``ManifestError``, since the sha256 of nothing
@@ -27,23 +36,46 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from .errors import ManifestError
-from .manifest import load_manifest
+from .manifest import FlowEntry, load_manifest, scheme_number
 from .packaging import package_manifest
 
-__all__ = ["ProjectVersion", "project_version_id", "manifest_version", "version_id"]
+__all__ = ["ProjectVersion", "project_version_id", "identity_hash", "manifest_version", "version_id"]
 
 
 @dataclass(frozen=True, slots=True)
 class ProjectVersion:
     version_id: str
-    flows: Mapping[str, str]  # flow id -> codeHash of its current version
+    #: flow id -> the hash the id is computed over: the identity hash of its current version
+    #: (its codeHash, or the earliest-scheme hash of the same code after a scheme upgrade)
+    flows: Mapping[str, str]
+    #: flow id -> current codeHash, for the flows whose identity hash is an earlier scheme's
+    code_hashes: Mapping[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, object]:
-        return {"versionId": self.version_id, "flows": dict(sorted(self.flows.items()))}
+        doc: dict[str, object] = {"versionId": self.version_id, "flows": dict(sorted(self.flows.items()))}
+        if self.code_hashes:
+            doc["codeHashes"] = dict(sorted(self.code_hashes.items()))
+        return doc
+
+
+def identity_hash(code_hash: str, rehashed_from: Sequence[str], entry: FlowEntry | None = None) -> str:
+    """The hash a version is known by across scheme upgrades: the earliest-scheme hash among
+    ``rehashed_from`` (the earlier-scheme codeHashes of the same code), else ``code_hash``.
+    ``entry`` (the flow's manifest entry) tells each listed hash's scheme; a hash it no longer
+    holds counts as the oldest (``loom gc`` dropped its version)."""
+    if not rehashed_from:
+        return code_hash
+    versions = entry.versions if entry is not None else {}
+
+    def age(h: str) -> tuple[int, str]:
+        version = versions.get(h)
+        return (scheme_number(version.scheme) if version is not None else 0, h)
+
+    return min(rehashed_from, key=age)
 
 
 def project_version_id(flows: Mapping[str, str]) -> str:
@@ -56,11 +88,13 @@ def project_version_id(flows: Mapping[str, str]) -> str:
 def manifest_version(path: str | os.PathLike[str]) -> ProjectVersion:
     """The version of the current flows a manifest file lists."""
     manifest = load_manifest(path)
-    flows = {fid: e.current for fid, e in manifest.flows.items() if e.current is not None and not e.removed}
-    if not flows:
+    current = {fid: e.current for fid, e in manifest.flows.items() if e.current is not None and not e.removed}
+    if not current:
         raise ManifestError(f"{path}: lists no current flow, so it has no version id; build the project with "
                             "`loom build` (is tool.loom.framework right for your flows?)", path=str(path))
-    return ProjectVersion(project_version_id(flows), flows)
+    flows = {fid: identity_hash(h, manifest.flows[fid].versions[h].rehashed_from, manifest.flows[fid])
+             for fid, h in current.items()}
+    return ProjectVersion(project_version_id(flows), flows, {f: h for f, h in current.items() if flows[f] != h})
 
 
 class _Owner:

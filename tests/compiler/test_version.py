@@ -124,3 +124,56 @@ def test_an_error_is_no_version(tmp_path: Path) -> None:
                                     "class W:\n    @workflow.run\n    async def run(self): pass\n", encoding="utf-8")
     result = CliRunner().invoke(main, ["version", str(tmp_path)])
     assert result.exit_code == 1 and "wf.py:3:" in result.output and "string literal" in result.output
+
+
+def test_the_id_survives_the_scheme_upgrade(tmp_path: Path) -> None:
+    """An fp/1 release rebuilt under fp/2: each flow rehashed to its fp/1 version counts by its fp/1
+    hash, so the id of a loom-only upgrade is the previous release's (DBOS strands nothing);
+    `loom version` says so before the rebuild too, and an edit after the upgrade changes it."""
+    from loom_runtime.manifest import load_manifest
+
+    from helpers.fp1_release import copy_release
+
+    release = copy_release(tmp_path)
+    fp1 = manifest_version(release.manifest)
+    before_build = _version(release.root)
+    report = build_project(load_config(release.root))
+    assert report.ok, report.errors
+    after = manifest_version(release.manifest)
+    current = {fid: e.current for fid, e in load_manifest(release.manifest).flows.items()}
+    for fid in ("checkout", "fulfil", "reminder"):  # provably the same code (tests/upgrade: PROVABLE)
+        assert current[fid] != fp1.flows[fid] and after.flows[fid] == fp1.flows[fid], fid
+        assert after.code_hashes[fid] == current[fid]
+    # audit's lazy import reaches orders.pricing, which the fp/1 build never recorded: not provably
+    # the same code, so it counts by its new hash (and only it moves the id)
+    assert after.flows["audit"] == current["audit"] != fp1.flows["audit"] and "audit" not in after.code_hashes
+    assert after.version_id == project_version_id({**fp1.flows, "audit": current["audit"]})
+    assert before_build["versionId"] == after.version_id == _version(release.root)["versionId"]
+    assert before_build["codeHashes"] == {fid: current[fid] for fid in ("checkout", "fulfil", "reminder")}
+    # an edit after the upgrade: the edited flows get a new, unlinked hash, and a new id
+    pricing = release.root / "orders" / "pricing.py"
+    text = pricing.read_text()
+    assert "0.15" in text
+    pricing.write_text(text.replace("0.15", "0.2"))
+    edited = _version(release.root)
+    assert edited["versionId"] != after.version_id
+    assert edited["flows"]["checkout"] not in (fp1.flows["checkout"], current["checkout"])
+
+
+def test_identity_is_the_earliest_scheme_hash(tmp_path: Path) -> None:
+    from loom_runtime.manifest import FlowEntry, SourceRef, VersionEntry
+    from loom_runtime.version import identity_hash
+
+    def version(h: str, scheme: str, links: tuple[str, ...] = ()) -> VersionEntry:
+        return VersionEntry(code_hash=h, flow_hash="sha256:" + "f" * 64, legacy_flow_hash="fnv1a:00000000", version=1,
+                            steps=(), step_families=(), compatible_with=(), chunk="c.py", chunk_digest="sha256:" + "0" * 64,
+                            entry="f", source=SourceRef("m.py", 1, "sha256:" + "0" * 64), closure={}, scheme=scheme,
+                            rehashed_from=links)
+
+    a, b, c = ("sha256:" + x * 64 for x in "cba")  # a sorts last: the earliest scheme wins, not the smallest hash
+    entry = FlowEntry(flow_id="f", current=c, versions={a: version(a, "loom-fp/1"), b: version(b, "loom-fp/2", (a,)),
+                                           c: version(c, "loom-fp/3", (a, b))})
+    assert identity_hash(c, (a, b), entry) == a
+    assert identity_hash(c, (), entry) == c
+    gone = FlowEntry(flow_id="f", current=c, versions={b: entry.versions[b], c: entry.versions[c]})  # gc dropped a
+    assert identity_hash(c, (a, b), gone) == a
