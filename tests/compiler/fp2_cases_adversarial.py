@@ -1232,7 +1232,7 @@ def _breaker2_pairs_8() -> list[ProjectPair]:
     k = "method flows: MRO"
     ab = "class A:\n    def helper(self):\n        return 1\n\n\nclass B:\n    def helper(self):\n        return 2\n"
     base = project(method_flow("    pass\n", "return self.helper()", head="from shop.m import A, B\n", bases="(A, B)"), m=ab)
-    pairs = [C("flow-class-bases-reordered", k, base, edit(base, "shop/flows.py", "(A, B)", "(B, A)"), "C20")]
+    pairs = [C("flow-class-bases-reordered", k, base, edit(base, "shop/flows.py", "(A, B)", "(B, A)"))]
     # held: a base's own bases reordered, a base swapped, a base alias retargeted
     base = project(method_flow("    pass\n", "return self.helper()", head="from shop.m import C\n", bases="(C)"), m=ab + "\n\nclass C(A, B):\n    pass\n")
     pairs.append(C("bases-of-the-flow-class-base-reordered", k, base, edit(base, "shop/m.py", "C(A, B)", "C(B, A)")))
@@ -1250,10 +1250,10 @@ def _breaker2_pairs_9() -> list[ProjectPair]:
     dc = method_flow("    a: int = 1\n", "self.a = o\nreturn self.a", head="from dataclasses import dataclass\n").replace(
         "class Checkout", "@dataclass(frozen=True)\nclass Checkout")
     base = project(dc)
-    pairs = [C("flow-class-decorator-argument", k, base, edit(base, "shop/flows.py", "frozen=True", "frozen=False"), "C20")]
+    pairs = [C("flow-class-decorator-argument", k, base, edit(base, "shop/flows.py", "frozen=True", "frozen=False"))]
     base = project(method_flow("    pass\n", "return self.kind", bases="(Base, key=1)",
                                head="\n\nclass Base:\n    def __init_subclass__(cls, key=0, **kw):\n        cls.kind = key\n"))
-    pairs.append(C("flow-class-keyword-argument", k, base, edit(base, "shop/flows.py", "key=1)", "key=2)"), "C20"))
+    pairs.append(C("flow-class-keyword-argument", k, base, edit(base, "shop/flows.py", "key=1)", "key=2)")))
     # held: the metaclass swapped, a class decorator's body
     meta = "\n\nclass M{n}(type):\n    def __call__(cls, *a):\n        o = super().__call__(*a)\n        o.rate = {n}\n        return o\n"
     base = project(method_flow("    pass\n", "return self.rate", head=meta.format(n=1) + meta.format(n=2), bases="(metaclass=M1)"))
