@@ -15,7 +15,9 @@ statements are:
     # run: shop.flows 25-40
 
 A ``module`` line declares a bundled module (its name, whether it is a package, the
-``from __future__`` features its source enables, its file); a ``run`` line says that lines
+``from __future__`` features its source enables, its file); a ``lazy`` line names a module only a
+lazy import reached live (an import inside a function: ``def serve(): from ._fastapi import
+setup``), whose runs the loader defers to its first use, as live code ran it only then; a ``run`` line says that lines
 ``first``-``last`` of the file run, in that module's namespace, next (runs execute top to bottom; a
 module can have several runs when an import cycle interleaves it with another). The loader
 (``chunk_modules``) compiles each run on its own, at its own line numbers, so tracebacks and
@@ -55,6 +57,7 @@ LAYOUT = "loom-chunk/2"
 _LAYOUT_LINE = (f"# layout: {LAYOUT} (each `module` below runs in its own module object; "
                 "the `run` lines say which lines run in which module, in order)")
 _MODULE_RE = re.compile(r"# module: (?P<name>\S+) (?P<kind>package|module) (?P<future>\S+) (?P<path>.+)\Z")
+_LAZY_RE = re.compile(r"# lazy: (?P<name>\S+)\Z")
 _RUN_RE = re.compile(r"# run: (?P<name>\S+) (?P<first>[0-9]+)-(?P<last>[0-9]+)\Z")
 
 
@@ -85,9 +88,11 @@ class ChunkRun:
 class ChunkLayout:
     modules: tuple[ChunkModule, ...]  # parents before children
     runs: tuple[ChunkRun, ...]  # in execution order (ascending lines)
+    lazy: tuple[str, ...] = ()  # modules whose runs wait for their first use
 
 
-def render(head: Sequence[str], modules: Sequence[ChunkModule], runs: Sequence[tuple[str, str]]) -> str:
+def render(head: Sequence[str], modules: Sequence[ChunkModule], runs: Sequence[tuple[str, str]],
+           lazy: Sequence[str] = ()) -> str:
     """The chunk text: ``head`` (comment lines without the ``# `` prefix), the layout header, then
     each run's text (``(module, text)``, in execution order) with two blank lines between runs."""
     header = [f"# {line}" if line else "#" for line in head]
@@ -95,6 +100,7 @@ def render(head: Sequence[str], modules: Sequence[ChunkModule], runs: Sequence[t
     for m in modules:
         future = ",".join(m.future) or "-"
         header.append(f"# module: {m.name} {'package' if m.package else 'module'} {future} {m.path or '-'}")
+    header.extend(f"# lazy: {name}" for name in lazy)
     lineno = len(header) + len(runs) + 3  # the run lines, then two blank lines before the first run
     body: list[str] = []
     for module, text in runs:
@@ -122,6 +128,7 @@ def parse(text: str) -> ChunkLayout | None:
                                f"(this runtime reads {LAYOUT})", layout_at[0])
     modules: dict[str, ChunkModule] = {}
     runs: list[ChunkRun] = []
+    lazy: list[str] = []
     end = header[-1][0]
     for i, line in header:
         if m := _MODULE_RE.match(line):
@@ -136,6 +143,10 @@ def parse(text: str) -> ChunkLayout | None:
             if unknown:
                 raise ChunkLayoutError(f"module `{name}` names unknown __future__ features {unknown}", i)
             modules[name] = ChunkModule(name, m["kind"] == "package", future, m["path"])
+        elif m := _LAZY_RE.match(line):
+            if m["name"] not in modules or m["name"] in lazy:
+                raise ChunkLayoutError(f"lazy module `{m['name']}` is not declared, or named twice", i)
+            lazy.append(m["name"])
         elif m := _RUN_RE.match(line):
             run = ChunkRun(m["name"], int(m["first"]), int(m["last"]))
             if run.module not in modules:
@@ -145,6 +156,6 @@ def parse(text: str) -> ChunkLayout | None:
                 raise ChunkLayoutError(f"run lines {run.first}-{run.last} overlap the header or the run "
                                        f"before, or pass the end of the file", i)
             runs.append(run)
-        elif line.startswith(("# module:", "# run:")):
+        elif line.startswith(("# module:", "# run:", "# lazy:")):
             raise ChunkLayoutError(f"unreadable layout line {line!r}", i)
-    return ChunkLayout(tuple(modules.values()), tuple(runs))
+    return ChunkLayout(tuple(modules.values()), tuple(runs), tuple(lazy))

@@ -20,7 +20,9 @@ shadowed. So each bundled module is a fresh ``types.ModuleType``:
 
 The modules are created, wired to their packages (``shop.pricing`` an attribute of ``shop``) and
 registered before any run executes: an import cycle then finds its partly run module as Python
-finds it in ``sys.modules``. Each run is compiled with its module's ``from __future__`` features,
+finds it in ``sys.modules``. A module the layout names ``lazy`` (only an import inside a function
+reached it live) runs at its first use instead (``_defer``): an optional dependency it imports
+(``from fastapi import FastAPI`` in dbos's ``_fastapi``) is needed only where live code needed it. Each run is compiled with its module's ``from __future__`` features,
 all of them before the first executes, then executed in its module's ``__dict__`` in file
 order; after a module's last run its package attribute is set again (Python sets it when the
 module finishes loading, over whatever the package bound in between).
@@ -49,6 +51,7 @@ from __future__ import annotations
 import __future__
 
 import sys
+import threading
 import types
 from collections.abc import Callable
 from pathlib import Path
@@ -164,10 +167,70 @@ def run_modules(root: types.ModuleType, layout: ChunkLayout, text: str, path: Pa
         setattr(modules[parent] if parent else root, attr, module)
         sys.modules[module.__name__.key] = module  # type: ignore[attr-defined]
         registered.append(module.__name__.key)  # type: ignore[attr-defined]
+    lazy = set(layout.lazy)
     last = {run.module: i for i, run in enumerate(layout.runs)}
+    deferred: dict[str, list[types.CodeType]] = {}
     for i, (run, code) in enumerate(zip(layout.runs, codes)):
+        if run.module in lazy:
+            deferred.setdefault(run.module, []).append(code)
+            continue
         exec(code, modules[run.module].__dict__)
         if last[run.module] == i:
             parent, _, attr = run.module.rpartition(".")
             setattr(modules[parent] if parent else root, attr, modules[run.module])
+    for name in sorted(lazy):
+        _defer(name, modules, deferred.get(name, []))
     return modules
+
+
+#: one lock for every deferred module: a first use may come from any thread, as an import may
+_LAZY_LOCK = threading.RLock()
+
+
+def _defer(name: str, modules: dict[str, types.ModuleType], codes: list[types.CodeType]) -> None:
+    """Make ``modules[name]`` run ``codes`` at its first use: a module-level ``__getattr__``
+    (PEP 562), which every lookup of a name it lacks goes through (``from .m import x``,
+    ``m.x``), runs its lazy parent packages, then its runs, then answers the lookup (through the
+    module's own ``__getattr__`` if its code defines one). A run that raises leaves the hook in
+    place, so the next use runs it again, as the next import of a module that failed does."""
+    module = modules[name]
+    state = {"done": False}
+
+    def run() -> None:
+        with _LAZY_LOCK:
+            if state["done"]:
+                return
+            parent = name.rpartition(".")[0]
+            while parent:
+                hook = modules[parent].__dict__.get("__getattr__")
+                if getattr(hook, "__loom_deferred__", False):
+                    hook.__loom_run__()  # type: ignore[attr-defined]
+                parent = parent.rpartition(".")[0]
+            state["done"] = True
+            if module.__dict__.get("__getattr__") is __getattr__:
+                del module.__dict__["__getattr__"]
+            try:
+                for code in codes:
+                    exec(code, module.__dict__)
+            except BaseException:
+                state["done"] = False
+                module.__dict__.setdefault("__getattr__", __getattr__)
+                raise
+
+    def __getattr__(attr: str) -> Any:
+        if attr.startswith("__") and attr.endswith("__") and attr not in ("__all__", "__version__"):
+            raise AttributeError(attr)  # the import system's probes (``__path__``, ``__spec__``) run nothing
+        run()
+        try:
+            return module.__dict__[attr]
+        except KeyError:
+            pass
+        own = module.__dict__.get("__getattr__")
+        if own is not None and own is not __getattr__:
+            return own(attr)
+        raise AttributeError(f"module {str.__str__(module.__name__)!r} has no attribute {attr!r}")
+
+    __getattr__.__loom_deferred__ = True  # type: ignore[attr-defined]
+    __getattr__.__loom_run__ = run  # type: ignore[attr-defined]
+    module.__dict__["__getattr__"] = __getattr__
+

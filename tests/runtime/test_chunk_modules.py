@@ -64,6 +64,8 @@ def test_a_chunk_without_a_layout_line_is_the_one_namespace_layout():
      r"unknown __future__ features \['braces'\]", 5),
     (lambda t: re.sub(r"# run: loomtest_shop.pricing [0-9]+", "# run: loomtest_shop.pricing 3", t), r"overlap the header", 6),
     (lambda t: t.replace("# run: loomtest_shop.flows ", "# run: loomtest_shop.flows from "), r"unreadable layout line", 7),
+    (lambda t: t.replace("# run: loomtest_shop.pricing", "# lazy: loomtest_nope\n# run: loomtest_shop.pricing"),
+     r"lazy module `loomtest_nope` is not declared", 6),
 ])
 def test_a_malformed_header_is_refused_with_its_line(tmp_path, edit, why, line):
     text = edit(render([("loomtest_shop.pricing", PRICING_TEXT), ("loomtest_shop.flows", FLOWS_TEXT)]))
