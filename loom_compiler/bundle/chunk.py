@@ -60,7 +60,7 @@ from .chunk_file import Chunk, ChunkError, chunk_path_for, flow_slug, source_dig
 from .chunk_imports import FAIL, ImportSite, rewrite_imports
 from .chunk_memo import ChunkMemo
 from .chunk_order import Schedule, execution_order, import_schedule
-from .chunk_plan import ChunkPlan, PlannedModule, Statement, plan_chunk
+from .chunk_plan import ChunkPlan, PlannedModule, Statement, plan_chunk, statement_globals
 
 __all__ = ["Chunk", "ChunkError", "ChunkMemo", "chunk_path_for", "emit_chunk", "flow_slug", "source_digest"]
 
@@ -115,7 +115,7 @@ def emit_chunk(
         # each module's schedule, once per build (the same library modules in every chunk)
         import_schedules = {m: memo.get("schedule", (m, s.is_package, tuple((u.line, u.source) for u in s.units)),
                                         lambda s=s: import_schedule(s)) for m, s in summaries.items()}
-    runs = _runs(fp, plan, statements, import_schedules)
+    runs, lazy = _runs(fp, plan, statements, import_schedules)
     entry = f"{fp.module}.{fp.function}"
     sources = tuple(sorted({m.path for m in plan.modules.values() if m.path and any(
         s.module == m.name for s in statements.values())}))
@@ -129,25 +129,45 @@ def emit_chunk(
         *(f"  {p}" for p in sources),
     ]
     modules = [chunk_layout.ChunkModule(m.name, m.package, m.future, m.path) for _, m in sorted(plan.modules.items())]
-    text = chunk_layout.render(head, modules, runs)
+    text = chunk_layout.render(head, modules, runs, lazy=lazy)
     del chunk_path  # the chunk's place does not change its text
     return Chunk(fp.flow_id, fp.code_hash, entry, text, sources)
 
 
 def _rewritten(plan: ChunkPlan, memo: ChunkMemo) -> dict[str, Statement]:
     """Every statement with its first-party imports made relative (``chunk_imports``) and the
-    aliases nothing needs left out; a line of imports left with none is dropped."""
-    out: dict[str, Statement] = {}
-    for m in plan.modules.values():
-        for stmt in m.ordered():
-            text: str | None = stmt.text
-            if not stmt.live:
-                text = rewrite_imports(stmt.text, m.name, m.package, plan.first_party, _keep(plan, m, stmt),
-                                       where=stmt.origin, memo=memo)
-            if text is not None:
-                out[stmt.key] = Statement(stmt.module, stmt.key, stmt.line, stmt.seq, text, stmt.origin, stmt.binds,
-                                          soft=stmt.soft)
-    return out
+    aliases nothing needs left out; a line of imports left with none is dropped.
+
+    Leaving an alias out can take a name from its module that an import elsewhere counted on
+    (``dbos`` re-exports ``EnqueueOptions`` from ``dbos._client``, which dropped its own import of
+    it): so the names each module binds are read again from the rewritten text and the rewrite
+    repeats until they hold still (they only shrink; each pass is memoised)."""
+    while True:
+        out: dict[str, Statement] = {}
+        for m in plan.modules.values():
+            for stmt in m.ordered():
+                text: str | None = stmt.text
+                if not stmt.live:
+                    text = rewrite_imports(stmt.text, m.name, m.package, plan.first_party, _keep(plan, m, stmt),
+                                           where=stmt.origin, memo=memo)
+                if text is not None:
+                    out[stmt.key] = Statement(stmt.module, stmt.key, stmt.line, stmt.seq, text, stmt.origin,
+                                              stmt.binds, soft=stmt.soft)
+        by_module: dict[str, list[Statement]] = {}
+        for stmt in out.values():
+            by_module.setdefault(stmt.module, []).append(stmt)
+        settled = True
+        for m in plan.modules.values():
+            deferred = "annotations" in m.future
+            bound = frozenset().union(*(memo.get("globals", (deferred, st.text),
+                                                 lambda st=st: statement_globals(st.text, deferred)).bound
+                                        for st in by_module.get(m.name, ())))
+            kept = bound & m.bound  # a rewrite only takes names away
+            if kept != m.bound:
+                m.bound = kept
+                settled = False
+        if settled:
+            return out
 
 
 def _keep(plan: ChunkPlan, m: PlannedModule, stmt: Statement) -> Callable[[ImportSite], bool | str]:
@@ -172,11 +192,15 @@ def _keep(plan: ChunkPlan, m: PlannedModule, stmt: Statement) -> Callable[[Impor
 
 
 def _runs(fp: FlowFingerprint, plan: ChunkPlan, statements: Mapping[str, Statement],
-          schedules: Mapping[str, Schedule]) -> list[tuple[str, str]]:
-    """``(module, text)`` per stretch of consecutive statements of one module, in live order."""
+          schedules: Mapping[str, Schedule]) -> tuple[list[tuple[str, str]], list[str]]:
+    """``(module, text)`` per stretch of consecutive statements of one module, in live order; and
+    the modules only a lazy import reaches (importing the flow's module never runs them: the
+    loader runs them at their first use, as the lazy import did live)."""
     ordered = sorted(statements.values(), key=lambda s: (s.module, s.line, s.seq, s.key))
     uses = {m.name: m.imports for m in plan.modules.values()}
-    order = execution_order([(s.key, s.module, s.line) for s in ordered], fp.module, schedules, uses)
+    started: set[str] = set()
+    order = execution_order([(s.key, s.module, s.line) for s in ordered], fp.module, schedules, uses, started)
+    lazy = sorted({s.module for s in ordered} - started)
     runs: list[tuple[str, list[str]]] = []
     for key in order:
         stmt = statements[key]
@@ -184,4 +208,4 @@ def _runs(fp: FlowFingerprint, plan: ChunkPlan, statements: Mapping[str, Stateme
             module = plan.modules[stmt.module]
             runs.append((stmt.module, [f"# === module {stmt.module}" + (f" ({module.path})" if module.path else "")]))
         runs[-1][1].append(f"# {stmt.origin}\n{stmt.text.rstrip()}")
-    return [(module, "\n\n".join(parts)) for module, parts in runs]
+    return [(module, "\n\n".join(parts)) for module, parts in runs], lazy

@@ -125,11 +125,13 @@ def execution_order(
     start: str,
     schedules: Mapping[str, Schedule],
     uses: Mapping[str, Iterable[str]],
+    started_out: set[str] | None = None,
 ) -> list[str]:
     """The keys of ``members`` (``(key, module, line)``) in the order the live modules would
     define them when ``start`` is imported (see the module docstring). ``schedules``: the import
     schedule of each module known; ``uses``: for a module without one, the modules its members
-    use (assumed imported at its top)."""
+    use (assumed imported at its top). ``started_out`` receives the modules importing ``start``
+    runs; the others' members (reached only by a lazy import) are the ones that come last."""
     by_module: dict[str, list[tuple[int, str]]] = {}
     for key, module, line in members:
         by_module.setdefault(module, []).append((line, key))
@@ -182,5 +184,7 @@ def execution_order(
                 enter(targets[0])
 
     drive(start)
+    if started_out is not None:
+        started_out.update(started)
     late = sorted((module, line, key) for key, module, line in members if key not in rank)
     return sorted((key for key, _, _ in members if key in rank), key=rank.__getitem__) + [key for _, _, key in late]

@@ -66,7 +66,7 @@ from .chunk_file import ChunkError
 from .chunk_globals import ModuleGlobals, annotation_names, module_globals
 from .chunk_memo import ChunkMemo
 
-__all__ = ["ChunkPlan", "PlannedModule", "Statement", "plan_chunk"]
+__all__ = ["ChunkPlan", "PlannedModule", "Statement", "plan_chunk", "statement_globals"]
 
 _DEFINITION_KINDS = frozenset({"flow", "function", "class", "constant", "method"})
 #: names every module has without binding them
@@ -195,14 +195,18 @@ class _Planner:
         self.by_name = self._referenced_by_name()
 
     def _referenced_by_name(self) -> frozenset[tuple[str, str]]:
-        """``(module, name)`` of the module-level definitions the closure reaches as steps: a
-        step's body, and a child flow a framework references by name only (a Temporal
-        ``execute_child_workflow(Child.run)``, member ``...Child.run#child``), are not bundled,
-        so the chunk imports them live from where they are defined, like a step."""
+        """``(module, name)`` of the module-level definitions the chunk imports live from where
+        they are defined, like a step: a child flow a framework references by name only (a
+        Temporal ``execute_child_workflow(Child.run)``, member ``...Child.run#child``: no body
+        bundled), and the flow decorator when first-party code defines it."""
         out: set[tuple[str, str]] = set()
-        for member in self.fp.closure:
-            target = member.target
-            if member.kind != "step" or not target or not self.first_party(target):
+        targets = [m.target for m in self.fp.closure if m.kind == "step" and m.target]
+        # the flow decorator: outside the fingerprint by DESIGN (it is the engine), so, when the
+        # project's own code defines it (dbos-transact-py's tests with ``dbos`` first-party), the
+        # chunk imports it live like a step rather than find nothing to bind it to
+        targets.append(self.fp.decorator)
+        for target in targets:
+            if not self.first_party(target):
                 continue
             parts = target.split(".")
             depth = max((i for i in range(1, len(parts)) if ".".join(parts[:i]) in self.summaries), default=0)
@@ -406,7 +410,7 @@ class _Planner:
             annotated: set[str] = set()
             for stmt in list(m.statements.values()):
                 try:
-                    g = self.memo.get("globals", (deferred, stmt.text), lambda: _globals_of(stmt.text, deferred))
+                    g = self.memo.get("globals", (deferred, stmt.text), lambda: statement_globals(stmt.text, deferred))
                 except SyntaxError as exc:
                     raise ChunkError(
                         f"flow `{self.fp.flow_id}`: a statement bundled from `{name}` ({stmt.origin}) is not valid "
@@ -463,6 +467,13 @@ class _Planner:
         too, as ``get_type_hints`` finds it live. (A name the code uses is defined by closure
         members, by the fingerprint's construction; only its imports are the chunk's to add.)"""
         s = m.summary
+        if s is not None and (m.name, name) in self.by_name and not any(
+                u.kind == "step" and name in u.names for u in s.units):  # a step: the steps branch below
+            line = min((u.line for u in s.units if name in u.names), default=0)
+            self.add(m, Statement(m.name, f"{m.name}:by-name:{name}", line, 0,
+                                  f"from {m.name} import {name}  # live code: a child flow referenced by name, "
+                                  "or the flow decorator\n", f"{m.path}:{line}", live=True))
+            return True
         if s is not None:
             binding = [u for u in s.units if name in u.names and u.kind != "step"]
             imports = [u for u in binding if any(local == name for local, _ in u.aliases)]
@@ -478,12 +489,6 @@ class _Planner:
                                       f"from {m.name} import {name}  # a step: live code, its body is an effect\n",
                                       f"{m.path}:{u.line}", live=True))
             if steps:
-                return True
-            if (m.name, name) in self.by_name:
-                line = min((u.line for u in s.units if name in u.names), default=0)
-                self.add(m, Statement(m.name, f"{m.name}:by-name:{name}", line, 0,
-                                      f"from {m.name} import {name}  # referenced by name only (a child flow): "
-                                      "live code\n", f"{m.path}:{line}", live=True))
                 return True
             found = False
             for u in s.units:
@@ -586,7 +591,7 @@ def _imports_of(text: str) -> tuple[tuple[str | None, int, tuple[str, ...] | Non
     return tuple(out)
 
 
-def _globals_of(text: str, deferred: bool) -> ModuleGlobals:
+def statement_globals(text: str, deferred: bool) -> ModuleGlobals:
     """One statement's uses and binds; ``deferred``: its module defers annotations (so its
     annotations are no uses, as in the whole module). Raises ``SyntaxError``."""
     if deferred:

@@ -593,6 +593,22 @@ def _chunk_cases() -> list[ChunkCase]:
         log="from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from shop.cfg import Config\n\n\n"
             "def log(x):\n    return x.__name__\n",
         cfg="from shop.ser import Serializer\n\n\nclass Config:\n    s = Serializer\n"), 0))
+    # (found on dbos-transact-py) a re-export whose source drops the name: the package must drop it too
+    add(ChunkCase("re-export-of-a-name-its-source-module-leaves-out", project(
+        flow("return Client().n", "from shop.pkg import Client, Opts\n"),
+        pkg__init="from .client import Client, Opts\n",
+        pkg__client="from shop.opts import Opts as Opts\n\n\nclass Client:\n    n = 1\n",
+        opts="class Opts:\n    pass\n"), 0))
+    # (found on dbos-transact-py) a module only a lazy import reaches runs at its first use, as live:
+    # an optional dependency it imports is needed only on the path that imports it
+    lazy_h = ("LOG = []\n\n\ndef get(use):\n    if use:\n        from shop.opt import fancy\n        return fancy()\n"
+              "    return 'plain'\n")
+    add(ChunkCase("lazy-import-of-an-optional-dependency", project(
+        flow("return get(False)", "from shop.h import get\n"), h=lazy_h,
+        opt="import loomtest_not_installed_anywhere\n\n\ndef fancy():\n    return loomtest_not_installed_anywhere.x\n"), 0))
+    add(ChunkCase("lazily-imported-module-runs-at-its-first-use", project(
+        flow("before = list(LOG)\nx = get(True)\nreturn before, x, list(LOG)", "from shop.h import LOG, get\n"), h=lazy_h,
+        opt="from shop.h import LOG\n\nLOG.append('opt ran')\n\n\ndef fancy():\n    return len(LOG)\n"), 0))
     # held: renames that must not touch locals, parameters, class attributes
     add(ChunkCase("renamed-helper-beside-a-parameter-and-a-default", project(
         flow("return helper(o), use(o), use2(o)", "from shop.h import use, use2\n\n\ndef helper(x):\n    return x + 1\n"),

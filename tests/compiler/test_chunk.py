@@ -426,8 +426,8 @@ def test_a_child_workflow_referenced_by_name_is_imported_live_from_where_it_is_d
     assert report.ok, [str(e) for e in report.errors]
     entry = report.manifest.flows["Parent"].versions[report.manifest.flows["Parent"].current]
     text = (tmp_path / "build/loom" / entry.chunk).read_text()
-    assert "from shop.workflows import Child  # referenced by name only" in text
-    assert "from shop.children import Remote  # referenced by name only" in text
+    assert "from shop.workflows import Child  # live code: a child flow referenced by name" in text
+    assert "from shop.children import Remote  # live code: a child flow referenced by name" in text
     assert "class Child" not in text and "class Remote" not in text
     monkeypatch.syspath_prepend(str(tmp_path))  # the serving process has the live code (its steps, its children)
     try:
@@ -455,3 +455,28 @@ def test_a_name_the_package_lacked_stays_missing_when_the_live_tree_gains_the_mo
     assert "    raise ImportError(\"cannot import name 'fast' from 'shop'\", name='shop')\n" in text
     assert fn(Ctx(), 1) == "fallback"
     assert not [m for m in sys.modules if m == "shop" or m.startswith("shop.")]
+
+
+def test_a_flow_decorator_the_project_defines_is_imported_live_like_a_step(tmp_path, monkeypatch):
+    """The flow decorator is outside the fingerprint (the engine, DESIGN §6); when the project's own
+    code defines it (dbos-transact-py's tests, ``dbos`` first-party), the chunk had nothing to bind
+    it to (NameError at load): it is imported live, from where it is defined."""
+    for rel, text in {"shop/__init__.py": "",
+                      "shop/engine.py": "class Engine:\n    @staticmethod\n    def workflow():\n        return lambda f: f\n",
+                      "shop/flows.py": "from shop.engine import Engine\n\n\n@Engine.workflow()\ndef checkout(x):\n    return x + 1\n"}.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    report = build_project(LoomConfig(root=tmp_path, packages=("shop",), decorators=("shop.engine.Engine.workflow",)))
+    assert report.ok, [str(e) for e in report.errors]
+    entry = report.manifest.flows["shop.flows:checkout"].versions[report.manifest.flows["shop.flows:checkout"].current]
+    text = (tmp_path / "build/loom" / entry.chunk).read_text()
+    assert "from shop.engine import Engine  # live code: a child flow referenced by name, or the flow decorator\n" in text
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        path, data = chunks.read_verified_chunk(tmp_path / "build/loom", entry, flow_id=entry.entry, manifest_path="m.json")
+        module = chunks._execute(path, data, entry, flow_id="checkout")
+        fn = chunks._entry_attr(module, entry.entry, path=path, flow_id="checkout", code_hash=entry.code_hash)
+        assert fn(1) == 2 and fn.__globals__["Engine"] is sys.modules["shop.engine"].Engine
+    finally:
+        for name in [m for m in sys.modules if m.split(".")[0] == "shop"]:
+            sys.modules.pop(name)
