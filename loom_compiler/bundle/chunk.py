@@ -33,8 +33,9 @@ modules (``loom_runtime.chunks`` refuses a path through anything else).
 
 Known limits: a bundled module's statements the closure does not include are not run (by the
 fingerprint's soundness they cannot change the flow's result; their side effects, such as a log
-line or a third-party registration the flow never reads, do not happen at load); statements of a
-module reached only by a lazy import run when the chunk loads rather than at the call; a computed
+line or a third-party registration the flow never reads, do not happen at load); a module reached only by a lazy import runs at its first use
+(a ``lazy`` module of the layout), which is the call that imported it live unless another path
+touches it first (``dir()`` or ``vars()`` of it before any lookup see it empty); a computed
 import (``importlib.import_module(name)``, ``__import__``) reaches the live module of that name;
 ``__file__`` is the live module's file (``loom_runtime.chunk_modules``: data files next to it
 are read as live code reads them), the chunk's path where no live module of that name is found.

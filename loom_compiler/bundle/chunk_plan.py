@@ -43,8 +43,8 @@ What a bundled module does NOT run: its statements the closure does not include.
 fingerprint's soundness those cannot change what the flow computes; side effects they have live
 (a log line at import, a registration in a third-party registry the flow never reads) do not
 happen when a chunk loads. Statements it includes run exactly once, in the live order
-(``chunk_order``), imports of a module only reached by a lazy import included: they run when the
-chunk loads, not at the call that imported them live.
+(``chunk_order``); a module only a lazy import reaches runs at its first use, as live
+(``chunk._runs`` names it ``lazy`` in the layout).
 
 Rejected: one namespace for all modules with renames (``Color__shop_b``): every observable name,
 ``globals()``, ``sys.modules[__name__]``, stores into a module object and star imports behaved
