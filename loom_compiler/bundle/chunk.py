@@ -33,9 +33,10 @@ modules (``loom_runtime.chunks`` refuses a path through anything else).
 
 Known limits: a bundled module's statements the closure does not include are not run (by the
 fingerprint's soundness they cannot change the flow's result; their side effects, such as a log
-line or a third-party registration the flow never reads, do not happen at load); a module reached only by a lazy import runs at its first use
-(a ``lazy`` module of the layout), which is the call that imported it live unless another path
-touches it first (``dir()`` or ``vars()`` of it before any lookup see it empty); a computed
+line or a third-party registration the flow never reads, do not happen at load); a module reached only by a lazy ``from m import name`` runs at its
+first use (a ``lazy`` module of the layout), which is the call that imported it live unless
+another path touches it first (``dir()`` or ``vars()`` of it before any lookup see it empty),
+while one a lazy ``import shop.patch`` reaches (imported for its effects) runs at load; a computed
 import (``importlib.import_module(name)``, ``__import__``) reaches the live module of that name;
 ``__file__`` is the live module's file (``loom_runtime.chunk_modules``: data files next to it
 are read as live code reads them), the chunk's path where no live module of that name is found.
@@ -201,7 +202,9 @@ def _runs(fp: FlowFingerprint, plan: ChunkPlan, statements: Mapping[str, Stateme
     uses = {m.name: m.imports for m in plan.modules.values()}
     started: set[str] = set()
     order = execution_order([(s.key, s.module, s.line) for s in ordered], fp.module, schedules, uses, started)
-    lazy = sorted({s.module for s in ordered} - started)
+    # deferred only where each import of it asks it for a name (``from .opt import fancy``: the
+    # lookup that runs it is the import's own); ``import shop.patch`` runs it for its effects
+    lazy = sorted({s.module for s in ordered} - started - plan.imported_as_modules)
     runs: list[tuple[str, list[str]]] = []
     for key in order:
         stmt = statements[key]

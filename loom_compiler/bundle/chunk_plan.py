@@ -121,6 +121,9 @@ class ChunkPlan:
     modules: dict[str, PlannedModule]
     summaries: Mapping[str, ModuleSummary]
     first_party: Callable[[str], bool]
+    #: modules some bundled text imports as a module (``import a.b``, ``from a import b`` with
+    #: ``b`` a module): their running is the import's effect, so they are never deferred
+    imported_as_modules: frozenset[str] = frozenset()
 
     def available(self, module: str, name: str) -> bool:
         """Whether the chunk's ``module`` will hold ``name`` (or it is a submodule of it)."""
@@ -153,7 +156,7 @@ def plan_chunk(
     planner = _Planner(fp, summaries, first_party, module_imports or {}, memo if memo is not None else ChunkMemo())
     planner.closure_statements(class_source, class_line)
     planner.settle()
-    return ChunkPlan(planner.modules, summaries, first_party)
+    return ChunkPlan(planner.modules, summaries, first_party, frozenset(planner.as_modules))
 
 
 def _normalise(text: str) -> str:
@@ -193,6 +196,7 @@ class _Planner:
         self.tried: set[tuple[str, str]] = set()
         self.synthesized = 0
         self.by_name = self._referenced_by_name()
+        self.as_modules: set[str] = set()
 
     def _referenced_by_name(self) -> frozenset[tuple[str, str]]:
         """``(module, name)`` of the module-level definitions the chunk imports live from where
@@ -355,6 +359,7 @@ class _Planner:
         for module, level, names in imports:
             if names is None:
                 self.imported_module(m, module)
+                self.as_modules.update(".".join(module.split(".")[:i]) for i in range(1, module.count(".") + 2))
             else:
                 base = self.absolute(m, module, level)
                 if base is None or not self.first_party(base):
@@ -370,6 +375,7 @@ class _Planner:
                     full = f"{base}.{alias}"
                     if full in self.summaries:
                         self.imported_module(m, full)
+                        self.as_modules.add(full)
                     else:
                         self.modules[base].exports.add(alias)
                         self.dirty.add(base)
