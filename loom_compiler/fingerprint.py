@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from loom_runtime.definition import FlowDefinition
@@ -34,7 +34,7 @@ from .closure import ClosureGraph, Loader
 from .config import LoomConfig
 from .flow_ids import duplicate_id_errors
 from .hidden_flows import hidden_flow_errors
-from .model import FlowFingerprint, ModuleResult, SourceError
+from .model import FlowFingerprint, ModuleResult, ProjectResult, SourceError
 from .sources import DirectorySourceTree, SourceReadError, SourceTree, iter_python_files
 
 __all__ = [
@@ -55,18 +55,6 @@ class FlowsResult:
 
     def __iter__(self) -> Iterator[tuple]:  # ``flows, errors = fingerprint_flows(...)``
         return iter((self.flows, self.errors))
-
-
-@dataclass(frozen=True, slots=True)
-class ProjectResult:
-    flows: tuple[FlowFingerprint, ...]
-    errors: tuple[SourceError, ...]
-    #: every summary produced (flow modules and the first-party modules their closures reach)
-    summaries: Mapping[str, ModuleSummary] = field(default_factory=dict)
-
-    @property
-    def ok(self) -> bool:
-        return not self.errors
 
 
 def flow_definition(site: FlowSite, module: str) -> FlowDefinition:

@@ -11,12 +11,16 @@ changed.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from loom_runtime.definition import FlowDefinition
 
-__all__ = ["MemberKind", "ClosureMember", "FlowFingerprint", "SourceError", "ModuleResult"]
+if TYPE_CHECKING:
+    from .analysis import ModuleSummary
+
+__all__ = ["MemberKind", "ClosureMember", "FlowFingerprint", "SourceError", "ModuleResult", "ProjectResult"]
 
 #: ``flow``: the flow function itself; ``function``/``class``/``constant``: module-level
 #: definitions reached by name; ``method``: a sibling member reached through ``self.``/``cls.``;
@@ -99,3 +103,19 @@ class ModuleResult:
     module: str
     flows: tuple[FlowFingerprint, ...] = ()
     errors: tuple[SourceError, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectResult:
+    """A project's flows and errors (``fingerprint_project``, ``bundle.fingerprint_tree``). Here,
+    not in ``fingerprint``, so that a command served from the cache never imports the parser."""
+
+    flows: tuple[FlowFingerprint, ...]
+    errors: tuple[SourceError, ...]
+    #: every summary produced (flow modules and the first-party modules their closures reach);
+    #: empty from ``fingerprint_tree``
+    summaries: Mapping[str, ModuleSummary] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors

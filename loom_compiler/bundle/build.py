@@ -151,6 +151,8 @@ class _Built:
 @dataclass(slots=True)
 class _Collected:
     built: list[_Built] = field(default_factory=list)
+    #: the flows, when the pipeline fingerprints without emitting chunks (``emit=False``)
+    fingerprints: list[FlowFingerprint] = field(default_factory=list)
     errors: list[SourceError] = field(default_factory=list)
     #: modules whose analysis this tree's flows used (their closures' modules), and how many of
     #: them were parsed in this build; the rest came from ``.loom-cache``
@@ -158,9 +160,17 @@ class _Collected:
     parsed: int = 0
 
 
-#: A flow module's cache entry: ``(modules its closure asked for, with their sha256 or None when
-#: absent; its built versions; its errors)`` (see the module docstring, stage 2).
-FlowsEntry = tuple[tuple[tuple[str, Optional[str]], ...], tuple[_Built, ...], tuple[SourceError, ...]]
+#: The modules a flow module's closure computation asked for: ``(module, its path, the sha256 of
+#: its bytes)``, path and sha None when absent. The path counts as well as the bytes: the same
+#: bytes moved from ``shop/util.py`` to ``shop/util/__init__.py`` resolve their relative imports
+#: elsewhere.
+Deps = tuple[tuple[str, Optional[str], Optional[str]], ...]
+#: A flow module's cache entry: ``(deps, its built versions, its errors)`` (see the module
+#: docstring, stage 2).
+FlowsEntry = tuple[Deps, tuple[_Built, ...], tuple[SourceError, ...]]
+#: What ``loom fingerprint``, ``diff``, ``check`` and ``version`` cache per flow module when no
+#: build entry serves it (``fingerprint_tree``): ``(deps, its flows, its errors)``.
+FingerprintsEntry = tuple[Deps, tuple[FlowFingerprint, ...], tuple[SourceError, ...]]
 
 
 def _ModuleSummary() -> type:  # noqa: N802 - the class, imported when a flow is fingerprinted (libcst)
@@ -365,7 +375,8 @@ def _collect_all(pipeline: _Pipeline, tree: SourceTree | None, config: LoomConfi
     return current, history
 
 
-def _collect_stable(pipeline: _Pipeline, tree: SourceTree | None, config: LoomConfig) -> _Collected:
+def _collect_stable(pipeline: _Pipeline, tree: SourceTree | None, config: LoomConfig, *,
+                    label: str = "loom build") -> _Collected:
     """The working tree's flows, from a tree that did not move while it was read.
 
     After collecting, every file read and directory listed is checked against its signature when
@@ -379,7 +390,7 @@ def _collect_stable(pipeline: _Pipeline, tree: SourceTree | None, config: LoomCo
         attempt += 1
         source = tree if tree is not None else DirectorySourceTree(config=config)
         parsed, refingerprinted = len(pipeline.parsed), len(pipeline.refingerprinted)
-        got = pipeline.collect(source, label="loom build")
+        got = pipeline.collect(source, label=label)
         changed = getattr(source, "changed", None)
         moved = changed() if changed is not None else ()
         if not moved:
@@ -390,8 +401,8 @@ def _collect_stable(pipeline: _Pipeline, tree: SourceTree | None, config: LoomCo
         shown = ", ".join(moved[:5]) + (f" and {len(moved) - 5} more" if len(moved) > 5 else "")
         got.errors.append(SourceError(
             moved[0], 0, 0,
-            f"the source tree changed while the build read it ({shown}; {attempt} attempt(s)); nothing was written. "
-            "Build again once the checkout is quiet", code="changed"))
+            f"the source tree changed while {label} read it ({shown}; {attempt} attempt(s)); nothing was written. "
+            "Run it again once the checkout is quiet", code="changed"))
         return got
 
 
@@ -499,9 +510,14 @@ class _Source:
 
 
 class _Pipeline:
+    """The per-tree stages. ``emit=False`` (``fingerprint_tree``) stops at the fingerprints: it
+    reads the build's entries of a flow module when they are fresh and complete, else entries of
+    its own (``FingerprintsEntry``), and never emits a chunk."""
+
     def __init__(self, config: LoomConfig, cache: SummaryCache, *, jobs: int | None, progress: Progress,
-                 hide: str | None = None) -> None:
+                 hide: str | None = None, emit: bool = True) -> None:
         self.config = config
+        self.emit = emit
         self.hide = hide
         self.cache = cache
         self.jobs = jobs
@@ -608,8 +624,8 @@ class _Pipeline:
         stale: list[str] = []
         cached: dict[str, tuple[Any, ...]] = {}
         for module in candidates:
-            entry = self.cache.get(self._flows_key(src, module), FlowsEntry)
-            if entry is not None and all(src.sha(m) == sha for m, sha in entry[0]):
+            entry = self._cached(src, module)
+            if entry is not None:
                 cached[module] = entry
             else:
                 stale.append(module)
@@ -631,12 +647,15 @@ class _Pipeline:
                 deps, built, errors = cached[module]
             else:
                 deps, built, errors = self._fingerprint_module(src, memo, module)
-                self.cache.put(self._flows_key(src, module), (deps, built, errors), FlowsEntry)
+                if self.emit:
+                    self.cache.put(self._flows_key(src, module), (deps, built, errors), FlowsEntry)
+                else:
+                    self.cache.put(self._fingerprints_key(src, module), (deps, built, errors), FingerprintsEntry)
                 if built or errors:
                     self.refingerprinted.append(module)
-            result.built.extend(built)
+            (result.built if self.emit else result.fingerprints).extend(built)
             result.errors.extend(errors)
-            result.modules.update(m for m, sha in deps if sha is not None and m != LISTING)
+            result.modules.update(m for m, _path, sha in deps if sha is not None and m != LISTING)
         result.errors.extend(src.errors.values())
         result.modules.update(self.parsed[parsed_before:])
         result.parsed = len(self.parsed) - parsed_before
@@ -647,6 +666,34 @@ class _Pipeline:
         return cache_key(config_digest=self.config.digest, module=module, path=src.path(module) or "",
                          content_sha256=src.sha(module) or "", kind="flows", value_type=FlowsEntry)
 
+    def _fingerprints_key(self, src: _Source, module: str) -> str:
+        return cache_key(config_digest=self.config.digest, module=module, path=src.path(module) or "",
+                         content_sha256=src.sha(module) or "", kind="fingerprints", value_type=FingerprintsEntry)
+
+    def _cached(self, src: _Source, module: str) -> tuple[Any, ...] | None:
+        """A fresh cache entry of ``module``'s flows (every module it asked for unchanged), as the
+        pipeline's result: built versions, or with ``emit=False`` their fingerprints."""
+        entry = self.cache.get(self._flows_key(src, module), FlowsEntry)
+        if entry is not None and self._fresh(src, entry[0]):
+            if self.emit:
+                return entry
+            # a version whose chunk failed is not in the entry: its flow must be fingerprinted
+            if not any(e.code == "bundle" for e in entry[2]):
+                return entry[0], tuple(b.fp for b in entry[1]), entry[2]
+        if not self.emit:
+            own = self.cache.get(self._fingerprints_key(src, module), FingerprintsEntry)
+            if own is not None and self._fresh(src, own[0]):
+                return own
+        return None
+
+    @staticmethod
+    def _fresh(src: _Source, deps: Deps) -> bool:
+        return all(src.path(m) == path and src.sha(m) == sha for m, path, sha in deps)
+
+    @staticmethod
+    def _deps(src: _Source, modules: Iterable[str]) -> Deps:
+        return tuple((m, src.path(m), src.sha(m)) for m in sorted(modules))
+
     def _fingerprint_module(self, src: _Source, memo: dict[str, Any], module: str) -> tuple[Any, ...]:
         requested: set[str] = {module}
 
@@ -656,11 +703,10 @@ class _Pipeline:
 
         summary = self.summary(src, memo, module)
         if isinstance(summary, SourceError):
-            deps = tuple((m, src.sha(m)) for m in sorted(requested))
-            return deps, (), (summary,)
+            return self._deps(src, requested), (), (summary,)
         assert summary is not None
         if not summary.flows and not summary.errors and not summary.foreign_decorators:
-            return ((module, src.sha(module)),), (), ()
+            return self._deps(src, [module]), (), ()
         from ..fingerprint import fingerprint_flows
         from ..step_ids import undeclared_step_ids
 
@@ -669,6 +715,8 @@ class _Pipeline:
             return src.module_names()
 
         flows, errors = fingerprint_flows({module: summary}, self.config, loader=loader, modules=listing)
+        if not self.emit:
+            return self._deps(src, requested), flows, errors
         built: list[_Built] = []
         errs = list(errors)
         for fp in flows:
@@ -679,8 +727,7 @@ class _Pipeline:
                 continue
             built.append(_Built(fp, chunk, src.sha(module) or "", closure_source_digests(fp, src.sha),
                                 undeclared_step_ids(fp)))
-        deps = tuple((m, src.sha(m)) for m in sorted(requested))
-        return deps, tuple(built), tuple(errs)
+        return self._deps(src, requested), tuple(built), tuple(errs)
 
     def _emit(self, fp: FlowFingerprint, summary: ModuleSummary, summaries: Mapping[str, ModuleSummary]) -> Chunk:
         """The chunk of ``fp``; ``summaries`` (every module its closure computation read) hold the

@@ -164,6 +164,7 @@ def write_entries(directory: Path | str, entries: dict[str, bytes]) -> None:
         os.makedirs(sub, exist_ok=True)
     except OSError:
         return
+    _ignore_in_git(os.fspath(directory))
     # pid + thread id: unique among concurrent writers, cheaper than mkstemp's retries
     suffix = f".{os.getpid()}.{threading.get_ident()}.tmp"
     for key, data in entries.items():
@@ -181,3 +182,25 @@ def write_entries(directory: Path | str, entries: dict[str, bytes]) -> None:
                 raise
         except OSError:
             continue
+
+
+#: what ``.loom-cache/.gitignore`` holds: git ignores the whole directory, whichever command made
+#: it (``loom fingerprint``/``check``/``version`` write the cache too, in checkouts whose own
+#: ``.gitignore`` never heard of it: a pre-commit hook must not leave the tree dirty)
+GITIGNORE = b"# written by loom-toolchain: the cache is never committed\n*\n"
+
+
+def _ignore_in_git(directory: str) -> None:
+    path = os.path.join(directory, ".gitignore")
+    if os.path.exists(path):
+        return
+    tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(GITIGNORE)
+        os.replace(tmp, path)
+    except OSError:  # a read-only checkout: the entries were not written either
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass

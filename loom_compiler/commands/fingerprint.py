@@ -1,6 +1,8 @@
 """``loom fingerprint PATH... [--json] [--explain FLOW]``: print every flow's code fingerprint.
 
-A thin shell over ``loom_compiler.fingerprint_project``. The configuration is found by walking up
+A thin shell over ``bundle.fingerprint_tree`` for the whole project (the build's ``.loom-cache``:
+an unchanged tree is served without parsing) and ``loom_compiler.fingerprint_project`` for files
+or directories named on their own. The configuration is found by walking up
 from the first PATH (so ``loom fingerprint examples/shop`` uses that project's ``[tool.loom]``
 whatever the working directory), falling back to the working directory; flags override it.
 Exit status: 0 when every file was fingerprinted, 1 when any error was reported (the flows that
@@ -111,7 +113,6 @@ def fingerprint_command(
     from loom_runtime.errors import ConfigError
 
     from ..config import load_config, scan_notice
-    from ..fingerprint import fingerprint_project
 
     start = root or (paths[0] if paths else Path.cwd())
     try:
@@ -129,7 +130,15 @@ def fingerprint_command(
     notice = scan_notice(config, "loom fingerprint", paths)
     if notice:
         click.echo(notice, err=True)
-    result = fingerprint_project(list(paths) or [config.root], config)
+    if all(Path(p).resolve() == config.root.resolve() for p in paths):
+        # the whole project (a pre-commit hook's call): through the build's cache
+        from ..bundle.fingerprint_tree import fingerprint_tree
+
+        result = fingerprint_tree(config)
+    else:  # files or directories named on their own: each file named is parsed, flow marker or not
+        from ..fingerprint import fingerprint_project
+
+        result = fingerprint_project(list(paths), config)
     if explain is not None:
         matches = [f for f in result.flows if explain in (f.flow_id, f.function, f"{f.module}.{f.function}")]
         if not matches:

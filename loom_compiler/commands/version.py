@@ -34,11 +34,11 @@ def project_version(path: Path, *, framework: str | None = None) -> tuple[Projec
     """(the version of the project at ``path`` or None, the error lines)."""
     from loom_runtime.version import ProjectVersion, project_version_id
 
+    from ..bundle.fingerprint_tree import fingerprint_tree
     from ..config import load_config
-    from ..fingerprint import fingerprint_project
 
     config = load_config(path, framework=framework)
-    result = fingerprint_project([config.root], config)
+    result = fingerprint_tree(config)  # through the build's cache: a warm run parses nothing
     errors = [str(e) for e in result.errors]
     if errors:
         return None, errors

@@ -38,7 +38,6 @@ from loom_runtime.manifest import Manifest
 
 from ..canonical import SCHEME
 from ..config import LoomConfig
-from ..fingerprint import fingerprint_project
 from ..model import FlowFingerprint, SourceError
 from ..sources import DirectorySourceTree, SourceReadError, SourceTree
 from .code import readable
@@ -202,7 +201,11 @@ def scan_config(config: LoomConfig) -> LoomConfig:
 
 
 def snapshot_tree(label: str, tree: SourceTree, config: LoomConfig) -> Snapshot:
-    result = fingerprint_project(tree, config)
+    # through the build's content-addressed cache (``bundle.fingerprint_tree``): a pre-commit
+    # ``loom check`` on an unchanged tree parses nothing
+    from ..bundle.fingerprint_tree import fingerprint_tree
+
+    result = fingerprint_tree(config, tree)
     return snapshot_from_fingerprints(label, result.flows, result.errors, tree=tree)
 
 

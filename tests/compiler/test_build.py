@@ -502,7 +502,7 @@ def test_a_tree_that_keeps_moving_fails_the_build_naming_what_moved(project: Pat
     report = build(project)
     assert not report.ok and report.manifest is None
     (err,) = [e for e in report.errors if e.code == "changed"]
-    assert err.path == "shop/util.py" and "changed while the build read it" in err.message
+    assert err.path == "shop/util.py" and "changed while loom build read it" in err.message
     assert "3 attempt(s)" in err.message
 
 
