@@ -1,6 +1,6 @@
 """Benchmark ``loom build`` on a generated package: cold, no-change, one-flow edit, parse floor.
 
-Usage: ``.venv/bin/python benchmarks/bench_build.py [--modules 1000] [--flows 100] [--jobs N]``
+Usage: ``.venv/bin/python benchmarks/bench_build.py [--modules 1200] [--flows 120] [--jobs N]``
 
 The generated project looks like an application that has a workflow layer inside it:
 
@@ -11,17 +11,20 @@ The generated project looks like an application that has a workflow layer inside
 * ``benchapp/app/mod_NNN.py``: the rest of the application (models, views, utilities), about 50
   lines each, never reached by a flow.
 
-Figures (one process, one run, wall clock):
+Figures (wall clock, one run; each ratio against a baseline measured in the same run):
 
-* **parse floor**: ``libcst.parse_module`` of the flow files alone (decode + parse, no analysis);
+* **parse floor**: ``libcst.parse_module`` of every module the cold build must parse (the flow
+  files and the helpers their closures reach: ``BuildReport.parsed``), decode + parse, no analysis;
 * **cold**: ``build_project`` with no cache and no output directory, with ``loom build``'s default
   ``--jobs`` (automatic: worker processes for a large parse) unless ``--jobs`` is given; with the
   default, a serial cold build (``--jobs 1``) is measured too, with its breakdown;
 * **no-change**: the same build again (cache warm, nothing edited);
-* **one-flow edit**: one flow module's body edited, then built.
+* **one-flow edit**: one flow module's body edited, then built;
+* the same three as **whole processes** (``python -m loom_compiler build -q`` in a fresh
+  interpreter, what a user or a CI step waits for: start-up and imports included).
 
-Targets: no-change <= 10 % of cold, one-edit <= 25 % of cold, cold <= 2x the parse floor.
-Ratios are against baselines measured in the same run (never absolute times).
+Targets (issue 18): no-change <= 6 % of cold, one-edit <= 15 % of cold, cold <= 1.5x the parse
+floor; the process figures are judged against the process cold build.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import argparse
 import importlib.metadata
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -280,8 +284,8 @@ def _instrument(spent: dict[str, float]):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--modules", type=int, default=1000)
-    parser.add_argument("--flows", type=int, default=100)
+    parser.add_argument("--modules", type=int, default=1200)
+    parser.add_argument("--flows", type=int, default=120)
     parser.add_argument("--jobs", type=int, default=None, help="default: loom build's own (automatic)")
     args = parser.parse_args()
 
@@ -291,11 +295,11 @@ def main() -> None:
         total_modules = len(list(tmp.rglob("*.py")))
         config = load_config(tmp)
 
-        def parse_floor() -> None:
-            for path in flow_files:
-                libcst.parse_module(path.read_bytes().decode("utf-8"))
+        must_parse: list[Path] = []
 
-        floor, _ = timed(parse_floor)
+        def parse_floor() -> None:
+            for path in must_parse:
+                libcst.parse_module(path.read_bytes().decode("utf-8"))
 
         def serial_cold() -> tuple[float, dict[str, float], Any]:
             spent = {"parse": 0.0, "analyse": 0.0}
@@ -320,6 +324,9 @@ def main() -> None:
                 serial_seconds, spent, _ = serial_cold()
         assert len(report.flows) == args.flows, len(report.flows)
         parsed_cold = len(report.parsed)
+        must_parse[:] = [tmp / (m.replace(".", "/") + ".py") if (tmp / (m.replace(".", "/") + ".py")).is_file()
+                         else tmp / m.replace(".", "/") / "__init__.py" for m in report.parsed]
+        floor, _ = timed(parse_floor)  # right after the cold build: under the same load
         nochange, report2 = timed(lambda: build_project(config, jobs=args.jobs))
         assert report2.ok and not report2.written, report2.written
         target = flow_files[len(flow_files) // 2]
@@ -327,13 +334,33 @@ def main() -> None:
         edit, report3 = timed(lambda: build_project(config, jobs=args.jobs))
         assert report3.ok and len(report3.new_versions) == 1, report3.new_versions
 
+        # the same as whole processes, as a user or a CI step runs them: wall time, and CPU time
+        # (user + system of the process and the workers it waited for, ``os.wait4``), which a
+        # loaded machine inflates far less than wall time
+        def process() -> float:
+            command = [sys.executable, "-m", "loom_compiler", "build", "-q"]
+            if args.jobs is not None:
+                command += ["--jobs", str(args.jobs)]
+            env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # bytecode cached, as users run it
+            proc = subprocess.Popen(command, cwd=tmp, stdout=subprocess.DEVNULL, env=env)
+            _pid, status, usage = os.wait4(proc.pid, 0)
+            assert os.waitstatus_to_exitcode(status) == 0, status
+            return usage.ru_utime + usage.ru_stime
+
+        shutil.rmtree(tmp / ".loom-cache")
+        shutil.rmtree(tmp / "build")
+        p_cold, c_cold = timed(process)
+        p_nochange, c_nochange = timed(process)
+        target.write_text(target.read_text().replace('CURRENCY = "USD"', 'CURRENCY = "GBP"'))
+        p_edit, c_edit = timed(process)
+
         jobs = "auto" if args.jobs is None else args.jobs
         print(f"loom build benchmark: {total_modules} modules, {args.flows} flows, jobs={jobs}")
         print(f"  python {sys.version.split()[0]}, libcst {importlib.metadata.version('libcst')}, "
               f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the end")
-        print(f"  parse floor (libcst.parse_module of the {len(flow_files)} flow files): {floor:8.3f} s")
+        print(f"  parse floor (libcst.parse_module of the {len(must_parse)} modules parsed): {floor:8.3f} s")
         print(f"  cold build ({parsed_cold} modules parsed):                 {cold:8.3f} s"
-              f"  = {cold / floor:5.2f}x floor   (target <= 2.00x)")
+              f"  = {cold / floor:5.2f}x floor   (target <= 1.50x)")
         if spent is not None:
             if args.jobs != 1:
                 print(f"  cold build, serial (--jobs 1):                     {serial_seconds:8.3f} s"
@@ -343,11 +370,18 @@ def main() -> None:
                   f"{spent['analyse'] - spent['parse']:.3f} s, everything else (scan, closures, chunks, "
                   f"cache, writes) {rest:.3f} s")
         print(f"  no-change rebuild:                                 {nochange:8.3f} s"
-              f"  = {100 * nochange / cold:5.1f}% of cold (target <= 10%)")
+              f"  = {100 * nochange / cold:5.1f}% of cold (target <= 6%)")
         print(f"  one-flow edit rebuild ({len(report3.parsed)} parsed):                {edit:8.3f} s"
-              f"  = {100 * edit / cold:5.1f}% of cold (target <= 25%)")
-        ok = cold <= 2 * floor and nochange <= 0.10 * cold and edit <= 0.25 * cold
-        print(f"  targets: {'all met' if ok else 'MISSED'}")
+              f"  = {100 * edit / cold:5.1f}% of cold (target <= 15%)")
+        print(f"  whole process (`loom build -q`): cold {p_cold:.3f} s = {p_cold / floor:5.2f}x floor, "
+              f"no-change {p_nochange:.3f} s = {100 * p_nochange / p_cold:5.1f}% of cold, "
+              f"one-flow edit {p_edit:.3f} s = {100 * p_edit / p_cold:5.1f}% of cold")
+        print(f"    CPU time of those processes: cold {c_cold:.3f} s, no-change {c_nochange:.3f} s = "
+              f"{100 * c_nochange / c_cold:5.1f}%, one-flow edit {c_edit:.3f} s = {100 * c_edit / c_cold:5.1f}%")
+        ok = cold <= 1.5 * floor and nochange <= 0.06 * cold and edit <= 0.15 * cold
+        ok_process = p_nochange <= 0.06 * p_cold and p_edit <= 0.15 * p_cold
+        print(f"  targets: {'all met' if ok else 'MISSED'} in process; "
+              f"{'met' if ok_process else 'MISSED'} as whole processes (no-change, one-edit)")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

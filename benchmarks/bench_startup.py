@@ -39,9 +39,14 @@ def loom_command() -> list[str]:
     return [found] if found else [sys.executable, "-m", "loom_compiler"]
 
 
+#: the children's environment: bytecode cached, as users run ``loom`` (a development shell with
+#: PYTHONDONTWRITEBYTECODE=1 would compile every module of every process from source)
+_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def _once(argv: list[str]) -> float:
     start = time.perf_counter()
-    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, cwd=ROOT)
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, cwd=ROOT, env=_ENV)
     return time.perf_counter() - start
 
 

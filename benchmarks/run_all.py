@@ -47,6 +47,8 @@ BENCHMARKS: dict[str, tuple[str, list[str], list[str]]] = {
     "deploy-check": ("bench_deploy_check.py", [], ["--executions", "1000", "--repeat", "2"]),
     "workers": ("bench_workers.py", [], ["--steps", "200", "--executions", "200", "--repeat", "1", "--idle", "10"]),
     "startup": ("bench_startup.py", [], ["--repeat", "3"]),
+    "hook": ("bench_hook.py", [], ["--repeat", "3"]),
+    "big-module": ("bench_big_module.py", [], ["--megabytes", "0.5", "--repeat", "1"]),
 }
 
 

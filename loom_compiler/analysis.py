@@ -320,7 +320,9 @@ class _Analyser:
     ) -> None:
         self.tree = tree
         self.text = text
-        self.layout = _Layout(tree, text, syntax)
+        # nested flows can only be where a flow decorator's name is spelled (``precheck``)
+        self.may_nest = all_functions or might_define_flows(text.encode("utf-8", "surrogatepass"), config)
+        self.layout = _Layout(tree, text, syntax, nested=self.may_nest)
         self.module = module
         self.path = path
         self.config = config
@@ -341,8 +343,6 @@ class _Analyser:
         self._import_errors: set[int] = set()
         self.nested_units: set[int] = set()  # module-level statements holding a flow reported as nested
         self._class_effects: dict[int, tuple[set[str], set[str]]] = {}
-        # nested flows can only be where a flow decorator's name is spelled (``precheck``)
-        self.may_nest = all_functions or might_define_flows(text.encode("utf-8", "surrogatepass"), config)
 
     # -- positions (computed only when a flow or an error needs one) -----------------------------
     def position(self, node: cst.CSTNode) -> tuple[int, int]:
@@ -1247,10 +1247,15 @@ class _Layout:
     libcst code generation is used instead.
     """
 
-    def __init__(self, tree: cst.Module, text: str, syntax: ast.Module | None = None) -> None:
+    def __init__(self, tree: cst.Module, text: str, syntax: ast.Module | None = None, *, nested: bool = False) -> None:
         self.tree = tree
         self.spans: dict[int, tuple[int, int]] = {}  # id(cst stmt) -> (first line incl. decorators, last line)
         self.heads: dict[int, tuple[int, int]] = {}  # id(cst stmt) -> (line, column) of its keyword
+        #: with ``nested``: id(module-level cst stmt) -> the decorated defs inside it, in source
+        #: order, as (NFKC name, line, 0-based column of ``def``/``async``) from CPython's tree
+        self.nested: dict[int, list[tuple[str, int, int]]] = {}
+        self._nested_cst: dict[int, dict[int, int]] = {}  # the same defs' cst nodes: id(node) -> index
+        self._want_nested = nested
         self._wrapper: Mapping[cst.CSTNode, object] | None = None
         self._within: dict[int, tuple[Mapping[cst.CSTNode, object], int] | None] = {}
         self.lines: list[str] = []
@@ -1278,6 +1283,11 @@ class _Layout:
             start = min([first.lineno, *(d.lineno for d in decorators)])
             self.spans[id(stmt)] = (start, last.end_lineno or last.lineno)
             self.heads[id(stmt)] = (first.lineno, first.col_offset)
+            if self._want_nested and n == 1:
+                found: list[tuple[str, int, int]] = []
+                _ast_decorated_defs(first, found)
+                if found:
+                    self.nested[id(stmt)] = found
             if isinstance(stmt, cst.ClassDef) and isinstance(first, ast.ClassDef):
                 inner = stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else stmt.body.body
                 self._align(inner, first.body)
@@ -1293,8 +1303,18 @@ class _Layout:
         newline, so its columns are the file's; its lines are shifted by where its keyword is
         (``heads``, CPython's line, which libcst's position of a statement also starts at). A pass
         over the whole module, for a nested flow's error in a 2,000-line test file, cost about
-        two parses of it (38 of 66 s of ``loom fingerprint`` on dbos-transact-py's tests)."""
+        two parses of it (38 of 66 s of ``loom fingerprint`` on dbos-transact-py's tests).
+
+        A decorated ``def`` (a nested flow's error) needs no pass at all: it is the k-th decorated
+        def inside ``stmt`` in source order in libcst's tree and in CPython's (``nested``), whose
+        position is known; the names must agree one to one, else the pass decides. The pass over
+        one big test function still cost twice its parse (41 of 78 s of analysis on dbos-transact-py)."""
         key = id(stmt)
+        defs = self.nested.get(key)
+        if defs is not None and type(node) is cst.FunctionDef:
+            found_def = self._nested_def(stmt, node, defs)
+            if found_def is not None:
+                return found_def
         if key not in self._within:
             self._within[key] = None
             head = self.heads.get(key)
@@ -1315,6 +1335,23 @@ class _Layout:
         if rng is None:
             return None
         return rng.start.line + shift, rng.start.column  # type: ignore[attr-defined]
+
+    def _nested_def(self, stmt: cst.CSTNode, node: cst.FunctionDef, defs: list[tuple[str, int, int]]) -> tuple[int, int] | None:
+        key = id(stmt)
+        index = self._nested_cst.get(key)
+        if index is None:
+            nodes: list[cst.FunctionDef] = []
+            _cst_decorated_defs(stmt, nodes)
+            aligned = len(nodes) == len(defs) and all(nfkc(n.name.value) == d[0] for n, d in zip(nodes, defs))
+            index = self._nested_cst[key] = {id(n): i for i, n in enumerate(nodes)} if aligned else {}
+        i = index.get(id(node))
+        if i is None:
+            return None
+        _name, line, column = defs[i]
+        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        if not text.isascii():  # CPython's columns count UTF-8 bytes, libcst's characters
+            column = len(text.encode("utf-8", "surrogatepass")[:column].decode("utf-8", "replace"))
+        return line, column
 
     def source(self, stmt: cst.CSTNode) -> tuple[str, int]:
         """(original text with leading comments, first line) of a module- or class-level statement."""
@@ -1352,3 +1389,26 @@ def _strip_blank_head(code: str) -> str:
 
 def _sorted(items: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(set(items)))
+
+
+_AST_BLOCKS = ("body", "orelse", "handlers", "finalbody", "cases")
+
+
+def _ast_decorated_defs(node: ast.AST, out: list[tuple[str, int, int]]) -> None:
+    """The decorated function definitions strictly inside ``node``, in source order (statement
+    blocks only: a definition is never inside an expression). Recursive: as deep as the
+    statement nesting, which CPython's parser bounded already."""
+    for field_name in _AST_BLOCKS:
+        for child in getattr(node, field_name, ()):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) and child.decorator_list:
+                out.append((child.name, child.lineno, child.col_offset))
+            _ast_decorated_defs(child, out)
+
+
+def _cst_decorated_defs(node: cst.CSTNode, out: list[cst.FunctionDef]) -> None:
+    """``_ast_decorated_defs`` over libcst's tree (``child_nodes`` keeps field order: source order)."""
+    for child in child_nodes(node):
+        if isinstance(child, _STATEMENT_PARTS):
+            if type(child) is cst.FunctionDef and child.decorators:
+                out.append(child)
+            _cst_decorated_defs(child, out)

@@ -35,6 +35,7 @@ from .config import LoomConfig
 from .flow_ids import duplicate_id_errors
 from .hidden_flows import hidden_flow_errors
 from .model import FlowFingerprint, ModuleResult, ProjectResult, SourceError
+from .precheck import spells_a_marker_in_code
 from .sources import DirectorySourceTree, SourceReadError, SourceTree, iter_python_files
 
 __all__ = [
@@ -216,8 +217,9 @@ def fingerprint_project(
         if data is None:
             errors.append(SourceError(path, 0, 0, "cannot read file", code="io"))
             continue
-        if not all_functions and module not in asked and not might_define_flows(data, config):
-            continue
+        if not all_functions and module not in asked and not (
+                might_define_flows(data, config) and spells_a_marker_in_code(data, config)):
+            continue  # no flow decorator spelled in its code: parsed only if a closure reaches it
         result = analyse_module(data, module=module, path=path, config=config, all_functions=all_functions)
         if isinstance(result, SourceError):
             errors.append(result)

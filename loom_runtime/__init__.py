@@ -5,76 +5,144 @@ the code they started with (D2), and the durable execution core with divergence 
 step-family replay-check (D4); flows and steps may be ``async def`` (DESIGN §9).
 """
 
-# Authoring
-from .definition import RESERVED_GATE, Backoff, FlowDefinition, StepDefinition, flow, non_retryable, step
-from .context import Context
-from .context_async import AsyncContext
+# Every name is loaded on first use (PEP 562): ``import loom_runtime`` costs nothing until a name is
+# asked for, and ``from loom_runtime import flow, Context`` loads those modules only. Start-up is
+# what every ``loom`` command and every process importing one submodule (``loom_runtime.errors``,
+# ``.manifest``) pays: loading the whole runtime (its journals, the async drive loop, asyncio)
+# eagerly was most of a warm ``loom fingerprint`` (~110 ms of ~250 ms). Rejected: keeping eager
+# imports for the authoring names only (``flow``, ``Context`` pull in most of the runtime anyway).
 
-# Errors: one root, LoomError
-from .errors import (
-    ChunkIntegrityError,
-    ConfigError,
-    ExecutionNotFoundError,
-    ExecutionStateError,
-    FencingError,
-    FlowCodeMismatchError,
-    FlowDefinitionError,
-    FlowDivergenceError,
-    FlowNotFoundError,
-    FlowRemovedError,
-    FlowReplayDivergenceError,
-    FlowUsageError,
-    JournalError,
-    JournalSchemaError,
-    JournalCorruptionError,
-    LoomError,
-    ManifestError,
-    NonDeterminismError,
-    ReplayCheckError,
-    StaleManifestError,
-    UndeclaredStepError,
-    UnpinnedExecutionError,
-    StepFailedError,
-)
+from __future__ import annotations
 
-# D1 hashes, the manifest schema and the registry (D2)
-from .hashing import flow_content_hash, flow_hash_matches, legacy_flow_content_hash
-from .manifest import FlowEntry, Manifest, SourceRef, VersionEntry, load_manifest
-from .registry import PACKAGE_MANIFEST_DIR, FlowVersion, Registry, StaleManifestWarning
-from .pinning import UnpinnedExecutionWarning
-from .version import ProjectVersion, manifest_version, project_version_id, version_id
+from typing import TYPE_CHECKING
 
-# The durable core: runtime, journals (psycopg is imported only when a PostgresJournal is created),
-# divergence (D3), step families (D4), exported histories
-from .runtime import ExecutionView, Handle, Runtime
-from .journal import (
-    Event,
-    ExecutionSummary,
-    JournalStore,
-    Lease,
-    MemoryJournal,
-    NewEvent,
-    PostgresJournal,
-    SqliteJournal,
-    open_journal,
-)
-from .divergence import DivergenceWarning
-from .families import Orphan, orphaned_frames, step_family
+#: exported name -> the submodule that defines it
+_EXPORTS: dict[str, str] = {
+    # definition
+    "RESERVED_GATE": ".definition",
+    "FlowDefinition": ".definition",
+    "StepDefinition": ".definition",
+    "flow": ".definition",
+    "step": ".definition",
+    "Backoff": ".definition",
+    "non_retryable": ".definition",
+    # errors
+    "LoomError": ".errors",
+    "ConfigError": ".errors",
+    "FlowDefinitionError": ".errors",
+    "ManifestError": ".errors",
+    "ChunkIntegrityError": ".errors",
+    "StaleManifestError": ".errors",
+    "UnpinnedExecutionError": ".errors",
+    "UndeclaredStepError": ".errors",
+    "FlowNotFoundError": ".errors",
+    "FlowCodeMismatchError": ".errors",
+    "FlowDivergenceError": ".errors",
+    "FlowReplayDivergenceError": ".errors",
+    "NonDeterminismError": ".errors",
+    "JournalError": ".errors",
+    "FencingError": ".errors",
+    "JournalSchemaError": ".errors",
+    "JournalCorruptionError": ".errors",
+    "ExecutionNotFoundError": ".errors",
+    "FlowRemovedError": ".errors",
+    "StepFailedError": ".errors",
+    "FlowUsageError": ".errors",
+    "ExecutionStateError": ".errors",
+    "ReplayCheckError": ".errors",
+    # hashing
+    "flow_content_hash": ".hashing",
+    "legacy_flow_content_hash": ".hashing",
+    "flow_hash_matches": ".hashing",
+    # manifest
+    "Manifest": ".manifest",
+    "FlowEntry": ".manifest",
+    "VersionEntry": ".manifest",
+    "SourceRef": ".manifest",
+    "load_manifest": ".manifest",
+    # registry
+    "Registry": ".registry",
+    "FlowVersion": ".registry",
+    "StaleManifestWarning": ".registry",
+    "PACKAGE_MANIFEST_DIR": ".registry",
+    # pinning
+    "UnpinnedExecutionWarning": ".pinning",
+    # version
+    "version_id": ".version",
+    "project_version_id": ".version",
+    "manifest_version": ".version",
+    "ProjectVersion": ".version",
+    # context
+    "Context": ".context",
+    # context_async
+    "AsyncContext": ".context_async",
+    # runtime
+    "Runtime": ".runtime",
+    "Handle": ".runtime",
+    "ExecutionView": ".runtime",
+    # divergence
+    "DivergenceWarning": ".divergence",
+    # families
+    "Orphan": ".families",
+    "orphaned_frames": ".families",
+    "step_family": ".families",
+    # journal
+    "JournalStore": ".journal",
+    "MemoryJournal": ".journal",
+    "SqliteJournal": ".journal",
+    "Event": ".journal",
+    "NewEvent": ".journal",
+    "ExecutionSummary": ".journal",
+    "Lease": ".journal",
+    "PostgresJournal": ".journal",
+    "open_journal": ".journal",
+    # history
+    "History": ".history",
+    "HistoryError": ".history",
+    "ReplayResult": ".history",
+    "load_history": ".history",
+    "read_history": ".history",
+    "replay_history": ".history",
+}
 
-# Exported histories (loom replay, tests) are loaded on first use (PEP 562): most processes never
-# replay one, and the module's dataclasses cost about 5% of `import loom_runtime`.
-_LAZY = {name: ".history" for name in ("History", "HistoryError", "ReplayResult", "load_history", "read_history", "replay_history")}
+if TYPE_CHECKING:  # what static analysis sees: the same names, eagerly
+    from .definition import RESERVED_GATE, FlowDefinition, StepDefinition, flow, step, Backoff, non_retryable
+    from .errors import LoomError, ConfigError, FlowDefinitionError, ManifestError, ChunkIntegrityError, StaleManifestError, UnpinnedExecutionError, UndeclaredStepError, FlowNotFoundError, FlowCodeMismatchError, FlowDivergenceError, FlowReplayDivergenceError, NonDeterminismError, JournalError, FencingError, JournalSchemaError, JournalCorruptionError, ExecutionNotFoundError, FlowRemovedError, StepFailedError, FlowUsageError, ExecutionStateError, ReplayCheckError
+    from .hashing import flow_content_hash, legacy_flow_content_hash, flow_hash_matches
+    from .manifest import Manifest, FlowEntry, VersionEntry, SourceRef, load_manifest
+    from .registry import Registry, FlowVersion, StaleManifestWarning, PACKAGE_MANIFEST_DIR
+    from .pinning import UnpinnedExecutionWarning
+    from .version import version_id, project_version_id, manifest_version, ProjectVersion
+    from .context import Context
+    from .context_async import AsyncContext
+    from .runtime import Runtime, Handle, ExecutionView
+    from .divergence import DivergenceWarning
+    from .families import Orphan, orphaned_frames, step_family
+    from .journal import JournalStore, MemoryJournal, SqliteJournal, Event, NewEvent, ExecutionSummary, Lease, PostgresJournal, open_journal
+    from .history import History, HistoryError, ReplayResult, load_history, read_history, replay_history
 
 
 def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     import importlib
 
+    module = _EXPORTS.get(name)
+    if module is None:
+        # ``loom_runtime.journal`` and other submodules stay reachable as attributes, as they
+        # were when this package imported them eagerly
+        try:
+            value: object = importlib.import_module(f".{name}", __name__)
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+        return value
     value = getattr(importlib.import_module(module, __name__), name)
     globals()[name] = value
     return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
 
 
 __all__ = [

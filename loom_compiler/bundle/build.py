@@ -3,8 +3,9 @@
 Stages, per source tree (the working tree, then each history ref):
 
 1. **Scan.** Read every module's bytes once and sha256 them. Only a file that passes the byte
-   check ``might_define_flows`` (``@`` and a flow decorator's last name) is a flow candidate;
-   every other file is parsed only if a closure reaches it.
+   check ``might_define_flows`` (``@`` and a flow decorator's last name) and then spells that
+   name in its code (``spells_a_marker_in_code``: CPython's parser, not libcst) is a flow
+   candidate; every other file is parsed only if a closure reaches it.
 2. **Flows, incrementally.** A flow module's result (its ``FlowFingerprint`` values, their chunks
    and errors) is cached under the module's own bytes, together with the digests of every module
    its closure computation asked for (recorded by the loader). The entry is reused while all of
@@ -56,15 +57,15 @@ import functools
 import hashlib
 import gc
 import os
-import pickle
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Optional
 
 if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
     from ..analysis import ModuleSummary
 
 # libcst (``analysis``, ``fingerprint``, ``chunk``) is imported only when something is parsed or
@@ -84,14 +85,13 @@ from loom_runtime.manifest import (
 from ..config import LoomConfig
 from ..flow_ids import duplicate_id_errors
 from ..model import FlowFingerprint, SourceError
-from ..precheck import might_define_flows
+from ..precheck import might_define_flows, spells_a_marker_in_code
 from ..sources import DirectorySourceTree, SourceReadError, SourceTree
 from .cache import CACHE_DIRNAME, SummaryCache, cache_key, encode_entry, write_entries
 from .chunk_file import Chunk, ChunkError, chunk_path_for
-from .history import GitSourceTree
-from .manifest_build import closure_source_digests, merge_manifest
-from .output_lock import output_lock
-from .rehash import rehashed_from
+# what only a build writing output needs (the chunk and manifest stages, history refs, the pool)
+# is imported where it is used: ``loom fingerprint``/``check`` run the same pipeline from the
+# cache and start-up is most of what a warm hook pays
 from .progress import BuildSummary, NullProgress, Progress, RefSummary
 
 __all__ = ["BuildReport", "build_project", "MANIFEST_NAME"]
@@ -217,6 +217,8 @@ def build_project(
     cache = SummaryCache(config.root / CACHE_DIRNAME, enabled=use_cache)
     pipeline = _Pipeline(config, cache, jobs=None if jobs is None else max(1, jobs), progress=progress, hide=out_rel)
 
+    from .output_lock import output_lock
+
     try:
         with output_lock(out_dir), _fewer_gc_passes():
             return _build_locked(config, out_dir, manifest_path, pipeline, cache, started, from_git, tree)
@@ -271,6 +273,9 @@ def _build_locked(config: LoomConfig, out_dir: Path, manifest_path: Path, pipeli
 
     if errors:
         return report(None)
+
+    from .manifest_build import merge_manifest
+    from .rehash import rehashed_from
 
     # Chunk files: existing bytes are never rewritten (see module docstring).
     planned: dict[str, bytes] = {}
@@ -361,6 +366,8 @@ def _collect_all(pipeline: _Pipeline, tree: SourceTree | None, config: LoomConfi
                  warnings: list[str]) -> tuple[_Collected, list[tuple[str, _Collected]]]:
     current = _collect_stable(pipeline, tree, config)
     history: list[tuple[str, _Collected]] = []
+    if config.history or from_git:
+        from .history import GitSourceTree
     for ref in [*config.history, *from_git]:
         key = "--from-git" if ref in from_git and ref not in config.history else "tool.loom.history"
         got = pipeline.collect(GitSourceTree(pipeline.config, ref, key=key), label=f"loom build {ref}")
@@ -413,6 +420,8 @@ def _analyse_job(args: tuple[bytes, str, str, LoomConfig, str | None, str]) -> b
     # The worker writes the cache entry itself, in parallel with the others. The summary goes back
     # to the build pickled: that is the pipe between a process and the workers it forked (as every
     # ``ProcessPoolExecutor`` result does), never a file anyone else can write.
+    import pickle
+
     data, module, path, config, cache_dir, key = args
     from .. import analysis
 
@@ -580,6 +589,8 @@ class _Pipeline:
         cache_dir = str(self.cache.directory) if self.cache.enabled else None
         jobs = [(src.data(m), m, src.path(m), self.config, cache_dir, self._summary_key(src, m)) for m in todo]
         chunksize = max(1, len(jobs) // (workers * 8))
+        import pickle
+
         for module, pickled in zip(todo, self._pool.map(_analyse_job, jobs, chunksize=chunksize)):
             memo[module] = pickle.loads(pickled)
             self.parsed.append(module)
@@ -627,6 +638,11 @@ class _Pipeline:
             entry = self._cached(src, module)
             if entry is not None:
                 cached[module] = entry
+            elif not spells_a_marker_in_code(src.data(module) or b"", self.config):
+                # a flow decorator's name only in its docstrings or comments: it declares no flow,
+                # and is parsed only if a closure reaches it (cached: the check runs once per bytes)
+                cached[module] = (self._deps(src, [module]), (), ())
+                self._store(src, module, cached[module])
             else:
                 stale.append(module)
         if stale and self._max_workers() > 1 and (self.jobs is not None or len(stale) >= AUTO_MIN_MODULES):
@@ -647,10 +663,7 @@ class _Pipeline:
                 deps, built, errors = cached[module]
             else:
                 deps, built, errors = self._fingerprint_module(src, memo, module)
-                if self.emit:
-                    self.cache.put(self._flows_key(src, module), (deps, built, errors), FlowsEntry)
-                else:
-                    self.cache.put(self._fingerprints_key(src, module), (deps, built, errors), FingerprintsEntry)
+                self._store(src, module, (deps, built, errors))
                 if built or errors:
                     self.refingerprinted.append(module)
             (result.built if self.emit else result.fingerprints).extend(built)
@@ -665,6 +678,12 @@ class _Pipeline:
     def _flows_key(self, src: _Source, module: str) -> str:
         return cache_key(config_digest=self.config.digest, module=module, path=src.path(module) or "",
                          content_sha256=src.sha(module) or "", kind="flows", value_type=FlowsEntry)
+
+    def _store(self, src: _Source, module: str, entry: tuple[Any, ...]) -> None:
+        if self.emit:
+            self.cache.put(self._flows_key(src, module), entry, FlowsEntry)
+        else:
+            self.cache.put(self._fingerprints_key(src, module), entry, FingerprintsEntry)
 
     def _fingerprints_key(self, src: _Source, module: str) -> str:
         return cache_key(config_digest=self.config.digest, module=module, path=src.path(module) or "",
@@ -725,6 +744,8 @@ class _Pipeline:
             except ChunkError as exc:
                 errs.append(SourceError(exc.path, exc.line, exc.column, str(exc), code="bundle"))
                 continue
+            from .manifest_build import closure_source_digests
+
             built.append(_Built(fp, chunk, src.sha(module) or "", closure_source_digests(fp, src.sha),
                                 undeclared_step_ids(fp)))
         return self._deps(src, requested), tuple(built), tuple(errs)
@@ -766,6 +787,7 @@ def _process_pool(workers: int) -> ProcessPoolExecutor:
     would spend ~0.3 s importing them) when that is safe: no other thread runs in this process.
     Elsewhere, the platform's default start method."""
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
 
     if _can_fork():
         return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"))
@@ -812,6 +834,8 @@ def _write_durably(out_dir: Path, files: Mapping[str, bytes], *, while_syncing: 
     if not targets:
         while_syncing()
         return
+    from concurrent.futures import ThreadPoolExecutor
+
     with ThreadPoolExecutor(max_workers=min(16, len(targets))) as pool:
         synced = pool.map(_fsync, targets)
         while_syncing()  # fsync holds no GIL: other work fits in the wait

@@ -91,3 +91,41 @@ def test_nested_flow_errors_name_the_def_line_and_column() -> None:
     for name, (line, column) in by_name.items():
         text = lines[line - 1]
         assert text[column - 1:].startswith(("def " + name, "async def " + name)), (name, text)
+
+
+def test_a_nested_flow_is_located_without_any_position_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a nested flow's def is located from CPython's tree (the k-th decorated def of its
+    # statement): on dbos-transact-py's tests a libcst pass per statement cost twice the parse
+    only_nested = NESTED.split('@flow("e"')[0]  # the other errors are positioned by a pass
+    expected = list(_errors(only_nested))
+
+    def no_pass(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a libcst position pass ran")
+
+    monkeypatch.setattr(analysis, "MetadataWrapper", no_pass)
+    assert list(_errors(only_nested)) == expected and [e.code for e in expected] == ["flow-nested"] * 4
+
+
+@pytest.mark.parametrize("mismatch", ["one def fewer", "names disagree"])
+def test_defs_that_do_not_align_fall_back_to_the_pass(mismatch: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    expected = _errors(NESTED)
+    real = analysis._ast_decorated_defs
+
+    def off(node, out):  # noqa: ANN001, ANN202
+        real(node, out)
+        if out and mismatch == "one def fewer":
+            out.pop(0)
+        elif out:
+            out[0] = ("other", 1, 0)
+
+    monkeypatch.setattr(analysis, "_ast_decorated_defs", off)
+    assert _errors(NESTED) == expected
+
+
+def test_a_non_ascii_line_keeps_character_columns() -> None:
+    source = NESTED.replace("    def inner(ctx: Context) -> int:", "    def inner(ctx: Context) -> int:  # é ü")
+    source = source.replace('async def deeper(ctx):', 'async def deeper(ctx="ß"):')
+    by_name = {e.message.split("`")[1]: (e.line, e.column) for e in _errors(source) if e.code == "flow-nested"}
+    lines = source.splitlines()
+    for name, (line, column) in by_name.items():
+        assert lines[line - 1][column - 1:].startswith(("def " + name, "async def " + name))
