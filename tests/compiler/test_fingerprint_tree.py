@@ -26,21 +26,6 @@ def project(tmp_path: Path) -> Path:
     return copy_project(DATA, tmp_path / "bundle_shop")
 
 
-@pytest.fixture
-def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    calls: list[str] = []
-    from loom_compiler import analysis
-
-    real = analysis.analyse_module
-
-    def spy(data, *, module, path, config=None, **kw):  # noqa: ANN001, ANN202
-        calls.append(module)
-        return real(data, module=module, path=path, config=config, **kw)
-
-    monkeypatch.setattr(analysis, "analyse_module", spy)
-    return calls
-
-
 def hashes(result) -> dict[str, tuple[str, tuple[tuple[str, str], ...]]]:  # noqa: ANN001
     return {f.flow_id: (f.code_hash, tuple((m.qualname, m.hash) for m in f.closure)) for f in result.flows}
 

@@ -50,22 +50,6 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-@pytest.fixture
-def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    calls: list[str] = []
-    from loom_compiler import analysis, fingerprint
-
-    real = analysis.analyse_module
-
-    def spy(data, *, module, path, config=None, **kw):  # noqa: ANN001, ANN202
-        calls.append(module)
-        return real(data, module=module, path=path, config=config, **kw)
-
-    monkeypatch.setattr(analysis, "analyse_module", spy)
-    monkeypatch.setattr(fingerprint, "analyse_module", spy)  # fingerprint_project's own import
-    return calls
-
-
 @pytest.mark.parametrize("how", ["build", "fingerprint_tree", "fingerprint_project"])
 def test_an_unreached_module_that_only_talks_about_flows_is_never_parsed(project: Path, parsed: list[str], how: str) -> None:
     config = load_config(project)
