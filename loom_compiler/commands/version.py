@@ -65,6 +65,7 @@ def _identities(config, result) -> dict[str, str]:  # noqa: ANN001 - LoomConfig,
     from ..bundle.build import MANIFEST_NAME
     from ..bundle.manifest_build import closure_source_digests
     from ..bundle.rehash import rehashed_from
+    from ..sources import DirectorySourceTree
 
     path = Path(config.root, config.out) / MANIFEST_NAME
     previous = None
@@ -75,14 +76,16 @@ def _identities(config, result) -> dict[str, str]:  # noqa: ANN001 - LoomConfig,
             raise ValueError(f"{exc}; `loom version` needs it to know which flows a scheme upgrade rehashed "
                              "(restore it, or delete it to start a new history)") from None
 
+    # read through the source tree, not result.summaries: a cached run (fingerprint_tree) has no
+    # summaries, and without the bytes nothing would link (the id moved at the first build)
+    tree = DirectorySourceTree(config=config)
+
     def sha(module: str) -> str | None:
-        summary = result.summaries.get(module)
-        if summary is None:
-            return None
         try:
-            return hashlib.sha256((config.root / summary.path).read_bytes()).hexdigest()
+            data = tree.read(module)
         except OSError:
             return None  # as a build does: a module it cannot read proves nothing
+        return None if data is None else hashlib.sha256(data).hexdigest()
 
     out: dict[str, str] = {}
     for fp in result.flows:
