@@ -437,7 +437,9 @@ class _Analyser:
             drafts.append((kind, text, refs, step_name, code, start))
             st = self.statements[index]
             facts.append(StatementFacts(index, st.names, st.own_names, refs or References(),
-                                        isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and kind != "step"))
+                                        isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and kind != "step",
+                                        isinstance(stmt, cst.ClassDef), _base_roots(stmt),
+                                        any(f.unit == index and f.class_qualname for f in self.flows)))
             projections.append(self.projections(stmt, st))
             pieces = split_if(stmt) if not st.names and refs is not None and not refs.dynamic \
                 and not refs.global_writes else None
@@ -1159,6 +1161,14 @@ def _environ_read(node: cst.BaseExpression | None) -> bool:
         index = node.slice[0].slice
         return isinstance(index, cst.Index) and literal_string_value(index.value) is not None
     return False
+
+
+def _base_roots(stmt: cst.CSTNode) -> frozenset[str]:
+    """The roots of a class statement's bases and keywords spelled as names or dotted chains."""
+    if not isinstance(stmt, cst.ClassDef):
+        return frozenset()
+    chains = (dotted_chain(arg.value) for arg in (*stmt.bases, *stmt.keywords))
+    return frozenset(c.split(".")[0] for c in chains if c is not None)
 
 
 def _test_roots(stmt: cst.If, refs_of) -> set[str]:  # noqa: ANN001

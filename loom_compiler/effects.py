@@ -10,6 +10,12 @@ statement. "Can change" is decided from what the statement does *when the module
 * it calls something and the name is used in the call: the object a method is called on
   (``ITEMS.append(2)``, ``@REGISTRY.register``, ``@render.register(int)``) and the arguments
   (``register(Plugin)``) -- a call can change its callee and its arguments;
+* it is a class statement and the name is one of its bases or keywords: subclassing runs the
+  bases' ``__init_subclass__`` and the metaclass with the whole new class, and adds it to
+  ``__subclasses__()``, so the class statement belongs to each first-party base it names
+  (breaker2's C7). Not a class that holds a method flow: its flows reach it member by member
+  (DESIGN §6), and belonging to its own bases would make every such flow reach its whole class
+  (what the bases' code does with it still counts, through their ``changes``);
 * a module-level function or class it calls (a decorator is a call) can change the name, through
   its own code or through the functions *it* calls, transitively inside the module: ``@register``
   whose body fills ``HANDLERS``, ``setup()`` whose body writes ``global LIMIT``. Only a definition
@@ -102,6 +108,9 @@ class StatementFacts:
     own_names: set[str]  # of those, the ones bound other than by an import
     refs: References
     callable: bool  # a def or class: calling the bound name runs its code
+    klass: bool = False  # a class: calling or subclassing it runs its bases' and metaclass's code too
+    bases: frozenset[str] = frozenset()  # a class: the global roots of its bases and keywords
+    flow_class: bool = False  # a class holding a method flow (its bases are reached by the flow)
 
 
 def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bool],
@@ -130,7 +139,9 @@ def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bo
         # a later one is not bound yet (``@invoke() def invoke`` calls the imported ``invoke``,
         # never itself)
         earlier = {c: [i for i in callables.get(c, ()) if i < f.index] for c in refs.calls_now}
-        mentioned = set(refs.call_mentions) - {c for c in refs.name_calls_now if earlier.get(c)}
+        mentioned = set(refs.call_mentions) - {c for c in refs.name_calls_now if earlier.get(c) and c not in f.bases}
+        if f.flow_class:
+            mentioned -= f.bases  # breaker2's C1 stays open: a method flow's class is reached member by member
         mentioned = {r for r in mentioned if not literal(r)}
         if f.names:
             mentioned = {r for r in mentioned if not third_party(r)}
@@ -158,7 +169,8 @@ def _transitive_changes(facts: Sequence[StatementFacts], callables: Mapping[str,
         own[f.index] = set(refs.global_writes) | {
             r for r in refs.mutates if not literal(r)
         } | {r for r in refs.method_calls if not third_party(r) and not literal(r)}
-        calls[f.index] = {i for name in refs.calls for i in callables.get(name, ()) if i != f.index}
+        called = refs.calls | refs.calls_now if f.klass else refs.calls  # a class: its bases and metaclass
+        calls[f.index] = {i for name in called for i in callables.get(name, ()) if i != f.index}
     changed = True
     while changed:
         changed = False

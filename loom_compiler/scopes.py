@@ -505,8 +505,11 @@ class _UseWalker:
             return
         if kind is cst.ClassDef:
             self.decorators(node.decorators, scope)  # type: ignore[attr-defined]
+            # a class statement calls its bases' ``__init_subclass__`` (the keywords are its
+            # arguments) and its metaclass, and adds a subclass to each base (``__subclasses__``):
+            # each base and keyword is a call it makes (breaker2's C7)
             for arg in (*node.bases, *node.keywords):  # type: ignore[attr-defined]
-                self.walk(arg.value, scope)
+                self.in_call(arg.value, scope, callee=arg.value)
             binder = _Binder(self.resolve_from)
             for stmt in node.body.body:  # type: ignore[attr-defined]
                 binder.walk(stmt)

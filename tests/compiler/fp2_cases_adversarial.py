@@ -817,19 +817,26 @@ def _breaker2_pairs() -> list[ProjectPair]:
     registry = "REGISTRY = {}\n\n\nclass Plugin:\n    def __init_subclass__(cls, key, **kw):\n        REGISTRY[key] = cls\n"
     plugin = "from shop.reg import Plugin\n\n\nclass A(Plugin, key=3):\n    def run(self):\n        return 1\n"
     base = project(flow("return REGISTRY[o]().run()", "from shop.reg import REGISTRY\nimport shop.plugins\n"), reg=registry, plugins=plugin)
-    add(C("init-subclass-registry-filled-by-an-imported-module", k, base, edit(base, "shop/plugins.py", "return 1", "return 2"), "C7"))
-    add(C("init-subclass-registry-key-changed", k, base, edit(base, "shop/plugins.py", "key=3", "key=4"), "C7"))
+    add(C("init-subclass-registry-filled-by-an-imported-module", k, base, edit(base, "shop/plugins.py", "return 1", "return 2")))
+    add(C("init-subclass-registry-key-changed", k, base, edit(base, "shop/plugins.py", "key=3", "key=4")))
     base = project(flow("return REGISTRY[o]().run()", "from shop.reg import REGISTRY, Plugin\n\n\nclass A(Plugin, key=3):\n"
                         "    def run(self):\n        return 1\n"), reg=registry)
-    add(C("init-subclass-registry-filled-in-the-same-module", k, base, edit(base, "shop/flows.py", "return 1", "return 2"), "C7"))
+    add(C("init-subclass-registry-filled-in-the-same-module", k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
     meta = ("REGISTRY = {}\n\n\nclass Meta(type):\n    def __new__(m, name, bases, ns):\n        cls = super().__new__(m, name, bases, ns)\n"
             "        REGISTRY[name] = cls\n        return cls\n\n\nclass Plugin(metaclass=Meta):\n    pass\n")
     base = project(flow("return REGISTRY['A']().run()", "from shop.reg import REGISTRY\nimport shop.plugins\n"), reg=meta,
                    plugins=plugin.replace(", key=3", ""))
-    add(C("metaclass-registry-filled-by-an-imported-module", k, base, edit(base, "shop/plugins.py", "return 1", "return 2"), "C7"))
+    add(C("metaclass-registry-filled-by-an-imported-module", k, base, edit(base, "shop/plugins.py", "return 1", "return 2")))
     base = project(flow("return [c().run() for c in Plugin.__subclasses__()]", "from shop.reg import Plugin\nimport shop.plugins\n"),
                    reg="class Plugin:\n    pass\n", plugins=plugin.replace(", key=3", ""))
-    add(C("subclasses-of-a-reached-class", k, base, edit(base, "shop/plugins.py", "return 1", "return 2"), "C7"))
+    add(C("subclasses-of-a-reached-class", k, base, edit(base, "shop/plugins.py", "return 1", "return 2")))
+    # equal: a subclass of a class the flow does not reach, in a module that runs
+    base = project(flow("return REGISTRY[o]().run()", "from shop.reg import REGISTRY\nimport shop.plugins\n"),
+                   reg=registry + "\n\nclass Other:\n    pass\n",
+                   plugins="from shop.reg import Other, Plugin\n\n\nclass A(Plugin, key=3):\n    def run(self):\n        return 1\n"
+                   "\n\nclass B(Other):\n    def run(self):\n        return 5\n")
+    add(E("subclass-of-an-unreached-class-edited", k, base, edit(base, "shop/plugins.py", "return 5", "return 6")))
+    add(C("subclass-of-the-registering-class-beside-it-edited", k, base, edit(base, "shop/plugins.py", "return 1", "return 2")))
     # held: the decorator spelling of the same registry
     deco = "REGISTRY = {}\n\n\ndef register(key):\n    def d(cls):\n        REGISTRY[key] = cls\n        return cls\n    return d\n"
     base = project(flow("return REGISTRY[o]().run()", "from shop.reg import REGISTRY\nimport shop.plugins\n"), reg=deco,
