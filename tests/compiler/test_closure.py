@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from helpers.project_files import write_files as _write
+
 from loom_compiler import (
     DirectorySourceTree,
     LoomConfig,
@@ -153,12 +155,6 @@ def test_step_with_name_and_body_is_hashed_by_qualified_name() -> None:
     (flow,) = fingerprint_module(source).flows
     step = next(m for m in flow.closure if m.kind == "step")
     assert (step.qualname, step.target, step.source) == ("m.charge", "m.charge", "")
-
-
-def _write(root: Path, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
 
 
 SHOP = {

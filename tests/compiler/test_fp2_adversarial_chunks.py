@@ -9,14 +9,10 @@ A case naming a TEAM.md ``finding`` is a strict xfail (see ``test_fp2_adversaria
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-import textwrap
-from pathlib import Path
 
 import pytest
+
+from helpers.project_files import run_harness, write_files as _write
 
 from loom_compiler import LoomConfig
 from loom_compiler.bundle.build import build_project
@@ -80,20 +76,6 @@ print(json.dumps(out))
 '''
 
 
-def _write(root: Path, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-
-
-def _run(mode: str, cases: list, cwd: Path) -> dict:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(HARNESS), json.dumps(cases), mode],
-                          cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout.splitlines()[-1])
-
-
 @pytest.fixture(scope="module")
 def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, str]]:
     """case name -> (chunk result, live result); every chunk ran on bundled first-party code only."""
@@ -109,8 +91,8 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, st
         found = [(f.function, f.module) for f in report.flows if f.flow_id == case.flow_id]
         (function, module), = found or [("checkout", "shop.flows")]
         runs.append([case.name, str(root), case.flow_id, function, module, case.order])
-    chunk = _run("chunk", [r for r in runs if r[0] not in refused], tmp)
-    live = _run("live", runs, tmp)
+    chunk = run_harness(HARNESS, "chunk", [r for r in runs if r[0] not in refused], tmp)
+    live = run_harness(HARNESS, "live", runs, tmp)
     assert chunk.pop("<first-party modules imported>") == []
     live.pop("<first-party modules imported>")
     return {name: (refused.get(name) or chunk[name], live[name]) for name in live}

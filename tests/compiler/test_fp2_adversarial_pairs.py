@@ -8,16 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from helpers.project_files import write_files as _write
+
 from loom_compiler import LoomConfig, fingerprint_project
 
 from fp2_cases_adversarial import CONFIG_PAIRS, DISCOVERY_CASES, FRAMEWORK_PAIRS, PAIRS, DiscoveryCase, ProjectPair
-
-
-def _write(root: Path, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
 
 
 def fingerprint(root: Path, pair: ProjectPair, files: dict[str, str], **config: object):  # noqa: ANN201

@@ -7,16 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from helpers.project_files import write_files as _write
+
 from loom_compiler import LoomConfig, fingerprint_project
 
 from fp2_cases_binding import PAIRS, ProjectPair
-
-
-def _write(root: Path, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
 
 
 def code_hash(root: Path, pair: ProjectPair, files: dict[str, str]) -> str:

@@ -11,14 +11,11 @@ change state, widened whole modules and classes are all served by the bundled co
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
+
+from helpers.project_files import run_harness, write_files as _write
 
 from loom_compiler import LoomConfig
 from loom_compiler.bundle.build import build_project
@@ -127,20 +124,6 @@ print(json.dumps(out))
 '''
 
 
-def _write(root: Path, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-
-
-def _run(mode: str, cases: list, cwd: Path) -> dict:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(HARNESS), json.dumps(cases), mode],
-                          cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout.splitlines()[-1])  # the last line: a module may print while loading
-
-
 @pytest.mark.slow
 def test_chunks_of_every_closure_shape_run_what_the_live_modules_ran(tmp_path: Path) -> None:
     runs = []
@@ -151,8 +134,8 @@ def test_chunks_of_every_closure_shape_run_what_the_live_modules_ran(tmp_path: P
         assert report.ok, (pair.name, [str(e) for e in report.errors])
         (fp,) = [f for f in report.flows if f.flow_id == pair.flow_id]
         runs.append([pair.name, str(root), pair.flow_id, fp.function, fp.module, order])
-    chunk = _run("chunk", runs, tmp_path)
-    live = _run("live", runs, tmp_path)
+    chunk = run_harness(HARNESS, "chunk", runs, tmp_path)
+    live = run_harness(HARNESS, "live", runs, tmp_path)
     assert chunk.pop("<first-party modules imported>") == []  # every chunk ran on bundled code only
     live.pop("<first-party modules imported>")
     mismatches = {name: (chunk[name], live[name]) for name in live if chunk[name] != live[name]}
