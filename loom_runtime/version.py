@@ -33,13 +33,13 @@ comments and formatting).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .errors import ManifestError
+from .hashing import sha256_digest
 from .manifest import FlowEntry, load_manifest, scheme_number
 from .packaging import package_manifest
 
@@ -82,7 +82,7 @@ def project_version_id(flows: Mapping[str, str]) -> str:
     """sha256 over the sorted (flow id, codeHash) pairs, as ``sha256:<64 hex>``."""
     pairs = sorted([flow_id, code_hash] for flow_id, code_hash in flows.items())
     data = json.dumps(pairs, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-    return "sha256:" + hashlib.sha256(data).hexdigest()
+    return sha256_digest(data)
 
 
 def manifest_version(path: str | os.PathLike[str]) -> ProjectVersion:

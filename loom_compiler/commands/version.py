@@ -56,6 +56,7 @@ def project_version(path: Path, *, framework: str | None = None) -> tuple[Projec
 def _identities(config, result) -> dict[str, str]:  # noqa: ANN001 - LoomConfig, ProjectResult
     """flow id -> identity hash (``loom_runtime.version.identity_hash``), with the links the build
     recorded or would record (ValueError: the manifest cannot be read)."""
+    import functools
     import hashlib
 
     from loom_runtime.errors import ManifestError
@@ -80,6 +81,7 @@ def _identities(config, result) -> dict[str, str]:  # noqa: ANN001 - LoomConfig,
     # summaries, and without the bytes nothing would link (the id moved at the first build)
     tree = DirectorySourceTree(config=config)
 
+    @functools.cache  # closure_source_digests asks per flow: a module shared by N flows is read once
     def sha(module: str) -> str | None:
         try:
             data = tree.read(module)
