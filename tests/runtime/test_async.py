@@ -273,12 +273,21 @@ def test_live_work_a_body_did_not_await_is_recorded_before_its_outcome():
 
 
 def test_a_failing_gathered_step_fails_the_flow_after_its_sibling_is_recorded():
+    ok_running = threading.Event()
+
     def boom():
+        # fail only once the sibling is in flight: which of the two starts first is the loop's business
+        assert ok_running.wait(10), "the sibling step never started"
         raise ValueError("nope")
+
+    def ok():
+        ok_running.set()
+        time.sleep(0.05)
+        return 1
 
     @flow("fails")
     async def fails(ctx, _):
-        await asyncio.gather(ctx.execute("boom", boom), ctx.execute("ok", lambda: time.sleep(0.05) or 1))
+        await asyncio.gather(ctx.execute("boom", boom), ctx.execute("ok", ok))
 
     rt = Runtime(divergence="fail", on_warn=_no_warn)
     rt.register(fails)
