@@ -17,13 +17,9 @@ from loom_compiler.cli import main
 from loom_compiler.config import load_config
 from loom_runtime import ManifestError, manifest_version, project_version_id
 
+from helpers.git_repo import commit_all, edit, git, repo_from
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-
-
-def _git(root: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args], cwd=root,
-                          capture_output=True, text=True, check=True)
-    return done.stdout
 
 
 def _version(root: Path) -> dict:
@@ -33,24 +29,15 @@ def _version(root: Path) -> dict:
 
 
 def _commit(root: Path, rel: str, old: str, new: str, message: str) -> dict:
-    path = root / rel
-    text = path.read_text(encoding="utf-8")
-    assert old in text
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
-    _git(root, "commit", "-qam", message)
-    _git(root, "stash", "list")  # the tree is clean: the version is the commit's
-    assert not _git(root, "status", "--porcelain")
+    edit(root / rel, old, new)
+    commit_all(root, message)
+    assert not git(root, "status", "--porcelain")  # the tree is clean: the version is the commit's
     return _version(root)
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "temporal_orders"
-    shutil.copytree(EXAMPLES / "temporal_orders", root, ignore=shutil.ignore_patterns("build", "__pycache__", "_loom"))
-    _git(root, "init", "-q")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-qm", "v1")
-    return root
+    return repo_from(EXAMPLES / "temporal_orders", tmp_path / "temporal_orders")
 
 
 def test_the_id_is_sha256_over_the_sorted_pairs(repo: Path) -> None:
@@ -87,9 +74,10 @@ def test_comment_and_format_commits_keep_it_behaviour_commits_change_it(repo: Pa
     body = _commit(repo, "temporal_orders/activities.py", "return Receipt(order_id, amount)",
                    "return Receipt(order_id, round(amount, 2))", "activity body")
     assert body == child
-    # and every commit's id is reproducible from its checkout
-    _git(repo, "checkout", "-q", "HEAD~6")
-    assert _version(repo) == v1
+    # and every commit's id is reproducible from its checkout (not only the ones equal to v1)
+    for rev, expected in (("v1", v1), ("main~3", handler), ("main~1", child)):
+        git(repo, "checkout", "-q", rev)
+        assert _version(repo) == expected, rev
 
 
 def test_version_id_reads_the_same_value_from_the_packaged_manifest(tmp_path: Path) -> None:
