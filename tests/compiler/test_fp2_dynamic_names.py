@@ -96,6 +96,22 @@ def _pairs() -> list[ProjectPair]:
                    src="SRC = 'from .pricing import discount as d'\n")
     add(C("exec-of-a-relative-import-in-a-constant", k, base, edit(base, *RATE)))
 
+    # -------------------------------------------------- literal resolvers reach the module they name, and no other
+    k = "literal resolvers"
+    other = ("shop/other.py", "return 1", "return 2")
+    for name, body in (
+        ("import-module", "import importlib\nreturn importlib.import_module('shop.pricing').discount(o)"),
+        ("dunder-import", "return __import__('shop.pricing', fromlist=['x']).discount(o)"),
+        ("dunder-import-by-level", "return __import__('pricing', globals(), None, ['x'], 1).discount(o)"),
+        ("pkgutil-resolve-name", "import pkgutil\nreturn pkgutil.resolve_name('shop.pricing:discount')(o)"),
+        ("pydoc-locate", "import pydoc\nreturn pydoc.locate('shop.pricing.discount')(o)"),
+        ("runpy-run-module", "import runpy\nreturn runpy.run_module('shop.pricing')['discount'](o)"),
+        ("sys-modules-literal-key", "import sys\nimport shop.pricing\nreturn sys.modules['shop.pricing'].discount(o)"),
+    ):
+        base = project(flow(body), pricing=PRICING, other="def helper():\n    return 1\n")
+        add(C(f"{name}-reaches-the-named-module", k, base, edit(base, *RATE)))
+        add(E(f"{name}-does-not-reach-another-module", k, base, edit(base, *other)))
+
     # -------------------------------------------------- computed __all__
     k = "star imports: computed __all__"
     util = "__all__ = [n for n in ['helper']]\n\n\ndef helper(x):\n    return x\n\n\ndef other(x):\n    return 2 * x\n"
