@@ -536,6 +536,7 @@ class _Pipeline:
         self.progress_total = 0
         self._pool: ProcessPoolExecutor | None = None
         self._chunk_memo: Any = None  # chunk_memo.ChunkMemo: what this build's chunks share (first emit)
+        self._step_ids: dict[tuple[str, int], Any] = {}  # ``step_ids.undeclared_step_ids``' memo, this build's
 
     # -- summaries --------------------------------------------------------------------------------
     def _summary_key(self, src: _Source, module: str) -> str:
@@ -747,7 +748,7 @@ class _Pipeline:
             from .manifest_build import closure_source_digests
 
             built.append(_Built(fp, chunk, src.sha(module) or "", closure_source_digests(fp, src.sha),
-                                undeclared_step_ids(fp)))
+                                undeclared_step_ids(fp, self._step_ids)))
         return self._deps(src, requested), tuple(built), tuple(errs)
 
     def _emit(self, fp: FlowFingerprint, summary: ModuleSummary, summaries: Mapping[str, ModuleSummary]) -> Chunk:

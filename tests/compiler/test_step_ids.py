@@ -81,6 +81,14 @@ def test_positions_map_back_through_decorators_and_comments():
     assert (call.prefix, call.line, call.column) == ("zz", 11, 17)
 
 
+def test_a_method_name_spelled_with_compatibility_characters_is_still_read():
+    # NFKC makes ``ｅxecute`` (fullwidth e) the attribute ``execute``: a text check that skips
+    # sources not spelling "execute" must not skip this one
+    source = 'def f(ctx):\n    ctx.\uff45xecute("zz", a)\n'
+    assert [c.prefix for c in step_id_calls(source, def_line=1)] == ["zz"]
+    assert list(step_id_calls('def f(ctx):\n    return ctx\n', def_line=1)) == []
+
+
 # -- loom build ------------------------------------------------------------------------------------
 
 UNDECLARED = (
