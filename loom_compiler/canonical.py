@@ -140,7 +140,9 @@ class CanonicalisationError(ValueError):
 
 
 def nfkc(name: str) -> str:
-    return unicodedata.normalize("NFKC", name)
+    # every ASCII character is its own NFKC form; most names are ASCII (called once per name the
+    # analysis meets: ~30,000 times for a 15-module closure)
+    return name if name.isascii() else unicodedata.normalize("NFKC", name)
 
 
 def _fields(cls: type) -> tuple[str, ...]:
