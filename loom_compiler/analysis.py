@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import re
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -97,6 +98,7 @@ from .effects import (
     project_imports,
     split_if,
 )
+from .deferred_forms import MAX_DEFERRED_CHARS, MAX_DEFERRED_MODULE, DeferredForms, ReloadError
 from .parsing import node_position, parse_module_unvalidated, parse_source, too_deep_error
 from .precheck import decorator_markers, might_define_flows
 from .scopes import References, _Binder, bound_names, dotted_chain, references
@@ -106,10 +108,15 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Unit",
+    "DeferredUnit",
     "MemberUnit",
     "FlowSite",
     "ModuleSummary",
     "analyse_module",
+    "cacheable",
+    "defer_missing",
+    "deferred_forms",
+    "reload_from",
     "might_define_flows",
     "decorator_markers",
     "parse_module_unvalidated",
@@ -128,6 +135,13 @@ _PASS_BODY = cst.IndentedBlock(body=[cst.SimpleStatementLine([cst.Pass()])])
 
 
 @dataclass(frozen=True, slots=True)
+class _Later:
+    """A canonical form not computed yet: ``compute`` writes it from the statement's nodes."""
+
+    compute: Callable[[], str]
+
+
+@dataclass(frozen=True, slots=True)
 class Unit:
     """One module-level statement and what it means for the names of the module."""
 
@@ -135,8 +149,10 @@ class Unit:
     kind: UnitKind
     names: tuple[str, ...]  # module-level names it binds (imports included), sorted
     #: canonical form (flow decorators as the placeholder; for a step its header, body left out);
-    #: for a flow function, the flow's own form (its name left out)
-    canonical: str
+    #: for a flow function, the flow's own form (its name left out). None: deferred (``canonical``
+    #: of a ``DeferredUnit`` computes it; a cached summary holds None for the forms no closure of
+    #: its build asked for). Read it as ``canonical``.
+    form: str | None
     #: dotted chains rooted at global names, sorted; "=<target>" is an absolute target (a lazy
     #: import inside a function, ``importlib.import_module("x")``)
     references: tuple[str, ...]
@@ -161,11 +177,43 @@ class Unit:
     #: whole. Empty: the statement is judged whole.
     pieces: tuple[tuple[int, str, str, tuple[str, ...], tuple[str, ...]], ...] = ()
 
+    @property
+    def canonical(self) -> str:
+        """The canonical form (see ``form``)."""
+        form = self.form
+        if form is None:
+            raise LookupError(f"unit {self.index} ({', '.join(self.names) or self.kind}): its canonical form was "
+                              "deferred and this unit cannot compute it (a summary read back without "
+                              "analysis.defer_missing)")
+        return form
+
     def canonical_for(self, name: str) -> str:
         for bound, text in self.projections:
             if bound == name:
                 return text
         return self.canonical
+
+
+class DeferredUnit(Unit):
+    """A ``Unit`` whose canonical form is computed when first read (``deferred_forms``), by the
+    module's ``DeferredForms``. Not a cache value: ``cacheable`` turns it back into a ``Unit``."""
+
+    __slots__ = ("_forms",)
+    _forms: DeferredForms
+
+    @property
+    def canonical(self) -> str:
+        form = self.form
+        return form if form is not None else self._forms.form(self.index)
+
+    def __reduce__(self) -> object:
+        raise TypeError("a DeferredUnit holds libcst nodes and cannot be pickled: analyse with defer=False")
+
+
+def _deferred(unit: Unit, forms: DeferredForms) -> DeferredUnit:
+    out = DeferredUnit(**{f.name: getattr(unit, f.name) for f in dataclasses.fields(Unit)})
+    object.__setattr__(out, "_forms", forms)
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,6 +304,63 @@ class ModuleSummary:
         return None
 
 
+def deferred_forms(summary: ModuleSummary) -> DeferredForms | None:
+    """The ``DeferredForms`` serving ``summary``'s deferred units (None: every form is computed)."""
+    for unit in summary.units:
+        if type(unit) is DeferredUnit:
+            return unit._forms
+    return None
+
+
+def cacheable(summary: ModuleSummary) -> ModuleSummary:
+    """``summary`` as a plain value (what ``.loom-cache`` stores): each ``DeferredUnit`` a ``Unit``
+    holding its form if some closure asked for it, else None (``defer_missing`` serves those)."""
+    forms = deferred_forms(summary)
+    if forms is None:
+        return summary
+    known = forms.known()
+    units = tuple(_plain(u, known.get(u.index)) if type(u) is DeferredUnit else u for u in summary.units)
+    return dataclasses.replace(summary, units=units)
+
+
+def _plain(unit: DeferredUnit, form: str | None) -> Unit:
+    return Unit(**{**{f.name: getattr(unit, f.name) for f in dataclasses.fields(Unit)}, "form": form})
+
+
+def defer_missing(summary: ModuleSummary, reload: Callable[[], ModuleSummary | SourceError]) -> ModuleSummary:
+    """A summary read back (``cacheable``'s value) whose units lack forms, made whole again: those
+    become ``DeferredUnit`` values computed, on first read, from ``reload()`` (the module analysed
+    again from the same bytes, once, with ``defer=True``). A reload of another shape (other units:
+    the bytes or the compiler are not what the summary came from) raises ``ReloadError``."""
+    if all(u.form is not None for u in summary.units):
+        return summary
+    forms = DeferredForms(summary.module, {})
+    forms.reload = functools.partial(_fresh_forms, summary, reload)
+    units = tuple(_deferred(u, forms) if u.form is None else u for u in summary.units)
+    return dataclasses.replace(summary, units=units)
+
+
+def reload_from(summary: ModuleSummary, reload: Callable[[], ModuleSummary | SourceError]) -> None:
+    """Where ``summary``'s deferred forms come from once its nodes are dropped
+    (``DeferredForms.release``): ``reload()``, as for ``defer_missing``."""
+    forms = deferred_forms(summary)
+    if forms is not None:
+        forms.reload = functools.partial(_fresh_forms, summary, reload)
+
+
+def _fresh_forms(summary: ModuleSummary, reload: Callable[[], ModuleSummary | SourceError]) -> DeferredForms:
+    fresh = reload()
+    if isinstance(fresh, SourceError) or len(fresh.units) != len(summary.units) or any(
+            (a.index, a.kind, a.names, a.source) != (b.index, b.kind, b.names, b.source)
+            for a, b in zip(fresh.units, summary.units)):
+        raise ReloadError(f"{summary.path}: analysed again for a deferred canonical form, the module gave "
+                          "other statements than its summary; delete .loom-cache and build again")
+    found = deferred_forms(fresh)
+    if found is None:  # analysed eagerly this time (``analyse_module`` decides): its forms as they are
+        found = DeferredForms(summary.module, {u.index: (lambda text=u.canonical: text) for u in fresh.units})
+    return found
+
+
 def analyse_module(
     source: bytes | str,
     *,
@@ -263,18 +368,22 @@ def analyse_module(
     path: str,
     config: LoomConfig | None = None,
     all_functions: bool = False,
+    defer: bool = False,
 ) -> ModuleSummary | SourceError:
     """Parse and summarise one module. Whole-file failures come back as a ``SourceError``.
 
     Runs on ``deep_stack``'s large-stack thread: code nested deeper than a default stack allows
     is hashed, or past loom's limits a located error, never a crash (``parsing`` says how).
     ``all_functions`` (tests, benchmarks) treats every function and method as a flow.
+    ``defer``: leave the canonical forms of plain statements to be computed when first read
+    (``deferred_forms``; the summary then holds ``DeferredUnit`` values, which keep libcst nodes:
+    ``cacheable`` gives the value to cache, and such a summary cannot be pickled).
     """
-    return deep_stack.call(_analyse_module, source, module, path, config, all_functions)
+    return deep_stack.call(_analyse_module, source, module, path, config, all_functions, defer)
 
 
 def _analyse_module(
-    source: bytes | str, module: str, path: str, config: LoomConfig | None, all_functions: bool
+    source: bytes | str, module: str, path: str, config: LoomConfig | None, all_functions: bool, defer: bool = False,
 ) -> ModuleSummary | SourceError:
     parsed = parse_source(source, path)
     if isinstance(parsed, SourceError):
@@ -283,7 +392,10 @@ def _analyse_module(
     with deep_stack.recursion_limit(deep_stack.RECURSION_LIMIT):
         try:
             analyser = _Analyser(
-                tree, text, module=module, path=path, config=config, all_functions=all_functions, syntax=parsed.syntax
+                tree, text, module=module, path=path, config=config, all_functions=all_functions, syntax=parsed.syntax,
+                # a name lookup in a string literal (``\N{...}``) is the one canonicalisation that can
+                # fail; with other threads running the recursion limit cannot be raised later
+                defer=defer and len(text) <= MAX_DEFERRED_MODULE and "\\N{" not in text and not deep_stack.others_running(),
             )
             # CPython's tree served the layout's positions; kept alive, its objects would lengthen
             # every garbage collection the analysis triggers
@@ -316,9 +428,10 @@ class _Statement:
 class _Analyser:
     def __init__(
         self, tree: cst.Module, text: str, *, module: str, path: str, config: LoomConfig | None, all_functions: bool,
-        syntax: ast.Module | None = None,
+        syntax: ast.Module | None = None, defer: bool = False,
     ) -> None:
         self.tree = tree
+        self.defer = defer
         self.text = text
         # nested flows can only be where a flow decorator's name is spelled (``precheck``)
         self.may_nest = all_functions or might_define_flows(text.encode("utf-8", "surrogatepass"), config)
@@ -424,7 +537,7 @@ class _Analyser:
 
         self.flows: list[FlowSite] = []
         self.members: list[MemberUnit] = []
-        drafts: list[tuple[str, str, References | None, str | None, str, int]] = []
+        drafts: list[tuple[str, str | _Later, References | None, str | None, str, int]] = []
         facts: list[StatementFacts] = []
         projections: list[tuple[tuple[str, str], ...]] = []
         #: a statement judged per inner statement (rule 2, ``effects.split_if``): its pieces, their
@@ -455,11 +568,19 @@ class _Analyser:
         attached_pieces = self.pieces_of(split, attached[len(stmts):], attached)
 
         units: list[Unit] = []
-        for index, (kind, text, refs, step_name, code, start) in enumerate(drafts):
+        pending: dict[int, Callable[[], str]] = {}
+        for index, (kind, later, refs, step_name, code, start) in enumerate(drafts):
             st = self.statements[index]
             refs = refs or References()
+            text: str | None
+            if not isinstance(later, _Later):
+                text = later
+            elif self.defer and len(code) <= MAX_DEFERRED_CHARS:
+                text, pending[index] = None, later.compute
+            else:
+                text = later.compute()
             units.append(Unit(
-                index=index, kind=kind, names=_sorted(st.names), canonical=text,
+                index=index, kind=kind, names=_sorted(st.names), form=text,
                 references=_sorted([*refs.globals, *("!" + m for m in st.modules)]),
                 source=code, line=start, step_name=step_name, aliases=tuple(st.aliases), stars=tuple(st.stars),
                 global_writes=_sorted(refs.global_writes), attached=_sorted(attached[index]),
@@ -473,12 +594,15 @@ class _Analyser:
         exports = literal_all(stmts[i] for i, u in enumerate(units) if "__all__" in u.names or "__all__" in u.attached)
         stamp = _future_stamp(stmts)
         if stamp is not None:
-            units = [dataclasses.replace(u, canonical=stamp(u.canonical),
+            units = [dataclasses.replace(u, form=stamp(u.form) if u.form is not None else None,
                                          projections=tuple((n, stamp(t)) for n, t in u.projections),
                                          pieces=tuple((ln, src, stamp(c), r, a) for ln, src, c, r, a in u.pieces))
                      for u in units]
             self.flows = [dataclasses.replace(f, canonical=stamp(f.canonical), header=stamp(f.header)) for f in self.flows]
             self.members = [dataclasses.replace(m, canonical=stamp(m.canonical)) for m in self.members]
+        if pending:  # the forms no one asked for yet: computed from the nodes on first read
+            forms = DeferredForms(self.module, pending, stamp)
+            units = [_deferred(u, forms) if u.index in pending else u for u in units]
         return ModuleSummary(
             module=self.module,
             path=self.path,
@@ -738,8 +862,9 @@ class _Analyser:
             return self.config.is_first_party(target)
         return target.split(".")[0] == self.module.split(".")[0]
 
-    def unit(self, index: int, stmt: cst.CSTNode) -> tuple[str, str, References | None, str | None]:
-        """(kind, canonical, references, step name) of one module-level statement."""
+    def unit(self, index: int, stmt: cst.CSTNode) -> tuple[str, str | _Later, References | None, str | None]:
+        """(kind, canonical, references, step name) of one module-level statement; the canonical
+        form of a plain statement as a ``_Later`` (``run`` computes it now or defers it)."""
         if isinstance(stmt, cst.FunctionDef):
             if self.is_step(stmt, index):
                 header = stmt.with_changes(body=_PASS_BODY)  # its decorators run; its body is an effect
@@ -752,11 +877,11 @@ class _Analyser:
             if len(self.flows) > found:
                 site = self.flows[-1]  # its canonical form is already the flow's own
                 return "function", site.canonical, refs, None
-            return "function", canonical(stmt), self.refs(stmt), None
+            return "function", _Later(lambda: canonical(stmt)), self.refs(stmt), None
         if isinstance(stmt, cst.ClassDef):
             hashed = self.discover_class(stmt, prefix="", unit=index)
             self.nested_flows(stmt, index, None)
-            return "class", canonical(hashed), self.refs(hashed), None
+            return "class", _Later(lambda: canonical(hashed)), self.refs(hashed), None
         st = self.statements[index]
         if isinstance(stmt, cst.SimpleStatementLine):
             body = list(stmt.body)
@@ -767,9 +892,9 @@ class _Analyser:
                 kind = "import"
             else:
                 kind = "constant" if st.names else "statement"
-            return kind, canonical_statements(body), refs, None
+            return kind, _Later(lambda: canonical_statements(body)), refs, None
         self.nested_flows(stmt, index, "a module-level block")
-        return ("constant" if st.names else "statement"), canonical(stmt), self.refs(stmt), None
+        return ("constant" if st.names else "statement"), _Later(lambda: canonical(stmt)), self.refs(stmt), None
 
     def projections(self, stmt: cst.CSTNode, st: _Statement) -> tuple[tuple[str, str], ...]:
         if not isinstance(stmt, (cst.With, cst.If)):

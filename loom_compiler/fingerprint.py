@@ -247,7 +247,8 @@ def fingerprint_module(
     all_functions: bool = False,
 ) -> ModuleResult:
     """Fingerprint the flows of one module in isolation (its imports are import targets)."""
-    summary = analyse_module(source, module=module, path=path, config=config, all_functions=all_functions)
+    # the summary lives only for this closure: the forms it never reaches are never computed
+    summary = analyse_module(source, module=module, path=path, config=config, all_functions=all_functions, defer=True)
     if isinstance(summary, SourceError):
         return ModuleResult(path=path, module=module, errors=(summary,))
     flows, errors = fingerprint_flows({module: summary}, config)

@@ -58,6 +58,7 @@ import hashlib
 import gc
 import os
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -102,6 +103,10 @@ AUTO_MIN_MODULES = 24
 AUTO_MAX_JOBS = 4
 #: collections of the working tree before a tree that keeps moving is an error (``_collect_stable``)
 STABLE_ATTEMPTS = 3
+#: source text (characters) of the modules whose libcst nodes a build keeps for the canonical forms
+#: it deferred (``deferred_forms``; nodes take ~40x their text): past it, the module kept longest
+#: computes its remaining forms at once and drops its nodes
+RETAINED_CHARS = 2_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -537,6 +542,11 @@ class _Pipeline:
         self._pool: ProcessPoolExecutor | None = None
         self._chunk_memo: Any = None  # chunk_memo.ChunkMemo: what this build's chunks share (first emit)
         self._step_ids: dict[tuple[str, int], Any] = {}  # ``step_ids.undeclared_step_ids``' memo, this build's
+        #: summary key -> (summary, analysed in this collect): cache entries put at its end (``_put_late``)
+        self._late: dict[str, tuple[Any, bool]] = {}
+        #: id -> (``DeferredForms`` keeping nodes, its module's text size), oldest first (``_retain``)
+        self._retained: OrderedDict[int, tuple[Any, int]] = OrderedDict()
+        self._retained_chars = 0
 
     # -- summaries --------------------------------------------------------------------------------
     def _summary_key(self, src: _Source, module: str) -> str:
@@ -556,14 +566,85 @@ class _Pipeline:
             # The total grows as closures reach further modules: "parsed so far / known so far".
             self.progress_total += 1
             self.progress.advance(0, total=self.progress_total)
-            from .. import analysis
-
-            result = analysis.analyse_module(data, module=module, path=path, config=self.config)
-            self.parsed.append(module)
-            self.cache.put(key, result, _summary_type())
+            result = self._analyse(src, module, key)
             self.progress.advance(1)
+        else:
+            result = self._served(src, module, key, result)
         memo[module] = result
         return result
+
+    # -- deferred canonical forms (``deferred_forms``) ----------------------------------------------
+    def _analyse(self, src: _Source, module: str, key: str) -> ModuleSummary | SourceError:
+        """Analyse ``module`` in this process, its plain statements' canonical forms deferred
+        (computed when a closure reads them). Its cache entry is put at the end of ``collect``,
+        holding the forms this build's closures asked for (``_put_late``); a complete summary (an
+        error, or a module ``analyse_module`` analysed eagerly, such as a large one) now."""
+        from .. import analysis
+
+        data = src.data(module) or b""
+        result = analysis.analyse_module(data, module=module, path=src.path(module) or "", config=self.config, defer=True)
+        self.parsed.append(module)
+        forms = analysis.deferred_forms(result) if not isinstance(result, SourceError) else None
+        if forms is None:
+            self.cache.put(key, result, _summary_type())
+            return result
+        analysis.reload_from(result, functools.partial(self._reloaded, src, module))
+        self._late[key] = (result, True)
+        self._retain(forms, len(data))
+        return result
+
+    def _served(self, src: _Source, module: str, key: str, hit: Any) -> Any:
+        """A cached summary, with the canonical forms its entry lacks served by analysing the
+        module again (once, if a closure asks for one: ``analysis.defer_missing``); its entry is
+        then written again with them (``_put_late``)."""
+        if isinstance(hit, SourceError) or all(u.form is not None for u in hit.units):
+            return hit
+        from .. import analysis
+
+        served = analysis.defer_missing(hit, functools.partial(self._reloaded, src, module))
+        self._late[key] = (served, False)
+        return served
+
+    def _reloaded(self, src: _Source, module: str) -> ModuleSummary | SourceError:
+        """``module`` analysed again for the deferred forms of a summary that no longer keeps its
+        nodes (``analysis.defer_missing``/``reload_from``)."""
+        from .. import analysis
+
+        data = src.data(module) or b""
+        fresh = analysis.analyse_module(data, module=module, path=src.path(module) or "", config=self.config, defer=True)
+        self.parsed.append(module)  # a parse: reported as one
+        forms = analysis.deferred_forms(fresh) if not isinstance(fresh, SourceError) else None
+        if forms is not None:
+            analysis.reload_from(fresh, functools.partial(self._reloaded, src, module))
+            self._retain(forms, len(data))
+        return fresh
+
+    def _retain(self, forms: Any, size: int) -> None:
+        """Keep ``forms``' nodes within ``RETAINED_CHARS`` of source text: past it, the module kept
+        longest computes its remaining forms now and drops its nodes (``DeferredForms.finish``)."""
+        self._retained[id(forms)] = (forms, size)
+        self._retained_chars += size
+        while self._retained_chars > RETAINED_CHARS and len(self._retained) > 1:
+            _, (oldest, chars) = self._retained.popitem(last=False)
+            oldest.finish()
+            self._retained_chars -= chars
+
+    def _put_late(self) -> None:
+        """Put the summaries analysed in this ``collect`` (and the cached ones a closure completed)
+        with the forms the closures asked for, and drop the nodes kept for the others."""
+        if not self._late and not self._retained:
+            return  # nothing analysed or completed (a build served from the cache imports no libcst)
+        from .. import analysis
+
+        for key, (summary, fresh) in self._late.items():
+            forms = analysis.deferred_forms(summary)
+            if fresh or (forms is not None and forms.filled):
+                self.cache.put(key, analysis.cacheable(summary), _summary_type())
+        self._late.clear()
+        for forms, _size in self._retained.values():
+            forms.release()  # a later request analyses the module again (``reload``)
+        self._retained.clear()
+        self._retained_chars = 0
 
     def prefetch(self, src: _Source, memo: dict[str, Any], modules: Iterable[str]) -> None:
         """Analyse the cache misses among ``modules`` in worker processes."""
@@ -571,9 +652,10 @@ class _Pipeline:
         for module in modules:
             if module in memo or src.data(module) is None:
                 continue
-            hit = self.cache.get(self._summary_key(src, module), _summary_type())
+            key = self._summary_key(src, module)
+            hit = self.cache.get(key, _summary_type())
             if hit is not None:
-                memo[module] = hit
+                memo[module] = self._served(src, module, key, hit)
             else:
                 todo.append(module)
         if not todo:
@@ -670,6 +752,7 @@ class _Pipeline:
             (result.built if self.emit else result.fingerprints).extend(built)
             result.errors.extend(errors)
             result.modules.update(m for m, _path, sha in deps if sha is not None and m != LISTING)
+        self._put_late()
         result.errors.extend(src.errors.values())
         result.modules.update(self.parsed[parsed_before:])
         result.parsed = len(self.parsed) - parsed_before
