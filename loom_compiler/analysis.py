@@ -210,8 +210,11 @@ class DeferredUnit(Unit):
         raise TypeError("a DeferredUnit holds libcst nodes and cannot be pickled: analyse with defer=False")
 
 
+_UNIT_FIELDS = tuple(f.name for f in dataclasses.fields(Unit))
+
+
 def _deferred(unit: Unit, forms: DeferredForms) -> DeferredUnit:
-    out = DeferredUnit(**{f.name: getattr(unit, f.name) for f in dataclasses.fields(Unit)})
+    out = DeferredUnit(**{name: getattr(unit, name) for name in _UNIT_FIELDS})
     object.__setattr__(out, "_forms", forms)
     return out
 
@@ -324,7 +327,7 @@ def cacheable(summary: ModuleSummary) -> ModuleSummary:
 
 
 def _plain(unit: DeferredUnit, form: str | None) -> Unit:
-    return Unit(**{**{f.name: getattr(unit, f.name) for f in dataclasses.fields(Unit)}, "form": form})
+    return Unit(**{**{name: getattr(unit, name) for name in _UNIT_FIELDS}, "form": form})
 
 
 def defer_missing(summary: ModuleSummary, reload: Callable[[], ModuleSummary | SourceError]) -> ModuleSummary:

@@ -636,7 +636,7 @@ class _Pipeline:
             return  # nothing analysed or completed (a build served from the cache imports no libcst)
         from .. import analysis
 
-        for key, (summary, fresh) in self._late.items():
+        for key, (summary, fresh) in self._late.items() if self.cache.enabled else ():
             forms = analysis.deferred_forms(summary)
             if fresh or (forms is not None and forms.filled):
                 self.cache.put(key, analysis.cacheable(summary), _summary_type())
