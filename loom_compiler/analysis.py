@@ -6,6 +6,11 @@ module declares with their decorator arguments, their own canonical form and ref
 members of the classes that hold method flows. The result depends only on ``(source bytes,
 module, path, config.digest, the compiler's code)``: the bundler caches it under that key.
 
+With ``defer=True`` (the build, ``fingerprint_module``) the canonical forms of plain statements
+are left to be computed when a closure first reads them (``deferred_forms``: a helper module's
+unreached functions are never canonicalised); everything else, references included, is computed
+as before, and every form is the one the eager analysis writes.
+
 The binding model (``loom-fp/2``, DESIGN §6). A module-level name means *every* statement that
 binds it, in source order, and nothing else decides it:
 
