@@ -53,12 +53,18 @@ from .charnames import patch_unknown_names
 from .decoding import SourceDecodeError, decode_source, line_column, source_encoding
 from .model import SourceError
 
-try:
-    from importlib.metadata import version as _dist_version
 
-    _LIBCST_VERSION = _dist_version("libcst")
-except Exception:  # pragma: no cover - metadata missing in odd installs
-    _LIBCST_VERSION = "?"
+def _libcst_version() -> str:
+    """libcst's installed version, for the message of a statement it cannot parse. Read when that
+    message is written: ``importlib.metadata`` costs ~25 ms to import (email, zipfile, csv, ...),
+    which every run that parses a module paid at start-up for a message it almost never prints."""
+    try:
+        from importlib.metadata import version
+
+        return version("libcst")
+    except Exception:  # pragma: no cover - metadata missing in odd installs
+        return "?"
+
 
 __all__ = [
     "MAX_CHAIN",
@@ -128,7 +134,7 @@ def parse_source(source: bytes | str, path: str) -> ParsedModule | SourceError:
                 path,
                 line,
                 column,
-                f"libcst {_LIBCST_VERSION} cannot parse this statement, though CPython {_PYTHON} accepts it"
+                f"libcst {_libcst_version()} cannot parse this statement, though CPython {_PYTHON} accepts it"
                 f" ({detail}); write it more simply (for example, fewer implicitly concatenated strings)",
                 code="syntax",
             )

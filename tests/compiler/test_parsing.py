@@ -8,6 +8,7 @@ timeout catches a parse that takes minutes.
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import subprocess
@@ -165,6 +166,21 @@ def test_valid_code_libcst_cannot_parse_names_the_statement_and_says_so() -> Non
     assert isinstance(error, SourceError) and error.code == "syntax"
     assert (error.line, error.column) == (6, 5)
     assert "libcst" in error.message and "CPython" in error.message and "accepts it" in error.message
+    # the installed version, read when the message is written (not at import: parsing_imports_no_metadata)
+    assert f"libcst {importlib.metadata.version('libcst')} cannot parse" in error.message
+
+
+def test_parsing_a_module_does_not_import_package_metadata() -> None:
+    # importlib.metadata (email, zipfile, csv, ...) cost every run that parses ~25 ms at start-up,
+    # for the version in one rare message: a fresh interpreter that parses must not load it
+    probe = (
+        "import sys\n"
+        "from loom_compiler import analyse_module\n"
+        "assert analyse_module(b'def f():\\n    return 1\\n', module='m', path='m.py').module == 'm'\n"
+        "print('importlib.metadata' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False", done.stderr
 
 
 # ------------------------------------------------------------------------------------ NUL bytes
