@@ -17,15 +17,34 @@ would depend on walk order).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol, TypeVar
 
-from .model import FlowFingerprint, SourceError
+from .model import SourceError
 
 __all__ = ["duplicate_id_errors"]
 
 
-def duplicate_id_errors(flows: Sequence[FlowFingerprint]) -> list[SourceError]:
+class _Site(Protocol):
+    """Where a flow is declared: a ``FlowFingerprint``, or a build's ``VersionFacts``."""
+
+    @property
+    def flow_id(self) -> str: ...
+    @property
+    def function(self) -> str: ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def line(self) -> int: ...
+    @property
+    def column(self) -> int: ...
+
+
+_S = TypeVar("_S", bound=_Site)
+
+
+def duplicate_id_errors(flows: Sequence[_S]) -> list[SourceError]:
     """An error for every flow id declared by two or more distinct functions in ``flows``."""
-    by_id: dict[str, dict[tuple[str, str], FlowFingerprint]] = {}
+    by_id: dict[str, dict[tuple[str, str], _S]] = {}
     for f in flows:
         by_id.setdefault(f.flow_id, {}).setdefault((f.path, f.function), f)
     errors = []

@@ -73,6 +73,7 @@ if TYPE_CHECKING:
 # emitted: a build served from the cache never loads it (most of a fresh no-change ``loom build``).
 
 from loom_runtime.errors import ManifestError
+from loom_runtime.hashing import sha256_digest
 from loom_runtime.manifest import (
     FINGERPRINT_SCHEME,
     Manifest,
@@ -94,6 +95,7 @@ from .chunk_file import Chunk, ChunkError, chunk_path_for
 # is imported where it is used: ``loom fingerprint``/``check`` run the same pipeline from the
 # cache and start-up is most of what a warm hook pays
 from .progress import BuildSummary, NullProgress, Progress, RefSummary
+from .version_facts import VersionFacts, version_facts
 
 __all__ = ["BuildReport", "build_project", "MANIFEST_NAME"]
 
@@ -152,10 +154,38 @@ class _Built:
     #: step ids the flow executes that its declaration does not cover (``step_ids``; cached with it)
     undeclared: tuple[SourceError, ...] = ()
 
+    def facts(self) -> VersionFacts:
+        return version_facts(self.fp, chunk_digest=self.chunk.digest, chunk_entry=self.chunk.entry,
+                             source_sha=self.source_sha, closure_sources=self.closure_sources,
+                             undeclared=self.undeclared)
+
+
+@dataclass(slots=True)
+class _Version:
+    """One built version for the manifest stage: its facts, and the built version itself when the
+    flow module's full entry was read or computed (None: served from its head entry)."""
+
+    facts: VersionFacts
+    #: the flow module's full entry (``FlowsEntry``) and this version's place in it
+    key: str
+    index: int
+    built: _Built | None = None
+
+    def fingerprint(self) -> FlowFingerprint:
+        assert self.built is not None, "a version served from its head entry has no fingerprint"
+        return self.built.fp
+
+    def chunk_data(self, pipeline: _Pipeline) -> bytes:
+        """The chunk's bytes, read from the full entry when this version came from its head."""
+        if self.built is None:
+            self.built = pipeline.full_version(self)
+        return self.built.chunk.data
+
 
 @dataclass(slots=True)
 class _Collected:
-    built: list[_Built] = field(default_factory=list)
+    #: the built versions, when the pipeline emits chunks (``emit=True``)
+    versions: list[_Version] = field(default_factory=list)
     #: the flows, when the pipeline fingerprints without emitting chunks (``emit=False``)
     fingerprints: list[FlowFingerprint] = field(default_factory=list)
     errors: list[SourceError] = field(default_factory=list)
@@ -173,6 +203,10 @@ Deps = tuple[tuple[str, Optional[str], Optional[str]], ...]
 #: A flow module's cache entry: ``(deps, its built versions, its errors)`` (see the module
 #: docstring, stage 2).
 FlowsEntry = tuple[Deps, tuple[_Built, ...], tuple[SourceError, ...]]
+#: A flow module's head entry, written beside its ``FlowsEntry`` under the same inputs: the same
+#: deps, each version's ``VersionFacts`` (in the entry's order) and the same errors. Read instead
+#: of the full entry when the build's caller wants no fingerprints (``version_facts``).
+FlowsHead = tuple[Deps, tuple[VersionFacts, ...], tuple[SourceError, ...]]
 #: What ``loom fingerprint``, ``diff``, ``check`` and ``version`` cache per flow module when no
 #: build entry serves it (``fingerprint_tree``): ``(deps, its flows, its errors)``.
 FingerprintsEntry = tuple[Deps, tuple[FlowFingerprint, ...], tuple[SourceError, ...]]
@@ -202,11 +236,15 @@ def build_project(
     progress: Progress | None = None,
     use_cache: bool = True,
     tree: SourceTree | None = None,
+    fingerprints: bool = True,
 ) -> BuildReport:
     """Build ``config.root`` into ``out`` (default ``config.out``, relative to the root).
 
     ``jobs``: worker processes for parsing (``None``: automatic, see the module docstring).
     ``from_git`` adds refs to ``config.history``. ``tree`` replaces the working tree (tests).
+    ``fingerprints=False``: the report's ``flows`` is empty (``summary.flows`` still counts them)
+    and an unchanged flow module is served from its small head entry (``version_facts``) without
+    decoding its fingerprints and chunks: most of a no-change build, and ``loom build`` prints none.
     Raises ``ConfigError`` (a ``GitError`` for a bad ref) on usage problems; source problems are
     returned in ``BuildReport.errors`` with nothing written.
     """
@@ -220,7 +258,8 @@ def build_project(
     except ValueError:
         out_rel = None
     cache = SummaryCache(config.root / CACHE_DIRNAME, enabled=use_cache)
-    pipeline = _Pipeline(config, cache, jobs=None if jobs is None else max(1, jobs), progress=progress, hide=out_rel)
+    pipeline = _Pipeline(config, cache, jobs=None if jobs is None else max(1, jobs), progress=progress, hide=out_rel,
+                         heads=not fingerprints)
 
     from .output_lock import output_lock
 
@@ -231,10 +270,14 @@ def build_project(
         cache.flush()
 
 
+class _FullEntriesNeeded(Exception):
+    """A version served from its head entry needs its chunk's text, and its full entry cannot be
+    read: the build collects again from full entries (``_Pipeline.heads`` off)."""
+
+
 def _build_locked(config: LoomConfig, out_dir: Path, manifest_path: Path, pipeline: _Pipeline, cache: SummaryCache,
                   started: float, from_git: Sequence[str], tree: SourceTree | None) -> BuildReport:
     errors: list[SourceError] = []
-    warnings: list[str] = []
     previous: Manifest | None = None
     if manifest_path.exists():
         try:
@@ -243,21 +286,32 @@ def _build_locked(config: LoomConfig, out_dir: Path, manifest_path: Path, pipeli
             errors.append(SourceError(_display(manifest_path, config.root), 0, 0,
                                       f"{exc}; the build would drop its versions, so it stops. Restore the file "
                                       "or delete it to start a new history", code="manifest"))
+    try:
+        return _build_from(config, out_dir, manifest_path, pipeline, cache, started, from_git, tree, previous, list(errors))
+    except _FullEntriesNeeded:
+        # nothing was written yet (chunks are placed before any write); rare: an entry lost or foreign
+        pipeline.heads = False
+        return _build_from(config, out_dir, manifest_path, pipeline, cache, started, from_git, tree, previous, list(errors))
 
+
+def _build_from(config: LoomConfig, out_dir: Path, manifest_path: Path, pipeline: _Pipeline, cache: SummaryCache,
+                started: float, from_git: Sequence[str], tree: SourceTree | None, previous: Manifest | None,
+                errors: list[SourceError]) -> BuildReport:
+    warnings: list[str] = []
     try:
         current, history = _collect_all(pipeline, tree, config, from_git, warnings)
     finally:
         pipeline.close()
     errors.extend(current.errors)
-    errors.extend(duplicate_id_errors([b.fp for b in current.built]))
+    errors.extend(duplicate_id_errors([v.facts for v in current.versions]))
     # a first-party import with no source: the hash may miss an edit, so say where (closure)
-    warnings.extend(dict.fromkeys(str(w) for b in current.built for w in b.fp.warnings))
-    undeclared = [e for b in current.built for e in b.undeclared]
+    warnings.extend(dict.fromkeys(str(w) for v in current.versions for w in v.facts.warnings))
+    undeclared = [e for v in current.versions for e in v.facts.undeclared]
     if config.check.strict:  # [tool.loom.check] strict = true
         errors.extend(undeclared)
     else:
         warnings.extend(f"{e} ([tool.loom.check] strict = true makes this an error)" for e in undeclared)
-    flows = tuple(sorted((b.fp for b in current.built), key=lambda f: f.flow_id))
+    flows = () if pipeline.heads else tuple(sorted((v.fingerprint() for v in current.versions), key=lambda f: f.flow_id))
     parsed = tuple(pipeline.parsed)
     refingerprinted = tuple(pipeline.refingerprinted)
 
@@ -267,7 +321,7 @@ def _build_locked(config: LoomConfig, out_dir: Path, manifest_path: Path, pipeli
         rehashed = tuple((f, h) for f, h in new if manifest is not None and manifest.flows[f].versions[h].rehashed_from)
         errs = tuple(_sorted_errors(errors))
         summary = BuildSummary(
-            flows=len(flows), new_versions=len(new), unchanged=len(unchanged), removed=len(removed),
+            flows=len(current.versions), new_versions=len(new), unchanged=len(unchanged), removed=len(removed),
             errors=len(errs), seconds=time.perf_counter() - started,
             modules_parsed=current.parsed, modules_cached=len(current.modules) - current.parsed,
             rehashed=len(rehashed), new_flows=new_flows, changed=changed, from_history=from_history,
@@ -282,62 +336,79 @@ def _build_locked(config: LoomConfig, out_dir: Path, manifest_path: Path, pipeli
     from .manifest_build import merge_manifest
     from .rehash import rehashed_from
 
-    # Chunk files: existing bytes are never rewritten (see module docstring).
-    planned: dict[str, bytes] = {}
+    # Chunk files: existing bytes are never rewritten (see module docstring). A file is compared
+    # by the sha256 of its bytes with the chunk's digest: a version served from its head entry has
+    # no text, which is read (``_Version.chunk_data``) only when no file holds it yet.
+    planned: dict[str, tuple[str, bytes | None]] = {}  # rel -> (digest, bytes to write; None: on disk)
+    on_disk: dict[str, str | None] = {}
 
-    def place(b: _Built, previous_path: str | None) -> str:
-        data = b.chunk.data
-        candidates = [chunk_path_for(b.fp.flow_id, b.fp.code_hash)]
+    out_prefix = os.path.join(out_dir, "")
+
+    def disk_digest(rel: str) -> str | None:
+        if rel not in on_disk:
+            data = _file_bytes(out_prefix + rel)  # a string: a ``Path`` per chunk costs more than its read
+            on_disk[rel] = None if data is None else sha256_digest(data)
+        return on_disk[rel]
+
+    def place(v: _Version, previous_path: str | None) -> str:
+        f = v.facts
+        candidates = [chunk_path_for(f.flow_id, f.code_hash)]
         if previous_path:
             candidates.append(previous_path)
         for rel in candidates:
-            if planned.get(rel) == data or _file_bytes(out_dir / rel) == data:
-                planned[rel] = data
+            got = planned.get(rel)
+            if got is not None and got[0] == f.chunk_digest:
+                return rel
+            if got is None and disk_digest(rel) == f.chunk_digest:
+                planned[rel] = (f.chunk_digest, None)
                 return rel
         base = candidates[0]
+        data = v.chunk_data(pipeline)
         if base not in planned and not (out_dir / base).exists():
-            planned[base] = data
+            planned[base] = (f.chunk_digest, data)
             return base
-        variant = chunk_path_for(b.fp.flow_id, b.fp.code_hash, variant=b.chunk.digest.partition(":")[2][:12])
-        planned[variant] = data
+        variant = chunk_path_for(f.flow_id, f.code_hash, variant=f.chunk_digest.partition(":")[2][:12])
+        planned[variant] = (f.chunk_digest, data)
         return variant
 
-    def entry_for(b: _Built) -> VersionEntry:
-        prev = previous.flows.get(b.fp.flow_id) if previous is not None else None
-        prev_entry = prev.versions.get(b.fp.code_hash) if prev is not None else None
-        rel = place(b, prev_entry.chunk if prev_entry is not None else None)
-        d = b.fp.definition
+    def entry_for(v: _Version) -> VersionEntry:
+        f = v.facts
+        prev = previous.flows.get(f.flow_id) if previous is not None else None
+        prev_entry = prev.versions.get(f.code_hash) if prev is not None else None
+        rel = place(v, prev_entry.chunk if prev_entry is not None else None)
+        d = f.definition
         # A scheme upgrade: the earlier-scheme versions of the same code (bundle/rehash.py).
-        links = rehashed_from(prev, code_hash=b.fp.code_hash, scheme=FINGERPRINT_SCHEME, flow_hash=b.fp.flow_hash,
-                              closure_sources=b.closure_sources,
+        links = rehashed_from(prev, code_hash=f.code_hash, scheme=FINGERPRINT_SCHEME, flow_hash=f.flow_hash,
+                              closure_sources=f.closure_sources,
                               already=prev_entry.rehashed_from if prev_entry is not None else ())
         return VersionEntry(
-            code_hash=b.fp.code_hash,
-            flow_hash=b.fp.flow_hash,
-            legacy_flow_hash=b.fp.legacy_flow_hash,
+            code_hash=f.code_hash,
+            flow_hash=f.flow_hash,
+            legacy_flow_hash=f.legacy_flow_hash,
             version=d.version,
             steps=d.steps,
             step_families=d.step_families,
             compatible_with=d.compatible_with,
             chunk=rel,
-            chunk_digest=b.chunk.digest,
-            entry=b.chunk.entry,
-            source=SourceRef(b.fp.path, b.fp.line, "sha256:" + b.source_sha, b.closure_sources),
-            closure={m.qualname: m.hash for m in b.fp.closure},
+            chunk_digest=f.chunk_digest,
+            entry=f.chunk_entry,
+            source=SourceRef(f.path, f.line, "sha256:" + f.source_sha, f.closure_sources),
+            closure=dict(f.closure),
             scheme=FINGERPRINT_SCHEME,
             rehashed_from=links,
         )
 
-    current_entries = {b.fp.flow_id: entry_for(b) for b in current.built}
+    current_entries = {v.facts.flow_id: entry_for(v) for v in current.versions}
     known = {(f, h) for f, fe in previous.flows.items() for h in fe.versions} if previous is not None else set()
     history_entries: list[dict[str, VersionEntry]] = []
     for _ref, got in history:
         entries = {}
-        for b in got.built:
-            if (b.fp.flow_id, b.fp.code_hash) in known or b.fp.flow_id in current_entries and \
-                    current_entries[b.fp.flow_id].code_hash == b.fp.code_hash:
+        for v in got.versions:
+            f = v.facts
+            if (f.flow_id, f.code_hash) in known or f.flow_id in current_entries and \
+                    current_entries[f.flow_id].code_hash == f.code_hash:
                 continue  # already shipped, or the working tree has the same version
-            entries[b.fp.flow_id] = entry_for(b)
+            entries[f.flow_id] = entry_for(v)
         history_entries.append(entries)
     merged = merge_manifest(previous, current_entries, history_entries)
 
@@ -350,9 +421,11 @@ def _build_locked(config: LoomConfig, out_dir: Path, manifest_path: Path, pipeli
                     "executions pinned to it cannot resume. Rebuild it with `loom build --from-git <ref>` "
                     "naming a commit that has that version"
                 )
-    written = [rel for rel in sorted(planned) if rel in used and _file_bytes(out_dir / rel) != planned[rel]]
+    to_write = {rel: data for rel, (digest, data) in sorted(planned.items())
+                if rel in used and data is not None and disk_digest(rel) != digest}
+    written = list(to_write)
     # the cache entries are written while the chunks' fsyncs wait on the disk
-    _write_durably(out_dir, {rel: planned[rel] for rel in written}, while_syncing=cache.flush)
+    _write_durably(out_dir, to_write, while_syncing=cache.flush)
     data = dump_manifest(merged.manifest)
     if _file_bytes(manifest_path) != data:
         atomic_write_bytes(manifest_path, data)
@@ -378,11 +451,11 @@ def _collect_all(pipeline: _Pipeline, tree: SourceTree | None, config: LoomConfi
         got = pipeline.collect(GitSourceTree(pipeline.config, ref, key=key), label=f"loom build {ref}")
         for err in got.errors:
             warnings.append(f"{ref}: {err} (versions from this ref that failed are left out)")
-        dups = duplicate_id_errors([b.fp for b in got.built])
+        dups = duplicate_id_errors([v.facts for v in got.versions])
         for err in dict.fromkeys(e.message for e in dups):
             warnings.append(f"{ref}: {err}; that id's versions at this ref are left out")
-        bad = {b.fp.flow_id for b in got.built for e in dups if (e.path, e.line) == (b.fp.path, b.fp.line)}
-        got.built = [b for b in got.built if b.fp.flow_id not in bad]
+        bad = {v.facts.flow_id for v in got.versions for e in dups if (e.path, e.line) == (v.facts.path, v.facts.line)}
+        got.versions = [v for v in got.versions if v.facts.flow_id not in bad]
         history.append((ref, got))
     return current, history
 
@@ -451,11 +524,26 @@ class _Source:
         self._data: dict[str, bytes | None] = {}
         self._sha: dict[str, str | None] = {}
         self._path: dict[str, str | None] = {}
+        #: ``(module, path, sha)`` dependencies found as they are in this tree (``unchanged``)
+        self._unchanged: set[tuple[str, str | None, str | None]] = set()
         #: modules the tree lists but could not read, as the errors the build reports
         self.errors: dict[str, SourceError] = {}
 
     def module_names(self) -> list[str]:
         return [m for m in self.tree.module_names() if self.path(m) is not None]
+
+    def unchanged(self, deps: Deps) -> bool:
+        """Whether every ``(module, path, sha)`` of ``deps`` is as in this tree. The flow modules
+        of a package share most of theirs (~110 each, ~380 distinct at 120 flows): each is
+        compared once per build."""
+        known = self._unchanged
+        for dep in deps:
+            if dep not in known:
+                module, path, sha = dep
+                if self.path(module) != path or self.sha(module) != sha:
+                    return False
+                known.add(dep)
+        return True
 
     def candidates(self, wanted: Callable[[bytes], bool]) -> list[str]:
         """Modules whose bytes pass ``wanted`` (the cheap "might define a flow" check).
@@ -526,12 +614,14 @@ class _Source:
 class _Pipeline:
     """The per-tree stages. ``emit=False`` (``fingerprint_tree``) stops at the fingerprints: it
     reads the build's entries of a flow module when they are fresh and complete, else entries of
-    its own (``FingerprintsEntry``), and never emits a chunk."""
+    its own (``FingerprintsEntry``), and never emits a chunk. ``heads`` (with ``emit``): a fresh
+    flow module is served from its head entry (``FlowsHead``), its fingerprints left undecoded."""
 
     def __init__(self, config: LoomConfig, cache: SummaryCache, *, jobs: int | None, progress: Progress,
-                 hide: str | None = None, emit: bool = True) -> None:
+                 hide: str | None = None, emit: bool = True, heads: bool = False) -> None:
         self.config = config
         self.emit = emit
+        self.heads = heads and emit
         self.hide = hide
         self.cache = cache
         self.jobs = jobs
@@ -728,7 +818,8 @@ class _Pipeline:
                 self._store(src, module, cached[module])
             else:
                 stale.append(module)
-        if stale and self._max_workers() > 1 and (self.jobs is not None or len(stale) >= AUTO_MIN_MODULES):
+        # the size test first: ``_max_workers`` imports multiprocessing (~5 ms), which an edit never needs
+        if stale and (self.jobs is not None or len(stale) >= AUTO_MIN_MODULES) and self._max_workers() > 1:
             self.prefetch(src, memo, stale)
             frontier = set(stale)
             seen = set(frontier)
@@ -749,7 +840,12 @@ class _Pipeline:
                 self._store(src, module, (deps, built, errors))
                 if built or errors:
                     self.refingerprinted.append(module)
-            (result.built if self.emit else result.fingerprints).extend(built)
+            if self.emit:
+                key = self._flows_key(src, module)
+                result.versions.extend(_Version(b, key, i) if isinstance(b, VersionFacts) else _Version(b.facts(), key, i, b)
+                                       for i, b in enumerate(built))
+            else:
+                result.fingerprints.extend(built)
             result.errors.extend(errors)
             result.modules.update(m for m, _path, sha in deps if sha is not None and m != LISTING)
         self._put_late()
@@ -763,9 +859,14 @@ class _Pipeline:
         return cache_key(config_digest=self.config.digest, module=module, path=src.path(module) or "",
                          content_sha256=src.sha(module) or "", kind="flows", value_type=FlowsEntry)
 
+    def _head_key(self, src: _Source, module: str) -> str:
+        return cache_key(config_digest=self.config.digest, module=module, path=src.path(module) or "",
+                         content_sha256=src.sha(module) or "", kind="flows-head", value_type=FlowsHead)
+
     def _store(self, src: _Source, module: str, entry: tuple[Any, ...]) -> None:
         if self.emit:
             self.cache.put(self._flows_key(src, module), entry, FlowsEntry)
+            self._store_head(src, module, entry)
         else:
             self.cache.put(self._fingerprints_key(src, module), entry, FingerprintsEntry)
 
@@ -773,12 +874,24 @@ class _Pipeline:
         return cache_key(config_digest=self.config.digest, module=module, path=src.path(module) or "",
                          content_sha256=src.sha(module) or "", kind="fingerprints", value_type=FingerprintsEntry)
 
+    def _store_head(self, src: _Source, module: str, entry: tuple[Any, ...]) -> None:
+        deps, built, errors = entry
+        self.cache.put(self._head_key(src, module), (deps, tuple(b.facts() for b in built), errors), FlowsHead)
+
     def _cached(self, src: _Source, module: str) -> tuple[Any, ...] | None:
         """A fresh cache entry of ``module``'s flows (every module it asked for unchanged), as the
-        pipeline's result: built versions, or with ``emit=False`` their fingerprints."""
+        pipeline's result: built versions (``VersionFacts`` from a head entry with ``heads``), or
+        with ``emit=False`` their fingerprints."""
+        if self.heads:
+            head = self.cache.get(self._head_key(src, module), FlowsHead)
+            if head is not None:
+                # written with the full entry under the same inputs: stale deps are stale for both
+                return head if self._fresh(src, head[0]) else None
         entry = self.cache.get(self._flows_key(src, module), FlowsEntry)
         if entry is not None and self._fresh(src, entry[0]):
             if self.emit:
+                if self.heads:  # a full entry without its head (lost, or a cache from before heads)
+                    self._store_head(src, module, entry)
                 return entry
             # a version whose chunk failed is not in the entry: its flow must be fingerprinted
             if not any(e.code == "bundle" for e in entry[2]):
@@ -789,9 +902,19 @@ class _Pipeline:
                 return own
         return None
 
+    def full_version(self, version: _Version) -> _Built:
+        """The built version a head entry's ``version`` stands for, from the flow module's full
+        entry; ``_FullEntriesNeeded`` when that entry cannot be read or disagrees with the head."""
+        entry = self.cache.get(version.key, FlowsEntry)
+        if entry is not None and version.index < len(entry[1]):
+            built = entry[1][version.index]
+            if built.facts() == version.facts:
+                return built
+        raise _FullEntriesNeeded(version.facts.flow_id)
+
     @staticmethod
     def _fresh(src: _Source, deps: Deps) -> bool:
-        return all(src.path(m) == path and src.sha(m) == sha for m, path, sha in deps)
+        return src.unchanged(deps)
 
     @staticmethod
     def _deps(src: _Source, modules: Iterable[str]) -> Deps:
@@ -956,9 +1079,10 @@ def _fewer_gc_passes() -> Iterator[None]:
         gc.set_threshold(*threshold)
 
 
-def _file_bytes(path: Path) -> bytes | None:
+def _file_bytes(path: str | os.PathLike[str]) -> bytes | None:
     try:
-        return path.read_bytes()
+        with open(path, "rb") as fh:
+            return fh.read()
     except OSError:
         return None
 

@@ -286,14 +286,11 @@ def _sequence(c: _Codec, shape: str, item_tp: Any, make: type, python_types: Any
             else:
                 return make(doc)
         item_dec = item.dec
-        out = []
-        for i, v in enumerate(doc):
-            try:
-                out.append(item_dec(v))
-            except _Mismatch as exc:
-                exc.path.append(f"[{i}]")
-                raise
-        return make(out)
+        try:
+            return make([item_dec(v) for v in doc])
+        except _Mismatch as exc:
+            exc.path.append(f"[{_failing([item_dec] * len(doc), doc)}]")
+            raise
 
     c.enc, c.dec, c.shape, c.structured = enc, dec, shape, True
     c.accepts = lambda v: isinstance(v, python_types) and not isinstance(v, (str, bytes))
@@ -322,6 +319,20 @@ def _fixed_tuple(c: _Codec, args: tuple[Any, ...]) -> _Codec:
 
     c.enc, c.dec, c.shape, c.structured = enc, dec, shape, True
     c.accepts = lambda v: isinstance(v, tuple) and len(v) == n
+    exacts = [i.exact for i in items]
+    if all(e is not None for e in exacts):
+        # every item a plain scalar (a flow entry's dependencies ``(module, path, sha)``: ~110 per
+        # flow module): checked inline, no call per item; anything off takes ``dec`` for its error
+        def dec_scalars(doc: Any) -> Any:
+            if type(doc) is list and len(doc) == n:
+                for v, ex in zip(doc, exacts):
+                    if type(v) not in ex:  # type: ignore[operator]
+                        break
+                else:
+                    return tuple(doc)
+            return dec(doc)
+
+        c.dec = dec_scalars
     return c
 
 

@@ -50,6 +50,7 @@ def build_command(path: Path, out: Path | None, jobs: int | None, from_git: tupl
             from_git=from_git,
             progress=make_progress(enabled=False) if quiet else make_progress(),
             use_cache=not no_cache,
+            fingerprints=False,  # it prints none: unchanged flow modules are served from their small head entries
         )
     except ConfigError as exc:
         click.echo(f"loom build: {exc}", err=True)

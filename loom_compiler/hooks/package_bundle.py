@@ -135,7 +135,8 @@ def build_bundle(
         config = replace(config, history=())
     # The editable link (or copy) inside the package is output, never source: the source walk
     # skips any directory holding a loom manifest or the copy marker (``sources.is_loom_output``).
-    report = build_project(replace(config, exclude=(*config.exclude, *exclude)) if exclude else config)
+    report = build_project(replace(config, exclude=(*config.exclude, *exclude)) if exclude else config,
+                           fingerprints=False)  # it counts the flows (summary), prints none
     for warning in report.warnings:
         warn(warning)
     if report.errors:
@@ -150,7 +151,7 @@ def build_bundle(
         package_dir=package_dir,
         out_dir=report.out_dir,
         files=bundle_files(report.out_dir),
-        flows=len(report.flows),
+        flows=report.summary.flows,
         new_versions=len(report.new_versions),
     )
 
