@@ -59,7 +59,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .errors import FlowDivergenceError, FlowUsageError, JournalError
@@ -331,20 +331,48 @@ class AsyncRun(Run):
         return result
 
     def append(self, events: Sequence[NewEvent], *, leaves_running: bool | None = None) -> None:
+        self._refuse_append(events)
+        writer = self.writer
+        if writer is None or not writer.on_loop():  # the outcome, appended on the writer's thread
+            super().append(events, leaves_running=leaves_running)
+            return
+        completion = self._passes_a_stop(events)
+        writer.append(events, leaves_running=leaves_running, completion=completion)
+        self.last_seq += len(events)  # what the store will confirm; the writer fences on what it did
+
+    def append_timed(self, build: Callable[[float], list[NewEvent]]) -> None:
+        """As ``Run.append_timed``, but the timer clock is read by the writer's thread right before
+        it appends (on PostgreSQL a round trip to the server, which must not stop the loop): the
+        deadline is counted from the moment the batch is written, as in a synchronous run.
+
+        Rejected: awaiting the read (``asyncio.to_thread``) in the Context before the append: it
+        opens a loop turn between a failed attempt and its record in which a sibling's latched
+        park can seal the run (the failed attempt then unrecorded), and a second thread whose
+        read could overtake the writes still queued before it."""
+        writer = self.writer
+        if writer is None or not writer.on_loop():
+            super().append_timed(build)
+            return
+        shape = build(0.0)  # the batch's kinds and length, to judge and count it here; pure
+        self._refuse_append(shape)
+        writer.append_timed(build, completion=self._passes_a_stop(shape))
+        self.last_seq += len(shape)
+
+    def _refuse_append(self, events: Sequence[NewEvent]) -> None:
+        """Raise what unwinds the body if a latched or sealed park refuses ``events``."""
         if not self.concluding:
             if self.sealed:
                 raise self.stopping  # type: ignore[misc]  # set whenever sealed
             if self.stopping is not None and not self._stopper and events[0].type not in _FINISHING:
                 raise self.stopping
-        writer = self.writer
-        if writer is None or not writer.on_loop():  # the outcome, appended on the writer's thread
-            super().append(events, leaves_running=leaves_running)
-            return
+
+    def _passes_a_stop(self, events: Sequence[NewEvent]) -> bool:
+        """Whether ``events`` are a step's recorded outcome (as ``Run.append``: only that passes a
+        latched refusal or journal error; anything else raises it here)."""
         completion = all(e.type in _COMPLETIONS for e in events)
-        if not completion:  # as Run.append: only a step's recorded outcome passes a latched stop
+        if not completion:
             self.raise_if_stopped()
-        writer.append(events, leaves_running=leaves_running, completion=completion)
-        self.last_seq += len(events)  # what the store will confirm; the writer fences on what it did
+        return completion
 
     def _admit(self, kind: str, ident: str) -> None:
         writer = self.writer

@@ -250,14 +250,18 @@ class Run:
         gate = timer_gate(timer_id)
         if park:
             self.detector.check(f"step `{step_id}` waits to retry")
-        fire_at = self.port.timer_now() + delay
-        batch = [
-            NewEvent(ev.STEP_FAILED, {"stepId": step_id, "error": error, "attempt": attempt, "retryAt": fire_at}),
-            NewEvent(ev.TIMER_SET, {"timerId": timer_id, "fireAt": fire_at}),
-        ]
-        if park:
-            batch.append(NewEvent(ev.EXECUTION_SUSPENDED, {"condition": {"on": gate}}))
-        self.append(batch)
+
+        def batch(now: float) -> list[NewEvent]:
+            fire_at = now + delay
+            events = [
+                NewEvent(ev.STEP_FAILED, {"stepId": step_id, "error": error, "attempt": attempt, "retryAt": fire_at}),
+                NewEvent(ev.TIMER_SET, {"timerId": timer_id, "fireAt": fire_at}),
+            ]
+            if park:
+                events.append(NewEvent(ev.EXECUTION_SUSPENDED, {"condition": {"on": gate}}))
+            return events
+
+        self.append_timed(batch)
         return Parked(gate)
 
     def retry_gate(self, step_id: str) -> str:
@@ -379,8 +383,9 @@ class Run:
             self.append([condition])
         else:
             self.detector.check(f"timer `{timer_id}` is set")
-            fire_at = self.port.timer_now() + float(seconds)
-            self.append([NewEvent(ev.TIMER_SET, {"timerId": timer_id, "fireAt": fire_at}), condition])
+            self.append_timed(
+                lambda now: [NewEvent(ev.TIMER_SET, {"timerId": timer_id, "fireAt": now + float(seconds)}), condition]
+            )
         return Parked(gate)
 
     def step_is_recorded(self, step_id: str) -> bool:
@@ -485,6 +490,21 @@ class Run:
         except JournalError as exc:
             self.journal_error = exc
             raise
+
+    def append_timed(self, build: Callable[[float], list[NewEvent]]) -> None:
+        """Append ``build(now)``: events holding a deadline (a timer's ``fireAt``, a retry's
+        ``retryAt``) counted from ``now``, the timer clock read right before the append
+        (``RunPort.timer_now``: on PostgreSQL the server's clock, a round trip). An async run makes
+        both on its writer's thread (``AsyncRun.append_timed``), never on the event loop.
+
+        A failed read latches like a refused append: a body that catches it must not go on
+        without the timer it asked for (its sleep silently skipped)."""
+        try:
+            now = self.port.timer_now()
+        except JournalError as exc:
+            self.journal_error = exc
+            raise
+        self.append(build(now))
 
     def _claim_id(self, ident: str, kind: str) -> None:
         if not isinstance(ident, str) or not ident:

@@ -18,6 +18,11 @@ thread); only the calls into the store move:
   still tried, as :meth:`~loom_runtime.run.Run.append` does: not recording it would run the
   effect again); the admission of a live step or decider (its lease check, which may renew the
   lease on the spot) is refused too;
+* a batch that holds a deadline (a durable timer's ``fireAt``, a retry's ``retryAt``) is built here
+  from the timer clock read right before its append (``RunPort.timer_now``: on PostgreSQL the
+  server's clock, a round trip under the journal's lock, as blocking as an append): the deadline is
+  counted from when the batch is written, as in a synchronous run, and a failed read refuses the
+  batch like a failed append;
 * :meth:`flush` waits for every call submitted so far and raises the first failure among them.
   The async Context flushes before a live step body or decider starts (so an effect never starts
   on a refused append or a lost lease: its ``STEP_STARTED`` is in the store and its lease admitted
@@ -79,6 +84,11 @@ class RunWriter:
     def append(self, events: Sequence[NewEvent], *, leaves_running: bool | None, completion: bool) -> None:
         """Append ``events`` after everything submitted before (``completion``: a step's recorded outcome)."""
         self._submit(self._append, list(events), leaves_running, completion)
+
+    def append_timed(self, build: Callable[[float], list[NewEvent]], *, completion: bool) -> None:
+        """Append ``build(now)`` after everything submitted before, ``now`` read from the port's
+        timer clock on this thread right before (``RunPort.timer_now``: a round trip on PostgreSQL)."""
+        self._submit(self._append, build, None, completion)
 
     def admit(self, kind: str, ident: str) -> None:
         """Admit a live step or decider (``RunPort.admit``) after the writes submitted before it."""
@@ -147,10 +157,13 @@ class RunWriter:
             for cb in callbacks:
                 cb()
 
-    def _append(self, events: list[NewEvent], leaves_running: bool | None, completion: bool) -> None:
+    def _append(self, events: list[NewEvent] | Callable[[float], list[NewEvent]], leaves_running: bool | None,
+                completion: bool) -> None:
         if self._refused is not None and not completion:
             raise self._refused
         try:
+            if callable(events):  # a timed batch: a failed clock read refuses it like a failed append
+                events = events(self._port.timer_now())
             self._seq = self._port.append(self._execution_id, events, expected_seq=self._seq,
                                           leaves_running=leaves_running)
         except BaseException as exc:

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from loom_runtime import FencingError, Runtime, flow
+from loom_runtime import FencingError, Runtime, flow, step
 from loom_runtime.journal import NewEvent
 from loom_runtime.journal.sqlite import SqliteJournal
 from loom_runtime.sandbox import Sandbox
@@ -271,4 +271,137 @@ def test_a_body_that_fails_while_its_park_is_on_its_way_ends_parked(journal_fact
     h = asyncio.run(rt.start_async("parks", execution_id="e1"))
     assert (h.status, h.gate) == ("suspended", "approval")
     assert [e.type for e in store.read("e1")][-1] == "EXECUTION_SUSPENDED"
+    rt.close()
+
+
+def hold_the_timer_clock(store) -> tuple[threading.Event, threading.Event, list[float], list[int]]:
+    """Make ``store`` a store with a shared clock (``Runtime.timer_clock`` reads it, as it reads
+    PostgreSQL's server clock: the real one is called through when the store has it) whose every
+    read is held until ``release`` is set; ``held`` is set when one is held. Returns the values read
+    and the threads that read them."""
+    held, release = threading.Event(), threading.Event()
+    values: list[float] = []
+    threads: list[int] = []
+    real = getattr(store, "shared_now", None)
+
+    def shared_now():
+        threads.append(threading.get_ident())
+        held.set()
+        assert release.wait(30), "the clock read held the event loop: the coroutine releasing it never ran"
+        values.append(real() if real is not None else 1_000_000.0)
+        return values[-1]
+
+    store.shared_now = shared_now  # an instance attribute: Runtime.timer_clock finds it
+    return held, release, values, threads
+
+
+async def released_once_the_loop_ran(drive, held, release, store, execution_id):
+    """Wait for the held clock read, check the loop runs meanwhile and nothing was written, release."""
+    await until(held, "a read of the timer clock")
+    await asyncio.sleep(0.05)  # the loop keeps serving everyone else meanwhile
+    assert not drive.done() and not any(e.type == "TIMER_SET" for e in store.read(execution_id))
+    release.set()
+    return await drive
+
+
+def test_an_async_sleep_reads_the_timer_clock_off_the_loop(journal_factory):
+    """``fireAt`` of an async flow's timer is counted from the store's shared clock (on PostgreSQL a
+    round trip to the server): read on the loop's thread, it stopped every coroutine meanwhile."""
+    store = journal_factory()
+    held, release, values, threads = hold_the_timer_clock(store)
+    ran: list[str] = []
+    step = recording_step(ran)
+
+    @flow("naps", code_fingerprint=H)
+    async def naps(ctx, _):
+        await ctx.execute("a", step, "a")
+        await ctx.sleep("nap", 60)
+        return "woke"
+
+    rt = Runtime(journal=store)
+    rt.register(naps)
+
+    async def main():
+        drive = asyncio.ensure_future(rt.start_async("naps", None, execution_id="e"))
+        return await released_once_the_loop_ran(drive, held, release, store, "e")
+
+    handle = asyncio.run(main())
+    assert handle.status == "suspended" and ran == ["a"]
+    timer = next(e for e in store.read("e") if e.type == "TIMER_SET")
+    assert timer.payload == {"timerId": "nap", "fireAt": values[0] + 60}  # counted from the clock read
+    assert threads and threading.get_ident() not in threads
+    rt.close()
+
+
+def test_an_async_retry_reads_the_timer_clock_off_the_loop(journal_factory):
+    store = journal_factory()
+    held, release, values, threads = hold_the_timer_clock(store)
+    calls: list[int] = []
+
+    @step(max_attempts=2, backoff=30)
+    async def flaky():
+        calls.append(1)
+        raise ValueError("first attempt fails")
+
+    @flow("retries", code_fingerprint=H)
+    async def retries(ctx, _):
+        return await ctx.execute("flaky", flaky)
+
+    rt = Runtime(journal=store)
+    rt.register(retries)
+
+    async def main():
+        drive = asyncio.ensure_future(rt.start_async("retries", None, execution_id="e"))
+        return await released_once_the_loop_ran(drive, held, release, store, "e")
+
+    handle = asyncio.run(main())
+    assert handle.status == "suspended" and calls == [1]
+    failed = next(e for e in store.read("e") if e.type == "STEP_FAILED")
+    timer = next(e for e in store.read("e") if e.type == "TIMER_SET")
+    assert failed.payload["retryAt"] == timer.payload["fireAt"] == values[0] + 30
+    assert threads and threading.get_ident() not in threads
+    rt.close()
+
+
+@pytest.mark.parametrize("kind", ["async", "sync"])
+def test_a_failed_timer_clock_read_stops_the_run_as_a_refused_append_would(journal_factory, kind):
+    """The server's clock unreachable when a timer is set: the run stops as after a refused append
+    (the execution stays running, a later attempt sets the timer), even if the body catches the
+    error; it never goes on without its timer (the sleep silently skipped)."""
+    from loom_runtime import JournalError
+
+    store = journal_factory()
+
+    def unreachable():
+        raise JournalError("reading the server's clock failed (server closed the connection)")
+
+    store.shared_now = unreachable
+    ran: list[str] = []
+    step_fn = recording_step(ran) if kind == "async" else (lambda name: ran.append(name))
+
+    if kind == "async":
+        @flow("naps", code_fingerprint=H)
+        async def naps(ctx, _):
+            try:
+                await ctx.sleep("nap", 60)
+            except Exception:  # noqa: BLE001 - a body that swallows everything
+                pass
+            return await ctx.execute("after", step_fn, "after")
+    else:
+        @flow("naps", code_fingerprint=H)
+        def naps(ctx, _):
+            try:
+                ctx.sleep("nap", 60)
+            except Exception:  # noqa: BLE001 - a body that swallows everything
+                pass
+            return ctx.execute("after", step_fn, "after")
+
+    rt = Runtime(journal=store)
+    rt.register(naps)
+    with pytest.raises(JournalError, match="server's clock"):
+        if kind == "async":
+            asyncio.run(rt.start_async("naps", None, execution_id="e"))
+        else:
+            rt.start("naps", None, execution_id="e")
+    assert ran == [] and [e.type for e in store.read("e")] == ["EXECUTION_STARTED"]
     rt.close()
