@@ -26,8 +26,9 @@ One dispatcher thread finds work and hands each execution to one of ``concurrenc
   at once (so another worker continues it without waiting for the lease to expire), and ``serve``
   returns when every drive thread is done.
 
-Each drive runs through the worker's own port (:class:`~loom_runtime.port.StorePort` with a
-``draining`` flag), so stopping the worker never refuses work the same ``Runtime`` does elsewhere.
+Each drive runs through the worker's own port (:class:`~loom_runtime.port.StorePort` that refuses
+a new step once ``stop`` is set), so stopping the worker never refuses work the same ``Runtime``
+does elsewhere.
 Every drive is reported to ``on_event`` (``{"event": "drive", "executionId", "flowId", "status",
 "gate", "error", "seconds", "worker"}``); ``loom worker`` prints them.
 
@@ -69,19 +70,27 @@ class WorkerStopping(JournalError):
 
 
 class _DrainingPort(StorePort):
-    """The worker's port: refuses a new step or decider once the worker is stopping."""
+    """The worker's port: refuses a new step or decider once the worker is stopping.
 
-    __slots__ = ("draining", "worker_id")
+    Stopping is ``stop`` set (by the caller or the signal handler), not only the dispatcher having
+    seen it: the dispatcher may be asleep in its idle wait for up to ``poll_interval`` meanwhile, and
+    a drive that went on starting steps until then did more than "finish the step in hand"."""
 
-    def __init__(self, runtime: Runtime, draining: threading.Event) -> None:
+    __slots__ = ("draining", "stop", "worker_id")
+
+    def __init__(self, runtime: Runtime, draining: threading.Event, stop: threading.Event | None = None) -> None:
         super().__init__(runtime._leases, runtime.registry, lambda: runtime.clock(),
                          on_divergence=runtime._divergence_warning, on_refusal=runtime._refused,
                          timer_clock=runtime.timer_clock)
         self.draining = draining
+        self.stop = stop
         self.worker_id = runtime.worker_id
 
+    def stopping(self) -> bool:
+        return self.draining.is_set() or (self.stop is not None and self.stop.is_set())
+
     def append(self, execution_id, events, *, expected_seq, leaves_running=None):  # noqa: ANN001 - RunPort
-        if self.draining.is_set() and events and events[0].type == ev.STEP_STARTED:
+        if events and events[0].type == ev.STEP_STARTED and self.stopping():
             raise WorkerStopping(
                 f"worker `{self.worker_id}` is stopping: execution `{execution_id}` is left before step "
                 f"`{events[0].payload.get('stepId')}` for another worker (nothing of it ran)"
@@ -89,7 +98,7 @@ class _DrainingPort(StorePort):
         return super().append(execution_id, events, expected_seq=expected_seq, leaves_running=leaves_running)
 
     def admit(self, execution_id: str, kind: str, ident: str) -> None:
-        if kind == "decider" and self.draining.is_set():
+        if kind == "decider" and self.stopping():
             raise WorkerStopping(
                 f"worker `{self.worker_id}` is stopping: execution `{execution_id}` is left before decider "
                 f"`{ident}` for another worker"
@@ -119,7 +128,7 @@ class Worker:
         self.concurrency = concurrency
         self.on_event = on_event
         self.draining = threading.Event()
-        self.port = _DrainingPort(runtime, self.draining)
+        self.port = _DrainingPort(runtime, self.draining, self.stop)
         self._slots = threading.Semaphore(concurrency)
         self._busy: set[str] = set()
         self._lock = threading.Lock()
@@ -264,9 +273,9 @@ class Worker:
         previous: dict[int, Any] = {}
 
         def graceful(signum: int, _frame: Any) -> None:
-            self._event({"event": "stopping", "signal": signal.Signals(signum).name})
-            self.stop.set()
+            self.stop.set()  # first: once "stopping" is reported, no drive starts another step
             self.rt._wake.set()
+            self._event({"event": "stopping", "signal": signal.Signals(signum).name})
             if signum == signal.SIGINT:  # a second Ctrl-C interrupts at once
                 signal.signal(signal.SIGINT, signal.default_int_handler)
 

@@ -540,10 +540,18 @@ class PostgresJournal:
         execution (``NOTIFY`` on this journal's channel) or ``timeout`` seconds pass; return whether
         something was notified. Waiting sends no query: the listening connection (opened on first
         use, separate from the one the store writes with) sits in ``select`` until the server pushes
-        a notification; one that arrives between two waits is kept by the connection for the next."""
+        a notification; one that arrives between two waits is kept by the connection for the next.
+
+        A call that opens the listening connection (the first, or the first after it broke) returns
+        ``True`` at once, without waiting: whatever was notified before its ``LISTEN`` is lost to it,
+        so the caller must look again. (A worker's first pass ran before it listened: a submission
+        made in between slept until the next rescan, a minute later.)"""
         pg = self._pg
         try:
-            conn = self._listener()
+            if self._listen_conn is None or self._listen_conn.closed:
+                self._listener()
+                return True
+            conn = self._listen_conn
             for _ in conn.notifies(timeout=max(0.0, timeout), stop_after=1):
                 return True
             return False

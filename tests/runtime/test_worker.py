@@ -60,11 +60,11 @@ def test_submit_records_a_start_that_nobody_drives_until_a_worker_serves(journal
     _wait(lambda: all(client.get(i).status == "completed" for i in ids), "the worker to drain")
     assert serving.stop() >= 12  # one drive to each timer, one after it
     assert sorted(ran) == list(range(6)) and [client.get(i).result for i in ids] == [i * 10 for i in range(6)]
-    for i in ids:  # every timer fired within poll_interval of its due time (+ slack for a loaded machine)
-        events = client.get(i).events
+    for i in ids:  # every timer fired, never before its due time (how soon after it is a latency the
+        events = client.get(i).events  # machine's load decides, not a property: not asserted here)
         fire_at = next(e.payload["fireAt"] for e in events if e.type == "TIMER_SET")
         resumed = next(e.recorded_at for e in events if e.type == "EXECUTION_RESUMED")
-        assert resumed - fire_at < 0.05 + 2.0
+        assert resumed >= fire_at
     drives = [e for e in serving.events if e["event"] == "drive"]
     assert {e["status"] for e in drives} == {"suspended", "completed"} and all(e["worker"] == worker.worker_id for e in drives)
 
@@ -101,10 +101,11 @@ def test_stop_finishes_the_step_in_hand_and_leaves_the_rest_to_another_worker(jo
     first = Runtime(journal=journal_factory(), lease_ttl=60)
     first.register(job)
     first.submit("job", execution_id="e1")
-    serving = Serving(first, poll_interval=0.05)
+    # the dispatcher sleeps through the stop (a poll far away, nothing wakes it before the drive
+    # ends): the drive itself must see it, not only a dispatcher that happened to look in between
+    serving = Serving(first, poll_interval=30)
     assert in_step.wait(20)
     serving.stop_event.set()  # stop while the step runs ...
-    time.sleep(0.1)
     release.set()  # ... it finishes and is recorded; `next` is not started
     serving.stop()
     view = first.get("e1")
@@ -147,15 +148,70 @@ def test_an_idle_postgres_worker_is_woken_by_a_submission_not_by_polling(postgre
 
     worker = Runtime(journal=postgres_schema.open(), lease_ttl=120)  # polls every 60 s at most
     worker.register(job)
+    listening = _count_waits(worker.journal)
     serving = Serving(worker, poll_interval=30.0)
-    time.sleep(0.3)  # idle now, listening
+    _wait(lambda: listening.is_set(), "the worker to wait for notifications")  # idle now, listening
     client = Runtime(journal=postgres_schema.open())
     client.register(job)
-    t0 = time.monotonic()
     eid = client.submit("job")
+    # the next poll is 30 s away, the next rescan 60 s: only the notification wakes it within 20 s
     _wait(lambda: client.get(eid).status == "completed", "the notified worker", timeout=20)
-    assert time.monotonic() - t0 < 10  # well before the next poll (30 s)
     serving.stop()
+
+
+def _count_waits(store) -> threading.Event:
+    """Set once ``store.wait_for_work`` is waiting past its first call (which opens the listener
+    and returns at once): the worker is idle on a listening connection."""
+    listening = threading.Event()
+    calls = []
+    original = store.wait_for_work
+
+    def wait_for_work(timeout):
+        calls.append(timeout)
+        if len(calls) > 1:
+            listening.set()
+        return original(timeout)
+
+    store.wait_for_work = wait_for_work  # an instance attribute: the worker looks it up per wait
+    return listening
+
+
+@pytest.mark.postgres
+def test_a_submission_between_a_workers_first_pass_and_its_listen_is_not_slept_through(postgres_schema):
+    # the notification of a submission made before the worker's listening connection exists is
+    # lost to it: the worker must look again once it listens, not sleep until its rescan (60 s)
+    @flow("job")
+    def job(ctx, _):
+        return ctx.execute("s", lambda: "done")
+
+    worker = Runtime(journal=postgres_schema.open(), lease_ttl=120)
+    worker.register(job)
+    client = Runtime(journal=postgres_schema.open())
+    client.register(job)
+    submitted = []
+    listing = worker.journal.list_executions
+
+    def list_executions(*args, **kwargs):
+        found = listing(*args, **kwargs)
+        if not submitted and kwargs.get("leasable_by") == worker.worker_id:  # the first pass has looked
+            submitted.append(client.submit("job"))
+        return found
+
+    worker.journal.list_executions = list_executions
+    serving = Serving(worker, poll_interval=30.0)
+    _wait(lambda: bool(submitted), "the worker's first pass")
+    _wait(lambda: client.get(submitted[0]).status == "completed", "the worker to see the submission", timeout=20)
+    serving.stop()
+
+
+@pytest.mark.postgres
+def test_wait_for_work_returns_at_once_when_it_opens_its_listener_then_waits_for_notifications(postgres_schema):
+    waiter, other = postgres_schema.open(), postgres_schema.open()
+    other.create("e0", NewEvent("EXECUTION_STARTED", {"flowId": "job", "input": None}))  # before any LISTEN
+    assert waiter.wait_for_work(10) is True  # it may have missed that: look again
+    assert waiter.wait_for_work(0.05) is False  # listening now, nothing new
+    other.create("e1", NewEvent("EXECUTION_STARTED", {"flowId": "job", "input": None}))
+    assert waiter.wait_for_work(10) is True
 
 
 @pytest.mark.postgres
