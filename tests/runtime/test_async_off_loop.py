@@ -217,24 +217,25 @@ def test_a_sibling_whose_start_is_still_being_written_when_the_body_fails_is_run
     way to the store: the sibling counts as in flight from that append on, so the drive waits for
     it, runs it and records it before the failure (what a synchronous append always gave)."""
     store = journal_factory()
-    writing_ok, boomed = threading.Event(), threading.Event()
+    writing_ok, unwound = threading.Event(), threading.Event()
 
     def hold_ok(events):
         if starts(events, "ok"):
             writing_ok.set()
-            assert boomed.wait(30)
-            time.sleep(0.2)  # the body unwinds meanwhile
+            assert unwound.wait(30), "the body never unwound"  # the append lands after that
 
     hook_appends(store, hold_ok)
 
     def boom():  # fails once its sibling's STEP_STARTED is on its way
         assert writing_ok.wait(30)
-        boomed.set()
         raise ValueError("nope")
 
     @flow("fails", code_fingerprint=H)
     async def fails(ctx, _):
-        await asyncio.gather(ctx.execute("boom", boom), ctx.execute("ok", lambda: 1))
+        try:
+            await asyncio.gather(ctx.execute("boom", boom), ctx.execute("ok", lambda: 1))
+        finally:
+            unwound.set()  # the body is unwinding (the gather raised boom's failure)
 
     rt = Runtime(journal=store, on_warn=lambda _m: None)
     rt.register(fails)
@@ -249,12 +250,12 @@ def test_a_body_that_fails_while_its_park_is_on_its_way_ends_parked(journal_fact
     """A gathered task parks; the park's append is still on its way to the store when another task
     of the body raises: the execution ends parked (the park was appended), never failed after it."""
     store = journal_factory()
-    writing_park = threading.Event()
+    writing_park, unwound = threading.Event(), threading.Event()
 
     def hold_park(events):
         if events[-1].type == "EXECUTION_SUSPENDED":
             writing_park.set()
-            time.sleep(0.3)  # the body unwinds meanwhile
+            assert unwound.wait(30), "the body never unwound"  # the park lands after that
 
     hook_appends(store, hold_park)
 
@@ -264,7 +265,10 @@ def test_a_body_that_fails_while_its_park_is_on_its_way_ends_parked(journal_fact
 
     @flow("parks", code_fingerprint=H)
     async def parks(ctx, _):
-        await asyncio.gather(ctx.suspend("approval"), fail_once_the_park_is_written())
+        try:
+            await asyncio.gather(ctx.suspend("approval"), fail_once_the_park_is_written())
+        finally:
+            unwound.set()  # the body is unwinding with `late`
 
     rt = Runtime(journal=store, on_warn=lambda _m: None)
     rt.register(parks)

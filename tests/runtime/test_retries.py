@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -193,17 +194,23 @@ def test_ctx_sleep_refuses_the_retry_timer_prefix():
 
 def test_async_flow_retries_a_gathered_step_while_its_sibling_is_recorded():
     clock, calls = Clock(), []
+    steady_running, flaky_failed = threading.Event(), threading.Event()
 
     @step(max_attempts=2, backoff=5)
     async def flaky():
         calls.append("flaky")
-        await asyncio.sleep(0.01)  # `steady` has started meanwhile
+        while not steady_running.is_set():  # which of the two starts first is the loop's business
+            await asyncio.sleep(0.001)
         if len(calls) == 1:
+            flaky_failed.set()
             raise TimeoutError("slow upstream")
         return "ok"
 
     def steady():
-        time.sleep(0.05)  # still running when `flaky` fails: recorded before the park
+        steady_running.set()
+        # still running when `flaky` fails (it latches the park in that same loop turn): recorded
+        # before the park
+        assert flaky_failed.wait(10), "flaky never failed"
         return "steady"
 
     @flow("both")
