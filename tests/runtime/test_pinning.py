@@ -148,7 +148,14 @@ def test_a_worker_parks_an_undeclared_step_reports_it_and_drives_on(journal_fact
     eid = client.submit("f", None, execution_id="w1")
     worker = Runtime(journal=journal_factory(), strict=True, on_warn=lambda _m: None)
     worker.register(fn)
-    stop, events = threading.Event(), []
+    stop, events, passes = threading.Event(), [], []
+    due_timers = worker.journal.due_timers
+
+    def counted(now):  # the first call of each of the worker's passes
+        passes.append(now)
+        return due_timers(now)
+
+    worker.journal.due_timers = counted
     serving = threading.Thread(target=worker.serve, kwargs=dict(stop=stop, poll_interval=0.05, on_event=events.append))
     serving.start()
     try:
@@ -156,7 +163,11 @@ def test_a_worker_parks_an_undeclared_step_reports_it_and_drives_on(journal_fact
         while client.journal.summary(eid).status != "suspended":
             assert time.monotonic() < deadline, "the worker did not park the execution"
             time.sleep(0.02)
-        time.sleep(0.3)  # several idle polls: a parked execution is not re-driven
+        parked_at = len(passes)
+        while len(passes) < parked_at + 3:  # several passes after it: a parked execution is not re-driven
+            assert time.monotonic() < deadline and serving.is_alive(), "the worker stopped passing"
+            worker._wake.set()  # a notifying store (PostgreSQL) would otherwise idle until a notification
+            time.sleep(0.02)
     finally:
         stop.set()
         serving.join(30)

@@ -41,13 +41,29 @@ def test_recover_skips_an_execution_leased_by_another_worker_without_replaying_i
     assert bodies == ["e2", "e1"]
 
 
+class Clock:
+    """The stores' clock, moved by the test: the lease's expiry is judged by it."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 def test_a_step_longer_than_the_lease_keeps_it_through_the_heartbeat(journal_factory):
     ttl = 0.8
+    clock = Clock()
     seen, looked, claims = [], [], []
-    b = Runtime(journal=journal_factory(), worker_id="b", lease_ttl=ttl)
+    b = Runtime(journal=journal_factory(clock=clock), worker_id="b", lease_ttl=ttl)
 
     def slow():
-        time.sleep(ttl * 2)  # well past the lease taken when the step started
+        # two ttls of the stores' time pass while the step runs, half a ttl at a time, each only
+        # once the heartbeat renewed the lease since the last move: on a real clock, a machine
+        # busy enough to delay one renewal by ttl/3 let the lease lapse and b took it
+        for _ in range(4):
+            clock.now += ttl / 2
+            _wait_for_renewal(b.journal, clock, ttl)
         if not looked:  # another worker looks for work meanwhile (once: it could be driving this step)
             looked.append(1)
             seen.extend(b.recover())
@@ -62,7 +78,7 @@ def test_a_step_longer_than_the_lease_keeps_it_through_the_heartbeat(journal_fac
         return ctx.execute("slow", slow)
 
     b.register(long)
-    a = Runtime(journal=journal_factory(), worker_id="a", lease_ttl=ttl)
+    a = Runtime(journal=journal_factory(clock=clock), worker_id="a", lease_ttl=ttl)
     a.register(long)
     assert a.start("long", execution_id="e1").status == "completed"
     assert seen == []  # still a's, renewed by its heartbeat past one ttl: b skipped it
@@ -70,6 +86,13 @@ def test_a_step_longer_than_the_lease_keeps_it_through_the_heartbeat(journal_fac
     assert isinstance(refused, FencingError) and "leased to `a`" in str(refused)
     steps = [e.type for e in a.journal.read("e1")]
     assert steps.count("STEP_STARTED") == 1 and steps[-1] == "EXECUTION_COMPLETED"
-    # the drive ended: the heartbeat stopped and the lease was released for anyone
-    time.sleep(ttl / 2)
+    # the drive ended: the lease was released for anyone
     assert a.journal.acquire_lease("e1", "c", ttl=1).owner == "c"
+
+
+def _wait_for_renewal(store, clock, ttl):
+    """Until the lease another worker than ``b`` holds runs to a full ttl from ``clock.now`` again."""
+    deadline = time.monotonic() + 60
+    while (store.next_lease_expiry(other_than="b") or 0.0) < ttl * 0.99:
+        assert time.monotonic() < deadline, "the heartbeat did not renew the lease"
+        time.sleep(0.01)

@@ -133,11 +133,22 @@ def test_a_fast_serving_worker_leaves_an_unskewed_workers_timer_parked(postgres_
     on_time = _worker(postgres_schema, "on-time", 0.0, ran, 60)
     fast = _worker(postgres_schema, "fast", +HOUR, ran, 60)
     on_time.start("nap", execution_id="e1")
-    stop = threading.Event()
+    stop, passes = threading.Event(), []
+    due_timers = fast.journal.due_timers
+
+    def counted(now):  # the first call of each of the worker's passes
+        passes.append(now)
+        return due_timers(now)
+
+    fast.journal.due_timers = counted
     serving = threading.Thread(target=fast.serve, kwargs={"stop": stop, "poll_interval": 0.1})
     serving.start()
     try:
-        time.sleep(1.0)  # several passes (and an idle wait timed by the next timer)
+        deadline = time.monotonic() + 30
+        while len(passes) < 3:  # several passes (and idle waits timed by the next timer between them)
+            assert time.monotonic() < deadline and serving.is_alive(), "the worker stopped passing"
+            fast._wake.set()  # cut its idle wait short (the next timer is a minute away on the server)
+            time.sleep(0.02)
     finally:
         stop.set()
         serving.join(30)
