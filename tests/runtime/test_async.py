@@ -45,13 +45,21 @@ def _recorded(types_and_payloads):
 
 def test_an_async_flow_runs_gathered_steps_as_a_parallel_scope_and_parks():
     ran = []
+    fetching, pricing = threading.Event(), threading.Event()
 
+    # each step body returns only once the other's has started (both STEP_STARTED precede both
+    # completions, however the loop, the writer thread and the step thread are scheduled: with a
+    # 10 ms sleep instead, a loaded machine recorded fetch's completion before price's start)
     async def fetch(x):
-        await asyncio.sleep(0.01)
+        fetching.set()
+        while not pricing.is_set():
+            await asyncio.sleep(0.001)
         ran.append(("fetch", x))
         return x * 2
 
     def price(x):
+        pricing.set()
+        assert fetching.wait(10), "fetch never started"
         ran.append(("price", x, threading.current_thread() is threading.main_thread()))
         return x + 1
 
