@@ -1,6 +1,6 @@
 """A worker process for the multi-worker PostgreSQL tests (``test_workers_postgres.py``).
 
-    python pg_worker.py DSN SCHEMA WORKER_ID [--ttl S] [--deadline S] [--hang EXEC:STEP] [--answer-gates]
+    python pg_worker.py DSN SCHEMA WORKER_ID [--ttl S] [--deadline S] [--hang EXEC:STEP] [--answer-gates] [--go PATH]
 
 It opens the journal by URL (``DSN?schema=SCHEMA``, through ``open_journal``), registers the test
 flow ``pgjob`` and loops: ``recover()`` (fires due timers, re-drives running executions under a
@@ -11,13 +11,15 @@ Every step effect writes a row to ``loom_test_effects`` in the same schema on it
 connection *before* it does its work and stamps ``ended`` after, with the database's clock; a row
 with no ``ended`` is an effect cut short (SIGKILL). The test reads these rows to prove that no step
 ran twice and that no two workers ever drove one execution at the same time. ``--hang EXEC:STEP``
-makes that one effect block (the failover test kills the worker there).
+makes that one effect block (the failover test kills the worker there). ``--go PATH``: print
+``ready`` once set up, then start only once PATH exists (the test starts every worker at once).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 import time
@@ -92,11 +94,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--deadline", type=float, default=120.0)
     ap.add_argument("--hang", default=None)
     ap.add_argument("--answer-gates", action="store_true")
+    ap.add_argument("--go", default=None)
     args = ap.parse_args(argv)
     hang = tuple(args.hang.split(":", 1)) if args.hang else None
     EFFECTS = Effects(args.dsn, args.schema, args.worker, hang)  # type: ignore[arg-type]
     rt = Runtime(journal=open_journal(f"{args.dsn}?schema={args.schema}"), worker_id=args.worker, lease_ttl=args.ttl)
     rt.register(pgjob)
+    if args.go:
+        print("ready", flush=True)
+        while not os.path.exists(args.go):
+            time.sleep(0.01)
     stop_at = time.monotonic() + args.deadline
     stats = {"worker": args.worker, "handles": 0, "refused": 0, "resumed": 0, "passes": 0}
     while time.monotonic() < stop_at:

@@ -23,7 +23,7 @@ import pytest
 from loom_runtime import FencingError, Runtime, flow
 from loom_runtime.errors import JournalError
 from loom_runtime.journal import MemoryJournal, SqliteJournal
-from loom_runtime.lease_keeper import ADMIT_ABOVE, LeaseKeeper, lock_wait
+from loom_runtime.lease_keeper import ADMIT_ABOVE, RENEW_BELOW, LeaseKeeper, lock_wait
 
 STORES = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 
@@ -219,25 +219,63 @@ def test_a_lease_another_worker_took_refuses_the_next_step_at_once():
     keeper.close()
 
 
-def test_the_keeper_renews_each_held_lease_well_before_it_expires_and_stops_when_none_is_held():
-    store = MemoryJournal()
+class KeeperTime:
+    """``time`` as the keeper module sees it, with a monotonic clock the test moves (the store's
+    clock moves with it): when a renewal falls due is the keeper's to decide, not the scheduler's."""
+
+    def __init__(self) -> None:
+        self.t = 0.0
+
+    def monotonic(self) -> float:
+        return self.t
+
+    def __getattr__(self, name):
+        return getattr(time, name)
+
+
+def test_the_keeper_renews_each_held_lease_well_before_it_expires_and_stops_when_none_is_held(monkeypatch):
+    import loom_runtime.lease_keeper as lease_keeper
     from loom_runtime.journal import NewEvent
 
+    fake = KeeperTime()
+    monkeypatch.setattr(lease_keeper, "time", fake)
+    store = MemoryJournal(clock=lambda: 1000.0 + fake.t)
     ttl = 0.9
     keeper = LeaseKeeper("a", ttl, lambda: store)
+    renewed_at: list[float] = []  # the keeper's reckoning of the least left when it asked
+    renew_leases = store.renew_leases
+
+    def recording(leases, *, ttl):
+        renewed_at.append(min(keeper.left(lease.execution_id) for lease in leases))
+        return renew_leases(leases, ttl=ttl)
+
+    store.renew_leases = recording
     for eid in ("e1", "e2"):
         store.create(eid, NewEvent("EXECUTION_STARTED", {"flowId": "job", "input": None}))
-        keeper.hold(store.acquire_lease(eid, "a", ttl=ttl), asked_at=time.monotonic())
-    seen = []
-    deadline = time.monotonic() + 4 * ttl
-    while time.monotonic() < deadline:  # several ttls: both stay leased, with room to start a step
-        seen.append(min(keeper.left("e1"), keeper.left("e2")))
-        assert store.next_lease_expiry(other_than="b") > 0
-        time.sleep(0.02)
+        keeper.hold(store.acquire_lease(eid, "a", ttl=ttl), asked_at=fake.t)
+
+    def nudge() -> None:  # the keeper looks at the time now (it sleeps until its next due time)
+        with keeper._cond:
+            keeper._cond.notify_all()
+
+    for _ in range(16):  # four ttls, a quarter of one at a time
+        fake.t += ttl / 4
+        nudge()
+        # renewed as soon as less than RENEW_BELOW of the ttl is left: so after each quarter both
+        # leases have at least that much again, and the store never judged one expired
+        _wait(lambda: min(keeper.left("e1"), keeper.left("e2")) >= ttl * RENEW_BELOW - 1e-9, "a renewal")
+        assert store.next_lease_expiry(other_than="b") > ttl * RENEW_BELOW / 2
     assert keeper.failures == 0
-    assert sum(left < ttl * ADMIT_ABOVE for left in seen) <= len(seen) // 10  # renewed well before expiry
+    assert len(renewed_at) >= 8  # one renewal each time less than two thirds was left ...
+    assert all(0 < left < ttl * RENEW_BELOW for left in renewed_at)  # ... never earlier, never after expiry
     for eid in ("e1", "e2"):
         keeper.forget(eid)
-    _wait(lambda: keeper._thread is None, "the keeper thread to end once nothing is held")
+
+    def lingered() -> bool:  # LINGER passes (again) after the keeper saw the table empty, whenever that was
+        fake.t += lease_keeper.LINGER
+        nudge()
+        return keeper._thread is None
+
+    _wait(lingered, "the keeper thread to end once nothing is held")
     assert lock_wait(30) == 2.0 and lock_wait(1) == pytest.approx(0.1) and lock_wait(0.1) == 0.05
     keeper.close()

@@ -126,13 +126,17 @@ def _no_overlap(rows) -> None:
             assert s2 >= e1, f"execution {eid}: {w1} ran `{st1}` until {e1} while {w2} started `{st2}` at {s2}"
 
 
-def test_four_workers_drive_200_executions_one_driver_each(setup):
+def test_four_workers_drive_200_executions_one_driver_each(setup, tmp_path):
     store, seed, spawn, effects, _ = setup
     kinds = {}
     for i in range(200):
         kinds[f"x{i:03d}"] = ("gate", "timer", "plain", "plain")[i % 4]
         seed(f"x{i:03d}", kinds[f"x{i:03d}"])
-    workers = [spawn(f"w{n}", "--answer-gates", "--deadline", "100") for n in range(4)]
+    go = tmp_path / "go"
+    workers = [spawn(f"w{n}", "--answer-gates", "--deadline", "100", "--go", str(go)) for n in range(4)]
+    for p in workers:  # every worker set up before any starts: none is still importing while the others drain it all
+        assert p.stdout.readline().strip() == "ready", p.stderr.read()[-3000:]
+    go.write_text("go")
     stats = [_finish(p, timeout=130) for p in workers]
 
     summaries = store.list_executions()
