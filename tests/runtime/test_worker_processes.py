@@ -20,8 +20,9 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
@@ -96,7 +97,9 @@ class Fleet:
         self.gate = tmp_path / "gate"
         self.env["LOOM_TEST_GATE"] = str(self.gate)
         self.procs: list[subprocess.Popen] = []
-        self.early: dict[int, list[dict]] = {}  # what each worker logged before terminate() read the rest
+        self.logs: dict[int, list[str]] = {}  # each worker's stdout lines (its JSON log), as they come
+        self.errs: dict[int, list[str]] = {}
+        self.readers: dict[int, list[threading.Thread]] = defaultdict(list)
         self.store = open_journal(journal_url)
         sys.path.insert(0, str(tmp_path))
 
@@ -125,20 +128,31 @@ class Fleet:
             cwd=self.dir, env={**self.env, **(env or {})}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
         self.procs.append(proc)
-        self.early[proc.pid] = []
+        # each stream read to its end by a thread of its own, from the start: the test can watch the
+        # log while the worker runs (communicate() reads the raw pipe and would drop what a readline
+        # had buffered), and a full pipe never blocks the worker
+        self.logs[proc.pid], self.errs[proc.pid] = [], []
+        for stream, sink in ((proc.stdout, self.logs[proc.pid]), (proc.stderr, self.errs[proc.pid])):
+            reader = threading.Thread(target=lambda st=stream, out=sink: out.extend(st), daemon=True)
+            reader.start()
+            self.readers[proc.pid].append(reader)
         return proc
 
-    def read_until(self, proc: subprocess.Popen, event: str) -> None:
-        """Read ``proc``'s JSON log until it logs ``event`` (kept for :meth:`terminate`)."""
-        while True:
-            line = proc.stdout.readline()
-            if not line:
-                proc.wait(30)
-                raise AssertionError(f"worker exited {proc.returncode} before logging {event!r}: {proc.stderr.read()[-3000:]}")
-            if line.startswith("{"):
-                self.early[proc.pid].append(json.loads(line))
-                if self.early[proc.pid][-1]["event"] == event:
-                    return
+    def events(self, proc: subprocess.Popen) -> list[dict]:
+        """The JSON events ``proc`` logged so far."""
+        return [json.loads(line) for line in list(self.logs[proc.pid]) if line.startswith("{")]
+
+    def stderr(self, proc: subprocess.Popen) -> str:
+        return "".join(self.errs[proc.pid])[-3000:]
+
+    def read_until(self, proc: subprocess.Popen, event: str, timeout: float = 120.0) -> None:
+        """Wait until ``proc`` logged ``event``."""
+        deadline = time.monotonic() + timeout
+        while not any(e["event"] == event for e in self.events(proc)):
+            if proc.poll() is not None:
+                raise AssertionError(f"worker exited {proc.returncode} before logging {event!r}: {self.stderr(proc)}")
+            assert time.monotonic() < deadline, f"timed out waiting for a worker to log {event!r}"
+            time.sleep(0.01)
 
     def serving(self, *procs: subprocess.Popen) -> None:
         """Wait until each of ``procs`` serves: its SIGTERM handler is installed (a SIGTERM before
@@ -154,7 +168,7 @@ class Fleet:
         while not cond():
             for p in self.procs:
                 if p.poll() not in (None, 0, -signal.SIGKILL):
-                    raise AssertionError(f"worker exited {p.returncode} while waiting for {what}: {p.stderr.read()[-3000:]}")
+                    raise AssertionError(f"worker exited {p.returncode} while waiting for {what}: {self.stderr(p)}")
             assert time.monotonic() < deadline, f"timed out waiting for {what}: {self.statuses()}"
             time.sleep(0.05)
 
@@ -164,10 +178,12 @@ class Fleet:
         t0 = signalled_at if signalled_at is not None else time.monotonic()
         if signalled_at is None:
             proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=60)
+        proc.wait(timeout=60)
         took = time.monotonic() - t0
-        assert proc.returncode == 0, f"exit {proc.returncode} after SIGTERM\n{err[-3000:]}"
-        return took, self.early[proc.pid] + [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+        for reader in self.readers[proc.pid]:  # the streams' ends: everything it wrote is read
+            reader.join(30)
+        assert proc.returncode == 0, f"exit {proc.returncode} after SIGTERM\n{self.stderr(proc)}"
+        return took, self.events(proc)
 
     def effect_lines(self) -> list[tuple[str, str, str, str]]:
         if not self.effects.exists():  # no effect ran yet
@@ -179,6 +195,8 @@ class Fleet:
             if p.poll() is None:
                 p.kill()
             p.wait()
+            for reader in self.readers[p.pid]:
+                reader.join(30)
             for stream in (p.stdout, p.stderr):
                 if stream:
                     stream.close()
