@@ -185,6 +185,9 @@ class Worker:
         while not self._slots.acquire(timeout=0.1):  # every drive thread busy: wait for one
             if self.stop.is_set():
                 return 0
+        if self.stop.is_set():  # stopped during this pass: claim nothing new (a drive it left is not re-taken)
+            self._slots.release()
+            return 0
         try:
             claimed = self.rt._leases.claim(execution_id, status)
         except LoomError:

@@ -117,6 +117,45 @@ def test_stop_finishes_the_step_in_hand_and_leaves_the_rest_to_another_worker(jo
     assert (h.status, h.result) == ("completed", "next") and ran == ["long", "next"]
 
 
+def test_a_worker_stopped_during_a_pass_claims_nothing_more(journal_factory):
+    # the pass's listing is made after the stop and still shows an execution the worker's own drive
+    # has just left (released for another worker): the pass must not claim it and drive it again
+    in_step, release, ran = threading.Event(), threading.Event(), []
+
+    def long_step():
+        ran.append("long")
+        in_step.set()
+        release.wait(20)
+        return "long"
+
+    @flow("job")
+    def job(ctx, _):
+        ctx.execute("long", long_step)
+        return ctx.execute("next", lambda: ran.append("next") or "next")
+
+    rt = Runtime(journal=journal_factory(), lease_ttl=60)
+    rt.register(job)
+    rt.submit("job", execution_id="e1")
+    serving = Serving(rt, poll_interval=30)
+    assert in_step.wait(20)
+    listing, held = rt.journal.list_executions, []
+
+    def list_executions(*args, **kwargs):  # the pass looks only once the drive has left e1
+        if kwargs.get("leasable_by") == rt.worker_id and not held:
+            held.append(1)
+            _wait(lambda: any(e["event"] == "drive" for e in serving.events), "the drive to leave e1")
+        return listing(*args, **kwargs)
+
+    rt.journal.list_executions = list_executions
+    rt._wake.set()  # a pass starts now, while the step runs
+    _wait(lambda: bool(held), "the pass to list")
+    serving.stop_event.set()
+    release.set()
+    serving.stop()
+    assert [e["status"] for e in serving.events if e["event"] == "drive"] == ["left"]  # driven once
+    assert ran == ["long"] and not rt._leases.holds("e1")
+
+
 def test_serve_takes_over_an_execution_whose_worker_died(journal_factory):
     @flow("job")
     def job(ctx, _):
