@@ -181,6 +181,11 @@ class Unit:
     #: name it is attached to means is its pieces, and a chunk replays the pieces, never the
     #: whole. Empty: the statement is judged whole.
     pieces: tuple[tuple[int, str, str, tuple[str, ...], tuple[str, ...]], ...] = ()
+    #: a module-level function, under a profile whose calls run plain functions as steps
+    #: (``NameOnlyArg.step``: DBOS's ``run_step``): its header's canonical form (decorators and
+    #: signature, body left out) and what the header references; what a step call of it hashes
+    header: str = ""
+    header_references: tuple[str, ...] = ()
 
     @property
     def canonical(self) -> str:
@@ -577,6 +582,7 @@ class _Analyser:
 
         units: list[Unit] = []
         pending: dict[int, Callable[[], str]] = {}
+        step_calls = self.profile is not None and self.profile.step_calls
         for index, (kind, later, refs, step_name, code, start) in enumerate(drafts):
             st = self.statements[index]
             refs = refs or References()
@@ -587,6 +593,9 @@ class _Analyser:
                 text, pending[index] = None, later.compute
             else:
                 text = later.compute()
+            header, header_refs = "", References()
+            if step_calls and kind == "function" and isinstance(stmts[index], cst.FunctionDef):
+                header, header_refs = self.step_header(stmts[index])
             units.append(Unit(
                 index=index, kind=kind, names=_sorted(st.names), form=text,
                 references=_sorted([*refs.globals, *("!" + m for m in st.modules)]),
@@ -596,6 +605,7 @@ class _Analyser:
                 projections=projections[index], changes=_sorted(changes.get(index, ())),
                 pieces=tuple((start + k, text_, canon, refs_, names)
                              for k, (text_, canon, refs_, names) in enumerate(attached_pieces.get(index, ()))),
+                header=header, header_references=_sorted(header_refs.globals),
             ))
         self.flows = self.one_flow_per_name(self.flows)
         hidden = self.hidden_flow_decorators(units)  # before ``errors`` is read: it may add some
@@ -603,6 +613,7 @@ class _Analyser:
         stamp = _future_stamp(stmts)
         if stamp is not None:
             units = [dataclasses.replace(u, form=stamp(u.form) if u.form is not None else None,
+                                         header=stamp(u.header) if u.header else "",
                                          projections=tuple((n, stamp(t)) for n, t in u.projections),
                                          pieces=tuple((ln, src, stamp(c), r, a) for ln, src, c, r, a in u.pieces))
                      for u in units]

@@ -488,6 +488,11 @@ class ClosureGraph:
             refs = tuple(sorted({"^" + r.lstrip("^") for u in units for r in u.references if not r.startswith("!")}))
             return _Node(key, "step", module, "\n".join(_unit_canonical(u, qual) for u in units), s.path, units[0].line, "",
                          target=target, refs=refs)
+        if len(units) == 1 and units[0].kind == "function" and units[0].header:
+            # a plain function a step call runs (DBOS's ``run_step(options, fn)``, C18): its header,
+            # as every step's, never its body (its result is served from the journal)
+            u = units[0]
+            return _Node(key, "step", module, u.header, s.path, u.line, "", target=target, refs=u.header_references)
         return _Node(key, "step", module, "", s.path, 0, "", target=target)  # "ref"
 
     def _make_node(self, key: str, reached_from: str) -> _Node:

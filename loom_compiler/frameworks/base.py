@@ -55,10 +55,13 @@ class FlowIdError(ValueError):
 @dataclass(frozen=True, slots=True)
 class NameOnlyArg:
     """Which argument of a call is referenced by name only: the ``position``-th positional one,
-    or the keyword ``keyword``."""
+    or the keyword ``keyword``. ``step``: the call runs that function as a step (DBOS's
+    ``DBOS.run_step(options, fn, *args)``): a plain function named there is hashed by its name
+    and header (decorators, signature), as a declared step is, never by its body."""
 
     position: int = 0
     keyword: str | None = None
+    step: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +104,12 @@ class Profile:
     flow_id: Callable[[Sequence[ClassDecorator], str | None], str | None] = _no_flow_id
     #: one line for ``loom --help`` and error messages
     summary: str = ""
+
+    @property
+    def step_calls(self) -> bool:
+        """Whether a call may run a plain function as a step (``NameOnlyArg.step``): the analysis
+        then records every module-level function's header (``Unit.header``)."""
+        return any(spec.step for spec in self.name_only_calls.values())
 
     @property
     def extended(self) -> bool:

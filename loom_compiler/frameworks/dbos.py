@@ -7,6 +7,15 @@ transaction from its ``operation_outputs`` table by call order and function name
 classes, are steps: their qualified name and header (decorators and signature: the step's
 ``name=`` and options, the result annotation) are hashed, their bodies are not (DESIGN §6).
 
+DBOS 3 also runs a *plain* function as a step: ``DBOS.run_step(options, fn, *args, **kwargs)``
+(and ``await DBOS.run_step_async(...)``) checkpoints ``fn``'s result under ``options["name"]`` or
+``fn.__qualname__`` and serves it from ``operation_outputs`` on recovery, exactly as it serves a
+``@DBOS.step()``. So ``fn`` (positional after the options, or ``func=``) is referenced by name,
+with its header hashed (its decorators run, its signature binds the arguments) and its body left
+out; the options are an argument of the workflow's own call and stay in its canonical form. Only a
+function *named* there is a step: ``DBOS.run_step(None, lambda: fetch(o))`` or
+``partial(fetch, o)`` is workflow code whose body is hashed (widening: one version more per edit).
+
 A workflow that reaches another workflow (calls it, passes it to ``DBOS.start_workflow``/
 ``start_workflow_async`` or to ``queue.enqueue``) starts it as a *child* with its own status and
 history; the parent records the child's id and result. So any flow reached from a flow is
@@ -38,6 +47,9 @@ PROFILE = Profile(
         "dbos.DBOS.enqueue_workflow": NameOnlyArg(1, "func"),
         "dbos.Queue().enqueue": NameOnlyArg(0, "func"),
         "dbos.Queue().enqueue_async": NameOnlyArg(0, "func"),
+        # DBOS 3: ``run_step(dbos_step_options, func, *args, **kwargs)`` runs ``func`` as a step
+        "dbos.DBOS.run_step": NameOnlyArg(1, "func", step=True),
+        "dbos.DBOS.run_step_async": NameOnlyArg(1, "func", step=True),
     },
     children_by_reference=True,
     # ``@DBOS.workflow(name="x", max_recovery_attempts=5)``: ``name=`` is the workflow's name (the

@@ -305,6 +305,104 @@ def test_dbos_spellings() -> None:
     assert closure["m.s"] == "step"
 
 
+# -- DBOS 3: DBOS.run_step(options, fn, *args) runs a plain function as a step (C18) -----------------
+RUN_STEP_SRC = '''from dbos import DBOS
+
+def tag(fn):
+    return fn
+
+@tag
+def fetch(x, scale=1):
+    return x * scale
+
+def other(x, scale=1):
+    return x * scale
+
+@DBOS.workflow()
+def w(o):
+    return DBOS.run_step({"name": "fetch", "max_attempts": 3}, fetch, o)
+'''
+
+
+@pytest.mark.parametrize("old, new, changes", [
+    ("    return x * scale\n\ndef other", "    return -x * scale\n\ndef other", False),  # fn's body: served from the journal
+    ("def fetch(x, scale=1)", "def fetch(x, scale=2)", True),  # its signature binds the arguments
+    ("    return fn\n", "    return lambda *a: fn(*a) + 1\n", True),  # its decorator runs: followed, as a step's
+    ("@tag\ndef fetch", "def fetch", True),  # its header lost a decorator
+    ('"max_attempts": 3', '"max_attempts": 4', True),  # the step options: the workflow's own call
+    ("}, fetch, o)", "}, other, o)", True),  # another function: another step name and code
+    ("}, fetch, o)", "}, fetch, o + 1)", True),  # its arguments
+])
+def test_dbos_run_step_function_is_a_step(old: str, new: str, changes: bool) -> None:
+    assert RUN_STEP_SRC.count(old) == 1
+    before = _flows(RUN_STEP_SRC, "dbos")["m:w"]
+    assert (_flows(RUN_STEP_SRC.replace(old, new), "dbos")["m:w"] != before) is changes
+
+
+@pytest.mark.parametrize("call", [
+    "DBOS.run_step(None, fetch, o)",
+    "DBOS.run_step(None, fetch, o, scale=2)",
+    "DBOS.run_step(dbos_step_options=None, func=fetch)",
+    "DBOS.run_step(func=fetch, dbos_step_options={'name': 'f'})",
+    "D.run_step(None, fetch, o)",  # from dbos import DBOS as D
+    "dbos.DBOS.run_step(None, fetch, o)",  # import dbos
+    "await DBOS.run_step_async(None, fetch, o)",
+    "DBOS.run_step(None, steps.fetch, o)",  # a function of another module
+])
+def test_dbos_run_step_spellings(call: str) -> None:
+    src = ("import dbos\nfrom dbos import DBOS\nfrom dbos import DBOS as D\nimport steps\n\ndef fetch(x, scale=1):\n"
+           f"    return x\n\n@DBOS.workflow()\nasync def w(o):\n    return {call}\n")
+    config = LoomConfig(root=Path("."), framework="dbos", packages=("m", "steps"))
+    from loom_compiler.analysis import analyse_module
+    from loom_compiler.fingerprint import fingerprint_flows
+
+    steps = "def fetch(x, scale=1):\n    return x\n"
+
+    def code_hash(flows_src: str, steps_src: str) -> str:
+        summaries = {"m": analyse_module(flows_src, module="m", path="m.py", config=config),
+                     "steps": analyse_module(steps_src, module="steps", path="steps.py", config=config)}
+        flows, errors = fingerprint_flows({"m": summaries["m"]}, config, loader=summaries.get)
+        assert not errors, errors
+        (fp,) = flows
+        return fp.code_hash
+
+    base = code_hash(src, steps)
+    body = src.replace("    return x\n\n@DBOS", "    return -x\n\n@DBOS")
+    assert code_hash(body, steps.replace("return x", "return -x")) == base  # the body: served from the journal
+    header = src.replace("def fetch(x, scale=1)", "def fetch(x, scale=2)")
+    assert code_hash(header, steps.replace("scale=1", "scale=2")) != base  # the header: hashed
+
+
+def test_run_step_is_an_ordinary_call_under_the_loom_profile() -> None:
+    loom = LoomConfig(root=Path("."), decorators=("dbos.DBOS.workflow",), packages=("m",))
+    body = RUN_STEP_SRC.replace("    return x * scale\n\ndef other", "    return -x * scale\n\ndef other")
+    hashes = [fingerprint_module(s, module="m", path="m.py", config=loom).flows[0].code_hash for s in (RUN_STEP_SRC, body)]
+    assert hashes[0] != hashes[1]  # no profile says it is a step: fetch is the flow's own code
+
+
+def test_dbos_run_step_closure_member() -> None:
+    closure = _closure(RUN_STEP_SRC, "dbos", "m:w")
+    assert closure["m.fetch"] == "step"
+    # a lambda or a partial given to run_step is workflow code: the function it calls is hashed whole
+    for arg in ("lambda: fetch(o)", "functools.partial(fetch, o)"):
+        src = "import functools\n" + RUN_STEP_SRC.replace("fetch, o)", f"{arg})")
+        closure = _closure(src, "dbos", "m:w")
+        assert closure["m.fetch"] == "function", arg
+
+
+def test_dbos_run_step_matches_the_real_api() -> None:
+    """The profile's argument spec is the installed DBOS's: ``run_step(dbos_step_options, func, ...)``."""
+    dbos = pytest.importorskip("dbos", reason="dbos is not installed (pip install -r .ci/engines.txt)")
+    import inspect
+
+    from loom_compiler.frameworks import dbos as profile
+
+    for name in ("run_step", "run_step_async"):
+        params = list(inspect.signature(getattr(dbos.DBOS, name)).parameters)
+        spec = profile.PROFILE.name_only_calls[f"dbos.DBOS.{name}"]
+        assert spec.step and params[spec.position] == spec.keyword == "func", (name, params)
+
+
 # -- Prefect --------------------------------------------------------------------------------------
 def test_prefect_tasks_are_helpers() -> None:
     src = "from prefect import flow, task\n@task\ndef t(x):\n    return x\n@flow(name='etl')\ndef f(x):\n    return t(x)\n"
