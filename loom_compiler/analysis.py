@@ -93,6 +93,7 @@ from .discovery import (
     star_may_bind,
 )
 from .frameworks.engine_config import exempt_engine_config
+from .frameworks.engine_hooks import hook_records
 from .frameworks.rules import ModuleRules
 from .effects import (
     UNKNOWN_ALL,
@@ -303,6 +304,10 @@ class ModuleSummary:
     #: module's name: (function qualname, line, column, the decorator as written, candidates);
     #: ``hidden_flows`` checks they are no flow decorator reached through first-party code
     foreign_decorators: tuple[tuple[str, int, int, str, tuple[str, ...]], ...] = ()
+    #: under a profile with engine hooks (``frameworks.engine_hooks``): (class name, base chains)
+    #: of its module-level classes, and the chains its code hands to the engine's configuration
+    engine_classes: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    engine_arguments: tuple[str, ...] = ()
 
     def import_map(self) -> dict[str, str]:
         return dict(self.imports)
@@ -637,7 +642,16 @@ class _Analyser:
             getattr_hook=any(isinstance(stmts[i], cst.FunctionDef) for i in self.binders.get("__getattr__", ())),
             runs=_sorted(m for st in self.statements for m in (*st.modules, *st.stars)),
             **hidden,
+            **self.engine_hooks(stmts),
         )
+
+    def engine_hooks(self, stmts: Sequence[cst.CSTNode]) -> dict[str, tuple]:
+        """``ModuleSummary.engine_classes``/``engine_arguments`` under a profile with engine hooks."""
+        hooks = self.profile.engine_hooks if self.profile is not None else None
+        if hooks is None:
+            return {}
+        classes, arguments = hook_records(stmts, hooks, self.chain_names, self.resolve_from)
+        return {"engine_classes": classes, "engine_arguments": arguments}
 
     def pieces_of(self, split: Mapping[int, tuple[list[cst.If], list[References], set[str]]],
                   piece_attached: Sequence[set[str]], attached: list[set[str]]) -> dict[int, list[tuple[str, str, tuple[str, ...], tuple[str, ...]]]]:

@@ -72,6 +72,11 @@ a ``step`` member (hashed by what it names, never by a body; a chunk imports it 
   flow id and header (decorators, signature), not its body. A name-only reference to a flow is
   a child under every profile (Temporal's ``execute_child_workflow(Child.run)``).
 
+Under a profile with engine hooks (Temporal: ``frameworks.engine_hooks``), every flow binds
+``<engine hooks>`` to the project's first-party interceptors, data converters, codecs and what is
+handed to the worker's and client's configuration: the engine runs that code around every
+workflow, on replay too.
+
 A step also hashes its header (decorators, their arguments, the signature) and what the header
 reaches; only its body is left out (``analysis.step_header``).
 
@@ -119,6 +124,7 @@ from loom_compiler.model import ClosureMember, MemberKind, SourceError
 
 from .analysis import FlowSite, MemberUnit, ModuleSummary, Unit
 from .canonical import SCHEME
+from .frameworks.engine_hooks import ENGINE_HOOKS, find_hooks
 
 if TYPE_CHECKING:
     from .config import LoomConfig
@@ -226,7 +232,8 @@ class ClosureGraph:
     """
 
     def __init__(self, summaries: Mapping[str, ModuleSummary], config: LoomConfig | None, loader: Loader | None,
-                 modules: Callable[[], Iterable[str]] | None = None) -> None:
+                 modules: Callable[[], Iterable[str]] | None = None,
+                 hook_candidates: Callable[[frozenset[str]], Iterable[str]] | None = None) -> None:
         self.summaries = summaries
         self.config = config
         self.loader = loader
@@ -252,6 +259,10 @@ class ClosureGraph:
         profile = getattr(config, "profile", None) if config is not None else None
         self.children = profile is not None and profile.children_by_reference
         self.refined = profile is not None and profile.extended  # class-member steps, name-only refs
+        #: engine hooks (``frameworks.engine_hooks``): found in the modules ``hook_candidates`` lists
+        self.engine_hooks = profile.engine_hooks if profile is not None and hook_candidates is not None else None
+        self.hook_candidates = hook_candidates
+        self._hook_keys: list[str] | None = None
 
     # -- modules --------------------------------------------------------------------------------
     def first_party(self, module: str) -> bool:
@@ -657,6 +668,9 @@ class ClosureGraph:
                                            self._star_keys(u, node.name, node.name, frozenset()))
             if {"module", "module-write"} & set(node.dynamic):
                 self._bind(bindings, node, WIDEN_MODULE, ["module:" + node.module])
+            if node.kind == "flow" and self.engine_hooks is not None:
+                # code the engine runs around every workflow (interceptors, converters, codecs)
+                self._bind(bindings, node, ENGINE_HOOKS, self.hook_keys())
             if node.flow_name is not None and self._partial_units(where, node.flow_name, "bindings"):
                 self._bind(bindings, node, FLOW_BINDINGS, [f"{node.key}#bindings"])
             if node.cls is not None:
@@ -682,6 +696,13 @@ class ClosureGraph:
             node.warnings = tuple(self._sourceless(node, name, key[len("import:"):]) for name, key in node.bindings
                                   if key.startswith("import:") and self._missing_module(key[len("import:"):]))
         return node.bindings
+
+    def hook_keys(self) -> list[str]:
+        """Keys of the project's engine hooks (``frameworks.engine_hooks.find_hooks``), once."""
+        if self._hook_keys is None:
+            assert self.engine_hooks is not None and self.hook_candidates is not None
+            self._hook_keys = find_hooks(self, self.engine_hooks, self.hook_candidates)
+        return self._hook_keys
 
     def _missing_module(self, target: str) -> str | None:
         """The first-party module ``target`` names that has no source in the tree (B12): a
@@ -1034,6 +1055,8 @@ def _reason(node: _Node, incoming: set[str]) -> str:
         return "whole module: used as a value"
     if WIDEN_CLASS in incoming:
         return "whole class: its instance is reached by a computed name or escapes"
+    if ENGINE_HOOKS in incoming:
+        return "engine hook: code the engine runs around every workflow (interceptor, data converter, codec)"
     if key.startswith("abroad:"):
         return "module statements that change another module's objects, run by an import of the flow's code"
     if key.endswith("#bindings"):

@@ -79,6 +79,7 @@ def fingerprint_flows(
     *,
     loader: Loader | None = None,
     modules: Callable[[], Iterable[str]] | None = None,
+    hook_candidates: Callable[[frozenset[str]], Iterable[str]] | None = None,
 ) -> FlowsResult:
     """Fingerprint every flow declared in ``summaries``.
 
@@ -88,9 +89,11 @@ def fingerprint_flows(
     first-party modules that could not be analysed, and flow ids declared more than once.
     ``modules`` lists every module of the tree: a module name computed at run time
     (``importlib.import_module("shop." + name)``) may name any of them (without it, only the
-    modules given or loaded so far are known).
+    modules given or loaded so far are known). ``hook_candidates(markers)`` lists the modules
+    whose bytes spell one of ``markers``: where a profile's engine hooks are searched
+    (``frameworks.engine_hooks``; without it, none are).
     """
-    graph = ClosureGraph(summaries, config, loader, modules)
+    graph = ClosureGraph(summaries, config, loader, modules, hook_candidates)
     sites = []
     flows: list[FlowFingerprint] = []
     errors: list[SourceError] = []
@@ -229,9 +232,34 @@ def fingerprint_project(
         if result.flows or result.errors or result.foreign_decorators:
             flow_summaries[module] = result
     loader = tree_loader(tree, config, loaded)
-    flows, flow_errors = fingerprint_flows(flow_summaries, config, loader=loader, modules=tree.module_names)
+    flows, flow_errors = fingerprint_flows(flow_summaries, config, loader=loader, modules=tree.module_names,
+                                           hook_candidates=_hook_candidates(tree, config))
     summaries = {m: s for m, s in loaded.items() if isinstance(s, ModuleSummary)}
     return ProjectResult(flows, tuple(_sorted_errors([*errors, *flow_errors])), summaries)
+
+
+def _hook_candidates(tree: SourceTree, config: LoomConfig) -> Callable[[frozenset[str]], list[str]] | None:
+    """The modules of ``tree`` whose bytes spell a marker (each file read once), when the profile
+    has engine hooks."""
+    if config.profile.engine_hooks is None:
+        return None
+    data: dict[str, bytes | None] = {}
+
+    def candidates(markers: frozenset[str]) -> list[str]:
+        wanted = [m.encode() for m in sorted(markers)]
+        out = []
+        for module in tree.module_names():
+            if module not in data:
+                try:
+                    data[module] = tree.read(module)
+                except SourceReadError:
+                    data[module] = None  # reported when a closure reaches it
+            raw = data[module]
+            if raw is not None and any(w in raw for w in wanted):
+                out.append(module)
+        return out
+
+    return candidates
 
 
 def _reader(path: Path):  # noqa: ANN202 - a tiny closure

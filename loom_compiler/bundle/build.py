@@ -511,6 +511,9 @@ def _analyse_job(args: tuple[bytes, str, str, LoomConfig, str | None, str]) -> b
 
 #: the dependency of a cached fingerprint on the tree's module names (``_Source.sha``)
 LISTING = "<modules>"
+#: the dependency of a cached fingerprint on where engine hooks may be (``frameworks.engine_hooks``):
+#: ``<hooks>`` + the markers searched, comma-separated; its sha covers every module spelling one
+HOOKS = "<hooks>"
 
 
 class _Source:
@@ -606,9 +609,19 @@ class _Source:
             if module == LISTING:  # the tree's module names: a closure that read them depends on them
                 self._sha[module] = hashlib.sha256("\n".join(self.module_names()).encode()).hexdigest()
                 return self._sha[module]
+            if module.startswith(HOOKS):  # the modules where engine hooks may be, and their bytes
+                listed = self.hook_candidates(frozenset(module[len(HOOKS):].split(",")))
+                self._sha[module] = hashlib.sha256("\n".join(f"{m} {self.sha(m)}" for m in listed).encode()).hexdigest()
+                return self._sha[module]
             data = self.data(module)
             self._sha[module] = hashlib.sha256(data).hexdigest() if data is not None else None
         return self._sha[module]
+
+
+    def hook_candidates(self, markers: frozenset[str]) -> list[str]:
+        """Modules whose bytes spell one of ``markers`` (an unreadable one is in ``errors``)."""
+        wanted = [m.encode() for m in sorted(markers)]
+        return [m for m in self.module_names() if (d := self.data(m)) is not None and any(w in d for w in wanted)]
 
 
 class _Pipeline:
@@ -847,7 +860,7 @@ class _Pipeline:
             else:
                 result.fingerprints.extend(built)
             result.errors.extend(errors)
-            result.modules.update(m for m, _path, sha in deps if sha is not None and m != LISTING)
+            result.modules.update(m for m, _path, sha in deps if sha is not None and not m.startswith("<"))
         self._put_late()
         result.errors.extend(src.errors.values())
         result.modules.update(self.parsed[parsed_before:])
@@ -940,7 +953,12 @@ class _Pipeline:
             requested.add(LISTING)  # a computed module name may name a module added later
             return src.module_names()
 
-        flows, errors = fingerprint_flows({module: summary}, self.config, loader=loader, modules=listing)
+        def hook_candidates(markers: frozenset[str]) -> list[str]:
+            requested.add(HOOKS + ",".join(sorted(markers)))  # a hook added or edited anywhere counts
+            return src.hook_candidates(markers)
+
+        flows, errors = fingerprint_flows({module: summary}, self.config, loader=loader, modules=listing,
+                                          hook_candidates=hook_candidates if self.config.profile.engine_hooks else None)
         if not self.emit:
             return self._deps(src, requested), flows, errors
         built: list[_Built] = []

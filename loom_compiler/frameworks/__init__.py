@@ -18,7 +18,7 @@ __all__ = ["Profile", "NameOnlyArg", "ClassDecorator", "FlowIdError", "PROFILES"
 
 #: the modules of this package that hold machinery, not a profile (they import libcst; the
 #: configuration imports this package and must not)
-_NOT_PROFILES = frozenset({"base", "engine_config", "rules"})
+_NOT_PROFILES = frozenset({"base", "engine_config", "engine_hooks", "rules"})
 
 
 def _discover() -> dict[str, Profile]:

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # the configuration imports the profiles; libcst is for the analysis only
     import libcst as cst
 
-__all__ = ["Profile", "NameOnlyArg", "ClassDecorator", "FlowIdError", "FlowIdArgument", "DEFAULT_FLOW_ID"]
+__all__ = ["Profile", "NameOnlyArg", "ClassDecorator", "FlowIdError", "FlowIdArgument", "DEFAULT_FLOW_ID", "EngineHooks"]
 
 #: a decorator of the flow's class: (every qualified name it may stand for, the node)
 ClassDecorator = "tuple[frozenset[str], cst.Decorator]"
@@ -73,6 +73,40 @@ class FlowIdArgument:
     keywords: tuple[str, ...] = ("id", "name")
 
 
+@dataclass(frozen=True, slots=True)
+class EngineHooks:
+    """What of an engine's API takes first-party code that runs around *every* workflow
+    (interceptors, data converters, codecs, workflow runners: ``engine_hooks``)."""
+
+    #: the engine's top-level package (a hook base or a configuration callee resolves under it)
+    package: str
+    #: a first-party class whose base's last name ends with one of these is a hook
+    base_suffixes: tuple[str, ...]
+    #: the keywords of the engine's configuration calls (``Worker(...)``, ``Client.connect(...)``,
+    #: ``DataConverter(...)``, any callee under ``package``) that take code it runs around workflows
+    keywords: tuple[str, ...]
+    #: a callee under ``package`` with a dotted part ending with one of these takes such code in
+    #: every argument (a converter's, plugin's or third-party interceptor's constructor)
+    callee_suffixes: tuple[str, ...]
+    #: keywords that register the workflows and activities themselves (never hooks)
+    registered: tuple[str, ...]
+    #: a module that holds a hook spells at least one of these (the byte prefilter)
+    markers: tuple[str, ...]
+
+    def is_base(self, qualified: str) -> bool:
+        """Whether ``qualified`` (a resolved name) is one of the engine's hook classes."""
+        return qualified.startswith(self.package + ".") and qualified.rsplit(".", 1)[-1].endswith(self.base_suffixes)
+
+    def takes(self, qualified: str, keyword: str | None) -> bool:
+        """Whether a call of ``qualified`` hands the argument (``keyword`` None: positional) to the
+        engine as code it runs around workflows."""
+        if not qualified.startswith(self.package + ".") or keyword in self.registered:
+            return False
+        if keyword in self.keywords:
+            return True
+        return any(part.endswith(self.callee_suffixes) for part in qualified.split(".")[1:])
+
+
 #: DESIGN §8's rule, for a decorator no profile describes (``decorators = [...]`` listed
 #: explicitly): the first positional string, else ``id=``, else ``name=``
 DEFAULT_FLOW_ID = FlowIdArgument()
@@ -102,6 +136,8 @@ class Profile:
     opaque: tuple[str, ...] = ()
     #: the id of a *method* flow from its class's decorators and name (None: the default id)
     flow_id: Callable[[Sequence[ClassDecorator], str | None], str | None] = _no_flow_id
+    #: first-party code the engine runs around every workflow (``engine_hooks``; None: none)
+    engine_hooks: EngineHooks | None = None
     #: one line for ``loom --help`` and error messages
     summary: str = ""
 
@@ -115,7 +151,7 @@ class Profile:
     def extended(self) -> bool:
         """Whether any rule beyond DESIGN §6 applies (the loom and prefect profiles have none)."""
         return bool(self.handler_decorators or self.name_only_calls or self.children_by_reference
-                    or self.opaque or self.flow_id is not _no_flow_id)
+                    or self.opaque or self.flow_id is not _no_flow_id or self.engine_hooks is not None)
 
     def id_argument(self, decorator: str) -> FlowIdArgument:
         """Which argument of the flow decorator ``decorator`` (a qualified name) is the flow id."""

@@ -22,6 +22,13 @@ in the workflow. A child workflow (``execute_child_workflow``/``start_child_work
 another history) is referenced by its workflow type, not its body. Activity options (timeouts,
 retry policy) are call arguments like any other and stay in the canonical form.
 
+Engine hooks (``engine_hooks``): a worker runs every workflow activation through its interceptors,
+decodes every payload with its data converter and codec and runs the workflow in its workflow
+runner, on a replay too. First-party subclasses of temporalio's interceptor, converter, codec,
+runner and plugin classes, and first-party code given to the worker/client/converter
+configuration (``Worker(interceptors=[...])``, ``Client.connect(data_converter=...)``,
+``DataConverter(payload_codec=...)``), are in the closure of every workflow of the project.
+
 The flow id of ``Cls.run`` is the workflow type: ``@workflow.defn(name="...")``, else the class
 name, as the SDK derives it. ``temporalio.client.Client`` and ``temporalio.worker.Worker`` (and
 the ``Replayer``) are opaque engine objects (``engine_config``).
@@ -31,7 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .base import ClassDecorator, FlowIdArgument, FlowIdError, NameOnlyArg, Profile
+from .base import ClassDecorator, EngineHooks, FlowIdArgument, FlowIdError, NameOnlyArg, Profile
 
 __all__ = ["PROFILE", "workflow_type"]
 
@@ -52,6 +59,29 @@ _NAME_ONLY.update({
     # ``continue_as_new(arg, workflow=Other.run)``: a new run of (maybe another) type, its own history
     f"{_WF}.continue_as_new": NameOnlyArg(-1, "workflow"),
 })
+
+
+#: what of temporalio takes first-party code that runs around every workflow (``engine_hooks``)
+_HOOKS = EngineHooks(
+    package="temporalio",
+    # worker/client interceptors (inbound, outbound, activity), payload/failure/data converters,
+    # codecs, the JSON encoder and type converters of the JSON converter, external payload storage,
+    # workflow runners and sandbox restrictions, plugins (which set all of these)
+    base_suffixes=("Interceptor", "PayloadConverter", "PayloadCodec", "FailureConverter", "DataConverter",
+                   "JSONEncoder", "TypeConverter", "StorageDriver", "ExternalStorage", "WorkflowRunner",
+                   "SandboxRestrictions", "Plugin"),
+    keywords=("interceptors", "data_converter", "payload_converter_class", "payload_codec", "failure_converter_class",
+              "external_storage", "workflow_runner", "unsandboxed_workflow_runner", "runner_class", "restrictions",
+              "plugins", "workflow_failure_exception_types", "patch_activation_callback", "workflow_task_executor",
+              "encoder", "decoder", "custom_type_converters", "header_codec_behavior"),
+    callee_suffixes=("Plugin", "Interceptor", "Converter", "Codec", "WorkflowRunner", "SandboxRestrictions"),
+    # what registers the workflows and activities themselves (flows and steps, not hooks)
+    registered=("workflows", "activities", "nexus_service_handlers", "task_queue"),
+    # every spelling of a hook base or of a configuration call names one of these
+    markers=("Interceptor", "interceptor", "Converter", "converter", "Codec", "codec", "Runner", "runner",
+             "Plugin", "plugin", "JSONEncoder", "Storage", "SandboxRestrictions", "Worker", "Client", "Replayer",
+             "WorkflowEnvironment", "temporalio.testing"),
+)
 
 
 def workflow_type(decorators: Sequence[ClassDecorator], class_name: str | None) -> str | None:
@@ -89,5 +119,6 @@ PROFILE = Profile(
     flow_id_argument=FlowIdArgument(positional=False, keywords=()),
     opaque=("temporalio.client.Client", "temporalio.worker.Worker", "temporalio.worker.Replayer"),
     flow_id=workflow_type,
+    engine_hooks=_HOOKS,
     summary="temporalio.workflow.run in @workflow.defn classes; @activity.defn steps",
 )

@@ -1289,8 +1289,9 @@ PAIRS = PAIRS + tuple(_breaker2_pairs_9())
 
 
 def _breaker2_framework_pairs_4() -> list[tuple[ProjectPair, str]]:
-    # C21 (lead: limit or widen?): a first-party Temporal interceptor wraps every workflow's run, on replay too,
-    # and belongs to no closure (real code: temporalio samples-python sentry/interceptor.py)
+    # C21 (lead: widen; fixed): a first-party Temporal interceptor wraps every workflow's run, on replay too, and
+    # belonged to no closure (real code: temporalio samples-python sentry/interceptor.py); the temporal profile's
+    # engine hooks put it into every workflow's (tests/compiler/test_frameworks_hooks.py)
     k = "engine configuration: interceptors"
     interceptor = ("from temporalio.worker import Interceptor, WorkflowInboundInterceptor\n\n\n"
                    "class _Inbound(WorkflowInboundInterceptor):\n    async def execute_workflow(self, input):\n"
@@ -1303,7 +1304,7 @@ def _breaker2_framework_pairs_4() -> list[tuple[ProjectPair, str]]:
              "        return o\n")
     base = project(flows, interceptor=interceptor, worker=worker)
     pair = C("workflow-interceptor-edited", k, base,
-             edit(base, "shop/interceptor.py", "return await super().execute_workflow(input)", "return None"), "C21")
+             edit(base, "shop/interceptor.py", "return await super().execute_workflow(input)", "return None"))
     return [(replace(pair, flow_id="W"), "temporal")]
 
 

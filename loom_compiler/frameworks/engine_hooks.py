@@ -1,0 +1,295 @@
+"""Engine hooks: first-party code an engine runs around *every* workflow (the temporal profile).
+
+A Temporal worker wraps each workflow activation in its interceptors
+(``Worker(interceptors=[...])``, ``workflow_interceptor_class``), decodes every payload of the
+history through its data converter and codec (``Client.connect(data_converter=...)``,
+``DataConverter(payload_codec=...)``, failure converters) and runs the workflow in its workflow
+runner (sandbox settings) — on a replay too. That code is in no workflow's closure by reference:
+nothing in ``run`` names it. Editing it can change what a replay does (an interceptor that no
+longer awaits ``execute_workflow``, a codec that decodes differently), so DESIGN §6 ("never the
+same hash when behaviour can differ; when in doubt, widen") puts it into the closure of *every*
+workflow of the project (lead's decision, session 4). Which workers use which hook is a run-time
+fact (the worker script, its configuration); the project is the sound bound.
+
+What is an engine hook (``EngineHooks``, decided in ``closure``):
+
+* **a first-party class whose base is one of the engine's hook classes** (``class
+  SentryInterceptor(Interceptor)``, ``class EncryptionCodec(PayloadCodec)``, ``class
+  GreetingPayloadConverter(CompositePayloadConverter)``): a base resolving to a name under the
+  engine's package whose last part ends with one of ``base_suffixes``; transitively through
+  first-party bases and re-exports (``class Mine(MyBase)``);
+* **whatever first-party code is given to the engine as such a hook**: the hook arguments
+  (``keywords``: ``interceptors=``, ``data_converter=``, ``payload_codec=``, ``workflow_runner=``,
+  ``plugins=``, ...) of any call resolving under the engine's package (``Worker(...)``,
+  ``Client.connect(...)``, ``Replayer(...)``, ``WorkflowEnvironment.start_local(...)``), and every
+  argument of a hook's own constructor there (``callee_suffixes``: ``DataConverter(...)``,
+  ``SimplePlugin(...)``, ``TracingInterceptor(tracer)``), never those that *register* workflows and
+  activities (``registered``: the flows and steps themselves), down to the first-party names the
+  argument spells: a class implementing the
+  protocol without subclassing (``interceptors=[MyInterceptor()]``), a factory
+  (``data_converter=make_converter()``), a module-level converter object. A local variable in the
+  argument is followed to the values assigned to it in its function (``codec = MyCodec(key)``,
+  ``data_converter=dataclasses.replace(default(), payload_codec=codec)``) and to the targets of
+  local imports; a name bound otherwise (a nested class or function defined in the function) widens
+  to the whole enclosing module-level definition.
+
+Each hook joins every flow's closure under the binding ``<engine hooks>`` (a name member: the
+class's or function's statements whole, and what they reach), so the hash moves when a hook's code
+or what it reaches changes, and when a hook appears or disappears.
+
+Where hooks are searched: the modules of the tree whose bytes spell one of ``markers`` (every
+spelling of a base or a configuration call names one of them), and, to a fixpoint, the names of
+the hook classes found and of the names bound to the engine's hook classes (re-exports): ``class
+Mine(MyBase)`` in a module that never spells "Interceptor" is found through ``MyBase``. The
+caller lists the candidates (``fingerprint_flows(hook_candidates=...)``) from the bytes it already
+holds; the build records the listing as a dependency (``<hooks>`` key of the cache).
+
+Not found (documented limit): a hook handed to the engine through a *parameter* of first-party
+code (``def make_worker(client, interceptors): return Worker(client, interceptors=interceptors)``)
+whose class does not subclass an engine hook class: the value is the caller's, under any name.
+DBOS has no equivalent: its serializer (``DBOS(config={"serializer": ...})``) is engine
+configuration that stays attached to ``DBOS`` (``engine_config``), which every workflow reaches.
+
+Rejected: scoping a hook to the workflows registered with the same ``Worker(...)`` (the list is
+often computed or passed around, a client's data converter serves every worker built on it, and a
+worker script is no unit of the fingerprint); a documented limit instead of widening (the lead
+chose widening: an interceptor edit is a behaviour change on replay).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Protocol
+
+import libcst as cst
+
+from ..canonical import child_nodes, nfkc
+from ..scopes import _Binder, _all_params, dotted_chain
+from .base import EngineHooks
+
+__all__ = ["EngineHooks", "hook_records", "find_hooks", "ENGINE_HOOKS"]
+
+#: the binding name under which the hooks join a flow (no spelling: a chunk skips it)
+ENGINE_HOOKS = "<engine hooks>"
+
+
+#: (class name, its base chains as written) of every class defined at module level
+ClassBases = tuple[tuple[str, tuple[str, ...]], ...]
+
+
+def hook_records(body: Sequence[cst.CSTNode], hooks: EngineHooks, names_of: Callable[[str], "set[str]"],
+                 resolve_from: Callable[[cst.ImportFrom], "str | None"]) -> tuple[ClassBases, tuple[str, ...]]:
+    """(module-level classes with their base chains, the chains given to the engine's configuration
+    calls) of one module. A chain is a global chain of the module, ``=<target>`` for what a local
+    import binds, or the name of the module-level definition to take whole (see the docstring)."""
+    classes: list[tuple[str, tuple[str, ...]]] = []
+    for stmt in _module_level(body):
+        if isinstance(stmt, cst.ClassDef):
+            bases = []
+            for arg in stmt.bases:
+                value = arg.value.value if isinstance(arg.value, cst.Subscript) else arg.value  # ``Base[T]``
+                chain = dotted_chain(value) if arg.keyword is None else None
+                if chain is not None:
+                    bases.append(chain)
+            if bases:
+                classes.append((nfkc(stmt.name.value), tuple(bases)))
+    walker = _ArgumentWalker(hooks, names_of, resolve_from)
+    for stmt in body:
+        top = nfkc(stmt.name.value) if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) else None
+        walker.walk(stmt, (), top)
+    return tuple(classes), tuple(sorted(walker.chains))
+
+
+def _module_level(body: Iterable[cst.CSTNode]) -> Iterable[cst.CSTNode]:
+    """Module-level statements, with those of module-level ``if``/``try``/``with`` blocks (a class
+    defined under ``if TYPE_CHECKING:`` or ``try:`` is a module-level name too)."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, (cst.If, cst.Try, cst.TryStar, cst.With)):
+            blocks = [stmt.body]
+            if isinstance(stmt, (cst.Try, cst.TryStar)):
+                blocks += [h.body for h in stmt.handlers] + [b.body for b in (stmt.orelse, stmt.finalbody) if b is not None]
+            elif isinstance(stmt, cst.If) and stmt.orelse is not None:
+                yield from _module_level([stmt.orelse] if isinstance(stmt.orelse, cst.If) else stmt.orelse.body.body)
+            for block in blocks:
+                if isinstance(block, cst.IndentedBlock):
+                    yield from _module_level(block.body)
+
+
+class _Function:
+    """One function scope: the names it binds, the values simple assignments give them, what its
+    imports bind them to."""
+
+    def __init__(self, node: cst.FunctionDef, resolve_from: Callable[[cst.ImportFrom], "str | None"]) -> None:
+        binder = _Binder(resolve_from)
+        for stmt in node.body.body if isinstance(node.body, cst.IndentedBlock) else [node.body]:
+            binder.walk(stmt)
+        self.params = {nfkc(p.name.value) for p in _all_params(node.params)}
+        self.bound = (binder.bound - binder.declared_global) | self.params
+        self.imports = binder.imports
+        self.values: dict[str, list[cst.BaseExpression]] = {}
+        self.other: set[str] = set()  # bound by a nested def/class, a loop, ``with``...: not followed
+        stack: list[cst.CSTNode] = [node.body]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, (cst.FunctionDef, cst.ClassDef)):
+                self.other.add(nfkc(current.name.value))
+                continue
+            if isinstance(current, cst.Lambda):
+                continue
+            if isinstance(current, cst.Assign):
+                for target in current.targets:
+                    if isinstance(target.target, cst.Name):
+                        self.values.setdefault(nfkc(target.target.value), []).append(current.value)
+            elif isinstance(current, cst.AnnAssign) and isinstance(current.target, cst.Name) and current.value is not None:
+                self.values.setdefault(nfkc(current.target.value), []).append(current.value)
+            stack.extend(child_nodes(current))
+
+
+class _ArgumentWalker:
+    def __init__(self, hooks: EngineHooks, names_of: Callable[[str], "set[str]"],
+                 resolve_from: Callable[[cst.ImportFrom], "str | None"]) -> None:
+        self.hooks = hooks
+        self.names_of = names_of
+        self.resolve_from = resolve_from
+        self.chains: set[str] = set()
+
+    def walk(self, node: cst.CSTNode, scopes: tuple[_Function, ...], top: str | None) -> None:
+        stack: list[tuple[cst.CSTNode, tuple[_Function, ...]]] = [(node, scopes)]
+        while stack:
+            current, where = stack.pop()
+            if isinstance(current, cst.FunctionDef):
+                inner = (*where, _Function(current, self.resolve_from))
+                stack.append((current.body, inner))
+                stack.extend((d, where) for d in current.decorators)
+                continue
+            if isinstance(current, cst.Call):
+                self.call(current, where, top)
+            stack.extend((child, where) for child in child_nodes(current))
+
+    def local(self, root: str, scopes: tuple[_Function, ...]) -> _Function | None:
+        for scope in reversed(scopes):
+            if root in scope.bound:
+                return scope
+        return None
+
+    def call(self, call: cst.Call, scopes: tuple[_Function, ...], top: str | None) -> None:
+        chain = dotted_chain(call.func)
+        if chain is None or self.local(chain.split(".")[0], scopes) is not None:
+            return
+        names = self.names_of(chain)
+        for arg in call.args:
+            keyword = nfkc(arg.keyword.value) if arg.keyword is not None else None
+            if any(self.hooks.takes(name, keyword) for name in names):
+                self.expression(arg.value, scopes, top, set())
+
+    def expression(self, expr: cst.CSTNode, scopes: tuple[_Function, ...], top: str | None,
+                   seen: set[tuple[int, str]]) -> None:
+        stack: list[tuple[cst.CSTNode, frozenset[str]]] = [(expr, frozenset())]
+        while stack:
+            node, hidden = stack.pop()
+            chain = dotted_chain(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
+            if chain is not None:
+                self.use(chain, scopes, top, hidden, seen)
+                continue
+            if isinstance(node, cst.Lambda):
+                hidden = hidden | {nfkc(p.name.value) for p in _all_params(node.params)}
+            elif isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+                comp = node.for_in
+                while comp is not None:
+                    hidden = hidden | _names(comp.target)
+                    comp = comp.inner_for_in
+            stack.extend((child, hidden) for child in child_nodes(node))
+
+    def use(self, chain: str, scopes: tuple[_Function, ...], top: str | None, hidden: frozenset[str],
+            seen: set[tuple[int, str]]) -> None:
+        root, _, rest = chain.partition(".")
+        if root in hidden:
+            return
+        scope = self.local(root, scopes)
+        if scope is None:
+            self.chains.add(chain)  # a global of the module (resolved by ``closure``)
+            return
+        if (id(scope), root) in seen:
+            return
+        seen.add((id(scope), root))
+        tail = "." + rest if rest else ""
+        for target in scope.imports.get(root, ()):
+            self.chains.add(f"={target}{tail}")
+        at = scopes.index(scope)
+        for value in scope.values.get(root, ()):
+            self.expression(value, scopes[: at + 1], top, seen)
+        if root in scope.other and top is not None:
+            self.chains.add(top)  # a class or function defined in the function: all of it
+
+
+def _names(target: cst.BaseExpression) -> frozenset[str]:
+    out = set()
+    stack: list[cst.CSTNode] = [target]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            out.add(nfkc(node.value))
+        stack.extend(child_nodes(node))
+    return frozenset(out)
+
+
+
+class _Graph(Protocol):
+    """What ``find_hooks`` asks of ``closure.ClosureGraph`` (duck-typed: no import cycle)."""
+
+    def first_party(self, module: str) -> bool: ...
+    def summary(self, module: str) -> Any: ...
+    def index(self, module: str) -> Any: ...
+    def resolve_chain(self, where: Any, chain: str) -> list[str]: ...
+    def resolve_target(self, target: str) -> list[str]: ...
+
+
+#: keys that name no first-party code to hash (third-party targets, name-only references)
+_NOT_CODE = ("import:", "hook:", "ref:", "child:", "member:")
+
+
+def find_hooks(graph: _Graph, hooks: EngineHooks, candidates: Callable[[frozenset[str]], Iterable[str]]) -> list[str]:
+    """Closure keys of the project's engine hooks, sorted (see the module docstring).
+
+    ``candidates(markers)`` lists the modules whose bytes spell one of ``markers``. The search
+    grows the markers by the names of the hook classes found and of the names bound to the
+    engine's hook classes, until no new module is listed; hook classes are decided to a fixpoint
+    over every module searched (a first-party base may be found after its subclass)."""
+    markers = set(hooks.markers)
+    searched: dict[str, Any] = {}
+    classes: set[str] = set()
+    while True:
+        for module in sorted(candidates(frozenset(markers))):
+            if module not in searched and graph.first_party(module):
+                summary = graph.summary(module)
+                if summary is not None:
+                    searched[module] = summary
+        grown = True
+        while grown:
+            grown = False
+            for module, summary in searched.items():
+                index = graph.index(module)
+                for name, bases in summary.engine_classes:
+                    key = f"{module}.{name}"
+                    if key in classes:
+                        continue
+                    for chain in bases:
+                        keys = graph.resolve_chain(index, chain)
+                        if any(k in classes or (k.startswith("import:") and hooks.is_base(k[len("import:"):]))
+                               for k in keys):
+                            classes.add(key)
+                            grown = True
+                            break
+        names = {key.rpartition(".")[2] for key in classes}
+        names |= {local for summary in searched.values() for local, target in summary.imports if hooks.is_base(target)}
+        if names <= markers:
+            break
+        markers |= names
+    given: set[str] = set()
+    for module, summary in searched.items():
+        index = graph.index(module)
+        for chain in summary.engine_arguments:
+            keys = graph.resolve_target(chain[1:]) if chain.startswith("=") else graph.resolve_chain(index, chain)
+            given.update(k for k in keys if not k.startswith(_NOT_CODE) and "#" not in k)
+    return sorted(classes | given)

@@ -1,0 +1,286 @@
+"""Temporal engine hooks (``frameworks/engine_hooks.py``, breaker2's C21): first-party interceptors,
+data converters, codecs and what is handed to the worker's/client's hook arguments are in the closure
+of every workflow of the project, in both directions: an edit to such code changes every workflow's
+hash; an edit to first-party code that is no hook (an activity executor, a TLS helper, a class that
+only looks like one) changes nothing."""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+from pathlib import Path
+
+import pytest
+
+from loom_compiler.bundle.build import build_project
+from loom_compiler.config import LoomConfig, load_config
+from loom_compiler.fingerprint import fingerprint_project
+from loom_compiler.frameworks import PROFILES
+
+FLOWS = ("from temporalio import workflow\n\n\n@workflow.defn\nclass W:\n    @workflow.run\n"
+         "    async def run(self, o: int) -> int:\n        return o\n")
+
+INTERCEPTOR = '''from temporalio.worker import Interceptor, WorkflowInboundInterceptor
+
+from shop.report import note
+
+
+class _Inbound(WorkflowInboundInterceptor):
+    async def execute_workflow(self, input):
+        note("start")
+        return await super().execute_workflow(input)
+
+
+class SentryInterceptor(Interceptor):
+    def workflow_interceptor_class(self, input):
+        return _Inbound
+'''
+
+REPORT = "def note(what):\n    return what\n"
+
+CODEC = '''from temporalio.converter import PayloadCodec
+
+
+class EncryptionCodec(PayloadCodec):
+    async def encode(self, payloads):
+        return list(payloads)
+
+    async def decode(self, payloads):
+        return list(payloads)
+'''
+
+WORKER = '''from temporalio.client import Client
+from temporalio.worker import Worker
+
+from shop.flows import W
+
+
+async def main():
+    client = await Client.connect("localhost:7233")
+    await Worker(client, task_queue="q", workflows=[W]).run()
+'''
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in {"shop/__init__.py": "", "shop/flows.py": FLOWS, **files}.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def _code_hash(root: Path, files: dict[str, str], framework: str = "temporal") -> str:
+    _write(root, files)
+    extra = {"decorators": ("temporalio.workflow.run",)} if framework == "loom" else {}
+    result = fingerprint_project([root], LoomConfig(root=root, packages=("shop",), framework=framework, **extra))
+    assert not result.errors, [str(e) for e in result.errors]
+    (fp,) = result.flows
+    return fp.code_hash
+
+
+def _moves(tmp_path: Path, before: dict[str, str], after: dict[str, str], framework: str = "temporal") -> bool:
+    return _code_hash(tmp_path / "a", before, framework) != _code_hash(tmp_path / "b", after, framework)
+
+
+def _edit(files: dict[str, str], name: str, old: str, new: str) -> dict[str, str]:
+    assert files[name].count(old) == 1, (name, old)
+    return {**files, name: files[name].replace(old, new)}
+
+
+# -- hooks by their base class: nothing imports them, the engine runs them around every workflow --
+BY_BASE = {"shop/interceptor.py": INTERCEPTOR, "shop/report.py": REPORT, "shop/codec.py": CODEC}
+
+
+@pytest.mark.parametrize("name, old, new", [
+    ("shop/interceptor.py", "return await super().execute_workflow(input)", "return None"),  # C21's edit
+    ("shop/interceptor.py", "return _Inbound", "return None"),
+    ("shop/report.py", "return what", "return None"),  # what a hook reaches
+    ("shop/codec.py", "async def decode(self, payloads):\n        return list(payloads)",
+     "async def decode(self, payloads):\n        return list(reversed(payloads))"),
+])
+def test_a_hook_edit_changes_every_workflow(tmp_path: Path, name: str, old: str, new: str) -> None:
+    assert _moves(tmp_path, BY_BASE, _edit(BY_BASE, name, old, new))
+
+
+@pytest.mark.parametrize("head, base", [
+    ("import temporalio.worker as tw\n", "tw.Interceptor"),
+    ("import temporalio.worker\n", "temporalio.worker.WorkflowInboundInterceptor"),
+    ("from temporalio import converter\n", "converter.CompositePayloadConverter"),
+    ("from temporalio.converter import EncodingPayloadConverter as E\n", "E"),
+    ("from temporalio.converter import DefaultFailureConverter\n", "DefaultFailureConverter"),
+    ("from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner\n", "SandboxedWorkflowRunner"),
+    ("from temporalio.plugin import SimplePlugin\n", "SimplePlugin"),
+    ("from temporalio.contrib.opentelemetry import TracingInterceptor\n", "TracingInterceptor"),  # a subclass of a contrib hook
+    ("from temporalio.converter import PayloadCodec\nfrom typing import Generic, TypeVar\nT = TypeVar('T')\n",
+     "PayloadCodec, Generic[T]"),
+])
+def test_hook_base_spellings(tmp_path: Path, head: str, base: str) -> None:
+    hook = f"{head}\n\nclass Mine({base}):\n    def go(self):\n        return 1\n"
+    before = {"shop/hook.py": hook}
+    assert _moves(tmp_path, before, _edit(before, "shop/hook.py", "return 1", "return 2")), base
+
+
+def test_hooks_through_first_party_bases_and_re_exports(tmp_path: Path) -> None:
+    files = {
+        "shop/base.py": "from temporalio.worker import Interceptor\n\n\nclass Base(Interceptor):\n    pass\n",
+        # neither module spells a marker: found through the names Base and Alias
+        "shop/mine.py": "from shop.base import Base\n\n\nclass Mine(Base):\n    def go(self):\n        return 1\n",
+        "shop/compat.py": "from temporalio.converter import PayloadCodec as Alias\n",
+        "shop/other.py": "from shop.compat import Alias\n\n\nclass Other(Alias):\n    def go(self):\n        return 1\n",
+    }
+    for name in ("shop/mine.py", "shop/other.py"):
+        assert _moves(tmp_path / name, files, _edit(files, name, "return 1", "return 2")), name
+
+
+# -- first-party code handed to the worker's or client's hook arguments ---------------------------
+@pytest.mark.parametrize("files, name", [
+    # a class implementing the protocol without subclassing, passed by name
+    ({"shop/hooks.py": "class Tracer:\n    def go(self):\n        return 1\n",
+      "shop/worker.py": WORKER.replace("from shop.flows import W\n", "from shop.flows import W\nfrom shop.hooks import Tracer\n")
+      .replace('workflows=[W])', 'workflows=[W], interceptors=[Tracer()])')}, "shop/hooks.py"),
+    # a local import, a local variable through dataclasses.replace, Client.connect(data_converter=...)
+    ({"shop/hooks.py": "class Codec:\n    def go(self):\n        return 1\n",
+      "shop/worker.py": WORKER.replace('    client = await Client.connect("localhost:7233")\n',
+                                       "    import dataclasses\n    import temporalio.converter\n"
+                                       "    from shop.hooks import Codec\n    codec = Codec()\n"
+                                       "    converter = dataclasses.replace(temporalio.converter.default(), payload_codec=codec)\n"
+                                       '    client = await Client.connect("localhost:7233", data_converter=converter)\n')},
+     "shop/hooks.py"),
+    # a module-level converter object built by DataConverter(...) with a first-party class
+    ({"shop/shared.py": "from temporalio.converter import DataConverter\n\n\nclass Conv:\n    def go(self):\n"
+                        "        return 1\n\n\nconverter = DataConverter(payload_converter_class=Conv)\n",
+      "shop/worker.py": WORKER.replace("from shop.flows import W\n", "from shop.flows import W\nfrom shop.shared import converter\n")
+      .replace('Client.connect("localhost:7233")', 'Client.connect("localhost:7233", data_converter=converter)')},
+     "shop/shared.py"),
+    # a class defined in the function that hands it over: the whole function
+    ({"shop/worker.py": WORKER.replace("async def main():\n", "async def main():\n    class Local:\n"
+                                       "        def go(self):\n            return 1\n\n")
+      .replace('workflows=[W])', 'workflows=[W], interceptors=[Local()])')}, "shop/worker.py"),
+    # a factory function handed to a plugin's constructor
+    ({"shop/hooks.py": "def make():\n    return 1\n",
+      "shop/worker.py": WORKER.replace("from shop.flows import W\n",
+                                       "from shop.flows import W\nfrom shop.hooks import make\nfrom temporalio.plugin import SimplePlugin\n")
+      .replace('workflows=[W])', 'workflows=[W], plugins=[SimplePlugin("p", data_converter=make())])')}, "shop/hooks.py"),
+])
+def test_code_handed_to_the_engine_is_a_hook(tmp_path: Path, files: dict[str, str], name: str) -> None:
+    assert _moves(tmp_path, files, _edit(files, name, "return 1", "return 2"))
+
+
+def test_a_hook_added_or_removed_changes_every_workflow(tmp_path: Path) -> None:
+    plain = {"shop/report.py": REPORT}
+    hooked = {**plain, "shop/interceptor.py": INTERCEPTOR}
+    assert _code_hash(tmp_path / "a", plain) != _code_hash(tmp_path / "b", hooked)
+
+
+# -- no false widening -------------------------------------------------------------------------------
+@pytest.mark.parametrize("files, name", [
+    # a first-party activity executor: it runs activities, never a workflow
+    ({"shop/hooks.py": "from concurrent.futures import ThreadPoolExecutor\n\n\nclass Pool(ThreadPoolExecutor):\n"
+                       "    def go(self):\n        return 1\n",
+      "shop/worker.py": WORKER.replace("from shop.flows import W\n", "from shop.flows import W\nfrom shop.hooks import Pool\n")
+      .replace('workflows=[W])', 'workflows=[W], activity_executor=Pool())')}, "shop/hooks.py"),
+    # connection settings computed by first-party code
+    ({"shop/hooks.py": "def tls():\n    return 1\n",
+      "shop/worker.py": WORKER.replace("from shop.flows import W\n", "from shop.flows import W\nfrom shop.hooks import tls\n")
+      .replace('Client.connect("localhost:7233")', 'Client.connect("localhost:7233", tls=tls(), namespace="n")')},
+     "shop/hooks.py"),
+    # activities registered with the worker: served from history (step bodies)
+    ({"shop/acts.py": "from temporalio import activity\n\n\n@activity.defn\nasync def act() -> int:\n    return 1\n",
+      "shop/worker.py": WORKER.replace("from shop.flows import W\n", "from shop.flows import W\nfrom shop.acts import act\n")
+      .replace('workflows=[W])', 'workflows=[W], activities=[act])')}, "shop/acts.py"),
+    # named like a hook, neither based on one nor handed to the engine
+    ({"shop/hooks.py": "class MyInterceptor:\n    def go(self):\n        return 1\n", "shop/worker.py": WORKER},
+     "shop/hooks.py"),
+    # a subclass of a temporalio class that is no hook
+    ({"shop/hooks.py": "from temporalio.exceptions import ApplicationError\n\n\nclass Oops(ApplicationError):\n"
+                       "    def go(self):\n        return 1\n"}, "shop/hooks.py"),
+    # the worker's own main: not a hook (connect and run are engine configuration)
+    ({"shop/worker.py": WORKER.replace("async def main():\n", "async def main():\n    x = 1\n")}, "shop/worker.py"),
+])
+def test_first_party_code_that_is_no_hook_changes_nothing(tmp_path: Path, files: dict[str, str], name: str) -> None:
+    old = "return 1" if "return 1" in files[name] else "x = 1"
+    assert not _moves(tmp_path, files, _edit(files, name, old, old.replace("1", "2")))
+
+
+def test_hooks_only_under_the_temporal_profile(tmp_path: Path) -> None:
+    after = _edit(BY_BASE, "shop/interceptor.py", "return await super().execute_workflow(input)", "return None")
+    assert not _moves(tmp_path, BY_BASE, after, framework="loom")  # no profile: the interceptor is no flow code
+
+
+def test_hook_members_say_why(tmp_path: Path) -> None:
+    _write(tmp_path, BY_BASE)
+    result = fingerprint_project([tmp_path], LoomConfig(root=tmp_path, packages=("shop",), framework="temporal"))
+    (fp,) = result.flows
+    reasons = {m.qualname: m.reason for m in fp.closure}
+    for hook in ("shop.interceptor.SentryInterceptor", "shop.interceptor._Inbound", "shop.codec.EncryptionCodec"):
+        assert reasons[hook].startswith("engine hook"), (hook, reasons[hook])
+    assert "shop.report.note" in reasons  # reached by a hook's code
+
+
+# -- the build's cache: a hook added anywhere is a dependency of every workflow ---------------------
+def test_the_build_cache_sees_a_hook_added_elsewhere(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.loom]\nframework = "temporal"\npackages = ["shop"]\n', encoding="utf-8")
+    _write(tmp_path, {"shop/report.py": REPORT})
+
+    def build() -> tuple[str, list[str]]:
+        report = build_project(load_config(tmp_path))
+        assert report.ok, report.errors
+        (fp,) = report.flows
+        return fp.code_hash, list(report.refingerprinted)
+
+    first, _ = build()
+    (tmp_path / "shop" / "notes.py").write_text("X = 1\n", encoding="utf-8")  # spells no marker
+    again, refingerprinted = build()
+    assert again == first and "shop.flows" not in refingerprinted  # the cached fingerprint stands
+    (tmp_path / "shop" / "interceptor.py").write_text(INTERCEPTOR, encoding="utf-8")
+    hooked, refingerprinted = build()
+    assert hooked != first and "shop.flows" in refingerprinted
+    (tmp_path / "shop" / "interceptor.py").write_text(INTERCEPTOR.replace("return _Inbound", "return None"), encoding="utf-8")
+    assert build()[0] != hooked
+
+
+#: parameters of the real API that take code which never runs around a workflow, and why
+_NOT_HOOKS = {
+    "on_fatal_error": "called when the worker itself fails, outside every workflow activation",
+    "run_context": "SimplePlugin's context around the worker's whole run, not a workflow activation",
+}
+
+
+# -- the real temporalio API ---------------------------------------------------------------------------
+def test_the_profile_knows_every_hook_argument_of_the_real_api() -> None:
+    """Every parameter of temporalio's worker/client/converter configuration that takes code the
+    engine runs around workflows is a hook keyword of the profile, and the SDK's hook classes are
+    hook bases: a new SDK release that adds one fails here."""
+    if importlib.util.find_spec("temporalio") is None:
+        pytest.skip("temporalio is not installed (pip install -r .ci/engines.txt)")
+    import temporalio.client
+    import temporalio.converter
+    import temporalio.plugin
+    import temporalio.testing
+    import temporalio.worker
+    from temporalio.worker import workflow_sandbox
+
+    hooks = PROFILES["temporal"].engine_hooks
+    assert hooks is not None
+    code = ("Interceptor", "Converter", "Codec", "Runner", "Plugin", "Storage", "JSONEncoder", "JSONDecoder",
+            "BaseException", "PatchActivationInput", "ThreadPoolExecutor", "SandboxRestrictions")
+    for fn in (temporalio.worker.Worker.__init__, temporalio.worker.Replayer.__init__, temporalio.client.Client.connect,
+               temporalio.client.Client.__init__, temporalio.converter.DataConverter,
+               temporalio.converter.JSONPlainPayloadConverter.__init__, temporalio.plugin.SimplePlugin.__init__,
+               workflow_sandbox.SandboxedWorkflowRunner, temporalio.testing.WorkflowEnvironment.start_local):
+        for name, param in inspect.signature(fn).parameters.items():
+            annotation = str(param.annotation)
+            takes_code = any(word in annotation for word in code) and "activity" not in name and "nexus" not in name
+            if takes_code and name not in hooks.registered and name not in _NOT_HOOKS:
+                assert name in hooks.keywords, (fn.__qualname__, name, annotation)
+    for cls in (temporalio.worker.Interceptor, temporalio.worker.WorkflowInboundInterceptor,
+                temporalio.worker.WorkflowOutboundInterceptor, temporalio.client.Interceptor,
+                temporalio.converter.PayloadCodec, temporalio.converter.PayloadConverter,
+                temporalio.converter.CompositePayloadConverter, temporalio.converter.EncodingPayloadConverter,
+                temporalio.converter.DefaultFailureConverter, temporalio.converter.FailureConverter,
+                temporalio.converter.JSONTypeConverter, temporalio.converter.AdvancedJSONEncoder,
+                temporalio.worker.WorkflowRunner, workflow_sandbox.SandboxedWorkflowRunner,
+                temporalio.plugin.SimplePlugin, temporalio.worker.Plugin, temporalio.client.Plugin):
+        public = next(f"{m}.{cls.__name__}" for m in ("temporalio.worker", "temporalio.client", "temporalio.converter",
+                                                       "temporalio.plugin", "temporalio.worker.workflow_sandbox")
+                      if getattr(__import__(m, fromlist=["x"]), cls.__name__, None) is cls)
+        assert hooks.is_base(public), public
