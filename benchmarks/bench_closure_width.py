@@ -273,6 +273,8 @@ def in_class_member(flow: dict[str, Any], helper: str) -> bool:
 
 
 def _widening_rule(via: str) -> str:
+    if via.startswith("<engine hooks>"):
+        return "engine hooks"  # the temporal profile's interceptors/converters/codecs: every workflow
     return "whole module" if via.endswith(".*") else "module-statement effects"  # X#effects, or "M: statement at …"
 
 

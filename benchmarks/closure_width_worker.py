@@ -38,6 +38,10 @@ def _widening(qualname: str) -> bool:
     return "#effects" in qualname or qualname.endswith(".*")
 
 
+#: the reason a member joined as an engine hook (the temporal profile's rule: ``engine_hooks``)
+HOOK_REASON = "engine hook"
+
+
 def _effect_edges(member: Any) -> dict[str, int]:
     """{target: line} for the bindings of ``member`` that only its *effect* statements use: a
     member's ``parts`` (loom-fp/2) are the module statements it consists of; one that does not bind
@@ -69,16 +73,19 @@ def reach_map(fp: Any) -> dict[str, str | None]:
     members = {m.qualname: m for m in fp.closure}
     effect = {q: _effect_edges(m) for q, m in members.items()}
     edges = {q: [t for _n, t in m.bindings if t in members] for q, m in members.items()}
+    # an engine hook (interceptor, converter, codec: every workflow of the project) is a widening
+    hooks = {q for q, m in members.items() if (getattr(m, "reason", "") or "").startswith(HOOK_REASON)}
     root = fp.closure[0].qualname
     direct, todo = {root}, [root]
     while todo:
         q = todo.pop()
         for t in edges[q]:
-            if t not in direct and t not in effect[q] and not _widening(t):
+            if t not in direct and t not in effect[q] and not _widening(t) and t not in hooks:
                 direct.add(t)
                 todo.append(t)
     via: dict[str, str | None] = {q: None for q in direct}
     seeds = [(t, f"{q}: statement at line {line}") for q in sorted(direct) for t, line in sorted(effect[q].items())]
+    seeds += [(q, f"<engine hooks> {q}") for q in sorted(hooks)]
     seeds += [(q, q) for q in sorted(members) if _widening(q)]
     for start, label in seeds:
         todo = [start]
@@ -139,7 +146,17 @@ def main() -> int:
         if not hasattr(s, "flows") or not s.flows:
             return [], requested
         # the tree's listing (computed module names may name any module), when the release takes it
-        extra = {"modules": lambda: list(source)} if "modules" in inspect.signature(fingerprint_flows).parameters else {}
+        params = inspect.signature(fingerprint_flows).parameters
+        extra: dict[str, Any] = {"modules": lambda: list(source)} if "modules" in params else {}
+        if "hook_candidates" in params:
+            def hook_candidates(markers: frozenset[str]) -> list[str]:
+                # where engine hooks may be (the temporal profile): each is a dependency, as in the build
+                wanted = [m.encode() for m in sorted(markers)]
+                found = [m for m, raw in source.items() if any(w in raw for w in wanted)]
+                requested.update(found)
+                return found
+
+            extra["hook_candidates"] = hook_candidates
         flows, _errors = fingerprint_flows({module: s}, config, loader=loader, **extra)
         return list(flows), requested
 

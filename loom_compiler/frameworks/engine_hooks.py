@@ -128,12 +128,10 @@ class _Function:
         self.bound = (binder.bound - binder.declared_global) | self.params
         self.imports = binder.imports
         self.values: dict[str, list[cst.BaseExpression]] = {}
-        self.other: set[str] = set()  # bound by a nested def/class, a loop, ``with``...: not followed
         stack: list[cst.CSTNode] = [node.body]
         while stack:
             current = stack.pop()
             if isinstance(current, (cst.FunctionDef, cst.ClassDef)):
-                self.other.add(nfkc(current.name.value))
                 continue
             if isinstance(current, cst.Lambda):
                 continue
@@ -144,6 +142,9 @@ class _Function:
             elif isinstance(current, cst.AnnAssign) and isinstance(current.target, cst.Name) and current.value is not None:
                 self.values.setdefault(nfkc(current.target.value), []).append(current.value)
             stack.extend(child_nodes(current))
+        #: bound otherwise (a nested def or class, a loop or ``with`` target, ``+=``, ``:=``): not
+        #: followed; the whole enclosing module-level definition is taken instead
+        self.other = self.bound - self.params - set(self.values) - set(self.imports)
 
 
 class _ArgumentWalker:
