@@ -103,6 +103,19 @@ def _own(member: Any) -> str:
     return hashlib.sha256(data.encode("utf-8")).hexdigest()[:16]
 
 
+_SPELLS: dict[tuple[frozenset[str], str, bytes], bool] = {}
+
+
+def _spells(markers: frozenset[str], module: str, raw: bytes) -> bool:
+    """Whether ``raw`` spells a marker (memoised: every fingerprint of every edit asks again)."""
+    key = (markers, module, raw)
+    if key not in _SPELLS:
+        from loom_compiler.frameworks.base import marker_pattern
+
+        _SPELLS[key] = marker_pattern(markers).search(raw) is not None
+    return _SPELLS[key]
+
+
 def main() -> int:
     request = json.loads(sys.stdin.read())
     import loom_compiler
@@ -151,8 +164,7 @@ def main() -> int:
         if "hook_candidates" in params:
             def hook_candidates(markers: frozenset[str]) -> list[str]:
                 # where engine hooks may be (the temporal profile): each is a dependency, as in the build
-                wanted = [m.encode() for m in sorted(markers)]
-                found = [m for m, raw in source.items() if any(w in raw for w in wanted)]
+                found = [m for m, raw in source.items() if _spells(markers, m, raw)]
                 requested.update(found)
                 return found
 

@@ -33,6 +33,7 @@ from .analysis import FlowSite, ModuleSummary, analyse_module, might_define_flow
 from .closure import ClosureGraph, Loader
 from .config import LoomConfig
 from .flow_ids import duplicate_id_errors
+from .frameworks.base import marker_pattern
 from .hidden_flows import hidden_flow_errors
 from .model import FlowFingerprint, ModuleResult, ProjectResult, SourceError
 from .precheck import spells_a_marker_in_code
@@ -239,25 +240,28 @@ def fingerprint_project(
 
 
 def _hook_candidates(tree: SourceTree, config: LoomConfig) -> Callable[[frozenset[str]], list[str]] | None:
-    """The modules of ``tree`` whose bytes spell a marker (each file read once), when the profile
-    has engine hooks."""
+    """The modules of ``tree`` whose bytes spell a marker (each file read once, each search
+    memoised), when the profile has engine hooks."""
     if config.profile.engine_hooks is None:
         return None
     data: dict[str, bytes | None] = {}
+    found: dict[frozenset[str], list[str]] = {}
 
     def candidates(markers: frozenset[str]) -> list[str]:
-        wanted = [m.encode() for m in sorted(markers)]
-        out = []
-        for module in tree.module_names():
-            if module not in data:
-                try:
-                    data[module] = tree.read(module)
-                except SourceReadError:
-                    data[module] = None  # reported when a closure reaches it
-            raw = data[module]
-            if raw is not None and any(w in raw for w in wanted):
-                out.append(module)
-        return out
+        if markers not in found:
+            pattern = marker_pattern(markers)
+            out = []
+            for module in tree.module_names():
+                if module not in data:
+                    try:
+                        data[module] = tree.read(module)
+                    except SourceReadError:
+                        data[module] = None  # the walk above reports it: an error, never an absence
+                raw = data[module]
+                if raw is not None and pattern.search(raw):
+                    out.append(module)
+            found[markers] = out
+        return found[markers]
 
     return candidates
 

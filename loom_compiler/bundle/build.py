@@ -86,6 +86,7 @@ from loom_runtime.manifest import (
 
 from ..config import LoomConfig
 from ..flow_ids import duplicate_id_errors
+from ..frameworks.base import marker_pattern
 from ..model import FlowFingerprint, SourceError
 from ..precheck import might_define_flows, spells_a_marker_in_code
 from ..sources import DirectorySourceTree, SourceReadError, SourceTree
@@ -531,6 +532,7 @@ class _Source:
         self._unchanged: set[tuple[str, str | None, str | None]] = set()
         #: modules the tree lists but could not read, as the errors the build reports
         self.errors: dict[str, SourceError] = {}
+        self._hooks: dict[frozenset[str], list[str]] = {}  # memo of ``hook_candidates``
 
     def module_names(self) -> list[str]:
         return [m for m in self.tree.module_names() if self.path(m) is not None]
@@ -619,9 +621,14 @@ class _Source:
 
 
     def hook_candidates(self, markers: frozenset[str]) -> list[str]:
-        """Modules whose bytes spell one of ``markers`` (an unreadable one is in ``errors``)."""
-        wanted = [m.encode() for m in sorted(markers)]
-        return [m for m in self.module_names() if (d := self.data(m)) is not None and any(w in d for w in wanted)]
+        """Modules whose bytes spell one of ``markers`` (an unreadable one is in ``errors``),
+        memoised: every flow module of a build asks the same question."""
+        found = self._hooks.get(markers)
+        if found is None:
+            pattern = marker_pattern(markers)
+            found = self._hooks[markers] = [m for m in self.module_names()
+                                            if (d := self.data(m)) is not None and pattern.search(d)]
+        return found
 
 
 class _Pipeline:

@@ -31,14 +31,17 @@ branches (adding an engine would touch the core stages).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the configuration imports the profiles; libcst is for the analysis only
     import libcst as cst
 
-__all__ = ["Profile", "NameOnlyArg", "ClassDecorator", "FlowIdError", "FlowIdArgument", "DEFAULT_FLOW_ID", "EngineHooks"]
+__all__ = ["Profile", "NameOnlyArg", "ClassDecorator", "FlowIdError", "FlowIdArgument", "DEFAULT_FLOW_ID", "EngineHooks",
+           "marker_pattern"]
 
 #: a decorator of the flow's class: (every qualified name it may stand for, the node)
 ClassDecorator = "tuple[frozenset[str], cst.Decorator]"
@@ -105,6 +108,13 @@ class EngineHooks:
         if keyword in self.keywords:
             return True
         return any(part.endswith(self.callee_suffixes) for part in qualified.split(".")[1:])
+
+
+@lru_cache(maxsize=64)
+def marker_pattern(markers: frozenset[str]) -> re.Pattern[bytes]:
+    """One pattern matching any of ``markers`` in a module's bytes (``EngineHooks.markers``, grown
+    by the names found): one scan per file instead of one per marker."""
+    return re.compile(b"|".join(re.escape(m.encode()) for m in sorted(markers, key=lambda m: (-len(m), m))))
 
 
 #: DESIGN §8's rule, for a decorator no profile describes (``decorators = [...]`` listed

@@ -135,14 +135,23 @@ class _Function:
                 continue
             if isinstance(current, cst.Lambda):
                 continue
+            # a name bound to a value: followed to the expression (``x = f()``, ``x: T = f()``,
+            # ``x += f()``, ``(x := f())``, ``with f() as x``, ``for x in f()``: the code that
+            # makes the value is what the expression reaches)
+            pairs: list[tuple[cst.BaseExpression | None, cst.BaseExpression | None]] = []
             if isinstance(current, cst.Assign):
-                for target in current.targets:
-                    if isinstance(target.target, cst.Name):
-                        self.values.setdefault(nfkc(target.target.value), []).append(current.value)
-            elif isinstance(current, cst.AnnAssign) and isinstance(current.target, cst.Name) and current.value is not None:
-                self.values.setdefault(nfkc(current.target.value), []).append(current.value)
+                pairs = [(t.target, current.value) for t in current.targets]
+            elif isinstance(current, (cst.AnnAssign, cst.AugAssign, cst.NamedExpr)):
+                pairs = [(current.target, current.value)]
+            elif isinstance(current, cst.With):
+                pairs = [(i.asname.name, i.item) for i in current.items if i.asname is not None]
+            elif isinstance(current, cst.For):
+                pairs = [(current.target, current.iter)]
+            for target, value in pairs:
+                if isinstance(target, cst.Name) and value is not None:
+                    self.values.setdefault(nfkc(target.value), []).append(value)
             stack.extend(child_nodes(current))
-        #: bound otherwise (a nested def or class, a loop or ``with`` target, ``+=``, ``:=``): not
+        #: bound otherwise (a nested def or class, an unpacking, an ``except`` target): not
         #: followed; the whole enclosing module-level definition is taken instead
         self.other = self.bound - self.params - set(self.values) - set(self.imports)
 
@@ -192,6 +201,12 @@ class _ArgumentWalker:
             chain = dotted_chain(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
             if chain is not None:
                 self.use(chain, scopes, top, hidden, seen)
+                continue
+            if isinstance(node, cst.Arg):  # ``f(payload_codec=x)``: the keyword is no name in use
+                stack.append((node.value, hidden))
+                continue
+            if isinstance(node, cst.Attribute):  # ``make().codec``: the attribute is no name in use
+                stack.append((node.value, hidden))
                 continue
             if isinstance(node, cst.Lambda):
                 hidden = hidden | {nfkc(p.name.value) for p in _all_params(node.params)}
@@ -244,6 +259,7 @@ class _Graph(Protocol):
     def index(self, module: str) -> Any: ...
     def resolve_chain(self, where: Any, chain: str) -> list[str]: ...
     def resolve_target(self, target: str) -> list[str]: ...
+    def binders(self, where: Any, name: str) -> list[Any]: ...
 
 
 #: keys that name no first-party code to hash (third-party targets, name-only references)
@@ -291,6 +307,25 @@ def find_hooks(graph: _Graph, hooks: EngineHooks, candidates: Callable[[frozense
     for module, summary in searched.items():
         index = graph.index(module)
         for chain in summary.engine_arguments:
-            keys = graph.resolve_target(chain[1:]) if chain.startswith("=") else graph.resolve_chain(index, chain)
+            keys = graph.resolve_target(chain[1:]) if chain.startswith("=") else _given(graph, index, chain)
             given.update(k for k in keys if not k.startswith(_NOT_CODE) and "#" not in k)
     return sorted(classes | given)
+
+
+def _given(graph: _Graph, index: Any, chain: str) -> list[str]:
+    """What a chain handed to the engine stands for. A name bound only by imports is what they
+    import (``from shop.codec import EncryptionCodec``: that class, as its own module defines and
+    changes it; a third-party target is engine code, hashed by name where a flow uses it), not the
+    importing module's name member: that one also holds the module's statements that *may* change
+    the name, and the worker script's ``if __name__ == "__main__": asyncio.run(main())`` is such a
+    statement for everything ``main()`` hands over (fp/2's call rule), which would put every
+    worker's ``main`` into every workflow. Any other binding (a module-level converter object, a
+    class defined there) is the name member, its statements whole."""
+    root, _, rest = chain.partition(".")
+    tail = "." + rest if rest else ""
+    bound = [u for u in graph.binders(index, root) if root in u.names]
+    targets = [t for u in bound for local, t in u.aliases if local == root]
+    if bound and len(targets) == len(bound) and all(u.kind == "import" or u.aliases for u in bound) \
+            and not any(root in u.global_writes for u in bound):
+        return [k for t in targets for k in graph.resolve_target(t + tail)]
+    return graph.resolve_chain(index, chain)
