@@ -73,7 +73,7 @@ def _code_hash(root: Path, files: dict[str, str], framework: str = "temporal") -
     extra = {"decorators": ("temporalio.workflow.run",)} if framework == "loom" else {}
     result = fingerprint_project([root], LoomConfig(root=root, packages=("shop",), framework=framework, **extra))
     assert not result.errors, [str(e) for e in result.errors]
-    (fp,) = result.flows
+    (fp,) = [f for f in result.flows if f.module == "shop.flows"]
     return fp.code_hash
 
 
@@ -163,6 +163,41 @@ def test_hooks_through_first_party_bases_and_re_exports(tmp_path: Path) -> None:
 ])
 def test_code_handed_to_the_engine_is_a_hook(tmp_path: Path, files: dict[str, str], name: str) -> None:
     assert _moves(tmp_path, files, _edit(files, name, "return 1", "return 2"))
+
+
+MAIN_BLOCK = {
+    "shop/codec.py": CODEC,
+    "shop/factory.py": "def make(codec):\n    return codec\n",
+    # the worker registers another workflow (V); W is in no worker this project shows
+    "shop/other.py": FLOWS.replace("class W", "class V"),
+    "shop/worker.py": WORKER.replace("from shop.flows import W\n", "import asyncio\n\nfrom shop.codec import EncryptionCodec\n"
+                                     "from shop.factory import make\nfrom shop.other import V\n")
+    .replace("workflows=[W]", "workflows=[V]")
+    .replace('Client.connect("localhost:7233")', 'Client.connect("localhost:7233", data_converter=make(EncryptionCodec()))')
+    .replace("async def main():\n", "async def main():\n    x = 1\n")
+    + '\n\nif __name__ == "__main__":\n    asyncio.run(main())\n',
+}
+
+
+def test_the_worker_script_that_hands_a_hook_over_is_not_a_hook(tmp_path: Path) -> None:
+    """The codec a worker's ``main()`` hands to ``Client.connect`` (and the factory it goes
+    through) is a hook of every workflow; ``main()`` itself is not, although fp/2's main-block rule
+    ties the ``if __name__`` block to what ``main`` passes on (so ``V``, which it registers, does
+    reach it): an edit of every worker script would otherwise move every workflow."""
+    files = MAIN_BLOCK
+    assert not _moves(tmp_path / "main", files, _edit(files, "shop/worker.py", "x = 1", "x = 2"))
+    assert _moves(tmp_path / "codec", files, _edit(files, "shop/codec.py", "return list(payloads)\n\n    async def decode",
+                                                   "return list(reversed(payloads))\n\n    async def decode"))
+    assert _moves(tmp_path / "factory", files, _edit(files, "shop/factory.py", "return codec", "return None"))
+
+
+def test_a_with_target_handed_over_is_followed_to_its_value(tmp_path: Path) -> None:
+    files = {"shop/hooks.py": "class Tracer:\n    def __enter__(self):\n        return self\n\n    def __exit__(self, *a):\n"
+                              "        return None\n\n    def go(self):\n        return 1\n",
+             "shop/worker.py": WORKER.replace("from shop.flows import W\n", "from shop.flows import W\nfrom shop.hooks import Tracer\n")
+             .replace('    await Worker(client, task_queue="q", workflows=[W]).run()\n',
+                      '    with Tracer() as tracer:\n        await Worker(client, task_queue="q", workflows=[W], interceptors=[tracer]).run()\n')}
+    assert _moves(tmp_path, files, _edit(files, "shop/hooks.py", "return 1", "return 2"))
 
 
 def test_a_hook_added_or_removed_changes_every_workflow(tmp_path: Path) -> None:
