@@ -146,6 +146,8 @@ def main() -> int:
                                             config=config)
         return summaries[key]
 
+    hook_memos: dict[int, tuple[dict[str, bytes], dict[str, Any]]] = {}
+
     def fingerprint(module: str, source: dict[str, bytes]) -> tuple[list[Any], set[str]]:
         requested = {module}
 
@@ -161,14 +163,20 @@ def main() -> int:
         # the tree's listing (computed module names may name any module), when the release takes it
         params = inspect.signature(fingerprint_flows).parameters
         extra: dict[str, Any] = {"modules": lambda: list(source)} if "modules" in params else {}
-        if "hook_candidates" in params:
+        if "hook_candidates" in params and getattr(config.profile, "engine_hooks", None) is not None:
+            from loom_compiler.frameworks.base import HookCandidates
+
             def hook_candidates(markers: frozenset[str]) -> list[str]:
                 # where engine hooks may be (the temporal profile): each is a dependency, as in the build
                 found = [m for m, raw in source.items() if _spells(markers, m, raw)]
                 requested.update(found)
                 return found
 
-            extra["hook_candidates"] = hook_candidates
+            # the search is shared by every flow module of one tree state, as in the build
+            held = hook_memos.get(id(source))
+            if held is None or held[0] is not source:
+                held = hook_memos[id(source)] = (source, {})
+            extra["hook_candidates"] = HookCandidates(hook_candidates, held[1])
         flows, _errors = fingerprint_flows({module: s}, config, loader=loader, **extra)
         return list(flows), requested
 

@@ -33,7 +33,7 @@ from .analysis import FlowSite, ModuleSummary, analyse_module, might_define_flow
 from .closure import ClosureGraph, Loader
 from .config import LoomConfig
 from .flow_ids import duplicate_id_errors
-from .frameworks.base import marker_pattern
+from .frameworks.base import HookCandidates, marker_pattern
 from .hidden_flows import hidden_flow_errors
 from .model import FlowFingerprint, ModuleResult, ProjectResult, SourceError
 from .precheck import spells_a_marker_in_code
@@ -239,7 +239,7 @@ def fingerprint_project(
     return ProjectResult(flows, tuple(_sorted_errors([*errors, *flow_errors])), summaries)
 
 
-def _hook_candidates(tree: SourceTree, config: LoomConfig) -> Callable[[frozenset[str]], list[str]] | None:
+def _hook_candidates(tree: SourceTree, config: LoomConfig) -> HookCandidates | None:
     """The modules of ``tree`` whose bytes spell a marker (each file read once, each search
     memoised), when the profile has engine hooks."""
     if config.profile.engine_hooks is None:
@@ -263,7 +263,7 @@ def _hook_candidates(tree: SourceTree, config: LoomConfig) -> Callable[[frozense
             found[markers] = out
         return found[markers]
 
-    return candidates
+    return HookCandidates(candidates)
 
 
 def _reader(path: Path):  # noqa: ANN202 - a tiny closure

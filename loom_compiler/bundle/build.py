@@ -86,7 +86,7 @@ from loom_runtime.manifest import (
 
 from ..config import LoomConfig
 from ..flow_ids import duplicate_id_errors
-from ..frameworks.base import marker_pattern
+from ..frameworks.base import HookCandidates, marker_pattern
 from ..model import FlowFingerprint, SourceError
 from ..precheck import might_define_flows, spells_a_marker_in_code
 from ..sources import DirectorySourceTree, SourceReadError, SourceTree
@@ -533,6 +533,7 @@ class _Source:
         #: modules the tree lists but could not read, as the errors the build reports
         self.errors: dict[str, SourceError] = {}
         self._hooks: dict[frozenset[str], list[str]] = {}  # memo of ``hook_candidates``
+        self.hook_memo: dict[str, object] = {}  # the engine-hook search of this tree state (``HookCandidates``)
 
     def module_names(self) -> list[str]:
         return [m for m in self.tree.module_names() if self.path(m) is not None]
@@ -960,12 +961,8 @@ class _Pipeline:
             requested.add(LISTING)  # a computed module name may name a module added later
             return src.module_names()
 
-        def hook_candidates(markers: frozenset[str]) -> list[str]:
-            requested.add(HOOKS + ",".join(sorted(markers)))  # a hook added or edited anywhere counts
-            return src.hook_candidates(markers)
-
         flows, errors = fingerprint_flows({module: summary}, self.config, loader=loader, modules=listing,
-                                          hook_candidates=hook_candidates if self.config.profile.engine_hooks else None)
+                                          hook_candidates=self._hooks(src, requested))
         if not self.emit:
             return self._deps(src, requested), flows, errors
         built: list[_Built] = []
@@ -981,6 +978,19 @@ class _Pipeline:
             built.append(_Built(fp, chunk, src.sha(module) or "", closure_source_digests(fp, src.sha),
                                 undeclared_step_ids(fp, self._step_ids)))
         return self._deps(src, requested), tuple(built), tuple(errs)
+
+    def _hooks(self, src: _Source, requested: set[str]) -> HookCandidates | None:
+        """The tree's engine-hook candidates for one flow module's graph (None: the profile has
+        none): the search is shared by every flow module of this tree state (``src``), each
+        records what it read (``requested``) and the listing it asked for (``<hooks>``)."""
+        if self.config.profile.engine_hooks is None:
+            return None
+
+        def listing(markers: frozenset[str]) -> list[str]:
+            requested.add(HOOKS + ",".join(sorted(markers)))  # a hook added or edited anywhere counts
+            return src.hook_candidates(markers)
+
+        return HookCandidates(listing, src.hook_memo)
 
     def _emit(self, fp: FlowFingerprint, summary: ModuleSummary, summaries: Mapping[str, ModuleSummary]) -> Chunk:
         """The chunk of ``fp``; ``summaries`` (every module its closure computation read) hold the

@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # the configuration imports the profiles; libcst is for the a
     import libcst as cst
 
 __all__ = ["Profile", "NameOnlyArg", "ClassDecorator", "FlowIdError", "FlowIdArgument", "DEFAULT_FLOW_ID", "EngineHooks",
-           "marker_pattern"]
+           "HookCandidates", "marker_pattern"]
 
 #: a decorator of the flow's class: (every qualified name it may stand for, the node)
 ClassDecorator = "tuple[frozenset[str], cst.Decorator]"
@@ -93,8 +93,12 @@ class EngineHooks:
     callee_suffixes: tuple[str, ...]
     #: keywords that register the workflows and activities themselves (never hooks)
     registered: tuple[str, ...]
-    #: a module that holds a hook spells at least one of these (the byte prefilter)
-    markers: tuple[str, ...]
+
+    @property
+    def markers(self) -> frozenset[str]:
+        """What a module that holds a hook spells (the byte prefilter): a hook class names its
+        base, a call hands a hook over under a hook keyword or to a hook's constructor."""
+        return frozenset({*self.base_suffixes, *self.callee_suffixes, *self.keywords})
 
     def is_base(self, qualified: str) -> bool:
         """Whether ``qualified`` (a resolved name) is one of the engine's hook classes."""
@@ -108,6 +112,21 @@ class EngineHooks:
         if keyword in self.keywords:
             return True
         return any(part.endswith(self.callee_suffixes) for part in qualified.split(".")[1:])
+
+
+class HookCandidates:
+    """Where a tree's engine hooks may be: called with markers, it lists the modules whose bytes
+    spell one (``fingerprint_flows(hook_candidates=...)``). ``memo`` keeps the search's result
+    (``frameworks.engine_hooks.find_hooks``) for every closure graph over the same tree state: a
+    build makes one graph per flow module (each with a listing of its own that records what it
+    asked), and the search reads every candidate module."""
+
+    def __init__(self, listing: Callable[[frozenset[str]], list[str]], memo: dict[str, object] | None = None) -> None:
+        self._listing = listing
+        self.memo: dict[str, object] = memo if memo is not None else {}
+
+    def __call__(self, markers: frozenset[str]) -> list[str]:
+        return self._listing(markers)
 
 
 @lru_cache(maxsize=64)

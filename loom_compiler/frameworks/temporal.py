@@ -77,10 +77,6 @@ _HOOKS = EngineHooks(
     callee_suffixes=("Plugin", "Interceptor", "Converter", "Codec", "WorkflowRunner", "SandboxRestrictions"),
     # what registers the workflows and activities themselves (flows and steps, not hooks)
     registered=("workflows", "activities", "nexus_service_handlers", "task_queue"),
-    # every spelling of a hook base or of a configuration call names one of these
-    markers=("Interceptor", "interceptor", "Converter", "converter", "Codec", "codec", "Runner", "runner",
-             "Plugin", "plugin", "JSONEncoder", "Storage", "SandboxRestrictions", "Worker", "Client", "Replayer",
-             "WorkflowEnvironment", "temporalio.testing"),
 )
 
 
