@@ -13,6 +13,8 @@ import re
 import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -82,13 +84,31 @@ def test_the_readme_commands_work_in_a_fresh_clone(tmp_path: Path):
                SHOP_JOURNAL=str(tmp_path / "shop.db"))
     proc = subprocess.Popen(["bash", "-c", f"exec {worker}"], cwd=clone / "examples" / "shop", env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines: list[str] = []  # its JSON log (stdout is no terminal), read as it comes
+    errs: list[str] = []
+    readers = [threading.Thread(target=lambda st=st, out=out: out.extend(st), daemon=True)
+               for st, out in ((proc.stdout, lines), (proc.stderr, errs))]
+    for reader in readers:
+        reader.start()
     try:
-        out, err = proc.communicate(timeout=4)
-        pytest.fail(f"`{worker}` exited by itself ({proc.returncode}):\n{out}{err}")
-    except subprocess.TimeoutExpired:
+        # SIGTERM once it serves (its handler installed): after a fixed 4 s, a loaded machine could
+        # still be importing, and the signal's default action ended it (exit -15)
+        deadline = time.monotonic() + 120
+        while not any('"event": "serving"' in line for line in list(lines)):
+            if proc.poll() is not None:
+                pytest.fail(f"`{worker}` exited by itself ({proc.returncode}):\n{''.join(lines)}{''.join(errs)}")
+            assert time.monotonic() < deadline, f"`{worker}` never started serving:\n{''.join(errs)}"
+            time.sleep(0.05)
         proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=30)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for reader in readers:
+            reader.join(30)
+    out, err = "".join(lines), "".join(errs)
     assert proc.returncode == 0, out + err  # on SIGTERM it finishes, releases its leases and exits 0
+    assert '"signal": "SIGTERM"' in out and '"event": "stopped"' in out  # stopped by the signal, not by itself
     assert "Traceback" not in err
     # the README's Python snippets are valid Python using names the packages export
     for block in fenced(README):
