@@ -58,44 +58,9 @@ from pathlib import Path
 from typing import Any
 
 from .chunk_layout import ChunkLayout
+from .chunk_names import ModuleName, PrivateName, adopt_definitions
 
-__all__ = ["ModuleName", "live_file", "run_modules"]
-
-
-class ModuleName(str):
-    """The ``__name__`` of a bundled module: the text of its original name, the hash and key of
-    its private registration (module docstring). ``==`` holds for both strings; the pair breaks
-    the hash contract only for a dict keyed by the plain original name, which a lookup by a
-    ``ModuleName`` misses, as it must for ``sys.modules``."""
-
-    key: str
-
-    def __new__(cls, name: str, key: str) -> ModuleName:
-        self = super().__new__(cls, name)
-        self.key = key
-        return self
-
-    def __hash__(self) -> int:
-        return hash(self.key)
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, str):
-            return str.__eq__(self.key, other) or str.__eq__(self, other)
-        return NotImplemented
-
-    def __ne__(self, other: object) -> bool:
-        equal = self.__eq__(other)
-        return equal if equal is NotImplemented else not equal
-
-    def __getitem__(self, index: Any) -> str:
-        # ``importlib.import_module(name)`` looks ``name[0:]`` up: the whole name stays this name
-        if isinstance(index, slice) and index.step in (None, 1) and index.start in (None, 0) and (
-                index.stop is None or index.stop >= len(self)):
-            return self
-        return str.__getitem__(self, index)
-
-    def __reduce__(self) -> tuple[Callable[..., str], tuple[str]]:
-        return str, (str.__str__(self),)  # pickled and copied as the plain original name
+__all__ = ["live_file", "run_modules"]
 
 
 def live_file(name: str) -> str | None:
@@ -158,7 +123,8 @@ def run_modules(root: types.ModuleType, layout: ChunkLayout, text: str, path: Pa
         module = types.ModuleType(key)
         module.__name__ = ModuleName(m.name, key)
         module.__file__ = live_file(m.name) or str(path)
-        module.__package__ = key if m.package else key.rpartition(".")[0]
+        package = m.name if m.package else m.name.rpartition(".")[0]
+        module.__package__ = PrivateName(key if m.package else key.rpartition(".")[0], package)
         if m.package:
             module.__path__ = []  # nothing below it is found on disk
         modules[m.name] = module
@@ -178,6 +144,7 @@ def run_modules(root: types.ModuleType, layout: ChunkLayout, text: str, path: Pa
         if last[run.module] == i:
             parent, _, attr = run.module.rpartition(".")
             setattr(modules[parent] if parent else root, attr, modules[run.module])
+            adopt_definitions(modules[run.module].__dict__, modules[run.module].__name__)  # type: ignore[arg-type]
     for name in sorted(lazy):
         _defer(name, modules, deferred.get(name, []))
     return modules
@@ -212,6 +179,7 @@ def _defer(name: str, modules: dict[str, types.ModuleType], codes: list[types.Co
             try:
                 for code in codes:
                     exec(code, module.__dict__)
+                adopt_definitions(module.__dict__, module.__name__)  # type: ignore[arg-type]
             except BaseException:
                 state["done"] = False
                 module.__dict__.setdefault("__getattr__", __getattr__)

@@ -1172,14 +1172,15 @@ PAIRS = PAIRS + tuple(_breaker2_pairs_7())
 def _breaker2_chunk_cases_3() -> list[ChunkCase]:
     m = "class Order:\n    v = 1\n"
     return [
-        # C16: pickle finds a class or function by __module__/__qualname__: in a chunk that imports the live module
+        # C16 (fixed: loom_runtime.chunk_names): pickle finds a class or function by __module__/__qualname__; a
+        # bundled definition's __module__ text is the chunk's private module, so it unpickles into the chunk's class
         ChunkCase("pickle-round-trip-keeps-the-class", project(
-            flow("import pickle\nreturn isinstance(pickle.loads(pickle.dumps(Order())), Order)", "from shop.m import Order\n"), m=m), 0, "C16"),
+            flow("import pickle\nreturn isinstance(pickle.loads(pickle.dumps(Order())), Order)", "from shop.m import Order\n"), m=m), 0),
         ChunkCase("pickle-round-trip-of-an-enum-member", project(
             flow("import pickle\nreturn pickle.loads(pickle.dumps(Color.RED)) is Color.RED", "from shop.m import Color\n"),
-            m="import enum\n\n\nclass Color(enum.Enum):\n    RED = 1\n"), 0, "C16"),
+            m="import enum\n\n\nclass Color(enum.Enum):\n    RED = 1\n"), 0),
         ChunkCase("pickled-function-runs-the-bundled-code", project(
-            flow("import pickle\nreturn pickle.loads(pickle.dumps(helper))(o)", "from shop.h import helper\n"), h="def helper(x):\n    return -x\n"), 3, "C16"),
+            flow("import pickle\nreturn pickle.loads(pickle.dumps(helper))(o)", "from shop.h import helper\n"), h="def helper(x):\n    return -x\n"), 3),
         # C17's chunk half: the chunk's module of shop.h holds only what the closure reached
         ChunkCase("sys-modules-keyed-by-a-functions-module", project(
             flow("import sys\nreturn sys.modules[helper.__module__].K", "from shop.h import helper\n"), h="K = 7\n\n\ndef helper(x):\n    return -x\n"),
@@ -1228,9 +1229,10 @@ FRAMEWORK_PAIRS = FRAMEWORK_PAIRS + tuple(_breaker2_framework_pairs_3())
 
 def _breaker2_chunk_cases_4() -> list[ChunkCase]:
     return [
-        # C19 (low): a bundled module's __package__ is the chunk's private package (`_loom_chunks.<id>.shop`), not `shop`
+        # C19 (fixed: loom_runtime.chunk_names.PrivateName): a bundled module's __package__ reads as `shop`; its text is
+        # the chunk's private package, so relative imports and import_module('.g', __package__) find the chunk's modules
         ChunkCase("dunder-package-of-a-bundled-module", project(
-            flow("return helper()", "from shop.h import helper\n"), h="def helper():\n    return __package__\n"), 0, "C19"),
+            flow("return helper()", "from shop.h import helper\n"), h="def helper():\n    return __package__\n"), 0),
         ChunkCase("import-module-relative-to-dunder-package", project(
             flow("return helper(o)", "from shop.h import helper\n"), g="def g(x):\n    return -x\n",
             h="import importlib\n\n\ndef helper(x):\n    return importlib.import_module('.g', __package__).g(x)\n"), 3),  # fp2-dyn: resolved

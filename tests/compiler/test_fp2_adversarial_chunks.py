@@ -20,7 +20,7 @@ from loom_compiler.bundle.build import build_project
 from fp2_cases_adversarial import CHUNK_CASES, ChunkCase
 
 HARNESS = '''
-import importlib, json, sys
+import importlib, json, re, sys
 from pathlib import Path
 from loom_runtime.run import qualname
 
@@ -65,6 +65,10 @@ for name, root, flow_id, function, module, order in cases:
         out[name] = repr(value)
     except Exception as exc:  # a case's failure is its result, as the journal records it
         out[name] = f"raised {qualname(type(exc))}: {exc}"
+    if mode == "chunk":
+        # repr() of a class the chunk defines names the chunk's private module (loom_runtime.chunk_names:
+        # pickle needs that text); read without it, a result shows which class the code reached
+        out[name] = re.sub(r"_loom_chunks\\.[0-9A-Za-z_]+\\.", "", out[name])
     if mode == "chunk":  # a chunk that imported live first-party code fails its own case (not every case)
         imported = sorted(m for m in sys.modules if m == "shop" or m.startswith("shop."))
         if imported:

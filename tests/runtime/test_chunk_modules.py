@@ -18,6 +18,7 @@ from loom_runtime.chunk_layout import ChunkLayoutError, ChunkModule  # noqa: E40
 from loom_runtime.chunk_modules import live_file  # noqa: E402
 from loom_runtime.chunks import CHUNK_NAMESPACE, chunk_module_name, load_chunk  # noqa: E402
 from loom_runtime.manifest import SourceRef, VersionEntry  # noqa: E402
+from loom_runtime.run import qualname  # noqa: E402
 
 SHOP = ChunkModule("loomtest_shop", True, (), "loomtest_shop/__init__.py")
 PRICING = ChunkModule("loomtest_shop.pricing", False, (), "loomtest_shop/pricing.py")
@@ -86,7 +87,12 @@ def test_each_module_runs_in_its_own_module_named_as_the_original(tmp_path):
     assert "loomtest_shop" not in sys.modules and "loomtest_shop.flows" not in sys.modules  # live names untouched
     assert defn.fn.__code__.co_filename == str(path.resolve())  # tracebacks point at the chunk
     error = module.PayError("no")
-    assert repr(type(error)) == "<class 'loomtest_shop.flows.PayError'>"
+    # a definition's __module__ reads as the original wherever it is formatted (the journal's error
+    # type name); its text is the private module, which pickle and repr() of a class show
+    assert qualname(type(error)) == "loomtest_shop.flows.PayError" and type(error).__module__ == "loomtest_shop.flows"
+    assert str(type(error).__module__) == "loomtest_shop.flows" and f"{type(error).__module__}" == "loomtest_shop.flows"
+    assert repr(type(error)) == f"<class '{private}.loomtest_shop.flows.PayError'>"
+    assert sys.modules[type(error).__module__] is module
 
 
 def test_a_failing_run_leaves_no_module_of_the_chunk_behind(tmp_path):
