@@ -53,7 +53,7 @@ from .errors import ChunkIntegrityError, ManifestError
 from .hashing import sha256_digest
 from .manifest import VersionEntry
 
-__all__ = ["CHUNK_NAMESPACE", "chunk_module_name", "load_chunk", "read_verified_chunk", "resolve_chunk_path"]
+__all__ = ["CHUNK_NAMESPACE", "chunk_module_name", "load_chunk", "namespace", "read_verified_chunk", "resolve_chunk_path"]
 
 #: The namespace package every chunk module lives under; never a real package on disk.
 CHUNK_NAMESPACE = "_loom_chunks"
@@ -156,7 +156,8 @@ def load_chunk(manifest_dir: Path, entry: VersionEntry, *, flow_id: str, manifes
     return defn.with_fingerprint(entry.code_hash)
 
 
-def _namespace() -> types.ModuleType:
+def namespace() -> types.ModuleType:
+    """The ``_loom_chunks`` package every chunk module is registered below (made on first use)."""
     ns = sys.modules.get(CHUNK_NAMESPACE)
     if ns is None:
         ns = types.ModuleType(CHUNK_NAMESPACE, "Chunks loaded by loom_runtime.registry (one module per flow version).")
@@ -191,7 +192,7 @@ def _execute(path: Path, data: bytes, entry: VersionEntry, *, flow_id: str) -> t
         raise refuse(f"is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except chunk_layout.ChunkLayoutError as exc:
         raise refuse(f"has a malformed header ({exc})", exc.line, 1) from None
-    ns = _namespace()
+    ns = namespace()
     module = types.ModuleType(name, None)
     module.__file__ = str(path)
     module.__package__ = CHUNK_NAMESPACE

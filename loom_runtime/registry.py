@@ -72,7 +72,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .chunks import load_chunk, read_verified_chunk
+from . import chunk_finder
+from .chunks import chunk_module_name, load_chunk, read_verified_chunk
 from .definition import FlowDefinition
 from .errors import FlowNotFoundError, FlowRemovedError, ManifestError
 from .hashing import flow_content_hash, legacy_flow_content_hash
@@ -147,6 +148,7 @@ class Registry:
             # Absolute now: a later chdir must not move where chunks are looked for.
             self._manifest_dir = Path(os.path.abspath(path)).parent
             self._pending = set(document.flows)
+        chunk_finder.serve(self)  # a value an earlier process's chunk pickled names its chunk module
 
     def verify(self, *, chunks: bool = False) -> None:
         """Check every flow's manifest entry now; with ``chunks=True`` also every chunk's containment
@@ -219,6 +221,29 @@ class Registry:
             rehashed_from=ve.rehashed_from,
             _code=DefinitionSource(None, load),
         )
+
+    def chunk_by_name(self, name: str) -> Callable[[], Any] | None:
+        """The loader of the manifest's chunk registered as ``name`` (``chunks.chunk_module_name``),
+        for ``chunk_finder``: unpickling a value that chunk's code pickled in an earlier process.
+        None if the manifest lists no chunk of that name. Only flows whose id the name spells
+        are parsed; the chunk loads through the same checks as ``FlowVersion.definition``."""
+        if self._document is None:
+            return None
+        leaf = name.rpartition(".")[2]
+        for flow_id in self.flow_ids():
+            if not leaf.startswith(chunk_module_name(flow_id, "").rpartition(".")[2][: -len("nofp")]):
+                continue
+            self._materialize(flow_id)
+            entry = self._entries.get(flow_id)
+            for ve in entry.versions.values() if entry is not None else ():
+                if chunk_module_name(flow_id, ve.code_hash) == name:
+                    # the slot's version when it is the chunk (its definition is cached there);
+                    # a version this process serves live still decodes into its chunk's classes
+                    slot = self._flows.get(flow_id)
+                    served = slot.versions.get(version_key(ve.code_hash, ve.flow_hash)) if slot is not None else None
+                    version = served if served is not None and served.origin == CHUNK else self._chunk_version(flow_id, ve)
+                    return lambda: version.definition
+        return None
 
     # -- live code ----------------------------------------------------------------------------
 
