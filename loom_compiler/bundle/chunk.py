@@ -59,6 +59,7 @@ from loom_runtime.manifest import FINGERPRINT_SCHEME
 from ..analysis import ModuleSummary
 from ..model import FlowFingerprint
 from .chunk_file import Chunk, ChunkError, chunk_path_for, flow_slug, source_digest
+from .chunk_dynamic import rewrite_dynamic_imports
 from .chunk_imports import FAIL, ImportSite, rewrite_imports
 from .chunk_memo import ChunkMemo
 from .chunk_order import Schedule, execution_order, import_schedule
@@ -112,12 +113,12 @@ def emit_chunk(
             path=fp.path,
             line=fp.line,
         )
-    statements = _rewritten(plan, memo)
+    statements, imported = _rewritten(plan, memo)
     if import_schedules is None:
         # each module's schedule, once per build (the same library modules in every chunk)
         import_schedules = {m: memo.get("schedule", (m, s.is_package, tuple((u.line, u.source) for u in s.units)),
                                         lambda s=s: import_schedule(s)) for m, s in summaries.items()}
-    runs, lazy = _runs(fp, plan, statements, import_schedules)
+    runs, lazy = _runs(fp, plan, statements, import_schedules, imported)
     entry = f"{fp.module}.{fp.function}"
     sources = tuple(sorted({m.path for m in plan.modules.values() if m.path and any(
         s.module == m.name for s in statements.values())}))
@@ -136,22 +137,32 @@ def emit_chunk(
     return Chunk(fp.flow_id, fp.code_hash, entry, text, sources)
 
 
-def _rewritten(plan: ChunkPlan, memo: ChunkMemo) -> dict[str, Statement]:
+def _rewritten(plan: ChunkPlan, memo: ChunkMemo) -> tuple[dict[str, Statement], frozenset[str]]:
     """Every statement with its first-party imports made relative (``chunk_imports``) and the
-    aliases nothing needs left out; a line of imports left with none is dropped.
+    aliases nothing needs left out; a line of imports left with none is dropped; a literal
+    ``importlib.import_module``/``__import__`` of a bundled module made relative too
+    (``chunk_dynamic``: the modules so imported are the second value).
 
     Leaving an alias out can take a name from its module that an import elsewhere counted on
     (``dbos`` re-exports ``EnqueueOptions`` from ``dbos._client``, which dropped its own import of
     it): so the names each module binds are read again from the rewritten text and the rewrite
     repeats until they hold still (they only shrink; each pass is memoised)."""
+    bindings = {m.name: _module_bindings(m) for m in plan.modules.values()}
+    roots = sorted({name.split(".")[0] for name in plan.modules})
     while True:
         out: dict[str, Statement] = {}
+        imported: set[str] = set()
         for m in plan.modules.values():
             for stmt in m.ordered():
                 text: str | None = stmt.text
                 if not stmt.live:
                     text = rewrite_imports(stmt.text, m.name, m.package, plan.first_party, _keep(plan, m, stmt),
                                            where=stmt.origin, memo=memo)
+                    if text is not None:
+                        dynamic = rewrite_dynamic_imports(text, m.name, m.package, plan.modules, bindings[m.name],
+                                                          roots=roots, where=stmt.origin, memo=memo)
+                        text = dynamic.text
+                        imported |= dynamic.modules
                 if text is not None:
                     out[stmt.key] = Statement(stmt.module, stmt.key, stmt.line, stmt.seq, text, stmt.origin,
                                               stmt.binds, soft=stmt.soft)
@@ -169,7 +180,22 @@ def _rewritten(plan: ChunkPlan, memo: ChunkMemo) -> dict[str, Statement]:
                 m.bound = kept
                 settled = False
         if settled:
-            return out
+            return out, frozenset(imported)
+
+
+def _module_bindings(m: PlannedModule) -> dict[str, str | None]:
+    """What each module-level name of ``m`` is bound to: the absolute target of the import
+    binding it (``import a.b`` binds ``a`` to the module ``a``), or None when anything else binds
+    it or imports bind it to two targets (for ``chunk_dynamic``: which calls are resolvers)."""
+    out: dict[str, str | None] = {}
+    for u in m.summary.units if m.summary is not None else ():
+        targets = {}
+        for local, target in u.aliases:
+            targets[local] = local if "." in target and target.split(".")[0] == local else target
+        for name in u.names:
+            bound = targets.get(name)
+            out[name] = bound if out.get(name, bound) == bound else None
+    return out
 
 
 def _keep(plan: ChunkPlan, m: PlannedModule, stmt: Statement) -> Callable[[ImportSite], bool | str]:
@@ -194,7 +220,7 @@ def _keep(plan: ChunkPlan, m: PlannedModule, stmt: Statement) -> Callable[[Impor
 
 
 def _runs(fp: FlowFingerprint, plan: ChunkPlan, statements: Mapping[str, Statement],
-          schedules: Mapping[str, Schedule]) -> tuple[list[tuple[str, str]], list[str]]:
+          schedules: Mapping[str, Schedule], imported: frozenset[str] = frozenset()) -> tuple[list[tuple[str, str]], list[str]]:
     """``(module, text)`` per stretch of consecutive statements of one module, in live order; and
     the modules only a lazy import reaches (importing the flow's module never runs them: the
     loader runs them at their first use, as the lazy import did live)."""
@@ -204,7 +230,8 @@ def _runs(fp: FlowFingerprint, plan: ChunkPlan, statements: Mapping[str, Stateme
     order = execution_order([(s.key, s.module, s.line) for s in ordered], fp.module, schedules, uses, started)
     # deferred only where each import of it asks it for a name (``from .opt import fancy``: the
     # lookup that runs it is the import's own); ``import shop.patch`` runs it for its effects
-    lazy = sorted({s.module for s in ordered} - started - plan.imported_as_modules)
+    # and a module a literal ``import_module`` reaches (``chunk_dynamic``) runs for its effects too
+    lazy = sorted({s.module for s in ordered} - started - plan.imported_as_modules - imported)
     runs: list[tuple[str, list[str]]] = []
     for key in order:
         stmt = statements[key]

@@ -958,11 +958,12 @@ PAIRS = PAIRS + tuple(_breaker2_pairs_2())
 def _breaker2_chunk_cases() -> list[ChunkCase]:
     pricing = "RATE = 0.1\n\n\ndef discount(total):\n    return total - total * RATE\n"
     return [
-        # C12: a literal dynamic import of a first-party module in the flow: the hash follows it, the chunk imports live `shop`
+        # C12 (fixed: bundle/chunk_dynamic): a literal dynamic import of a first-party module in the flow: the hash follows
+        # it, and the chunk's call is rewritten to import the chunk's module (it imported the live `shop`)
         ChunkCase("import-module-literal-in-the-flow", project(
-            flow("import importlib\nreturn importlib.import_module('shop.pricing').discount(o)"), pricing=pricing), 3, "C12"),
+            flow("import importlib\nreturn importlib.import_module('shop.pricing').discount(o)"), pricing=pricing), 3),
         ChunkCase("dunder-import-literal-in-the-flow", project(
-            flow("return __import__('shop.pricing', fromlist=['x']).discount(o)"), pricing=pricing), 3, "C12"),
+            flow("return __import__('shop.pricing', fromlist=['x']).discount(o)"), pricing=pricing), 3),
         # held (B13's shapes, fixed by the per-module layout): an imported first-party name used by a module-level call
         ChunkCase("imported-function-passed-to-partial-at-module-level", project(
             flow("return helper(o)", "from shop.h import helper\n"), b="def base(x, k):\n    return x + k\n",
@@ -1336,3 +1337,36 @@ def _breaker2_pairs_10() -> list[ProjectPair]:
 
 
 PAIRS = PAIRS + tuple(_breaker2_pairs_10())
+
+
+def _chunks_dynamic_import_cases() -> list[ChunkCase]:
+    # chunks (C12's look-alikes): a literal import_module/__import__ of a bundled module resolves to the
+    # chunk's module whatever the resolver is bound as; a project function of the same name is left alone
+    pricing = "RATE = 0.1\n\n\ndef discount(total):\n    return total - total * RATE\n"
+    return [
+        ChunkCase("import-module-bound-by-an-aliased-from-import", project(
+            flow("return im('shop.pricing').discount(o)", "from importlib import import_module as im\n"), pricing=pricing), 3),
+        ChunkCase("import-module-literal-in-a-helper-of-a-subpackage", project(
+            flow("return helper(o)", "from shop.sub.h import helper\n"), pricing=pricing, sub__init="",
+            sub__h="import importlib as il\n\n\ndef helper(x):\n    return il.import_module('shop.pricing').discount(x)\n"), 3),
+        ChunkCase("dunder-import-without-fromlist-returns-the-top-package", project(
+            flow("top = __import__('shop.pricing')\nreturn top.__name__, top.pricing.discount(o)"), pricing=pricing), 3),
+        ChunkCase("import-module-at-module-level", project(
+            flow("return P.discount(o)", "import importlib\n\nP = importlib.import_module('shop.pricing')\n"), pricing=pricing), 3),
+        ChunkCase("import-module-for-its-effects", project(
+            flow("importlib.import_module('shop.reg')\nreturn list(REG)", "import importlib\nfrom shop.cfg import REG\n"),
+            cfg="REG = []\n", reg="from shop.cfg import REG\n\nREG.append('reg ran')\n"), 0),
+        # held: not a resolver where it is called; the literal is passed on as it is
+        ChunkCase("project-function-named-import-module", project(
+            flow("return import_module('shop.pricing')", "\n\ndef import_module(name):\n    return name.upper()\n"),
+            pricing=pricing), 0),
+        ChunkCase("parameter-named-importlib", project(
+            flow("return helper(Fake(), o)", "from shop.h import helper\n\n\nclass Fake:\n"
+                 "    def import_module(self, name):\n        return name\n"), pricing=pricing,
+            h="import importlib\n\n\ndef helper(importlib, x):\n    return importlib.import_module('shop.pricing'), x\n"), 3),
+        ChunkCase("dunder-import-given-another-namespace", project(
+            flow("return __import__('shop.pricing', {}, None, ['discount'], 0).discount(o)"), pricing=pricing), 3),
+    ]
+
+
+CHUNK_CASES = CHUNK_CASES + tuple(_chunks_dynamic_import_cases())

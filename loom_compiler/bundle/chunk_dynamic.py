@@ -1,0 +1,343 @@
+"""A first-party module a chunk's code imports by a literal name resolves to the chunk's module.
+
+``importlib.import_module("shop.pricing")`` and ``__import__("shop.pricing", fromlist=[...])``
+name a module by text, and the text ``shop.pricing`` is the live module's: in a chunk they
+imported the live code (or failed where it is not installed) while the fingerprint, which follows
+such literals (``scopes``: ``"<dotted>`` references), hashed the bundled one. So a call of one of
+these resolvers with a literal naming a module the chunk holds is written as the relative import
+that names the same module from the chunk's own package (``__package__`` of a bundled module is
+the chunk's private package: ``loom_runtime.chunk_names``):
+
+    importlib.import_module('shop.pricing')           ->  importlib.import_module('..shop.pricing', __package__)
+    __import__('shop.pricing', fromlist=['x'])         ->  __import__('shop.pricing', globals(), None, ['x'], 2)
+
+(in ``shop/flows.py``: two levels up from package ``shop`` is the chunk's root, which holds the
+top-level packages). Both return what they returned live: the module, or for ``__import__``
+without a ``fromlist`` the top-level package, the chunk's ``shop``. The literal stays readable in
+the text. A resolver is recognised by what its name is bound to where it is called (an import in
+an enclosing function or at module level: ``import importlib as il``, ``from importlib import
+import_module as im``), never by spelling alone: a project function called ``import_module`` is
+left alone. A literal naming a module the chunk does not hold (a step's module, third-party code)
+is left as written: that is live code, as a plain import of it is.
+
+Rejected: a ``sys.meta_path`` finder serving ``shop.pricing`` while a chunk runs (``sys.modules``
+answers before any finder once the live module is imported, and with two versions of a flow
+running in one process no finder can tell which one asks); an ``__import__`` in the chunk's
+builtins (``chunk_modules``). Left as they are, and so reaching the live module: a name computed at
+run time (the closure widens to every module it can name, but the text is not known), and the
+other resolvers of ``scopes._RESOLVERS`` (``pkgutil.resolve_name``, ``pydoc.locate``,
+``runpy.run_module``: none takes a relative name).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+
+import libcst as cst
+
+from ..scopes import dotted_chain, target_names
+from .chunk_file import ChunkError
+from .chunk_imports import absolute_base
+from .chunk_memo import ChunkMemo
+
+__all__ = ["DynamicImports", "rewrite_dynamic_imports"]
+
+_IMPORT_MODULE = "importlib.import_module"
+_DUNDER_IMPORTS = frozenset({"builtins.__import__", "importlib.__import__"})
+
+
+@dataclass(frozen=True, slots=True)
+class DynamicImports:
+    text: str  # the statement, its literal imports of bundled modules made relative
+    modules: frozenset[str]  # the bundled modules they import (they run when imported, as live)
+
+
+def rewrite_dynamic_imports(text: str, module: str, is_package: bool, bundled: Collection[str],
+                            module_bindings: Mapping[str, str | None], *, roots: Collection[str], where: str,
+                            memo: ChunkMemo | None = None) -> DynamicImports:
+    """``text`` (one module-level statement of ``module``) with every resolver call given a
+    literal naming a ``bundled`` module rewritten (module docstring). ``module_bindings``: the
+    names the module binds at module level, each to the absolute target of the import binding it,
+    or to None when something else binds it; ``roots``: the top-level names of the bundled
+    modules (a statement spelling none is returned at once). Unchanged (and without libcst) when
+    no call qualifies."""
+    if not any(root in text for root in roots):
+        return DynamicImports(text, frozenset())  # no literal can name a bundled module
+    memo = memo if memo is not None else ChunkMemo()
+    literals = memo.get("dynamic-literals", text, lambda: _literals(text))
+    targets = tuple(sorted({t for t in literals if t in bundled}))
+    if not targets:
+        return DynamicImports(text, frozenset())
+    names = {"__package__", "globals", "importlib", "builtins", "import_module", "__import__"}
+    key = (text, module, is_package, targets, tuple(sorted((n, module_bindings.get(n, "-")) for n in names)),
+           tuple(sorted((a, module_bindings[a]) for a in module_bindings if module_bindings[a] in (
+               _IMPORT_MODULE, *_DUNDER_IMPORTS, "importlib", "builtins"))))
+    return memo.get("dynamic-rewrite", key,
+                    lambda: _rewrite(text, module, is_package, frozenset(targets), module_bindings, where))
+
+
+def _literals(text: str) -> frozenset[str]:
+    """Absolute dotted names given as the first argument (or ``name=``) of any call: the
+    candidates (whatever the callee is spelled: ``im('shop.pricing')``), found with CPython's
+    parser; which calls are resolvers the rewrite decides, by their bindings."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return frozenset()
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        first = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "name"), None)
+        if isinstance(first, ast.Constant) and isinstance(first.value, str) and first.value[:1] != ".":
+            out.add(first.value)
+    return frozenset(out)
+
+
+def _rewrite(text: str, module: str, is_package: bool, targets: frozenset[str],
+             module_bindings: Mapping[str, str | None], where: str) -> DynamicImports:
+    try:
+        tree = cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:
+        raise ChunkError(f"cannot re-parse a bundled statement to rewrite its imports: {exc.message}", path=where) from None
+    rewriter = _Rewriter(module, is_package, targets, module_bindings)
+    new = tree.visit(rewriter)
+    return DynamicImports(new.code if rewriter.done else text, frozenset(rewriter.done))
+
+
+@dataclass(slots=True)
+class _Scope:
+    binds: dict[str, str | None]  # name -> import target, or None (bound otherwise, or both ways)
+    globals: frozenset[str]
+    is_class: bool
+
+
+class _Rewriter(cst.CSTTransformer):
+    def __init__(self, module: str, is_package: bool, targets: frozenset[str],
+                 module_bindings: Mapping[str, str | None]) -> None:
+        super().__init__()
+        self.module = module
+        self.is_package = is_package
+        self.level = len(module.split(".")) if is_package else len(module.split(".")) - 1
+        self.targets = targets
+        self.module_bindings = module_bindings
+        self.scopes: list[_Scope] = []
+        self.done: set[str] = set()
+
+    # -- scopes --------------------------------------------------------------------------------
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.scopes.append(_bindings(node.params, node.body, self.module, self.is_package))
+
+    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+        self.scopes.pop()
+        return updated
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self.scopes.append(_bindings(node.params, None, self.module, self.is_package))
+
+    def leave_Lambda(self, original: cst.Lambda, updated: cst.Lambda) -> cst.Lambda:
+        self.scopes.pop()
+        return updated
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        scope = _bindings(None, node.body, self.module, self.is_package)
+        scope.is_class = True
+        self.scopes.append(scope)
+
+    def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
+        self.scopes.pop()
+        return updated
+
+    def _resolve(self, name: str) -> str | None:
+        """What ``name`` is bound to where the call stands: an import target, or None."""
+        for i, scope in enumerate(reversed(self.scopes)):
+            if scope.is_class and i > 0:
+                continue  # a class body's names are not visible in the functions inside it
+            if name in scope.globals:
+                break
+            if name in scope.binds:
+                return scope.binds[name]
+        if name in self.module_bindings:
+            return self.module_bindings[name]
+        return f"builtins.{name}"  # a builtin (``__import__``), or a name nothing binds
+
+    # -- calls ---------------------------------------------------------------------------------
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        chain = dotted_chain(updated.func)
+        if chain is None:
+            return updated
+        root, _, rest = chain.partition(".")
+        target = self._resolve(root)
+        if target is None:
+            return updated
+        qualified = target + ("." + rest if rest else "")
+        if qualified == _IMPORT_MODULE:
+            return self._import_module(updated)
+        if qualified in _DUNDER_IMPORTS:
+            return self._dunder_import(updated, qualified)
+        return updated
+
+    def _module_global(self, name: str) -> bool:
+        """Whether ``name`` at the call is the module's own global (not rebound anywhere)."""
+        return self._resolve(name) == f"builtins.{name}" if name != "__package__" else (
+            all(name not in s.binds for s in self.scopes) and name not in self.module_bindings)
+
+    def _literal(self, call: cst.Call) -> tuple[cst.Arg, str] | None:
+        if call.args and call.args[0].keyword is None and call.args[0].star == "":
+            first: cst.Arg | None = call.args[0]
+        else:
+            first = next((a for a in call.args if a.keyword is not None and a.keyword.value == "name"), None)
+        if first is None or not isinstance(first.value, cst.SimpleString):
+            return None
+        try:
+            value = ast.literal_eval(first.value.value)
+        except (SyntaxError, ValueError):
+            return None
+        if not isinstance(value, str) or value not in self.targets:
+            return None
+        return first, value
+
+    def _import_module(self, call: cst.Call) -> cst.Call:
+        found = self._literal(call)
+        if found is None or any(a.star for a in call.args) or len(call.args) > 2 or not self._module_global("__package__"):
+            return call
+        _, name = found
+        relative = "." * (self.level + 1) + name
+        self.done.add(name)
+        return call.with_changes(args=[cst.Arg(cst.SimpleString(repr(relative)), comma=_comma()),
+                                       cst.Arg(cst.Name("__package__"))])
+
+    def _dunder_import(self, call: cst.Call, qualified: str) -> cst.Call:
+        found = self._literal(call)
+        if found is None or any(a.star for a in call.args):
+            return call
+        name_arg, name = found
+        slots = ["name", "globals", "locals", "fromlist", "level"]
+        given: dict[str, cst.BaseExpression] = {}
+        for i, arg in enumerate(call.args):
+            key = arg.keyword.value if arg.keyword is not None else slots[i] if i < len(slots) else None
+            if key not in slots or key in given:
+                return call
+            given[key] = arg.value
+        level = given.get("level")
+        if level is not None and not (isinstance(level, cst.Integer) and level.evaluated_value == 0):
+            return call  # relative already: resolves against the chunk's own package
+        namespace = given.get("globals")
+        if namespace is not None and not _plain(namespace):
+            return call  # a namespace computed by a call: evaluating it may matter
+        # at level 0 the namespace is not read (it names the package of a relative import only);
+        # the relative form needs this module's
+        if not self._module_global("globals"):
+            return call
+        fromlist = given.get("fromlist")
+        if qualified == "importlib.__import__" and fromlist is None:
+            # importlib's __import__ cuts the top package from the module's __name__, the original's
+            return call
+        args = [name_arg.value, cst.parse_expression("globals()"), given.get("locals", cst.Name("None")),
+                fromlist if fromlist is not None else cst.Tuple([]), cst.Integer(str(self.level + 1))]
+        self.done.add(name)
+        return call.with_changes(args=[cst.Arg(a, comma=_comma() if i < len(args) - 1 else cst.MaybeSentinel.DEFAULT)
+                                       for i, a in enumerate(args)])
+
+
+def _comma() -> cst.Comma:
+    return cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+
+
+def _plain(node: cst.BaseExpression) -> bool:
+    """A namespace argument whose evaluation does nothing: a name, a dict display of constants,
+    ``globals()``/``locals()``/``vars()``."""
+    if isinstance(node, (cst.Name, cst.SimpleString, cst.Integer)):
+        return True
+    if isinstance(node, cst.Dict):
+        return all(isinstance(e, cst.DictElement) and _plain(e.key) and _plain(e.value) for e in node.elements)
+    return (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and not node.args
+            and node.func.value in ("globals", "locals", "vars"))
+
+
+def _bindings(params: cst.Parameters | None, body: cst.BaseSuite | None, module: str, is_package: bool) -> _Scope:
+    """What a function (or class) body binds, not counting nested functions' and classes' bodies."""
+    collector = _Binder(module, is_package)
+    if params is not None:
+        params.visit(collector)
+    if body is not None:
+        body.visit(collector)
+    return _Scope(collector.binds, frozenset(collector.globals), False)
+
+
+class _Binder(cst.CSTVisitor):
+    def __init__(self, module: str, is_package: bool) -> None:
+        super().__init__()
+        self.module = module
+        self.is_package = is_package
+        self.binds: dict[str, str | None] = {}
+        self.globals: set[str] = set()
+
+    def _bind(self, name: str, target: str | None) -> None:
+        if name in self.binds and self.binds[name] != target:
+            target = None  # bound two ways: not known to be the resolver
+        self.binds[name] = target
+
+    def visit_Param(self, node: cst.Param) -> bool:
+        self._bind(node.name.value, None)
+        return False  # defaults and annotations are evaluated outside
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self._bind(node.name.value, None)
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self._bind(node.name.value, None)
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_Global(self, node: cst.Global) -> None:
+        self.globals.update(n.name.value for n in node.names)
+
+    def visit_Import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            dotted = dotted_chain(alias.name) or ""
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                self._bind(alias.asname.name.value, dotted)
+            else:
+                self._bind(dotted.split(".")[0], dotted.split(".")[0])
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if isinstance(node.names, cst.ImportStar):
+            return
+        base = absolute_base(self.module, self.is_package, node)
+        for alias in node.names:
+            name = dotted_chain(alias.name) or ""
+            local = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else name
+            self._bind(local, f"{base}.{name}" if base else None)
+
+    def _targets(self, target: cst.CSTNode | None) -> None:
+        for name in target_names(target):
+            self._bind(name, None)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._targets(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._targets(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._targets(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._targets(node.target)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self._targets(node.asname.name)
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        if node.name is not None:
+            self._targets(node.name.name)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._targets(node.target)
