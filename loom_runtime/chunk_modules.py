@@ -7,16 +7,20 @@ shadowed. So each bundled module is a fresh ``types.ModuleType``:
 * **registered under a private name**: ``sys.modules["<chunk>.shop.pricing"]``, below the chunk's
   own module ``_loom_chunks.<slug>_<hex>`` (which holds the top-level packages as attributes).
   ``"shop.pricing" in sys.modules`` stays about the live module. Its package (``__package__``) is
-  the private one, so a relative import in its text (the bundler writes every first-party import
-  as one, ``from .pricing import discount``) resolves, through the ordinary import system, to
-  the chunk's sibling module; a package's ``__path__`` is empty, so a module the chunk does not
-  hold fails to import (``ModuleNotFoundError``) and is never found on disk.
-* **named as the original**: its ``__name__`` is a ``ModuleName``, a ``str`` whose text is
-  ``shop.pricing`` (so ``__module__``, ``repr`` of its classes, the error type a journal records,
-  ``logging.getLogger(__name__)``, ``==`` and pickled names read as live), and whose hash is the
+  the private one as text (a ``chunk_names.PrivateName``: it reads, prints and compares as
+  ``shop``), so a relative import in its text (the bundler writes every first-party import as
+  one, ``from .pricing import discount``) and ``importlib.import_module(".g", __package__)``
+  resolve, through the ordinary import system, to the chunk's sibling module; a package's
+  ``__path__`` is empty, so a module the chunk does not hold fails to import
+  (``ModuleNotFoundError``) and is never found on disk.
+* **named as the original**: its ``__name__`` is a ``chunk_names.ModuleName``, a ``str`` whose
+  text is ``shop.pricing`` (logger names, ``==``, messages read as live) and whose hash is the
   private name's, so that looking it up as a key finds the chunk's module:
   ``sys.modules[__name__]``, and what the standard library does with ``cls.__module__``
   (``typing.get_type_hints`` and dataclasses resolving string annotations, ``inspect.getmodule``).
+  After a module's last run, what it defined gets the private name as ``__module__``
+  (``chunk_names.adopt_definitions``: pickle resolves a class by that text), formatted as the
+  original (the error type a journal records, step names).
 
 The modules are created, wired to their packages (``shop.pricing`` an attribute of ``shop``) and
 registered before any run executes: an import cycle then finds its partly run module as Python
@@ -34,15 +38,19 @@ module finishes loading, over whatever the package bound in between).
   is the chunk's path. Code objects keep the chunk's path as their filename: tracebacks and
   ``inspect.getsource`` show the code that ran.
 
-Known differences from the live modules: ``__spec__`` is None (``importlib.resources`` and
-``pkgutil.get_data`` of the package refuse), a package's ``__path__`` is empty, a
-package attribute naming a submodule exists from the start, and a computation of another name
-from ``__name__`` (``__name__ + ".sub"``, ``__import__(__name__)``, which imports its top-level
-package) yields a plain string and reaches the live module of that name.
+* **with a spec of its own** (``chunk_resources``) where its live file is known: its data files
+  are read there through ``importlib.resources`` and ``pkgutil.get_data`` too; the spec's loader
+  runs no code.
+
+Known differences from the live modules: ``repr()`` of a class it defines names the private
+module (``chunk_names``), a package's ``__path__`` is empty, a package attribute naming a
+submodule exists from the start, and a computation of another name from ``__name__``
+(``__name__ + ".sub"``, ``__import__(__name__)``, which imports its top-level package) yields a
+plain string and reaches the live module of that name.
 
 Rejected: the original names in ``sys.modules`` for the duration of the load (any thread importing
-the live package meanwhile would get the chunk's modules), a private ``__name__`` (``__module__``,
-error types and logger names would all read ``_loom_chunks...``), and an ``__import__`` in each
+the live package meanwhile would get the chunk's modules), a private ``__name__`` (logger names
+and every ``__name__ == "shop.m"`` would read ``_loom_chunks...``), and an ``__import__`` in each
 module's ``__builtins__`` serving first-party imports (the builtins would be a copy: a later
 ``builtins.x = ...`` or ``gettext.install()`` would not reach the chunk's code).
 """
@@ -59,6 +67,7 @@ from typing import Any
 
 from .chunk_layout import ChunkLayout
 from .chunk_names import ModuleName, PrivateName, adopt_definitions
+from .chunk_resources import bundled_spec
 
 __all__ = ["live_file", "run_modules"]
 
@@ -122,7 +131,12 @@ def run_modules(root: types.ModuleType, layout: ChunkLayout, text: str, path: Pa
         key = f"{prefix}.{m.name}"
         module = types.ModuleType(key)
         module.__name__ = ModuleName(m.name, key)
-        module.__file__ = live_file(m.name) or str(path)
+        live = live_file(m.name)
+        module.__file__ = live or str(path)
+        spec = bundled_spec(module.__name__, live, m.package)
+        if spec is not None:  # data files read next to the live file (``chunk_resources``)
+            module.__spec__ = spec
+            module.__loader__ = spec.loader
         package = m.name if m.package else m.name.rpartition(".")[0]
         module.__package__ = PrivateName(key if m.package else key.rpartition(".")[0], package)
         if m.package:

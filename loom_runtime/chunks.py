@@ -28,9 +28,10 @@ the first two passed:
    framework's decorator put around the chunk's function (``functools.wraps``: ``__wrapped__``)
    is followed to that function.
 
-Rejected alternatives: a ``sys.meta_path`` finder that makes chunks importable by name (it would
-let *any* code import an unverified chunk, and its module names would collide with the live
-package); ``importlib.util.spec_from_file_location`` (it re-reads the file after we verified it);
+Rejected alternatives: a ``sys.meta_path`` finder that makes chunk files importable by name (it
+would let *any* code import an unverified chunk, and its module names would collide with the live
+package; ``chunk_finder`` serves only the private names of chunks a ``Registry`` lists, through
+these same checks, for pickle); ``importlib.util.spec_from_file_location`` (it re-reads the file after we verified it);
 loading the chunk under its original module name (it would shadow the live module of the current
 version).
 """

@@ -14,7 +14,8 @@ runtime executes each module's statements in a real module object of its own
 (``loom_runtime.chunk_modules``): named as the original (``__name__``, ``__module__``, qualnames,
 the error types a journal records and ``sys.modules[__name__]`` read as live), registered only
 under a private name below the chunk's module (``_loom_chunks.<slug>_<hex>.shop.pricing``), so
-the live package is never shadowed or imported. ``globals()`` of a helper is its module's, a store
+the live package is never shadowed or imported (pickle finds a bundled class under that name:
+``loom_runtime.chunk_names``). ``globals()`` of a helper is its module's, a store
 into ``shop.pricing.RATE`` reaches ``shop.pricing``'s functions, a star import binds into the module
 that wrote it, a name created by ``global X`` in a function is that module's, annotations follow
 each module's own ``from __future__`` lines. Nothing is renamed.
@@ -23,7 +24,8 @@ The pieces: ``chunk_plan`` decides which statements of which module the chunk ru
 statements, the import statements they need, transitively through re-exports, the modules'
 docstrings and ``__future__`` lines) and checks the result is self-contained (a name nothing binds
 is a build error naming the flow, never a ``NameError`` when serving); ``chunk_imports`` writes
-every first-party import as the relative import that resolves to the chunk's sibling module;
+every first-party import as the relative import that resolves to the chunk's sibling module, and
+``chunk_dynamic`` a literal ``importlib.import_module``/``__import__`` of a bundled module;
 ``chunk_order`` replays Python's execution of the modules (imports, cycles included) so each
 statement runs when it ran live; ``chunk_layout.render`` writes the file. Third-party imports
 and steps stay ordinary imports of live code (a step's body is an effect, served from the
@@ -36,8 +38,9 @@ fingerprint's soundness they cannot change the flow's result; their side effects
 line or a third-party registration the flow never reads, do not happen at load); a module reached only by a lazy ``from m import name`` runs at its
 first use (a ``lazy`` module of the layout), which is the call that imported it live unless
 another path touches it first (``dir()`` or ``vars()`` of it before any lookup see it empty),
-while one a lazy ``import shop.patch`` reaches (imported for its effects) runs at load; a computed
-import (``importlib.import_module(name)``, ``__import__``) reaches the live module of that name;
+while one a lazy ``import shop.patch`` reaches (imported for its effects) runs at load; an import
+by a name computed at run time (``importlib.import_module("shop." + kind)``) reaches the live
+module of that name;
 ``__file__`` is the live module's file (``loom_runtime.chunk_modules``: data files next to it
 are read as live code reads them), the chunk's path where no live module of that name is found.
 

@@ -1370,3 +1370,24 @@ def _chunks_dynamic_import_cases() -> list[ChunkCase]:
 
 
 CHUNK_CASES = CHUNK_CASES + tuple(_chunks_dynamic_import_cases())
+
+
+def _chunks_resource_cases() -> list[ChunkCase]:
+    # chunks: a bundled module's __spec__ reads data files where the live module's are (it was None:
+    # importlib.resources and pkgutil.get_data refused); Path(__file__) is B20's held case above
+    data = {"shop/prompt.txt": "be nice\n"}
+    return [
+        ChunkCase("importlib-resources-files-of-the-package", {**project(
+            flow("return helper()", "from shop.h import helper\n"),
+            h="import importlib.resources\n\n\ndef helper():\n    return (importlib.resources.files(__package__) / 'prompt.txt').read_text()\n"),
+            **data}, 0),
+        ChunkCase("pkgutil-get-data-next-to-the-module", {**project(
+            flow("return helper()", "from shop.h import helper\n"),
+            h="import pkgutil\n\n\ndef helper():\n    return pkgutil.get_data(__name__, 'prompt.txt').decode()\n"), **data}, 0),
+        ChunkCase("module-spec-of-a-bundled-module", project(
+            flow("return helper()", "from shop.h import helper\n"),
+            h="def helper():\n    return __spec__.name, __spec__.parent, __spec__.origin.endswith('h.py')\n"), 0),
+    ]
+
+
+CHUNK_CASES = CHUNK_CASES + tuple(_chunks_resource_cases())

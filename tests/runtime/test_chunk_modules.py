@@ -169,3 +169,27 @@ def test_a_framework_wrapper_around_the_chunks_function_is_no_live_code(tmp_path
     with pytest.raises(ManifestError, match=r"entry `loomtest_shop.flows.wrapped` .* is not decorated with @flow"):
         load(tmp_path, text, entry="loomtest_shop.flows.wrapped")
     sys.modules.pop("loomtest_engine", None)
+
+
+def test_a_bundled_modules_spec_reads_data_next_to_the_live_file_and_runs_nothing(tmp_path, monkeypatch):
+    import importlib.resources
+    import pkgutil
+
+    root = tmp_path / "src"
+    (root / "loomtest_shop").mkdir(parents=True)
+    (root / "loomtest_shop" / "__init__.py").write_text("raise RuntimeError('the live package must not run')\n")
+    for name in ("pricing", "flows"):
+        (root / "loomtest_shop" / f"{name}.py").write_text("raise RuntimeError('the live module must not run')\n")
+    (root / "loomtest_shop" / "prompt.txt").write_text("be nice\n")
+    monkeypatch.syspath_prepend(str(root))
+    defn, _ = load(tmp_path, render([("loomtest_shop.pricing", PRICING_TEXT), ("loomtest_shop.flows", FLOWS_TEXT)]))
+    module = sys.modules[defn.fn.__module__]
+    package = sys.modules[module.__package__]
+    assert module.__spec__.name == "loomtest_shop.flows" and module.__spec__.parent == "loomtest_shop"
+    assert (importlib.resources.files(package) / "prompt.txt").read_text() == "be nice\n"
+    assert pkgutil.get_data(module.__name__, "prompt.txt") == b"be nice\n"
+    # the loader reads data only
+    with pytest.raises(ImportError, match="is a module of a loom chunk; it cannot be executed again"):
+        module.__spec__.loader.exec_module(module)
+    assert not hasattr(module.__spec__.loader, "get_source")  # tracebacks never show the live file's lines
+    assert not [m for m in sys.modules if m.startswith("loomtest_shop")]
