@@ -68,7 +68,7 @@ class _ChunkFinder(importlib.abc.MetaPathFinder):
         for server in servers:
             load = server.chunk_by_name(fullname)
             if load is not None:
-                return importlib.machinery.ModuleSpec(fullname, _Loader(lambda: _loaded(fullname, load)))
+                return importlib.machinery.ModuleSpec(fullname, _Loader(lambda load=load: _loaded(fullname, load)))
         return None
 
 

@@ -61,7 +61,6 @@ import __future__
 import sys
 import threading
 import types
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 

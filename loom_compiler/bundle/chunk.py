@@ -61,8 +61,8 @@ from loom_runtime.manifest import FINGERPRINT_SCHEME
 
 from ..analysis import ModuleSummary
 from ..model import FlowFingerprint
-from .chunk_file import Chunk, ChunkError, chunk_path_for, flow_slug, source_digest
 from .chunk_dynamic import rewrite_dynamic_imports
+from .chunk_file import Chunk, ChunkError, chunk_path_for, flow_slug, source_digest
 from .chunk_imports import FAIL, ImportSite, rewrite_imports
 from .chunk_memo import ChunkMemo
 from .chunk_order import Schedule, execution_order, import_schedule

@@ -38,8 +38,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ..scopes import dotted_chain, target_names
-from .chunk_file import ChunkError
-from .chunk_imports import absolute_base
+from .chunk_imports import absolute_base, parse_statement
 from .chunk_memo import ChunkMemo
 
 __all__ = ["DynamicImports", "rewrite_dynamic_imports"]
@@ -98,12 +97,8 @@ def _literals(text: str) -> frozenset[str]:
 
 def _rewrite(text: str, module: str, is_package: bool, targets: frozenset[str],
              module_bindings: Mapping[str, str | None], where: str) -> DynamicImports:
-    try:
-        tree = cst.parse_module(text)
-    except cst.ParserSyntaxError as exc:
-        raise ChunkError(f"cannot re-parse a bundled statement to rewrite its imports: {exc.message}", path=where) from None
     rewriter = _Rewriter(module, is_package, targets, module_bindings)
-    new = tree.visit(rewriter)
+    new = parse_statement(text, where=where).visit(rewriter)
     return DynamicImports(new.code if rewriter.done else text, frozenset(rewriter.done))
 
 

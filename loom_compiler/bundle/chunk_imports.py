@@ -41,7 +41,7 @@ from ..scopes import dotted_chain
 from .chunk_file import ChunkError
 from .chunk_memo import ChunkMemo
 
-__all__ = ["FAIL", "ImportSite", "absolute_base", "rewrite_imports"]
+__all__ = ["FAIL", "ImportSite", "absolute_base", "parse_statement", "rewrite_imports"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,12 +183,17 @@ def _decide(decisions: dict[ImportSite, bool | str], site: ImportSite, keep: Kee
     return decisions[site]
 
 
-def _rewrite(text: str, module: str, is_package: bool, first_party: Callable[[str], bool], keep: Keep,
-             *, where: str) -> str | None:
+def parse_statement(text: str, *, where: str) -> cst.Module:
+    """libcst's tree of a bundled statement CPython parsed; ``ChunkError`` where libcst cannot."""
     try:
-        tree = cst.parse_module(text)
+        return cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
         raise ChunkError(f"cannot re-parse a bundled statement to rewrite its imports: {exc.message}", path=where) from None
+
+
+def _rewrite(text: str, module: str, is_package: bool, first_party: Callable[[str], bool], keep: Keep,
+             *, where: str) -> str | None:
+    tree = parse_statement(text, where=where)
     rewriter = _Rewriter(module, is_package, first_party, keep)
     new = tree.visit(rewriter)
     if rewriter.emptied:
