@@ -285,6 +285,9 @@ def _kill_one_mid_step(fleet: Fleet, tmp_path: Path, survivors: int, ttl: float)
     doomed.wait(timeout=30)
     killed_at = time.time()
     fleet.wait_for("the survivors to finish everything", lambda: fleet.statuses() == Counter(completed=20))
+    # a survivor may still be importing when the others have finished everything: SIGTERM it only
+    # once it serves (before its handler is installed the signal ends it, exit -15)
+    fleet.serving(*alive)
     for proc in alive:
         took, _events = fleet.terminate(proc)
         assert took < 15
