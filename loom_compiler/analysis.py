@@ -187,6 +187,16 @@ class Unit:
     #: signature, body left out) and what the header references; what a step call of it hashes
     header: str = ""
     header_references: tuple[str, ...] = ()
+    #: a class (or a def holding classes): the names its methods reach through ``self``/``cls``/
+    #: ``type(self)``, and whether one reaches its instance by a computed name or lets it escape
+    #: ("read": "class" of ``scopes``) or only writes to it by one ("write": "class-write"). A
+    #: subclass's instance runs these methods with ``self`` an instance of the subclass:
+    #: ``closure`` looks the names up on a method flow's class (breaker2's C1)
+    self_members: tuple[str, ...] = ()
+    self_dynamic: str = ""
+    #: a class: its bases and metaclass as global chains (``_base_chains``; "?" for one that is
+    #: computed), what a subclass's MRO continues with
+    bases: tuple[str, ...] = ()
 
     @property
     def canonical(self) -> str:
@@ -241,7 +251,10 @@ class MemberUnit:
     source: str
     line: int
     kind: str = "method"  # "method" | "step" (hashed by qualified name only)
-    dynamic: tuple[str, ...] = ()  # "class": reaches the instance by a computed name
+    dynamic: tuple[str, ...] = ()  # "class": reaches the instance by a computed name; "class-write"
+    #: an undecorated ``def``: a plain function, no data descriptor (a computed write to the
+    #: instance, ``setattr(self, key, v)``, never runs it)
+    plain: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,6 +277,8 @@ class FlowSite:
     #: canonical form of its decorators and signature (body left out), under a framework profile:
     #: what a parent that references this flow as a *child* hashes (``closure``)
     header: str = ""
+    #: a method flow: its class's bases and metaclass as global chains (``_base_chains``)
+    bases: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -606,8 +621,12 @@ class _Analyser:
                 references=_sorted([*refs.globals, *("!" + m for m in st.modules)]),
                 source=code, line=start, step_name=step_name, aliases=tuple(st.aliases), stars=tuple(st.stars),
                 global_writes=_sorted(refs.global_writes), attached=_sorted(attached[index]),
-                dynamic=_sorted(refs.dynamic - {"class"}), simple_import=kind == "import" and isinstance(stmts[index], cst.SimpleStatementLine),
+                dynamic=_sorted(refs.dynamic - {"class", "class-write"}), simple_import=kind == "import" and isinstance(stmts[index], cst.SimpleStatementLine),
                 projections=projections[index], changes=_sorted(changes.get(index, ())),
+                self_members=_sorted(refs.members) if kind in ("class", "function") else (),
+                self_dynamic=("read" if "class" in refs.dynamic else "write" if "class-write" in refs.dynamic else "")
+                if kind in ("class", "function") else "",
+                bases=_base_chains(stmts[index], nested=False) if kind == "class" else (),
                 pieces=tuple((start + k, text_, canon, refs_, names)
                              for k, (text_, canon, refs_, names) in enumerate(attached_pieces.get(index, ()))),
                 header=header, header_references=_sorted(header_refs.globals),
@@ -1136,6 +1155,7 @@ class _Analyser:
                 source=self.layout.source(node)[0],
                 dynamic=_sorted(refs.dynamic),
                 header=child,
+                bases=_base_chains(cls, nested="." in prefix[:-1]) if cls is not None else (),
             )
         )
         return refs, mark
@@ -1245,7 +1265,8 @@ class _Analyser:
             for name in sorted(names):
                 self.members.append(
                     MemberUnit(f"{qual}.{name}", text, _sorted(refs.globals), _sorted(refs.members), code, line,
-                               kind=kind, dynamic=_sorted(dynamic))
+                               kind=kind, dynamic=_sorted(dynamic),
+                               plain=isinstance(stmt, cst.FunctionDef) and not stmt.decorators)
                 )
 
     def _flow_of(self, node: cst.FunctionDef, unit: int) -> tuple[cst.Decorator, cst.Decorator] | None:
@@ -1325,8 +1346,29 @@ def _base_roots(stmt: cst.CSTNode) -> frozenset[str]:
     """The roots of a class statement's bases and keywords spelled as names or dotted chains."""
     if not isinstance(stmt, cst.ClassDef):
         return frozenset()
-    chains = (dotted_chain(arg.value) for arg in (*stmt.bases, *stmt.keywords))
+    # ``Base[int]`` names ``Base`` (its ``__class_getitem__`` runs, then the class is subclassed)
+    chains = (dotted_chain(arg.value.value if isinstance(arg.value, cst.Subscript) else arg.value)
+              for arg in (*stmt.bases, *stmt.keywords))
     return frozenset(c.split(".")[0] for c in chains if c is not None)
+
+
+def _base_chains(stmt: cst.CSTNode, *, nested: bool) -> tuple[str, ...]:
+    """A class statement's bases and metaclass as the global chains they are spelled with
+    (``Base``, ``shop.base.Base``, ``Generic`` for ``Generic[T]``: a subscript's arguments are no
+    base), "?" for a base that is computed (``make_base()``, ``*BASES``) or, in a class nested in
+    a class, any base at all (its names may be the enclosing class body's): the MRO a subclass's
+    ``self`` continues with (``closure``). Other keywords are arguments to the bases'
+    ``__init_subclass__``, hashed with the class header."""
+    if not isinstance(stmt, cst.ClassDef):
+        return ()
+    out: list[str] = []
+    for arg in (*stmt.bases, *(k for k in stmt.keywords if k.keyword is not None and k.keyword.value == "metaclass")):
+        expr = arg.value
+        if isinstance(expr, cst.Subscript):
+            expr = expr.value
+        chain = dotted_chain(expr) if arg.star == "" and not nested else None
+        out.append(chain if chain is not None else "?")
+    return tuple(out)
 
 
 def _test_roots(stmt: cst.If, refs_of) -> set[str]:  # noqa: ANN001

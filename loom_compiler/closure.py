@@ -137,6 +137,7 @@ Loader = Callable[[str], "ModuleSummary | SourceError | None"]
 #: binding names that are no spelling in the member's text (the chunk skips them)
 WIDEN_MODULE = "<globals>"  # the code reads its module's namespace by a computed name
 WIDEN_CLASS = "<self>"  # the code reaches its instance by a computed name
+OPAQUE_BASE = "<base>"  # a method flow's class has a base whose methods cannot be read
 FLOW_BINDINGS = "<bindings>"  # the flow's name is bound by other statements too
 CLASS_EFFECTS = "<effects>"  # module statements that change the flow's class
 MODULE_GETATTR = "<getattr>"  # the module whose ``__getattr__`` serves the member
@@ -144,6 +145,12 @@ IMPORTED_EFFECTS = "<imported>"  # statements of a module the flow's code import
 NAMED = "<named {}>"  # a string that names first-party code (``"shop.pricing"``)
 COMPUTED = "<computed {}>"  # a module name computed at run time, known to start with ``{}``
 CONSTANT = "<value {}>"  # a constant whose value names a module
+
+
+#: classes whose methods call no member of a subclass (their instances' own state only): as a
+#: base of a method flow's class they are no reason to hash the whole class
+INERT_BASES = frozenset({"object", "builtins.object", "abc.ABC", "abc.ABCMeta", "typing.Generic", "typing.Protocol",
+                         "typing_extensions.Generic", "typing_extensions.Protocol"})
 
 
 @dataclass(slots=True)
@@ -168,6 +175,7 @@ class _Node:
     parts: tuple[tuple[int, int, str, tuple[str, ...]], ...] = ()  # (index, line, source, names bound)
     bindings: list[tuple[str, str]] | None = None  # (name used, key); None until expanded
     warnings: tuple[SourceError, ...] = ()  # first-party imports its code uses with no source, once expanded
+    bases: tuple[str, ...] = ()  # a method flow: its class's bases and metaclass (``FlowSite.bases``)
 
 
 def hash_record(*fields: str) -> str:
@@ -254,6 +262,7 @@ class ClosureGraph:
         self._runs: dict[str, list[str]] = {}  # dotted import target -> first-party modules it runs
         self._imports: dict[str, list[str]] = {}  # module -> first-party modules it imports
         self._missing: dict[str, str] = {}  # import target -> the sourceless module it names ("": none)
+        self._mro: dict[tuple[str, tuple[str, ...]], tuple[frozenset[str], str]] = {}  # memo of ``inherited``
         self.modules = modules
         self._listing: list[str] | None = None  # every module of the tree (memo of ``modules``)
         profile = getattr(config, "profile", None) if config is not None else None
@@ -440,6 +449,7 @@ class ClosureGraph:
             refs=flow.references, members=flow.members, cls=flow.class_qualname, dynamic=flow.dynamic,
             flow_name=None if flow.class_qualname else flow.qualname,
             parts=((unit.index, unit.line, unit.source, unit.names),) if flow.class_qualname is None else (),
+            bases=flow.bases,
         )
 
     def name_only_keys(self, where: _ModuleIndex, chain: str) -> list[str]:
@@ -675,11 +685,25 @@ class ClosureGraph:
                 self._bind(bindings, node, FLOW_BINDINGS, [f"{node.key}#bindings"])
             if node.cls is not None:
                 top = node.cls.split(".")[0]
-                if "class" in node.dynamic:
+                if {"class", "class-write"} & set(node.dynamic):
                     self._bind(bindings, node, WIDEN_CLASS, [f"{node.module}.{top}"])
                 if self._partial_units(where, top, "effects"):
                     self._bind(bindings, node, CLASS_EFFECTS, [f"{node.module}.{top}#effects"])
-                for name in node.members:
+                names: Iterable[str] = node.members
+                if node.kind == "flow" and node.bases:
+                    # the inherited methods run with ``self`` an instance of this class: the names
+                    # they use through it are looked up here first (breaker2's C1)
+                    inherited, opaque = self.inherited(where, node.bases)
+                    if opaque == "read":
+                        self._bind(bindings, node, OPAQUE_BASE, [f"{node.module}.{top}"])
+                    elif opaque == "write":
+                        # a base writes to the instance by a computed name (``setattr(self, k, v)``):
+                        # that runs the data descriptors of this class, never a plain method
+                        prefix = node.cls + "."
+                        inherited |= {q[len(prefix):] for q, m in where.members.items()
+                                      if q.startswith(prefix) and "." not in q[len(prefix):] and not m.plain}
+                    names = sorted({*node.members, *inherited})
+                for name in names:
                     qualname = f"{node.cls}.{name}"
                     if qualname not in where.members and qualname not in where.flows:
                         continue  # inherited or dynamic: the class's bases are already in the closure
@@ -703,6 +727,52 @@ class ClosureGraph:
             assert self.engine_hooks is not None and self.hook_candidates is not None
             self._hook_keys = find_hooks(self, self.engine_hooks, self.hook_candidates)
         return self._hook_keys
+
+    def inherited(self, where: _ModuleIndex, chains: tuple[str, ...]) -> tuple[set[str], str]:
+        """What the first-party classes of an MRO (``chains``: a class's bases and metaclass, in
+        ``where``'s module, followed transitively) use through ``self``/``cls``/``type(self)``,
+        and "read" when the MRO holds a class whose methods cannot be read (``INERT_BASES`` aside:
+        a third-party or builtin class, a computed base) or that reaches the instance by a computed
+        name or lets it escape: those may call any member of the subclass (``Mapping.get`` calls
+        ``__getitem__``, ``Thread.start`` calls ``run``, pydantic's ``__init__`` the validators,
+        ``getattr(self, "on_" + kind)()`` a handler); "write" when one only writes to the instance
+        by a computed name (``setattr(self, key, value)``); "" otherwise."""
+        memo = (where.summary.module, chains)
+        found = self._mro.get(memo)
+        if found is None:
+            self._mro[memo] = (frozenset(), "")  # a cycle of bases: nothing more round it
+            names: set[str] = set()
+            levels: set[str] = set()
+            for chain in chains:
+                keys = self.resolve_chain(where, chain) if chain != "?" else ["?"]
+                if not keys and chain not in INERT_BASES:
+                    levels.add("read")  # a builtin (``dict.__getitem__`` calls ``__missing__``) or undefined
+                for key in keys:
+                    if key.startswith("import:"):
+                        if key[len("import:"):] not in INERT_BASES:
+                            levels.add("read")
+                        continue
+                    module, _, name = key.rpartition(".")
+                    index = self.index(module) if ":" not in key and "#" not in key else None
+                    if index is None:
+                        levels.add("read")  # computed, a module, served by ``__getattr__``: unknown
+                        continue
+                    for u in self.binders(index, name):
+                        names.update(u.self_members)
+                        levels.add(u.self_dynamic)
+                        if u.kind == "class":
+                            more = u.bases
+                        elif u.kind == "import":
+                            continue  # what it imports is among ``keys`` already
+                        else:
+                            # an alias or a factory (``Base = A``, ``Base = make_base()``): any
+                            # class it names may be the base
+                            more = tuple(r for r in u.references if r[0] not in "=!\"'?^~")
+                        inner, level = self.inherited(index, more)
+                        names |= inner
+                        levels.add(level)
+            found = self._mro[memo] = (frozenset(names), "read" if "read" in levels else "write" if "write" in levels else "")
+        return set(found[0]), found[1]
 
     def _missing_module(self, target: str) -> str | None:
         """The first-party module ``target`` names that has no source in the tree (B12): a
@@ -1057,6 +1127,8 @@ def _reason(node: _Node, incoming: set[str]) -> str:
         return "whole class: its instance is reached by a computed name or escapes"
     if ENGINE_HOOKS in incoming:
         return "engine hook: code the engine runs around every workflow (interceptor, data converter, codec)"
+    if OPAQUE_BASE in incoming:
+        return "whole class: a base whose code is not read (third-party, builtin, computed) may call any member"
     if key.startswith("abroad:"):
         return "module statements that change another module's objects, run by an import of the flow's code"
     if key.endswith("#bindings"):

@@ -130,6 +130,10 @@ def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bo
             for name in f.own_names:
                 callables.setdefault(name, []).append(f.index)
     changes = _transitive_changes(facts, callables, third_party, literal)
+    # a class holding a method flow, called: the instance it builds may be the one the flow runs
+    # on (``inst = Checkout(5)``, a DBOS configured instance), so the call is part of the class
+    # (breaker2's C14; in another module the call of an imported name already counts)
+    flow_classes = {name for f in facts if f.flow_class for name in f.own_names}
     out: list[set[str]] = []
     for f in facts:
         refs = f.refs
@@ -139,9 +143,10 @@ def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bo
         # a later one is not bound yet (``@invoke() def invoke`` calls the imported ``invoke``,
         # never itself)
         earlier = {c: [i for i in callables.get(c, ()) if i < f.index] for c in refs.calls_now}
-        mentioned = set(refs.call_mentions) - {c for c in refs.name_calls_now if earlier.get(c) and c not in f.bases}
+        mentioned = set(refs.call_mentions) - {c for c in refs.name_calls_now
+                                               if earlier.get(c) and c not in f.bases and c not in flow_classes}
         if f.flow_class:
-            mentioned -= f.bases  # breaker2's C1 stays open: a method flow's class is reached member by member
+            mentioned -= f.bases  # its flows reach it member by member (and what its bases use, closure.inherited)
         mentioned = {r for r in mentioned if not literal(r)}
         if f.names:
             mentioned = {r for r in mentioned if not third_party(r)}

@@ -32,7 +32,9 @@
   (``globals()`` used any other way, ``exec``/``eval`` without a namespace of their own,
   ``vars()``/``locals()`` at module level); ``class``: a method reaches its instance or class by
   a computed name or lets it escape (``getattr(self, name)``, ``self.__dict__``, ``self`` passed
-  to a call or returned). A non-literal ``getattr`` on anything else reports the object itself as
+  to a call or returned); ``class-write``: it writes or deletes an attribute of its instance by a
+  computed name (``setattr(self, key, value)``), which runs only ``__setattr__``/``__delattr__``
+  and data descriptors. A non-literal ``getattr`` on anything else reports the object itself as
   used (a module used as a value is the whole module, see ``closure``), so no special marker is
   needed there; a name folded from literals (``getattr(shop, "pri" + "cing")``) is literal.
 * modules named by strings (breaker2's C3-C5), as more ``globals`` entries ``closure`` resolves:
@@ -173,7 +175,7 @@ class References:
     method_calls: set[str] = field(default_factory=set)  # global roots deferred code calls a method on
     calls: set[str] = field(default_factory=set)  # global roots deferred code calls
     global_writes: set[str] = field(default_factory=set)  # names bound after ``global`` in a function
-    dynamic: set[str] = field(default_factory=set)  # "module" | "module-write" | "class"
+    dynamic: set[str] = field(default_factory=set)  # "module" | "module-write" | "class" | "class-write"
 
 
 @dataclass(slots=True)
@@ -639,6 +641,13 @@ class _UseWalker:
                 self.store_into(obj, scope)
                 if _through_sys_modules(obj, itself=True):
                     self.refs.dynamic |= {"module", "module-write"}
+                if isinstance(obj, cst.Name) and self.self_of(nfkc(obj.value), scope):
+                    # a write to the instance by a computed name runs the class's ``__setattr__``/
+                    # ``__delattr__`` and data descriptors, never a plain method: "class-write"
+                    # (``closure``: the whole class for the class's own code, as "class"; for a
+                    # base's code, what of a subclass a write can run)
+                    self.self_safe.add(id(obj))
+                    self.refs.dynamic.add("class-write")
         if builtin and name in _SELF_SAFE:
             for arg in args:
                 if isinstance(arg.value, cst.Name):

@@ -704,21 +704,21 @@ def _breaker2_pairs() -> list[ProjectPair]:
     template = "class Base:\n    def process(self):\n        return self.hook() + 10\n\n    def hook(self):\n        return 0\n"
     hook = "    def hook(self):\n        return 1\n"
     base = project(method_flow(hook, "return self.process()", head="from shop.base import Base\n", bases="(Base)"), base=template)
-    add(C("inherited-method-calls-an-override-of-the-flow-class", k, base, edit(base, "shop/flows.py", "return 1", "return 2"), "C1"))
+    add(C("inherited-method-calls-an-override-of-the-flow-class", k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
     base = project(method_flow(hook, "return self.process()", head="\n\n" + template, bases="(Base)"))
-    add(C("inherited-method-calls-an-override-same-module", k, base, edit(base, "shop/flows.py", "return 1", "return 2"), "C1"))
+    add(C("inherited-method-calls-an-override-same-module", k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
     base = project(method_flow(hook, "return super().process()", head="\n\n" + template, bases="(Base)"))
-    add(C("super-method-calls-an-override-of-the-flow-class", k, base, edit(base, "shop/flows.py", "return 1", "return 2"), "C1"))
+    add(C("super-method-calls-an-override-of-the-flow-class", k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
     for name, method in [
         ("inherited-method-reads-an-overridden-attribute", "    def process(self):\n        return self.HOOK + 10\n"),
         ("inherited-classmethod-reads-an-overridden-attribute", "    @classmethod\n    def process(cls):\n        return cls.HOOK + 10\n"),
         ("inherited-method-reads-type-self-attribute", "    def process(self):\n        return type(self).HOOK + 10\n"),
     ]:
         base = project(method_flow("    HOOK = 1\n", "return self.process()", head=f"\n\nclass Base:\n    HOOK = 0\n\n{method}", bases="(Base)"))
-        add(C(name, k, base, edit(base, "shop/flows.py", "HOOK = 1", "HOOK = 2"), "C1"))
+        add(C(name, k, base, edit(base, "shop/flows.py", "HOOK = 1", "HOOK = 2")))
     init = "\n\nclass Base:\n    def __init__(self):\n        self.v = self.setup()\n\n    def setup(self):\n        return 0\n"
     base = project(method_flow("    def setup(self):\n        return 1\n", "return self.v", head=init, bases="(Base)"))
-    add(C("inherited-init-calls-an-override-of-the-flow-class", k, base, edit(base, "shop/flows.py", "return 1", "return 2"), "C1"))
+    add(C("inherited-init-calls-an-override-of-the-flow-class", k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
     # held: the same shape through a helper class the flow names (the class is hashed whole)
     sub = "from shop.base import Base\n\n\nclass Sub(Base):\n    def hook(self):\n        return 1\n"
     base = project(flow("return Sub().process()", "from shop.sub import Sub\n"), base=template, sub=sub)
@@ -731,10 +731,10 @@ def _breaker2_pairs() -> list[ProjectPair]:
     k = "method flows: third-party base"
     mapping = "    def __getitem__(self, k):\n        return 1\n\n    def __len__(self):\n        return 0\n\n    def __iter__(self):\n        return iter(())\n"
     base = project(method_flow(mapping, "return self.get('a')", head="from collections.abc import Mapping\n", bases="(Mapping)"))
-    add(C("mapping-get-calls-the-flow-class-getitem", k, base, edit(base, "shop/flows.py", "return 1", "return 2"), "C2"))
+    add(C("mapping-get-calls-the-flow-class-getitem", k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
     base = project(method_flow("    def __getitem__(self, k):\n        return 1\n", "return self.get('a')", head="from shop.base import Base\n",
                                bases="(Base)"), base="from collections import UserDict\n\n\nclass Base(UserDict):\n    pass\n")
-    add(C("userdict-get-through-a-first-party-base", k, base, edit(base, "shop/flows.py", "return 1", "return 2"), "C2"))
+    add(C("userdict-get-through-a-first-party-base", k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
     # held: the protocol spelled by syntax on self, and a helper class with a third-party base
     base = project(method_flow("    def __getitem__(self, k):\n        return 1\n", "return self[o]"))
     add(C("subscript-of-self-uses-getitem", k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
@@ -1056,7 +1056,7 @@ def _breaker2_pairs_5() -> list[ProjectPair]:
     flows = (HEAD + "\n\nclass Checkout:\n    def __init__(self, rate):\n        self.rate = rate\n\n    @flow(\"checkout\")\n"
              "    def run(self, ctx, o):\n        return o * self.rate\n\n\ninst = Checkout(5)\n")
     base = {"shop/__init__.py": "", "shop/flows.py": flows}
-    pairs = [C("instance-built-in-the-flow-module", k, base, edit(base, "shop/flows.py", "Checkout(5)", "Checkout(6)"), "C14")]
+    pairs = [C("instance-built-in-the-flow-module", k, base, edit(base, "shop/flows.py", "Checkout(5)", "Checkout(6)"))]
     # held: the same statement in another module (a module statement that changes Checkout)
     base = {"shop/__init__.py": "from . import main\n", "shop/flows.py": flows.replace("\n\ninst = Checkout(5)\n", ""),
             "shop/main.py": "from shop.flows import Checkout\n\ninst = Checkout(5)\n"}
@@ -1073,11 +1073,90 @@ def _breaker2_framework_pairs() -> list[tuple[ProjectPair, str]]:
            "    def __init__(self, name, rate):\n        self.rate = rate\n        super().__init__(name)\n\n"
            "    @DBOS.workflow()\n    def wf(self, o):\n        return o * self.rate\n\n\nsvc = Svc('default', rate=5)\n")
     base = {"shop/__init__.py": "", "shop/flows.py": svc}
-    pair = C("dbos-configured-instance-built-in-the-flow-module", k, base, edit(base, "shop/flows.py", "rate=5", "rate=6"), "C14")
+    pair = C("dbos-configured-instance-built-in-the-flow-module", k, base, edit(base, "shop/flows.py", "rate=5", "rate=6"))
     return [(replace(pair, flow_id="shop.flows:Svc.wf"), "dbos")]
 
 
 FRAMEWORK_PAIRS = FRAMEWORK_PAIRS + tuple(_breaker2_framework_pairs())
+
+
+def _fp2_core_pairs() -> list[ProjectPair]:
+    """fp2-core's own pairs for C1/C2/C14's rules (session 4): the attack that would fool each rule,
+    and the equal pair that shows it does not widen ordinary code."""
+    pairs: list[ProjectPair] = []
+    add = pairs.append
+    k = "method flows: virtual dispatch"
+    hook = "    def hook(self):\n        return 1\n"
+    grand = "class Grand:\n    def process(self):\n        return self.hook() + 10\n\n    def hook(self):\n        return 0\n"
+    # the MRO continues past the first base: Grand.process runs with self a Checkout
+    base = project(method_flow(hook, "return self.process()", head="from shop.base import Base\n", bases="(Base)"),
+                   base=grand + "\n\nclass Base(Grand):\n    pass\n")
+    add(C("override-called-from-a-base-of-the-base", k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
+    # a base spelled through an alias, a dotted import, a subscript
+    base = project(method_flow(hook, "return self.process()", head="from shop.base import Base\n", bases="(Base)"),
+                   base=grand + "\n\nBase = Grand\n")
+    add(C("override-called-from-a-base-bound-by-an-alias", k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
+    base = project(method_flow(hook, "return self.process()", head="import shop.base\n", bases="(shop.base.Grand)"), base=grand)
+    add(C("override-called-from-a-base-spelled-dotted", k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
+    generic = ("from typing import Generic, TypeVar\n\nT = TypeVar('T')\n\n\nclass Base(Generic[T]):\n"
+               "    def process(self):\n        return self.hook() + 10\n")
+    base = project(method_flow(hook, "return self.process()", head="from shop.base import Base\n", bases="(Base[int])"),
+                   base=generic)
+    add(C("override-called-from-a-subscripted-generic-base", k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
+    base = project(method_flow(hook + "\n    def unrelated(self):\n        return 1\n", "return self.process()",
+                               head="from shop.base import Base\n", bases="(Base[int])"), base=generic)
+    add(E("subscripted-generic-base-and-a-method-nothing-inherited-calls", k, base,
+          edit(base, "shop/flows.py", "return 1\n\n    @flow", "return 5\n\n    @flow")))
+    # the metaclass's ``cls`` is the flow class: what ``__call__`` reads through it is looked up there
+    meta = ("\n\nclass Meta(type):\n    def __call__(cls, *a):\n        o = super().__call__(*a)\n"
+            "        o.v = cls.RATE\n        return o\n")
+    base = project(method_flow("    RATE = 1\n", "return self.v", head=meta, bases="(metaclass=Meta)"))
+    add(C("metaclass-call-reads-an-attribute-of-the-flow-class", k, base, edit(base, "shop/flows.py", "RATE = 1", "RATE = 2")))
+    # a base dispatching by a computed name: any member may be the one it calls
+    dispatch = "\n\nclass Base:\n    def process(self, kind):\n        return getattr(self, 'on_' + kind)()\n"
+    base = project(method_flow("    def on_a(self):\n        return 1\n", "return self.process('a')", head=dispatch, bases="(Base)"))
+    add(C("base-dispatches-by-a-computed-name-to-the-flow-class", k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
+    # a base writing by a computed name runs the flow class's data descriptors (a property's setter)
+    writer = "\n\nclass Base:\n    def load(self, name):\n        setattr(self, name, 5)\n"
+    prop = ("    @property\n    def x(self):\n        return self._x\n\n    @x.setter\n    def x(self, v):\n"
+            "        self._x = v * 2\n\n    def unrelated(self):\n        return 1\n")
+    base = project(method_flow(prop, "self.load('x')\nreturn self._x", head=writer, bases="(Base)"))
+    add(C("base-computed-write-runs-a-property-setter-of-the-flow-class", k, base, edit(base, "shop/flows.py", "v * 2", "v * 3")))
+    add(E("base-computed-write-and-a-plain-method-edited", k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
+    # held equal: the bases' self-uses name members the flow class does not define, or the edited
+    # method is one no inherited method calls; inert bases (ABC, Generic, Protocol, ABCMeta)
+    base = project(method_flow(hook + "\n    def unrelated(self):\n        return 1\n", "return self.process()",
+                               head="from shop.base import Base\n", bases="(Base)"), base=grand + "\n\nclass Base(Grand):\n    pass\n")
+    add(E("base-of-the-base-and-a-method-nothing-inherited-calls", k, base,
+          edit(base, "shop/flows.py", "return 1\n\n    @flow", "return 5\n\n    @flow")))
+    unrelated = "    def unrelated(self):\n        return 1\n"
+    for name, head, bases in [
+        ("flow-class-based-on-abc", "from abc import ABC\n", "(ABC)"),
+        ("flow-class-with-the-abc-metaclass", "from abc import ABCMeta\n", "(metaclass=ABCMeta)"),
+        ("flow-class-based-on-generic", "from typing import Generic, TypeVar\n\nT = TypeVar('T')\n", "(Generic[T])"),
+        ("flow-class-based-on-protocol-and-object", "from typing import Protocol\n", "(Protocol, object)"),
+    ]:
+        base = project(method_flow(unrelated, "return o", head=head, bases=bases))
+        add(E(name, "method flows: third-party base", base, edit(base, "shop/flows.py", "return 1", "return 2")))
+    # C2: a third-party or builtin base's methods call the flow class's members, whatever they are named
+    k = "method flows: third-party base"
+    base = project(method_flow("    def default(self, o):\n        return 1\n", "return self.encode(object())",
+                               head="import json\n", bases="(json.JSONEncoder)"))
+    add(C("json-encoder-encode-calls-the-flow-class-default", k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
+    base = project(method_flow("    def __missing__(self, k):\n        return 1\n", "return self[o]", bases="(dict)"))
+    add(C("dict-getitem-calls-the-flow-class-missing", k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
+    # C14: the call building the instance is the flow class's; a call of another class is not
+    k = "method flows: the instance built at module level"
+    flows = (HEAD + "\n\nclass Other:\n    def __init__(self, rate):\n        self.rate = rate\n\n\n"
+             "class Checkout:\n    @flow(\"checkout\")\n    def run(self, ctx, o):\n        return o\n\n\nother = Other(5)\n")
+    base = {"shop/__init__.py": "", "shop/flows.py": flows}
+    add(E("another-class-instance-built-in-the-flow-module", k, base, edit(base, "shop/flows.py", "Other(5)", "Other(6)")))
+    base = {"shop/__init__.py": "", "shop/flows.py": flows + "inst = Checkout()\ninst.rate = 5\n"}
+    add(C("instance-built-in-the-flow-module-then-changed", k, base, edit(base, "shop/flows.py", "rate = 5\n", "rate = 6\n")))
+    return pairs
+
+
+PAIRS = PAIRS + tuple(_fp2_core_pairs())
 
 
 def _breaker2_pairs_6() -> list[ProjectPair]:
@@ -1207,7 +1286,7 @@ def _breaker2_framework_pairs_2() -> list[tuple[ProjectPair, str]]:
     flows = ("from temporalio import workflow\n\nfrom shop.base import Base\n\n\n@workflow.defn\nclass W(Base):\n"
              "    def hook(self) -> int:\n        return 1\n\n    @workflow.run\n    async def run(self) -> int:\n        return self.process()\n")
     base = project(flows, base=base_cls)
-    pair = C("workflow-inherits-a-method-that-calls-its-override", k, base, edit(base, "shop/flows.py", "return 1", "return 2"), "C1")
+    pair = C("workflow-inherits-a-method-that-calls-its-override", k, base, edit(base, "shop/flows.py", "return 1", "return 2"))
     return [(replace(pair, flow_id="W"), "temporal")]
 
 
