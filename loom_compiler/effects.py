@@ -16,6 +16,10 @@ statement. "Can change" is decided from what the statement does *when the module
   (breaker2's C7). Not a class that holds a method flow: its flows reach it member by member
   (DESIGN §6), and belonging to its own bases would make every such flow reach its whole class
   (what the bases' code does with it still counts, through their ``changes``);
+* it calls a class that holds a method flow (``inst = Checkout(5)``, a DBOS configured instance
+  ``svc = Svc("default", rate=5)``): the instance it builds may be the one the flow runs on, so
+  its arguments are the flow's input (breaker2's C14; in another module the call of an imported
+  name counted already);
 * a module-level function or class it calls (a decorator is a call) can change the name, through
   its own code or through the functions *it* calls, transitively inside the module: ``@register``
   whose body fills ``HANDLERS``, ``setup()`` whose body writes ``global LIMIT``. Only a definition
