@@ -105,7 +105,7 @@ for a module used as a value, a PEP 562 ``__getattr__``, a computed-name read of
 the whole class for a computed-name access to ``self`` or ``self`` escaping, for a method flow's
 class with a base whose code is not read (third-party, builtin, computed), and for one whose
 first-party base reaches ``self`` by a computed name (C2: cost 0 collateral on the three measured
-repositories, whose flow classes have no such base but one DBOS configured instance).
+repositories, whose flow classes have no such base; ``DBOSConfiguredInstance`` is inert).
 
 Importing a first-party module runs it. For a flow, the modules that run (its own, those of what
 it reaches, what they import at module level and what its code imports lazily, transitively) are
@@ -169,9 +169,14 @@ CONSTANT = "<value {}>"  # a constant whose value names a module
 
 
 #: classes whose methods call no member of a subclass (their instances' own state only): as a
-#: base of a method flow's class they are no reason to hash the whole class
+#: base of a method flow's class they are no reason to hash the whole class. DBOS's
+#: ``DBOSConfiguredInstance`` (the base of every DBOS configured instance) has one method,
+#: ``__init__(self, config_name)``, which stores ``config_name`` and registers the instance by its
+#: class's name (dbos ``_dbos.py``): hashing its subclasses whole would put every step body of a
+#: ``@DBOS.dbos_class`` into its workflows (examples/dbos_orders)
 INERT_BASES = frozenset({"object", "builtins.object", "abc.ABC", "abc.ABCMeta", "typing.Generic", "typing.Protocol",
-                         "typing_extensions.Generic", "typing_extensions.Protocol"})
+                         "typing_extensions.Generic", "typing_extensions.Protocol",
+                         "dbos.DBOSConfiguredInstance", "dbos._dbos.DBOSConfiguredInstance"})
 
 
 @dataclass(slots=True)
