@@ -141,8 +141,9 @@ def test_every_mutation_of_a_real_entry_is_a_miss_or_a_value_of_the_type(project
     summary = analyse_module(text, module="shop.flows", path="shop/flows.py", config=load_config(project))
     assert isinstance(summary, ModuleSummary)
     doc = json.loads(encode(summary, SUMMARY))
-    checked = 0
+    checked = total = 0
     for mutated in _mutations(doc):
+        total += 1
         data = json.dumps(mutated).encode()
         try:
             value = decode(data, SUMMARY)
@@ -150,7 +151,10 @@ def test_every_mutation_of_a_real_entry_is_a_miss_or_a_value_of_the_type(project
             continue
         assert isinstance(value, (ModuleSummary, SourceError))  # a valid variant: still the type
         checked += 1
-    assert checked < 200  # most mutations must be refused, not coerced
+    # most mutations must be refused, not coerced: at most 6 % come back as a valid variant (a
+    # ratio, not a count: every field of a summary adds valid variants of its own, such as any
+    # string for a string field; 188 of 3,536 before the inherited-MRO fields, 207 of 3,835 after)
+    assert checked * 100 < total * 6, (checked, total)
 
 
 @pytest.mark.parametrize("data", [
