@@ -1470,3 +1470,76 @@ def _chunks_resource_cases() -> list[ChunkCase]:
 
 
 CHUNK_CASES = CHUNK_CASES + tuple(_chunks_resource_cases())
+
+
+def _breaker3_framework_pairs() -> list[tuple[ProjectPair, str]]:
+    """Third adversarial round (breaker3, findings ``D<n>`` on /work/TEAM.md): the temporal profile's
+    engine hooks (C21). temporalio 1.x: ``Worker(workflow_failure_exception_types=...)`` decides whether
+    an exception fails the workflow or retries its task; the runner decides the sandbox; the data
+    converter decodes every payload; a Worker's interceptors are called by protocol
+    (``_workflow.py``: ``i.workflow_interceptor_class(...)``), no subclass needed."""
+    out: list[tuple[ProjectPair, str]] = []
+    flows = ("from temporalio import workflow\n\n\n@workflow.defn\nclass W:\n    @workflow.run\n    async def run(self, o: int) -> int:\n"
+             "        return o\n")
+    inbound = ("class _Inbound(WorkflowInboundInterceptor):\n    async def execute_workflow(self, input):\n"
+               "        return (await super().execute_workflow(input)) + 1\n\n\n")
+
+    def temporal_pair(p: ProjectPair) -> tuple[ProjectPair, str]:
+        return replace(p, flow_id="W"), "temporal"
+
+    # -------------------------------------------------- D1: engine configuration that is not first-party code
+    k = "engine configuration: values"
+    for name, old, new, where in [
+        ("worker-failure-exception-types-edited", "workflow_failure_exception_types=[ValueError]", "workflow_failure_exception_types=[]", "w"),
+        ("worker-runner-sandboxed-to-unsandboxed", "workflow_runner=SandboxedWorkflowRunner()", "workflow_runner=UnsandboxedWorkflowRunner()", "w"),
+        ("client-data-converter-pydantic-to-default", "data_converter=pydantic_data_converter", "data_converter=DataConverter.default", "c"),
+    ]:
+        worker = ("from temporalio.client import Client\nfrom temporalio.contrib.pydantic import pydantic_data_converter\n"
+                  "from temporalio.converter import DataConverter\nfrom temporalio.worker import UnsandboxedWorkflowRunner, Worker\n"
+                  "from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner\n\nfrom shop.flows import W\n\n\nasync def main():\n"
+                  f"    client = await Client.connect('localhost:7233', {old if where == 'c' else 'namespace=NS'})\n"
+                  f"    await Worker(client, task_queue='q', workflows=[W], {old if where == 'w' else 'max_concurrent_activities=1'}).run()\n")
+        base = project(flows, worker=worker)
+        out.append(temporal_pair(C(name, k, base, edit(base, "shop/worker.py", old, new), "D1")))
+
+    # -------------------------------------------------- D2: the engine's hook-taking call not spelled as a call of its global name
+    k = "engine configuration: the call spelled otherwise"
+    duck = ("from temporalio.worker import WorkflowInboundInterceptor\n\n\n" + inbound +
+            "class MyInterceptor:\n    def intercept_activity(self, next):\n        return next\n\n"
+            "    def workflow_interceptor_class(self, input):\n        return _Inbound\n")
+    head = ("import functools\n\nfrom temporalio.client import Client\nfrom temporalio.worker import Worker\n\nfrom shop.flows import W\n"
+            "from shop.interceptor import MyInterceptor\n\n\nasync def main():\n    client = await Client.connect('localhost:7233')\n")
+    drop = ("shop/interceptor.py", "        return _Inbound\n", "        return None\n")
+    for name, body, finding in [
+        ("worker-through-functools-partial",
+         "    make = functools.partial(Worker, client, task_queue='q', workflows=[W], interceptors=[MyInterceptor()])\n"
+         "    await make().run()\n", "D2"),
+        ("worker-through-a-local-alias",
+         "    cls = Worker\n    await cls(client, task_queue='q', workflows=[W], interceptors=[MyInterceptor()]).run()\n", "D2"),
+        # held: the same protocol class handed to Worker(...) directly
+        ("protocol-interceptor-handed-to-worker", "    await Worker(client, task_queue='q', workflows=[W], interceptors=[MyInterceptor()]).run()\n",
+         None),
+    ]:
+        base = project(flows, interceptor=duck, worker=head + body)
+        out.append(temporal_pair(C(name, k, base, edit(base, *drop), finding)))
+
+    # -------------------------------------------------- D3: a hook class whose engine base comes in through a star import
+    k = "engine hooks: hook classes"
+    member = "    def workflow_interceptor_class(self, input):\n        return _Inbound\n"
+    worker = ("from temporalio.worker import Worker\n\nfrom shop.flows import W\nfrom shop.interceptor import MyInterceptor\n\n\n"
+              "def make_worker(client, interceptors):\n    return Worker(client, task_queue='q', workflows=[W], interceptors=interceptors)\n\n\n"
+              "async def main(client):\n    await make_worker(client, [MyInterceptor()]).run()\n")
+    more = ("shop/interceptor.py", "return (await super().execute_workflow(input)) + 1", "return await super().execute_workflow(input)")
+    for name, imports, bases, finding in [
+        ("interceptor-base-from-a-star-import", "from temporalio.worker import *\n\n\n", "Interceptor", "D3"),
+        # held: the base imported by name, or through a module alias
+        ("interceptor-base-imported-by-name", "from temporalio.worker import Interceptor, WorkflowInboundInterceptor\n\n\n", "Interceptor", None),
+        ("interceptor-base-through-a-module-alias",
+         "import temporalio.worker as tw\nfrom temporalio.worker import WorkflowInboundInterceptor\n\n\n", "tw.Interceptor", None),
+    ]:
+        base = project(flows, interceptor=imports + inbound + f"class MyInterceptor({bases}):\n" + member, worker=worker)
+        out.append(temporal_pair(C(name, k, base, edit(base, *more), finding)))
+    return out
+
+
+FRAMEWORK_PAIRS = FRAMEWORK_PAIRS + tuple(_breaker3_framework_pairs())

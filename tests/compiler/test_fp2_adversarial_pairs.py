@@ -31,12 +31,12 @@ def code_hash(root: Path, pair: ProjectPair, files: dict[str, str]) -> str:
 def test_the_table_is_well_formed() -> None:
     assert len({p.name for p in PAIRS}) == len(PAIRS)
     assert all(p.before != p.after and p.expect in ("equal", "changed") for p in PAIRS)
-    assert all(p.finding is None or p.finding[0] in "BC" for p in PAIRS)
+    assert all(p.finding is None or p.finding[0] in "BCD" for p in PAIRS)
 
 
 def _reason(finding: str) -> str:
-    """``B<n>``: the first adversarial round (breaker); ``C<n>``: the second (breaker2)."""
-    return f"TEAM.md {'breaker2' if finding.startswith('C') else 'breaker'} finding {finding}"
+    """``B<n>``: the first adversarial round (breaker); ``C<n>``: the second (breaker2); ``D<n>``: the third (breaker3)."""
+    return f"TEAM.md {({'C': 'breaker2', 'D': 'breaker3'}).get(finding[0], 'breaker')} finding {finding}"
 
 
 def _param(pair: ProjectPair):  # noqa: ANN202
