@@ -1543,3 +1543,72 @@ def _breaker3_framework_pairs() -> list[tuple[ProjectPair, str]]:
 
 
 FRAMEWORK_PAIRS = FRAMEWORK_PAIRS + tuple(_breaker3_framework_pairs())
+
+
+def _breaker3_pairs() -> list[ProjectPair]:
+    """Third adversarial round (breaker3, findings ``D<n>`` on /work/TEAM.md). Each ``changed`` pair
+    also fails on the fp2-core / fp2-dyn / fp2-effects branch tips of session 4 (18:45 UTC)."""
+    pairs: list[ProjectPair] = []
+    add = pairs.append
+
+    # -------------------------------------------------- D4: a descriptor member of the flow class is handed the instance
+    k = "method flows: descriptors"
+    desc = "\n\nclass D:\n    def __get__(self, obj, owner=None):\n        return obj.hook() + 10\n"
+    base = project(method_flow("    def hook(self):\n        return 1\n\n    val = D()\n", "return self.val", head=desc))
+    add(C("descriptor-get-calls-a-method-of-the-flow-class", k, base, edit(base, "shop/flows.py", "return 1", "return 2"), "D4"))
+    # held: the instance handed to a function or a helper class by the flow itself
+    base = project(method_flow("    def hook(self):\n        return 1\n", "return run_hook(self)",
+                               head="\n\ndef run_hook(obj):\n    return obj.hook() + 10\n"))
+    add(C("flow-hands-self-to-a-function-that-calls-its-method", k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
+
+    # -------------------------------------------------- D5: a module's namespace reached through a spelling C13 does not expect
+    k = "module namespaces: stores spelled otherwise"
+    h = "RATE = 1\n\n\ndef helper(x):\n    return x + RATE\n"
+    for name, patch, finding in [
+        ("store-through-sys-modules-get", "import sys\n\nimport shop.h\n\nsys.modules.get('shop.h').RATE = 5\n", "D5"),
+        ("store-through-an-alias-of-vars", "from shop import h\n\nns = vars(h)\nns['RATE'] = 5\n", "D5"),
+        ("store-through-an-alias-of-sys-modules", "import sys\n\nimport shop.h\n\nmods = sys.modules\nmods['shop.h'].RATE = 5\n", "D5"),
+        ("store-through-sys-modules-of-a-functions-module",
+         "import sys\n\nfrom shop.h import helper\n\nsys.modules[helper.__module__].RATE = 5\n", "D5"),
+        ("store-through-dunder-import", "__import__('shop.h', fromlist=['x']).RATE = 5\n", "D5"),
+        # held: a function's __globals__ (C17); fp2-dyn's own pairs hold the spellings C13 names
+        ("store-through-a-functions-globals", "from shop.h import helper\n\nhelper.__globals__['RATE'] = 5\n", None),
+    ]:
+        base = project(flow("return helper(o)", "from shop.h import helper\n"), h=h, patch=patch, init="from . import patch\n")
+        add(C(name, k, base, edit(base, "shop/patch.py", "5", "6"), finding))
+
+    # -------------------------------------------------- D6: an import-time call of a first-party function spelled otherwise (C11, C22)
+    k = "effects through a called function's body: the call spelled otherwise"
+    g = "from shop.cfg import CFG\n\n\ndef setup(*a):\n    CFG['a'] = 5\n"
+    for name, head, finding in [
+        ("setup-called-through-a-table", "from shop.g import setup\n\nHOOKS = {'s': setup}\nHOOKS['s']()\n", "D6"),
+        ("setup-called-through-an-alias", "from shop.g import setup\n\ns = setup\ns()\n", "D6"),
+        ("setup-called-in-a-for-loop", "from shop.g import setup\n\nfor f in [setup]:\n    f()\n", "D6"),
+        ("setup-from-a-star-import", "from shop.g import *\n\nsetup()\n", "D6"),
+        # (fp2-effects' branch holds the call spelled directly, through functools.partial, map, a lambda, a
+        # default, a decorator, a class body, a constructor, a context manager, recursion: C11's own pairs)
+    ]:
+        base = project(flow("return CFG['a']", "from shop.cfg import CFG\n" + head), cfg="CFG = {'a': 1}\n", g=g)
+        add(C(name, k, base, edit(base, "shop/g.py", "= 5", "= 6"), finding))
+    base = project(flow("return CFG['a']", "from shop.cfg import CFG\nfrom shop.g import make\n\nmake()()\n"), cfg="CFG = {'a': 1}\n",
+                   g="from shop.g2 import inner\n\n\ndef make():\n    return inner\n",
+                   g2="from shop.cfg import CFG\n\n\ndef inner():\n    CFG['a'] = 5\n")
+    add(C("function-returned-by-another-module-called", k, base, edit(base, "shop/g2.py", "= 5", "= 6"), "D6"))
+    base = project(flow("return helper(o)", "from shop.h import helper\n"), h="def helper(x):\n    return x + EXTRA\n",
+                   patch="from shop import h\n\n\ndef boot():\n    h.EXTRA = 5\n\n\nboot()\n", init="from . import patch\n")
+    add(C("store-creating-a-global-inside-a-function-called-at-import", k, base, edit(base, "shop/patch.py", "5", "6"), "D6"))
+
+    # -------------------------------------------------- D7: codecs.register spelled otherwise (C6)
+    k = "effects on third-party state: registries spelled otherwise"
+    enc = ("import codecs\n\n\ndef _enc(s, errors='strict'):\n    return (s.upper().encode(), len(s))\n\n\ndef search(name):\n"
+           "    if name == 'shout':\n        return codecs.CodecInfo(_enc, None, name='shout')\n    return None\n\n\n")
+    for name, call in [
+        ("codec-registered-through-an-alias", "reg = codecs.register\nreg(search)\n"),
+        ("codec-registered-inside-a-function-called-at-import", "def boot():\n    codecs.register(search)\n\n\nboot()\n"),
+    ]:
+        base = project(flow("return 'ab'.encode('shout')"), init=enc + call)
+        add(C(name, k, base, edit(base, "shop/__init__.py", "s.upper()", "s.lower()"), "D7"))
+    return pairs
+
+
+PAIRS = PAIRS + tuple(_breaker3_pairs())
