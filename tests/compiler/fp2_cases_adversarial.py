@@ -1612,3 +1612,27 @@ def _breaker3_pairs() -> list[ProjectPair]:
 
 
 PAIRS = PAIRS + tuple(_breaker3_pairs())
+
+
+def _breaker3_pairs_2() -> list[ProjectPair]:
+    # -------------------------------------------------- D8: the flow class's instance built at module level spelled otherwise (C14)
+    k = "method flows: the instance built at module level, spelled otherwise"
+    flows = (HEAD + "\n\nclass Checkout:\n    def __init__(self, rate=0):\n        self.rate = rate\n\n    @flow(\"checkout\")\n"
+             "    def run(self, ctx, o):\n        return o * self.rate\n\n\n")
+    pairs = []
+    for name, tail, finding in [
+        ("instance-built-through-an-alias-of-the-flow-class", "K = Checkout\ninst = K(5)\n", "D8"),
+        ("instance-built-by-a-module-level-factory", "def make():\n    return Checkout(5)\n\n\ninst = make()\n", "D8"),
+        # held: through functools.partial, a list, type(...), and another module's aliased import
+        ("instance-built-through-functools-partial", "import functools\n\ninst = functools.partial(Checkout, (5))()\n", None),
+        ("instance-built-in-a-list", "INSTS = [Checkout(5)]\n", None),
+    ]:
+        base = {"shop/__init__.py": "", "shop/flows.py": flows + tail}
+        pairs.append(C(name, k, base, edit(base, "shop/flows.py", "(5)", "(6)"), finding))
+    base = {"shop/__init__.py": "from . import main\n", "shop/flows.py": flows,
+            "shop/main.py": "from shop.flows import Checkout as K\n\nINST = K(5)\n"}
+    pairs.append(C("instance-built-in-another-module-through-an-import-alias", k, base, edit(base, "shop/main.py", "(5)", "(6)")))
+    return pairs
+
+
+PAIRS = PAIRS + tuple(_breaker3_pairs_2())
