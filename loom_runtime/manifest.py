@@ -356,8 +356,73 @@ def _split_canonical(data: bytes) -> tuple[dict[str, Any], dict[str, _Span]] | N
 
 def dump_manifest(manifest: Manifest) -> bytes:
     """Deterministic bytes: sorted keys, two-space indent, trailing newline."""
-    text = json.dumps(manifest.to_json(), sort_keys=True, indent=2, ensure_ascii=False)
-    return (text + "\n").encode("utf-8")
+    return (_indented_json(manifest.to_json()) + "\n").encode("utf-8")
+
+
+def _indented_json(doc: Any) -> str:
+    """``json.dumps(doc, sort_keys=True, indent=2, ensure_ascii=False)``, the same text ~3x faster.
+
+    With an indent the json module encodes in Python generators; every ``loom build`` dumps the
+    whole manifest to compare it with the file (~6 ms of a 120-flow no-change rebuild). Strings go
+    through the json module's own (C) quoting; a value of any type but the plain JSON ones (a
+    ``str`` or ``dict`` subclass, a non-string key) is left to ``json.dumps`` itself."""
+    out: list[str] = []
+    try:
+        _emit_json(doc, out, "\n")
+    except _NotPlain:
+        return json.dumps(doc, sort_keys=True, indent=2, ensure_ascii=False)
+    return "".join(out)
+
+
+class _NotPlain(Exception):
+    pass
+
+
+_quote = json.encoder.encode_basestring  # what json.dumps(ensure_ascii=False) quotes with
+
+
+def _emit_json(value: Any, out: list[str], newline: str) -> None:
+    kind = type(value)
+    if kind is str:
+        out.append(_quote(value))
+    elif kind is dict:
+        if not value:
+            out.append("{}")
+            return
+        inner = newline + "  "
+        if any(type(k) is not str for k in value):
+            raise _NotPlain
+        sep = "{" + inner
+        for key in sorted(value):
+            out.append(sep)
+            out.append(_quote(key))
+            out.append(": ")
+            _emit_json(value[key], out, inner)
+            sep = "," + inner
+        out.append(newline + "}")
+    elif kind is list or kind is tuple:
+        if not value:
+            out.append("[]")
+            return
+        inner = newline + "  "
+        sep = "[" + inner
+        for item in value:
+            out.append(sep)
+            _emit_json(item, out, inner)
+            sep = "," + inner
+        out.append(newline + "]")
+    elif value is None:
+        out.append("null")
+    elif value is True:
+        out.append("true")
+    elif value is False:
+        out.append("false")
+    elif kind is int:
+        out.append(int.__repr__(value))
+    elif kind is float and value == value and value not in (float("inf"), float("-inf")):
+        out.append(float.__repr__(value))
+    else:  # NaN, infinities, subclasses, anything else: json.dumps says what it does with them
+        raise _NotPlain
 
 
 def load_manifest(path: str | os.PathLike[str]) -> Manifest:

@@ -91,6 +91,12 @@ def encode_entry(key: str, value: Any, value_type: Any) -> bytes:
     return f"{FORMAT} {key}\n".encode("ascii") + encode(value, value_type)
 
 
+def _holds(key: str, data: bytes, content_sha256: str) -> bool:
+    """Whether ``data`` is an entry under ``key`` whose value's bytes have sha256 ``content_sha256``."""
+    header = f"{FORMAT} {key}\n".encode("ascii")
+    return data.startswith(header) and hashlib.sha256(memoryview(data)[len(header):]).hexdigest() == content_sha256
+
+
 def decode_entry(key: str, data: bytes, value_type: Any) -> Any:
     """The value of an entry read under ``key``; ``CacheFormatError`` unless it is exactly one."""
     header = f"{FORMAT} {key}\n".encode("ascii")
@@ -125,8 +131,10 @@ class SummaryCache:
     def _file(self, key: str) -> str:
         return f"{self._prefix}{key}{_SUFFIX}"
 
-    def get(self, key: str, value_type: Any) -> Any | None:
-        """The value cached under ``key``, or None: absent, unreadable or not a ``value_type``."""
+    def get(self, key: str, value_type: Any, *, content_sha256: str | None = None) -> Any | None:
+        """The value cached under ``key``, or None: absent, unreadable or not a ``value_type``.
+        ``content_sha256``: an entry named by its content, whose value's bytes must have that
+        sha256 (else a miss: another value put under its name is never trusted)."""
         if not self.enabled:
             self.misses += 1
             return None
@@ -138,6 +146,8 @@ class SummaryCache:
             return None
         try:
             data = read_regular_file(self._file(key))  # a FIFO planted there must not hang the build
+            if content_sha256 is not None and not _holds(key, data, content_sha256):
+                raise CacheFormatError("not the value this entry's name is the digest of")
             value = decode_entry(key, data, value_type)
         except (OSError, CacheFormatError):  # absent, unreadable, or not this value: parse again
             self.misses += 1
@@ -145,12 +155,14 @@ class SummaryCache:
         self.hits += 1
         return value
 
-    def put(self, key: str, value: Any, value_type: Any) -> None:
+    def put(self, key: str, value: Any, value_type: Any, *, encoded: bytes | None = None) -> None:
         """Remember ``value`` for ``flush``. ``TypeError`` when it cannot be cached (a field typed
-        ``Any``, a callable): a bug in the annotations, found by the first build of any test."""
+        ``Any``, a callable): a bug in the annotations, found by the first build of any test.
+        ``encoded``: ``cache_codec.encode(value, value_type)``, when the caller has it already."""
         if not self.enabled:
             return
-        self._unflushed[key] = encode_entry(key, value, value_type)
+        self._unflushed[key] = (encode_entry(key, value, value_type) if encoded is None
+                                else f"{FORMAT} {key}\n".encode("ascii") + encoded)
         self._values[key] = value
 
     def flush(self) -> None:

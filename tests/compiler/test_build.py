@@ -554,3 +554,21 @@ def test_a_pathological_previous_manifest_stops_the_build_with_a_message(project
     assert result.exit_code == 1, result.output
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception  # no traceback
     assert "build/loom/manifest.json:0:0:" in result.output and "the build would drop its versions" in result.output
+
+
+def test_a_failed_fsync_fails_the_write_after_the_work_overlapping_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    # the chunks' fsyncs run in threads while the cache is flushed; a failed one fails the build
+    # (the manifest is never written over chunks that may not be durable)
+    synced: list[str] = []
+
+    def fsync(path: Path) -> None:
+        synced.append(path.name)
+        if path.name == "b.py":
+            raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(build_module, "_fsync", fsync)
+    flushed: list[int] = []
+    with pytest.raises(OSError, match="Input/output error"):
+        build_module._write_durably(tmp_path, {"x/a.py": b"a", "x/b.py": b"b"}, while_syncing=lambda: flushed.append(1))
+    assert flushed == [1] and sorted(synced) == ["a.py", "b.py", "x"]
+    assert (tmp_path / "x/a.py").read_bytes() == b"a" and (tmp_path / "x/b.py").read_bytes() == b"b"

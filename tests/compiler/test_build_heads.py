@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from loom_compiler.bundle import cache as cache_module
-from loom_compiler.bundle.build import FlowsEntry, FlowsHead, build_project
+from loom_compiler.bundle.build import Deps, FlowsEntry, FlowsHead, build_project
 from loom_compiler.bundle.cache_codec import CacheFormatError
 from loom_compiler.cli import main
 from loom_compiler.config import load_config
@@ -126,7 +126,7 @@ def test_a_no_change_build_reads_only_head_entries(project: Path, decoded: list[
     decoded.clear()
     report = build(project, fingerprints=False)
     assert report.ok and report.written == () and report.unchanged == ("checkout", "refund")
-    assert decoded and set(decoded) == {FlowsHead}  # no full flow entry, no module summary
+    assert FlowsHead in decoded and set(decoded) <= {FlowsHead, Deps}  # no full flow entry, no summary
     assert report.summary.flows == 2 and report.flows == () and first.manifest == report.manifest
 
 
@@ -135,7 +135,7 @@ def test_the_cli_build_reads_only_head_entries(project: Path, decoded: list[Any]
     assert CliRunner().invoke(main, ["build", "-q"]).exit_code == 0
     decoded.clear()
     assert CliRunner().invoke(main, ["build", "-q"]).exit_code == 0
-    assert decoded and set(decoded) == {FlowsHead}
+    assert FlowsHead in decoded and set(decoded) <= {FlowsHead, Deps}
 
 
 def test_an_edit_decodes_no_full_entry_of_the_flow_modules_it_does_not_reach(project: Path, decoded: list[Any]):
@@ -182,7 +182,7 @@ def test_a_corrupt_head_is_a_miss_and_is_written_again(project: Path, decoded: l
     report = build(project, fingerprints=False)
     assert report.ok and report.refingerprinted == () and files_of(project / "build/loom") == out
     decoded.clear()
-    assert build(project, fingerprints=False).ok and set(decoded) == {FlowsHead}  # the heads are back
+    assert build(project, fingerprints=False).ok and set(decoded) <= {FlowsHead, Deps}  # the heads are back
 
 
 def test_a_head_that_disagrees_with_its_full_entry_is_not_used_for_the_chunk(project: Path, tmp_path: Path,
@@ -202,3 +202,54 @@ def test_a_head_that_disagrees_with_its_full_entry_is_not_used_for_the_chunk(pro
     assert decoded.count(FlowsHead) == 2  # the heads were read first, then the full entries
     assert outcome(heads, project) == outcome(full, other)
     assert files_of(project / "build/loom") == files_of(other / "build/loom")
+
+
+def test_flow_modules_that_reach_the_same_modules_share_one_deps_entry(tmp_path: Path, decoded: list[Any]):
+    root = tmp_path / "many"
+    (root / "app" / "flows").mkdir(parents=True)
+    (root / "pyproject.toml").write_text('[tool.loom]\npackages = ["app"]\n')
+    for init in ("app/__init__.py", "app/flows/__init__.py"):
+        (root / init).write_text("")
+    (root / "app/lib.py").write_text("def double(x):\n    return 2 * x\n")
+    for i in range(4):
+        (root / f"app/flows/f{i}.py").write_text(
+            f"from loom_runtime import flow\nfrom app.lib import double\n\n\n"
+            f"@flow(\"f{i}\")\ndef f{i}(ctx, x):\n    return double(x) + {i}\n")
+    assert build(root).ok
+    decoded.clear()
+    report = build(root, fingerprints=False)
+    assert report.ok and report.written == () and report.summary.flows == 4
+    assert decoded.count(FlowsHead) == 4 and decoded.count(Deps) == 1 and set(decoded) == {FlowsHead, Deps}
+
+
+def test_a_lost_deps_entry_falls_back_to_the_full_entries(project: Path, decoded: list[Any]):
+    build(project)
+    out = files_of(project / "build/loom")
+    for path in entries(project, Deps):
+        path.unlink()
+    decoded.clear()
+    report = build(project, fingerprints=False)
+    assert report.ok and report.refingerprinted == () and report.written == ()
+    assert FlowsEntry in decoded and files_of(project / "build/loom") == out
+    decoded.clear()
+    assert build(project, fingerprints=False).ok and FlowsEntry not in decoded  # heads and deps written again
+
+
+def test_a_deps_entry_that_is_not_the_value_its_name_says_is_not_trusted(project: Path, tmp_path: Path):
+    build(project)
+    edit(project / "shop/util.py", "return 1", "return 3")  # reached by checkout (shop.flows) only
+    # the two flow modules' deps entries swap bytes (both well typed): were checkout's trusted
+    # with refund's content, which lacks shop.util, checkout would be served from its stale head
+    with_util = [p for p in entries(project, Deps) if b"shop/util.py" in p.read_bytes()]
+    without = [p for p in entries(project, Deps) if b"shop/pricing.py" in p.read_bytes() and p not in with_util]
+    assert len(with_util) == len(without) == 1
+    first, second = with_util[0], without[0]
+    a, b = first.read_bytes(), second.read_bytes()
+    first.write_bytes(a.split(b"\n", 1)[0] + b"\n" + b.split(b"\n", 1)[1])
+    second.write_bytes(b.split(b"\n", 1)[0] + b"\n" + a.split(b"\n", 1)[1])
+    other = tmp_path / "full"
+    shutil.copytree(project, other)
+    heads, full = build(project, fingerprints=False), build(other)
+    assert outcome(heads, project) == outcome(full, other) and [f for f, _ in heads.new_versions] == ["checkout"]
+    assert files_of(project / "build/loom") == files_of(other / "build/loom")
+

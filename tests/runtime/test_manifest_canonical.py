@@ -169,3 +169,33 @@ def test_an_empty_flow_id_is_refused_in_either_layout(tmp_path, canonical):
     path.write_bytes(data)
     with pytest.raises(ManifestError, match=r"key `flows` holds an empty flow id"):
         ManifestDocument.read(path)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(st.characters(blacklist_categories=("Cs",))),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_values)
+def test_the_manifest_dump_writes_what_json_dumps_writes(doc):
+    from loom_runtime.manifest import _indented_json
+
+    assert _indented_json(doc) == json.dumps(doc, sort_keys=True, indent=2, ensure_ascii=False)
+
+
+class _Tag(str):
+    pass
+
+
+@pytest.mark.parametrize("doc", [
+    {1: "int key"}, {"a": (1, [2, ()]), "b": {}}, {"s": _Tag("sub")}, [float("nan"), float("-inf")],
+    {"\u2028 \x00 \"q\" \\\\": ["é", "\U0001f600"]}, 10**30, -0.0, [[[]]],
+])
+def test_the_manifest_dump_agrees_on_the_values_json_treats_specially(doc):
+    from loom_runtime.manifest import _indented_json
+
+    assert _indented_json(doc) == json.dumps(doc, sort_keys=True, indent=2, ensure_ascii=False)
