@@ -11,6 +11,7 @@ only costs a parse).
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import TYPE_CHECKING
 
@@ -23,7 +24,12 @@ __all__ = ["decorator_markers", "might_define_flows", "spells_a_marker_in_code"]
 
 
 def decorator_markers(config: LoomConfig | None) -> tuple[bytes, ...]:
-    names = config.decorators if config is not None else DEFAULT_DECORATORS
+    return _markers(tuple(config.decorators) if config is not None else DEFAULT_DECORATORS)
+
+
+@functools.lru_cache(maxsize=64)
+def _markers(names: tuple[str, ...]) -> tuple[bytes, ...]:
+    # once per configuration, not once per file (a build checks every file of the tree)
     return tuple(sorted({d.rsplit(".", 1)[-1].encode() for d in names}))
 
 

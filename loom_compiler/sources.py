@@ -25,7 +25,9 @@ user code at build time and see the installed version instead of the checkout.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -246,7 +248,15 @@ def _listing(here: Path, prefix: str, dirnames: Iterable[str], filenames: Iterab
 
 def _own_name_excluded(rel: str, patterns: Iterable[str]) -> bool:
     # the walk has already pruned every excluded directory above ``rel``
-    return any(fnmatch.fnmatchcase(rel, p.rstrip("/")) for p in patterns)
+    return _own_name_matcher(tuple(patterns))(rel) is not None
+
+
+@functools.lru_cache(maxsize=64)
+def _own_name_matcher(patterns: tuple[str, ...]) -> Callable[[str], object]:
+    """``any(fnmatch.fnmatchcase(rel, p.rstrip("/")) for p in patterns)`` as one regex match:
+    called for every file of the tree (``fnmatchcase`` once per file and pattern cost a no-change
+    build of 1,200 modules ~3 ms)."""
+    return re.compile("|".join(f"(?:{fnmatch.translate(p.rstrip('/'))})" for p in patterns) or "(?!)").match
 
 
 def _rel(path: Path, root: Path) -> str:
