@@ -12,7 +12,10 @@ Stages, per source tree (the working tree, then each history ref):
    those are unchanged, so an edit to ``pricing.py`` re-fingerprints exactly the flows whose
    closure resolution reached ``pricing.py`` (the first-party import graph, followed lazily), and
    re-parses only ``pricing.py``. Module summaries are cached by content too, so a recomputed
-   flow does not re-parse the helpers that did not change.
+   flow does not re-parse the helpers that did not change. Beside each flow module's entry goes a
+   small head entry (``version_facts``: what the manifest needs, and a digest naming the shared
+   entry of its dependencies); ``loom build`` reads only heads for unchanged modules
+   (``fingerprints=False``) and a full entry only for a chunk its output lacks.
 3. **Parallel parsing** (``jobs > 1``, or ``jobs=None``, the default: automatic): the flow
    candidates, then waves of the first-party modules they import, are analysed in a
    ``ProcessPoolExecutor`` before the (serial) closure stage. Serial builds load helpers lazily
