@@ -99,6 +99,7 @@ from .effects import (
     UNKNOWN_ALL,
     StatementFacts,
     attachments,
+    call_refs,
     is_immutable_literal,
     literal_all,
     project_imports,
@@ -197,6 +198,9 @@ class Unit:
     #: a class: its bases and metaclass as global chains (``_base_chains``; "?" for one that is
     #: computed), what a subclass's MRO continues with
     bases: tuple[str, ...] = ()
+    #: a def or class: the chains of its references a call of it can change or run
+    #: (``effects.call_refs``; followed across modules by ``closure.call_effects``)
+    call_refs: tuple[str, ...] = ()
 
     @property
     def canonical(self) -> str:
@@ -585,7 +589,8 @@ class _Analyser:
             facts.append(StatementFacts(index, st.names, st.own_names, refs or References(),
                                         isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and kind != "step",
                                         isinstance(stmt, cst.ClassDef), _base_roots(stmt),
-                                        any(f.unit == index and f.class_qualname for f in self.flows)))
+                                        any(f.unit == index and f.class_qualname for f in self.flows),
+                                        isinstance(stmt, cst.FunctionDef) and bool(stmt.decorators)))
             projections.append(self.projections(stmt, st))
             pieces = split_if(stmt) if not st.names and refs is not None and not refs.dynamic \
                 and not refs.global_writes else None
@@ -627,6 +632,7 @@ class _Analyser:
                 self_dynamic=("read" if "class" in refs.dynamic else "write" if "class-write" in refs.dynamic else "")
                 if kind in ("class", "function") else "",
                 bases=_base_chains(stmts[index], nested=False) if kind == "class" else (),
+                call_refs=call_refs(facts[index], self.third_party, self.literal) if facts[index].callable else (),
                 pieces=tuple((start + k, text_, canon, refs_, names)
                              for k, (text_, canon, refs_, names) in enumerate(attached_pieces.get(index, ()))),
                 header=header, header_references=_sorted(header_refs.globals),

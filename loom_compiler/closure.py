@@ -113,6 +113,20 @@ searched for statements that change another module's objects (``effects``); thos
 something the flow reaches are bound to the flow as ``<module>#abroad`` (named by the content of
 the statements, so code inserted above them changes nothing), to a fixpoint.
 
+What a statement abroad changes includes what the functions it calls or hands on change when
+called (``call_effects``, breaker2's C11): ``setup()`` with ``setup`` imported from ``shop.g``
+changes what ``setup``'s body stores through or calls, resolved in ``shop.g`` (``CFG`` is
+``shop.cfg.CFG``), and what its first-party callees change, across modules, transitively; a
+decorated callee changes itself (an ``lru_cache`` warmed at import time). What a flow reaches,
+for this comparison, includes the names its code reads that its module does not bind (C22:
+``return x + EXTRA`` in ``shop.h`` with ``h.EXTRA = 1`` elsewhere; builtins too, ``h.len = f``
+shadows ``len`` there); a module whose namespace the code reads whole (``globals().get(k)``, a
+module used as a value) is touched by a store of any of its attributes, and a store into a module
+by a computed name (``setattr(h, name, v)``, ``vars(h)[k].x = v``) touches every flow reaching
+anything of that module. Process-wide state a flow reads without naming it (``codecs.register``,
+``copyreg.pickle``, ``locale.setlocale``, ``sys.setrecursionlimit``, ...:
+``effects.PROCESS_STATE``) makes the statement relevant to every flow the module runs for (C6).
+
 A statement abroad that changes a third-party module's process state (``decimal.getcontext()
 .prec = 3``, ``warnings.simplefilter(...)``, ``os.environ.setdefault(...)``, also through a
 first-party function it calls) is relevant to a flow that reaches anything of the same top-level
@@ -146,6 +160,7 @@ from loom_compiler.model import ClosureMember, MemberKind, SourceError
 from .analysis import FlowSite, MemberUnit, ModuleSummary, Unit
 from .canonical import SCHEME
 from .frameworks.engine_hooks import ENGINE_HOOKS, find_hooks
+from .effects import changes_process_state
 
 if TYPE_CHECKING:
     from .config import LoomConfig
@@ -166,6 +181,8 @@ IMPORTED_EFFECTS = "<imported>"  # statements of a module the flow's code import
 NAMED = "<named {}>"  # a string that names first-party code (``"shop.pricing"``)
 COMPUTED = "<computed {}>"  # a module name computed at run time, known to start with ``{}``
 CONSTANT = "<value {}>"  # a constant whose value names a module
+#: the key of process-wide state every flow reads (``changed_abroad``; compared only, never a node)
+PROCESS = "process:"
 
 
 #: classes whose methods call no member of a subclass (their instances' own state only): as a
@@ -284,6 +301,7 @@ class ClosureGraph:
         self._executed: dict[frozenset[str], list[str]] = {}  # seed modules -> what runs
         self._reach: dict[str, tuple[list[str], set[str]]] = {}  # root key -> what it reaches
         self._abroad_any: dict[str, bool] = {}  # module -> whether it has statements abroad
+        self._effects: dict[str, frozenset[str]] = {}  # memo of ``call_effects``
         self._widened_by: dict[str, set[str]] = {}  # key -> the widening edges that reach it
         self._runs: dict[str, list[str]] = {}  # dotted import target -> first-party modules it runs
         self._imports: dict[str, list[str]] = {}  # module -> first-party modules it imports
@@ -963,18 +981,22 @@ class ClosureGraph:
             chains = [c for c in unit.references if c.split(".")[0] in imported and c.split(".")[0] in unit.attached]
             # an imported name it changes without spelling it (``setup()`` whose body sets
             # ``decimal.getcontext().prec``): what the name is bound to
+            spelled = len(chains) if unit.kind not in ("function", "class") else 0
             chains += sorted(imported & set(unit.attached) - {c.split(".")[0] for c in chains})
-            for chain in chains:
+            for at, chain in enumerate(chains):
                 for key in self.resolve_chain(index, chain):
                     module, _, name = key.rpartition(".")
                     if module == index.summary.module:
                         continue  # its own name for the import: not another module's object
-                    keys.add(key)
-                    other = self.index(module) if not key.startswith(("import:", "module:", "hook:")) else None
-                    if other is not None:
-                        for u in other.direct.get(name, ()):
-                            keys.update(f"{module}.{n}" for n in u.changes)
-                            keys.update(self._third_party_of(other, u.changes))
+                    keys.add(self._absent_attribute(key))
+                    if key.startswith("module:") and at < spelled:
+                        # a module the statement itself (not a def's or class's code) hands on or
+                        # writes into by a computed name (``setattr(h, name, v)``, ``vars(svc)[k]
+                        # .x = v``): any name of it (C22, C13)
+                        keys.add("touch:" + key[len("module:"):])
+                    # what calling it changes, in its module and the modules its callees live in
+                    # (C11: ``setup()`` whose body fills ``shop.cfg.CFG``)
+                    keys |= self.call_effects(key)
             # a third-party module's process state (``decimal.getcontext().prec = 3``,
             # ``warnings.simplefilter(...)``, ``os.environ.setdefault(...)``) is read through any
             # name of it: the top-level package stands for all of it (C6). Only for a statement
@@ -984,19 +1006,131 @@ class ClosureGraph:
             # refund flow otherwise took in a whole agent graph through the langchain decorator
             # it shares a package with, temporal's worker scripts their main blocks via asyncio)
             if not unit.names:
-                keys |= {_package_key(k) for k in keys if k.startswith("import:")
+                keys |= {_package_key(k) for k in keys if k.startswith("import:") and not self._first_party_key(k)
                          and (not k.startswith("import:builtins.") or k == "import:builtins.__dict__")}
+            # process-wide state a flow reads without naming it (``codecs.register(search)``,
+            # ``locale.setlocale(...)``, ``sys.setrecursionlimit(...)``): relevant to every flow
+            # the module runs for (C6; ``effects.PROCESS_STATE``)
+            if any(k.startswith("import:") and changes_process_state(k[len("import:"):]) for k in keys):
+                keys.add(PROCESS)
             found = self._targets[memo] = frozenset(keys)
         return found
 
-    def _third_party_of(self, index: _ModuleIndex, names: Iterable[str]) -> set[str]:
-        """Package keys of the third-party modules that names of a module stand for (bound by
-        imports of them): what a function changing those names changes."""
-        out = set()
-        for name in names:
-            for u in index.direct.get(name, ()):
-                out.update(_package_key("import:" + t) for local, t in u.aliases if local == name and not self.first_party(t))
-        return out
+    def call_effects(self, key: str) -> frozenset[str]:
+        """Keys of what calling the member ``key`` can change (breaker2's C11): what its code
+        stores through, passes on, calls a method on or calls (``effects.call_refs``), resolved in
+        its own module, and the same for every first-party callee among those, across modules,
+        transitively (a walk over a visited set: recursion ends). A third-party name among them
+        stands for its package's state too (``package:`` keys, as in ``changed_abroad``). A value
+        that is no def or class (``warm = partial(helper, 3)``, ``setup = make()``), and a module
+        handed on (``init(st)``, ``getattr(st, name)()``), widen: the value itself counts as
+        changed and everything its binding statements use (every function of the module) is a
+        callee."""
+        found = self._effects.get(key)
+        if found is None:
+            out: set[str] = set()
+            seen: set[str] = set()
+            todo = [key]
+            while todo:
+                k = todo.pop()
+                if k in seen:
+                    continue
+                seen.add(k)
+                changed, callees = self._call_step(k)
+                out |= changed
+                todo += callees
+            found = self._effects[key] = frozenset(out)
+        return found
+
+    def _call_step(self, key: str) -> tuple[set[str], list[str]]:
+        """(what calling ``key`` changes itself, the first-party members it may call in turn)."""
+        if key.startswith("module:"):
+            index = self.index(key[len("module:"):])
+            if index is None:
+                return set(), []
+            module = index.summary.module
+            return set(), [f"{module}.{name}" for name, units in index.direct.items()
+                           if any(u.call_refs or u.kind not in ("import", "function", "class") for u in units)]
+        if key.startswith(("import:", "hook:", "child:", "member:", "ref:", "abroad:", "package:")) or "#" in key:
+            return set(), []
+        module, _, name = key.rpartition(".")
+        index = self.index(module)
+        if index is None:
+            return set(), []
+        changed: set[str] = set()
+        callees: list[str] = []
+        for u in index.direct.get(name, ()):
+            if u.kind == "import":
+                continue  # what it imports is its own key (``resolve_chain`` returns both)
+            if u.kind in ("function", "class"):
+                chains: Iterable[str] = u.call_refs
+                if {"module", "module-write"} & set(u.dynamic):
+                    # it reaches its module's namespace by a computed name (``globals()["CFG"]
+                    # ["a"] = 5``): any name of the module, and what each is imported from
+                    chains = [*chains, *sorted(index.direct)]
+            else:
+                # a value built by a statement, or a statement changing it: calling it runs
+                # whatever that built (a step: its body is not analysed)
+                changed.add(key)
+                chains = ["+" + c for c in u.references if c[0] not in "!\"?'^~="]
+                chains += [c for c in u.references if c[0] == "="]
+            for chain in chains:
+                if chain[0] == "*":  # a third-party call: only process-wide state counts (C6)
+                    changed.update(k for k in self.resolve_chain(index, chain[1:])
+                                   if k.startswith("import:") and changes_process_state(k[len("import:"):]))
+                    continue
+                called = chain[0] == "+"  # a callee (``effects.call_refs``), or what a value was built from
+                keys = self.resolve_target(chain[1:]) if chain[0] == "=" else \
+                    self.resolve_chain(index, chain[1:] if called else chain)
+                for k in keys:
+                    if k == key:
+                        changed.add(k)  # its own name: the object keeps state (``effects.call_refs``)
+                        continue
+                    k = self._absent_attribute(k)
+                    if k.startswith("import:") and not self._first_party_key(k):
+                        if called:  # a third-party call: only process-wide state counts (C6)
+                            if changes_process_state(k[len("import:"):]):
+                                changed.add(k)
+                        else:  # stored through or handed on: that package's state (``package:`` keys)
+                            changed |= {k, _package_key(k)}
+                        continue
+                    if not (called and self._plain_callee(k)):
+                        changed.add(k)  # calling a plain def or class changes what its code does, not itself
+                    if not k.startswith(("import:", "module:")):
+                        callees.append(k)
+        return changed, callees
+
+    def _plain_callee(self, key: str) -> bool:
+        """Whether ``key`` names a module-level function or class that only ``def``/``class``
+        statements bind and change, no def decorated: a call runs its code, whose effects are
+        followed, but does not change the object itself (as ``effects``' own rule:
+        ``REGISTRY = Registry()`` is no part of ``Registry``)."""
+        if ":" in key or "#" in key:
+            return False
+        module, _, name = key.rpartition(".")
+        index = self.index(module)
+        units = index.direct.get(name, ()) if index is not None else ()
+        return bool(units) and all(u.kind in ("function", "class") and name in u.names and name not in u.call_refs
+                                   for u in units)
+
+    def _first_party_key(self, key: str) -> bool:
+        """Whether an ``import:`` key names something under a first-party package of the tree (a
+        module with no source, an attribute no statement binds): no third-party package state."""
+        top = key[len("import:"):].split(".")[0]
+        return self.first_party(top) and self.index(top) is not None
+
+    def _absent_attribute(self, key: str) -> str:
+        """``shop.h.EXTRA`` for ``import:shop.h.EXTRA``, the attribute of a first-party module no
+        statement of it binds (``h.EXTRA = 1`` abroad creates it; C22): the name member key a
+        read of it in ``shop.h`` is compared with (``_imported_effects``). Other keys unchanged."""
+        if not key.startswith("import:"):
+            return key
+        parts = key[len("import:"):].split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:i])
+            if self.first_party(module) and self.index(module) is not None:
+                return f"{module}.{parts[i]}"
+        return key
 
     def executed(self, seeds: frozenset[str]) -> list[str]:
         """First-party modules that run for a flow's code, from ``seeds`` (its module, the modules
@@ -1043,7 +1177,20 @@ class ClosureGraph:
         # a method's class is reached through ``self`` without its name member being a key of the
         # walk: ``Checkout.rate = 5`` in another module changes what ``self.rate`` reads (B27)
         have |= self._classes_of(reached)
-        have |= {_package_key(k) for k in have if k.startswith("import:")}  # third-party state (C6)
+        nodes = self.nodes
+        code = [n for key in reached if (n := nodes.get(key)) is not None and n.kind != "import"]
+        # a name the code reads that no statement of its module binds is a read of the module's
+        # namespace (C22: ``return x + EXTRA`` in shop.h, created by ``h.EXTRA = 1`` in another
+        # module); a builtin too (``h.len = f`` shadows ``len`` for shop.h's code)
+        have |= {f"{n.module}.{name}" for n in code for name in n.free}
+        have |= {self._absent_attribute(k) for k in have if k.startswith("import:")}
+        have |= {_package_key(k) for k in have if k.startswith("import:") and not self._first_party_key(k)}  # C6
+        have.add(PROCESS)  # every flow reads process-wide state (C6)
+        # modules whose namespace the code reads whole (``globals().get("EXTRA")``, a module used
+        # as a value): a store into any attribute of theirs counts; and the modules it reaches
+        # anything of: a store through the module by a computed name (``setattr(h, k, v)``) counts
+        whole = {k[len("module:"):] for k in have if k.startswith("module:")}
+        touched = {n.module for n in code} | whole
         bound = {key.rpartition(":")[0]: key for name, key in root.bindings or () if name == IMPORTED_EFFECTS}
         added: list[str] = []
         dropped: list[str] = []
@@ -1053,7 +1200,7 @@ class ClosureGraph:
                 continue
             index = self.index(module)
             assert index is not None
-            relevant = [u for u in self.abroad(index) if self.changed_abroad(index, u) & have]
+            relevant = [u for u in self.abroad(index) if _touches(self.changed_abroad(index, u), have, whole, touched)]
             if not relevant:
                 continue
             # named by the content of the statements it holds, not their positions: code inserted
@@ -1227,6 +1374,23 @@ def _unit_parts(unit: Unit) -> list[tuple[int, int, str, tuple[str, ...]]]:
     if unit.pieces:
         return [_piece_part(unit, k) for k in range(len(unit.pieces))]
     return [(unit.index, unit.line, unit.source, unit.names)]
+
+
+def _touches(changed: frozenset[str], have: set[str], whole: set[str], touched: set[str]) -> bool:
+    """Whether a statement abroad that changes ``changed`` changes what a flow reaches (``have``:
+    its keys; ``whole``: modules whose namespace it reads whole; ``touched``: modules it reaches
+    anything of, compared with the ``touch:`` keys of modules the statement itself hands on or
+    writes into by a computed name: not those its callees do, which would make every module a
+    called function mentions touch every flow of it)."""
+    if not changed.isdisjoint(have):
+        return True
+    for key in changed:
+        if key.startswith("touch:"):
+            if key[len("touch:"):] in touched:
+                return True
+        elif ":" not in key and "#" not in key and key.rpartition(".")[0] in whole:
+            return True
+    return False
 
 
 def _package_key(key: str) -> str:

@@ -24,7 +24,13 @@ statement. "Can change" is decided from what the statement does *when the module
   its own code or through the functions *it* calls, transitively inside the module: ``@register``
   whose body fills ``HANDLERS``, ``setup()`` whose body writes ``global LIMIT``. Only a definition
   above the statement is what it calls when it runs (``@invoke() def invoke`` calls the imported
-  ``invoke``, never the function it defines: measured on dbos-demo-apps, 2 collateral flows).
+  ``invoke``, never the function it defines: measured on dbos-demo-apps, 2 collateral flows);
+* a first-party name such a function calls that is no plain def of the module counts as changed
+  too: an imported function (``def boot(): init()`` with ``init`` from ``shop.g``: the statement
+  ``boot()`` then belongs to ``init``, and ``closure.call_effects`` follows what ``init`` changes
+  in its own module and beyond, breaker2's C11), a value built by a call, and a decorated def,
+  whose wrapper may keep state (``functools.lru_cache``: calling it fills the cache a flow reads
+  through ``cache_info()``; also for a statement calling a decorated def above it directly).
 
 A ``def`` or ``class`` statement runs only its decorators, defaults, annotations (and a class its
 body) when the module runs: what the *function body* changes is reached by reaching the function
@@ -83,6 +89,20 @@ its code imports lazily, transitively), such a statement that changes something 
 is in the flow's closure (``<module>#abroad``). Left out (a documented limit): a module nothing
 that runs for the flow imports (a plugin loaded by name from configuration, an entry point).
 
+What calling a def or class can change, across modules (breaker2's C11: ``from shop.g import
+setup; setup()`` with ``setup`` filling ``shop.cfg.CFG``), is summarised per definition as
+chains of its references (``call_refs``: what it stores through, passes on, calls a method on or
+calls; targets it imports lazily; its own name when it keeps state), which ``closure`` resolves
+in the definition's module and follows into each first-party callee, transitively. Widening, on
+purpose: every first-party function it calls or is given counts as called (passing a function
+on may call it), a call through a name no global chain names (``cb()``, ``for f in HOOKS: f()``,
+``HOOKS[k]()``: ``References.opaque_calls``) makes every chain the function uses count, and a
+value that is no def (``partial(init, 5)``, ``make()``) or a module handed on counts whole.
+Third-party calls count only when they change process-wide state (``PROCESS_STATE``: the codec
+registry, ``copyreg``, the locale, the recursion and int digit limits, warning filters, the
+environment, ...): a flow reads that state without naming it (``"x".encode("shout")``), so a
+statement changing it belongs to every flow of the process that runs it (C6).
+
 Also here: a module's literal ``__all__`` (what ``from m import *`` binds), and the *projection*
 of a compound statement onto one name it imports (``with workflow.unsafe.imports_passed_through():``
 blocks bind many names; each name's meaning is the block with the imports of other names left
@@ -99,8 +119,8 @@ import libcst as cst
 from .canonical import literal_string_value
 from .scopes import References, import_bindings
 
-__all__ = ["StatementFacts", "attachments", "literal_all", "project_imports", "UNKNOWN_ALL", "split_if",
-           "is_immutable_literal"]
+__all__ = ["StatementFacts", "attachments", "call_refs", "changes_process_state", "PROCESS_STATE", "literal_all",
+           "project_imports", "UNKNOWN_ALL", "split_if", "is_immutable_literal"]
 
 
 @dataclass(slots=True)
@@ -115,6 +135,9 @@ class StatementFacts:
     klass: bool = False  # a class: calling or subclassing it runs its bases' and metaclass's code too
     bases: frozenset[str] = frozenset()  # a class: the global roots of its bases and keywords
     flow_class: bool = False  # a class holding a method flow (its bases are reached by the flow)
+    #: a decorated def: calling the name runs what the decorators returned, whose state is unknown
+    #: (``functools.lru_cache``): a call can change the object itself
+    decorated: bool = False
 
 
 def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bool],
@@ -133,6 +156,7 @@ def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bo
         if f.callable:
             for name in f.own_names:
                 callables.setdefault(name, []).append(f.index)
+    facts_by = {f.index: f for f in facts if f.callable}
     changes = _transitive_changes(facts, callables, third_party, literal)
     # a class holding a method flow, called: the instance it builds may be the one the flow runs
     # on (``inst = Checkout(5)``, a DBOS configured instance), so the call is part of the class
@@ -148,7 +172,8 @@ def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bo
         # never itself)
         earlier = {c: [i for i in callables.get(c, ()) if i < f.index] for c in refs.calls_now}
         mentioned = set(refs.call_mentions) - {c for c in refs.name_calls_now
-                                               if earlier.get(c) and c not in f.bases and c not in flow_classes}
+                                               if earlier.get(c) and c not in f.bases and c not in flow_classes
+                                               and not any(facts_by[i].decorated for i in earlier[c])}
         if f.flow_class:
             mentioned -= f.bases  # its flows reach it member by member (and what its bases use, closure.inherited)
         mentioned = {r for r in mentioned if not literal(r)}
@@ -171,13 +196,21 @@ def _transitive_changes(facts: Sequence[StatementFacts], callables: Mapping[str,
     functions it calls, to a fixpoint (recursion terminates: the sets only grow)."""
     own: dict[int, set[str]] = {}
     calls: dict[int, set[int]] = {}
+    stateful = {f.index: f.decorated for f in facts if f.callable}
     for f in facts:
         if not f.callable:
             continue
         refs = f.refs
         own[f.index] = set(refs.global_writes) | {
             r for r in refs.mutates if not literal(r)
-        } | {r for r in refs.method_calls if not third_party(r) and not literal(r)}
+        } | {r for r in refs.method_calls if not third_party(r) and not literal(r)} | {
+            # a first-party name it calls that is no plain def of the module: an imported function
+            # (what it changes is followed across modules, ``closure.call_effects``), a value built
+            # by a call, a decorated def (its wrapper's state: a cache)
+            r for r in refs.calls
+            if not third_party(r) and not literal(r)
+            and (r not in callables or any(stateful.get(i, False) for i in callables[r]))
+        }
         called = refs.calls | refs.calls_now if f.klass else refs.calls  # a class: its bases and metaclass
         calls[f.index] = {i for name in called for i in callables.get(name, ()) if i != f.index}
     changed = True
@@ -190,6 +223,86 @@ def _transitive_changes(facts: Sequence[StatementFacts], callables: Mapping[str,
                     own[i] |= extra
                     changed = True
     return own
+
+
+def call_refs(fact: StatementFacts, third_party: Callable[[str], bool],
+              literal: Callable[[str], bool] = lambda name: False) -> tuple[str, ...]:
+    """What calling the def or class of ``fact`` can change or run, as chains of its references
+    (``closure.call_effects`` resolves them in the module and follows the first-party callees,
+    across modules, transitively: breaker2's C11). The chains rooted at a name its code stores
+    through, passes on, calls a method on or calls (``CFG["a"] = 5``, ``st.N = 5``,
+    ``helper(3)``), every target it imports lazily (``=shop.cfg.CFG``: what it does with a local
+    import is not tracked), and its own name when calling can change the object itself (a
+    decorated def: the wrapper's state, ``functools.lru_cache``; not a class, as in
+    ``attachments``: ``Registry()`` changes what its code does, not the class), and for a class
+    its first-party bases and keywords (a
+    subclass statement runs ``__init_subclass__`` and the metaclass, C7). Widening: a call
+    through something no global chain names (``cb()``, ``HOOKS[k]()``:
+    ``References.opaque_calls``) may run any code the function can reach, so every chain it
+    uses counts. Third-party names it only calls count only when the
+    call changes process-wide state (``*codecs.register``: ``PROCESS_STATE``), as in the module's
+    own rule (``json.dumps(x)`` changes no ``json`` state a flow reads)."""
+    refs = fact.refs
+    roots = set(refs.global_writes) | {r for r in refs.mutates if not literal(r)}
+    if fact.klass:
+        roots |= {r for r in fact.bases if not third_party(r)}  # subclassing, instantiating runs their code
+    called = {r for r in refs.method_calls | refs.calls if not third_party(r) and not literal(r)} - roots
+    out = set(refs.global_writes)
+    for chain in refs.globals:
+        root = chain.split(".")[0]
+        if chain[0] == "=":
+            out.add(chain)
+        elif _plain(chain) and (refs.opaque_calls or root in roots):
+            out.add(chain)
+        elif _plain(chain) and root in called:
+            # only called (``helper(3)``, ``REG.load()``, ``mod.init()``): a callee, and changed
+            # unless it is a plain function (``closure.call_effects``)
+            out.add("+" + chain)
+        elif _plain(chain) and chain.split(".")[0] in refs.calls and third_party(chain.split(".")[0]):
+            out.add("*" + chain)  # a third-party call: counts only if it changes process state (C6)
+    if fact.decorated:
+        out |= fact.own_names
+    return tuple(sorted(out))
+
+
+def _plain(chain: str) -> bool:
+    return all(part.isidentifier() for part in chain.split("."))
+
+
+#: process-wide state that code reads without naming it, by the qualified names that change it
+#: (a call of one, a store into one or through it): ``"x".encode("shout")`` looks the codec up in
+#: ``codecs``' registry, ``pickle``/``copy`` consult ``copyreg``, ``format(x, "n")`` and
+#: ``time.strftime`` the locale, any deep recursion the recursion limit, ``str(10**5000)`` the
+#: int digit limit, every ``print`` ``sys.stdout``, a warning raised by any library the filters,
+#: every network library the default socket timeout, every file opened by a relative path the
+#: working directory, any library reading the environment (``os.environ.setdefault``/``update``
+#: and the like; a store ``os.environ["X"] = v`` is told from a read only by the package rule,
+#: for flows that name ``os``) (breaker2's C6). A statement that changes one belongs to every flow of the
+#: process that runs it (``closure.PROCESS``), whatever the flow names. Not here, by choice:
+#: ``logging`` configuration (output, not behaviour; named by flows that log), ``sys.path``
+#: (loom resolves modules from the tree, DESIGN §6), ``sys.stdout``/``sys.excepthook`` and the
+#: like (output, as logging), ``random.seed`` (flows name ``random``),
+#: ``decimal`` contexts (per thread; flows name ``decimal``: the package rule covers them).
+PROCESS_STATE = frozenset({
+    "codecs.register", "codecs.register_error", "codecs.unregister",
+    "copyreg.pickle", "copyreg.constructor", "copyreg.add_extension", "copyreg.dispatch_table",
+    "locale.setlocale", "time.tzset", "mimetypes.add_type", "mimetypes.init",
+    "sys.setrecursionlimit", "sys.set_int_max_str_digits", "sys.setswitchinterval", "sys.settrace",
+    "sys.setprofile", "sys.addaudithook",
+    "threading.settrace", "threading.setprofile", "threading.excepthook", "threading.stack_size",
+    "warnings.simplefilter", "warnings.filterwarnings", "warnings.resetwarnings", "warnings.filters",
+    "warnings.showwarning", "warnings.formatwarning",
+    "os.environ.setdefault", "os.environ.update", "os.environ.pop", "os.environ.popitem", "os.environ.clear",
+    "os.putenv", "os.unsetenv", "os.chdir", "os.umask",
+    "socket.setdefaulttimeout", "asyncio.set_event_loop_policy", "io.text_encoding",
+})
+
+
+def changes_process_state(target: str) -> bool:
+    """Whether a qualified name a statement reaches (``codecs.register``, ``os.environ.update``,
+    ``sys.stdout.write``: a call of it or a store through it) is in ``PROCESS_STATE``."""
+    parts = target.split(".")
+    return any(".".join(parts[:i]) in PROCESS_STATE for i in range(2, len(parts) + 1))
 
 
 # -- rule 2: a module-level ``if`` chain judged per inner statement ------------------------------

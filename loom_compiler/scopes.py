@@ -176,6 +176,10 @@ class References:
     calls: set[str] = field(default_factory=set)  # global roots deferred code calls
     global_writes: set[str] = field(default_factory=set)  # names bound after ``global`` in a function
     dynamic: set[str] = field(default_factory=set)  # "module" | "module-write" | "class" | "class-write"
+    #: what deferred code calls out of a container, which no global chain names: a loop variable
+    #: (``for f in HOOKS: f()``: its name) or a subscript (``HOOKS[k]()``, ``REG[k].run()``:
+    #: ``[]``); what that runs is unknown (``effects.call_refs``)
+    opaque_calls: set[str] = field(default_factory=set)
 
 
 @dataclass(slots=True)
@@ -186,10 +190,33 @@ class _Scope:
     is_class: bool = False
     self_name: str | None = None  # first parameter of a method
     imports: dict[str, list[str]] = field(default_factory=dict)  # local name -> absolute targets
+    loops: set[str] = field(default_factory=set)  # names bound by a ``for`` or a comprehension
 
     @property
     def is_function(self) -> bool:
         return self.parent is not None and not self.is_class
+
+
+def _loop_targets(body: Iterable[cst.CSTNode]) -> set[str]:
+    """Names the ``for`` statements of a function body bind (nested functions and classes left out)."""
+    out: set[str] = set()
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(node, cst.For):
+            out |= target_names(node.target)
+        stack.extend(node.children)
+    return out
+
+
+def _subscript_callee(node: cst.BaseExpression) -> bool:
+    """``HOOKS[k]`` or ``REG[k].run``: a callee taken out of a container (calls on call results
+    and literals, ``"".join``, ``super().f``, are not: their callee is what the call returned)."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Subscript)
 
 
 def dotted_chain(node: cst.BaseExpression) -> str | None:
@@ -446,7 +473,8 @@ class _UseWalker:
         local = (binder.bound | set(names) | binder.nonlocal_) - binder.declared_global
         self_name = names[0] if method and names and _first_is_positional(params) else None
         imports = {k: v for k, v in binder.imports.items() if k in local}
-        scope = _Scope(parent, local, binder.declared_global, self_name=self_name, imports=imports)
+        scope = _Scope(parent, local, binder.declared_global, self_name=self_name, imports=imports,
+                       loops=_loop_targets(body) & local)
         self.refs.global_writes |= binder.bound & binder.declared_global
         self.refs.globals.update("!" + m for m in binder.modules)  # a lazy import runs that module
         for name in binder.declared_global:
@@ -550,7 +578,13 @@ class _UseWalker:
     def params_header(self, params: cst.Parameters, scope: _Scope) -> None:
         for param in _all_params(params):
             if param.default is not None:
-                self.walk(param.default, scope)
+                # a default is handed to the body, which may change it (``def setup(d=CFG):
+                # d["a"] = 5``): passed on, as an argument is
+                self.collectors.append(self.refs.mutates)
+                try:
+                    self.walk(param.default, scope)
+                finally:
+                    self.collectors.pop()
             if param.annotation is not None:
                 self.walk(param.annotation.annotation, scope)
 
@@ -562,7 +596,7 @@ class _UseWalker:
         while comp is not None:
             local |= target_names(comp.target)
             comp = comp.inner_for_in
-        inner = _Scope(scope, local, set())
+        inner = _Scope(scope, local, set(), loops=local)
         comp = first
         while comp is not None:
             if comp is not first:
@@ -839,6 +873,10 @@ class _UseWalker:
                         self.refs.calls.add(root)
                         if "." in callee_chain:
                             self.refs.method_calls.add(root)
+                elif not now and "." not in callee_chain and self.loop_bound(root, scope):
+                    self.refs.opaque_calls.add(root)  # ``for f in HOOKS: f()``: taken out of a container
+            elif not now and _subscript_callee(target):
+                self.refs.opaque_calls.add("[]")  # ``HOOKS[k]()``, ``REG[k].run()``
             self.walk(func, scope)
             if not now:
                 self.collectors.append(self.refs.mutates)
@@ -913,6 +951,13 @@ class _UseWalker:
 
     def is_global(self, root: str, scope: _Scope) -> bool:
         return self.resolve(root, scope) is None
+
+    def loop_bound(self, root: str, scope: _Scope) -> bool:
+        """Whether ``root`` is bound by a ``for`` loop or a comprehension of the scope that binds
+        it: a value taken out of a container. (A parameter is what its caller or its default
+        gave, a local assigned from a call is what that call returned: both are followed.)"""
+        binder = self.resolve(root, scope)
+        return binder is not None and root in binder.loops
 
     def is_local(self, root: str, scope: _Scope) -> bool:
         return self.resolve(root, scope) is not None

@@ -932,17 +932,17 @@ def _breaker2_pairs_2() -> list[ProjectPair]:
     k = "effects through a called function's body"
     base = project(flow("return CFG['a']", "from shop.cfg import CFG\nfrom shop.g import setup\n\nsetup()\n"), cfg="CFG = {'a': 1}\n",
                    g="from shop.cfg import CFG\n\n\ndef setup():\n    CFG['a'] = 5\n")
-    add(C("imported-function-called-at-module-level-stores-into-a-table", k, base, edit(base, "shop/g.py", "= 5", "= 6"), "C11"))
+    add(C("imported-function-called-at-module-level-stores-into-a-table", k, base, edit(base, "shop/g.py", "= 5", "= 6")))
     base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.g\n"), cfg="CFG = {'a': 1}\n",
                    g="from shop.cfg import CFG\n\n\ndef setup():\n    CFG['a'] = 5\n\n\nsetup()\n")
     add(C("imported-module-calls-its-own-function-that-stores-into-a-table", k, base, edit(base, "shop/g.py", "= 5", "= 6")))  # fp2-dyn
     base = project(flow("return st.N", "from shop import st\nfrom shop.g import init\n\ninit()\n"), st="N = 0\n",
                    g="from shop import st\n\n\ndef init():\n    st.N = 5\n")
-    add(C("imported-function-called-at-module-level-stores-into-a-module", k, base, edit(base, "shop/g.py", "= 5", "= 6"), "C11"))
+    add(C("imported-function-called-at-module-level-stores-into-a-module", k, base, edit(base, "shop/g.py", "= 5", "= 6")))
     base = project(flow("return helper(o), helper.cache_info().hits", "from shop.h import helper\nfrom shop.g import warm\n\nwarm()\n"),
                    h="import functools\n\n\n@functools.lru_cache(maxsize=None)\ndef helper(x):\n    return x\n",
                    g="from shop.h import helper\n\n\ndef warm():\n    helper(3)\n")
-    add(C("imported-function-called-at-module-level-warms-a-cache", k, base, edit(base, "shop/g.py", "helper(3)", "helper(4)"), "C11"))
+    add(C("imported-function-called-at-module-level-warms-a-cache", k, base, edit(base, "shop/g.py", "helper(3)", "helper(4)")))
     # held: the same shapes inside one module, and a function nothing calls
     base = project(flow("return CFG['a']", "\nCFG = {'a': 1}\n\n\ndef setup():\n    CFG['a'] = 5\n\n\nsetup()\n"))
     add(C("own-function-called-at-module-level-stores-into-a-table", k, base, edit(base, "shop/flows.py", "= 5", "= 6")))
@@ -996,9 +996,9 @@ def _breaker2_pairs_3() -> list[ProjectPair]:
     codec = ("import codecs\n\n\ndef _enc(s, errors='strict'):\n    return (s.upper().encode(), len(s))\n\n\ndef search(name):\n"
              "    if name == 'shout':\n        return codecs.CodecInfo(_enc, None, name='shout')\n    return None\n\n\ncodecs.register(search)\n")
     base = project(flow("return 'ab'.encode('shout')"), init=codec)
-    add(C("codec-registered-by-the-package-init", k, base, edit(base, "shop/__init__.py", "s.upper()", "s.lower()"), "C6"))
+    add(C("codec-registered-by-the-package-init", k, base, edit(base, "shop/__init__.py", "s.upper()", "s.lower()")))
     base = project(flow("return 'ab'.encode('shout')", codec))
-    add(C("codec-registered-by-the-flow-module", k, base, edit(base, "shop/flows.py", "s.upper()", "s.lower()"), "C6"))
+    add(C("codec-registered-by-the-flow-module", k, base, edit(base, "shop/flows.py", "s.upper()", "s.lower()")))
     # B12 (cont.): a package's __path__ extended at import time serves a module loom cannot find
     k = "module lookup: no source"
     base = project(flow("return helper(o)", "from shop.sub.h import helper\n"),
@@ -1030,7 +1030,7 @@ def _breaker2_pairs_4() -> list[ProjectPair]:
     svc = "class Svc:\n    def go(self, x):\n        return x\n"
     base = project(flow("return Svc().go(o)", "from shop.svc import Svc\nimport shop.ext\n"), svc=svc,
                    ext="from shop import svc\n\n\ndef go(self, x):\n    return -x\n\n\nvars(svc)['Svc'].go = go\n")
-    add(C("vars-of-another-module-store", k, base, edit(base, "shop/ext.py", "return -x", "return 2 * x"), "C13"))
+    add(C("vars-of-another-module-store", k, base, edit(base, "shop/ext.py", "return -x", "return 2 * x")))  # fp2-effects: a module handed to a call
     base = project(flow("return mod.go(o)", "import shop.svc as mod\nimport shop.ext\n"), svc="def go(x):\n    return x\n",
                    ext="import sys\n\n\ndef go(x):\n    return -x\n\n\nsys.modules['shop.svc'].go = go\n")
     add(C("sys-modules-literal-key-store-into-another-module", k, base, edit(base, "shop/ext.py", "return -x", "return 2 * x"), "C13"))
@@ -1403,7 +1403,7 @@ def _breaker2_pairs_10() -> list[ProjectPair]:
         ("store-feeds-a-global-a-helper-reads-through-globals", "def helper(x):\n    return x + globals().get('EXTRA', 0)\n"),
     ]:
         base = project(flow("return helper(o)", "from shop.h import helper\n"), h=h, **patch)
-        pairs.append(C(name, k, base, edit(base, "shop/unrelated.py", "= 1", "= 2"), "C22"))
+        pairs.append(C(name, k, base, edit(base, "shop/unrelated.py", "= 1", "= 2")))  # fixed: fp2-effects
     # held: the module binds the name itself; stores into unread attributes or same-named objects elsewhere
     base = project(flow("return helper(o)", "from shop.h import helper\n"), h="EXTRA = 0\n\n\ndef helper(x):\n    return x + EXTRA\n", **patch)
     pairs.append(C("store-into-a-global-the-helper-module-binds", k, base, edit(base, "shop/unrelated.py", "= 1", "= 2")))
@@ -1636,3 +1636,115 @@ def _breaker3_pairs_2() -> list[ProjectPair]:
 
 
 PAIRS = PAIRS + tuple(_breaker3_pairs_2())
+
+
+def _effects_pairs() -> list[ProjectPair]:
+    """fp2-effects' own pairs for C11/C22: the attacks a callee effect summary must see (changed)
+    and the look-alikes it must not widen on (equal)."""
+    pairs: list[ProjectPair] = []
+    add = pairs.append
+    cfg = "CFG = {'a': 1}\n"
+    reads = "from shop.cfg import CFG\n"
+    # -------------------------------------------------- C11: callees followed across modules, transitively
+    k = "effects through a called function's body"
+    base = project(flow("return CFG['a']", reads + "from shop.g import setup\n\nsetup()\n"), cfg=cfg,
+                   g="from shop.h import init\n\n\ndef setup():\n    init()\n",
+                   h=reads + "\n\ndef init():\n    CFG['a'] = 5\n")
+    add(C("import-time-call-whose-callee-calls-a-third-module", k, base, edit(base, "shop/h.py", "= 5", "= 6")))
+    base = project(flow("return CFG['a']", reads + "from shop.g import init\n\n\ndef boot():\n    init()\n\n\nboot()\n"), cfg=cfg,
+                   g=reads + "\n\ndef init():\n    CFG['a'] = 5\n")
+    add(C("own-function-at-module-level-calls-an-imported-mutator", k, base, edit(base, "shop/g.py", "= 5", "= 6")))
+    base = project(flow("return CFG['a']", reads + "from shop.g import setup\n\nsetup()\n"), cfg=cfg,
+                   g="def setup():\n    from shop.cfg import CFG\n    CFG['a'] = 5\n")
+    add(C("import-time-callee-stores-through-a-lazy-import", k, base, edit(base, "shop/g.py", "= 5", "= 6")))
+    base = project(flow("return CFG['a']", reads + "from shop.g import setup\n\nsetup()\n"), cfg=cfg,
+                   g="from shop.h import init\n\nHOOKS = [init]\n\n\ndef setup():\n    for f in HOOKS:\n        f()\n",
+                   h=reads + "\n\ndef init():\n    CFG['a'] = 5\n")
+    add(C("import-time-callee-calls-hooks-from-a-list", k, base, edit(base, "shop/h.py", "= 5", "= 6")))
+    base = project(flow("return CFG['a']", reads + "from shop.g import run\nfrom shop.h import init\n\nrun(init)\n"), cfg=cfg,
+                   g="def run(cb):\n    cb()\n", h=reads + "\n\ndef init():\n    CFG['a'] = 5\n")
+    add(C("import-time-call-hands-a-mutator-to-a-runner", k, base, edit(base, "shop/h.py", "= 5", "= 6")))
+    base = project(flow("return CFG['a']", reads + "from shop.g import setup\n\nsetup()\n"), cfg=cfg,
+                   g="import functools\n\nfrom shop.h import init_with\n\nsetup = functools.partial(init_with, 5)\n",
+                   h=reads + "\n\ndef init_with(v):\n    CFG['a'] = v\n")
+    add(C("import-time-call-of-a-partial-of-a-mutator", k, base, edit(base, "shop/h.py", "= v\n", "= v + 1\n")))
+    base = project(flow("return st.N", "from shop import st\nfrom shop.g import init\n\ninit(st)\n"), st="N = 0\n",
+                   g="def init(mod):\n    setattr(mod, 'N', 5)\n")
+    add(C("import-time-call-given-a-module-sets-its-attribute", k, base, edit(base, "shop/g.py", "5)", "6)")))
+    base = project(flow("return CFG['a']", reads + "from shop.g import setup\n\nsetup()\n"), cfg=cfg,
+                   g=reads + "\n\ndef setup(d=CFG):\n    d['a'] = 5\n")
+    add(C("import-time-callee-changes-its-default-argument", k, base, edit(base, "shop/g.py", "= 5", "= 6")))
+    base = project(flow("return CFG['a']", reads + "from shop.g import setup\n\nsetup()\n"), cfg=cfg,
+                   g=reads + "\n\ndef setup():\n    globals()['CFG']['a'] = 5\n")
+    add(C("import-time-callee-changes-an-import-through-globals", k, base, edit(base, "shop/g.py", "= 5", "= 6")))
+    base = project(flow("return CFG['a']", reads + "from shop.g import REG\n\nREG.load()\n"), cfg=cfg,
+                   g=reads + "\n\nclass Reg:\n    def load(self):\n        CFG['a'] = 5\n\n\nREG = Reg()\n")
+    add(C("import-time-method-call-on-an-imported-instance", k, base, edit(base, "shop/g.py", "= 5", "= 6")))
+    # equal: the callee only reads or logs, or changes what the flow does not reach
+    base = project(flow("return CFG['a']", reads + "from shop.g import announce\n\nannounce()\n"), cfg=cfg,
+                   g=reads + "\n\ndef announce():\n    x = CFG['a']\n    print('ready', x)\n")
+    add(E("import-time-call-that-only-reads-and-logs", k, base, edit(base, "shop/g.py", "'ready'", "'go'")))
+    base = project(flow("return CFG['a']", reads + "from shop.g import setup\n\nsetup()\n"), cfg=cfg, other="T = {}\n",
+                   g="from shop.other import T\n\n\ndef setup():\n    T['a'] = 5\n")
+    add(E("import-time-call-that-changes-an-unreached-table", k, base, edit(base, "shop/g.py", "= 5", "= 6")))
+    base = project(flow("return CFG['a']", reads + "from shop.g import setup\n\nsetup()\n"), cfg=cfg, other="T = {}\n",
+                   g="from shop.h import init\n\n\ndef setup():\n    init()\n", h="from shop.other import T\n\n\ndef init():\n    T['a'] = 5\n")
+    add(E("import-time-call-whose-callee-changes-an-unreached-table", k, base, edit(base, "shop/h.py", "= 5", "= 6")))
+    base = project(flow("return helper(o)", "from shop.h import helper, other\nfrom shop.g import warm\n\nwarm()\n"),
+                   h="import functools\n\n\ndef helper(x):\n    return x\n\n\n@functools.lru_cache(maxsize=None)\ndef other(x):\n    return x\n",
+                   g="from shop.h import other\n\n\ndef warm():\n    other(3)\n")
+    add(E("import-time-call-warms-a-cache-the-flow-does-not-use", k, base, edit(base, "shop/g.py", "other(3)", "other(4)")))
+    # -------------------------------------------------- C22: a store abroad into a name the module reads but does not bind
+    k = "effects across modules: injected globals"
+    init = "from . import unrelated\n"
+    base = project(flow("return helper(o)", "from shop.h import helper\n"), h="def helper(x):\n    return len(x)\n", init=init,
+                   unrelated="from shop import h\n\nh.len = lambda x: 5\n")
+    add(C("store-abroad-shadows-a-builtin-the-helper-calls", k, base, edit(base, "shop/unrelated.py", ": 5", ": 6")))
+    base = project(flow("return helper(o)", "from shop.h import helper\n"), h="def helper(x):\n    return x + EXTRA\n", init=init,
+                   unrelated="from shop import h\n\nNAME = 'EXTRA'\nsetattr(h, NAME, 1)\n")
+    add(C("computed-store-abroad-feeds-a-global-the-helper-reads", k, base, edit(base, "shop/unrelated.py", "1)", "2)")))
+    base = project(flow("return helper(o)", "from shop.h import helper\n"), h="def helper(x):\n    return x + EXTRA\n", other="",
+                   init=init, unrelated="from shop import other\n\nNAME = 'EXTRA'\nsetattr(other, NAME, 1)\n")
+    add(E("computed-store-abroad-into-an-unreached-module", k, base, edit(base, "shop/unrelated.py", "1)", "2)")))
+    base = project(flow("return helper(o)", "from shop.h import helper\n"), h="def helper(x):\n    return x + EXTRA\n", init=init,
+                   unrelated="from shop import h\n\nh.OTHER = 1\n")
+    add(E("store-abroad-of-a-name-the-helper-does-not-read", k, base, edit(base, "shop/unrelated.py", "= 1", "= 2")))
+    return pairs
+
+
+PAIRS = PAIRS + tuple(_effects_pairs())
+
+
+def _process_state_pairs() -> list[ProjectPair]:
+    """fp2-effects' pairs for C6 (cont.): process-wide state a flow reads without naming it,
+    changed by a module that runs for it (``effects.PROCESS_STATE``), and reads that do not."""
+    pairs: list[ProjectPair] = []
+    add = pairs.append
+    k = "effects on third-party state"
+    models = "class Order:\n    def __init__(self, n):\n        self.n = n\n"
+    reducer = ("import copyreg\n\nfrom shop.models import Order\n\n\ndef _rebuild(n):\n    return Order(n + 1)\n\n\n"
+               "def _reduce(o):\n    return (_rebuild, (o.n,))\n\n\ncopyreg.pickle(Order, _reduce)\n")
+    base = project(flow("return pickle.loads(pickle.dumps(Order(o))).n", "import pickle\n\nfrom shop.models import Order\n"),
+                   models=models, init="from . import reducers\n", reducers=reducer)
+    add(C("copyreg-reducer-registered-by-a-module-the-package-imports", k, base, edit(base, "shop/reducers.py", "n + 1", "n + 2")))
+    base = project(flow("return str(10 ** o)", "import shop.limits\n"), limits="import sys\n\nsys.set_int_max_str_digits(5000)\n")
+    add(C("int-digit-limit-set-by-a-module-the-flow-module-imports", k, base, edit(base, "shop/limits.py", "5000", "6000")))
+    base = project(flow("return format(o, 'n')"), init="import locale\n\nlocale.setlocale(locale.LC_ALL, 'C')\n")
+    add(C("locale-set-by-the-package-init", k, base, edit(base, "shop/__init__.py", "'C'", "'C.UTF-8'")))
+    codec = ("import codecs\n\n\ndef _enc(s, errors='strict'):\n    return (s.upper().encode(), len(s))\n\n\ndef search(name):\n"
+             "    if name == 'shout':\n        return codecs.CodecInfo(_enc, None, name='shout')\n    return None\n\n\n"
+             "def setup():\n    codecs.register(search)\n")
+    base = project(flow("return 'ab'.encode('shout')"), init="from .codec import setup\n\nsetup()\n", codec=codec)
+    add(C("codec-registered-by-a-function-the-package-init-calls", k, base, edit(base, "shop/codec.py", "s.upper()", "s.lower()")))
+    # equal: reads of the same state, and an unrelated third-party call, in a module that runs
+    base = project(flow("return o"), init="import codecs\n\nprint(codecs.lookup('utf-8').name)\n")
+    add(E("codec-looked-up-by-the-package-init", k, base, edit(base, "shop/__init__.py", "'utf-8'", "'latin-1'")))
+    base = project(flow("return o"), init="import os\n\nprint(os.environ.get('RATE'))\n")
+    add(E("environment-read-by-the-package-init", k, base, edit(base, "shop/__init__.py", "'RATE'", "'RATE2'")))
+    base = project(flow("return o"), init="from .codec import setup\n\nsetup()\n",
+                   codec="import json\n\n\ndef setup():\n    print(json.dumps({'a': 1}))\n")
+    add(E("function-the-package-init-calls-only-serialises", k, base, edit(base, "shop/codec.py", "'a'", "'b'")))
+    return pairs
+
+
+PAIRS = PAIRS + tuple(_process_state_pairs())

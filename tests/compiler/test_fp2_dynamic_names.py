@@ -124,9 +124,14 @@ def _pairs() -> list[ProjectPair]:
 
     # -------------------------------------------------- third-party process state: the top-level package
     k = "effects on third-party state"
+    # (was ``warnings.simplefilter``: the warning filters are process-wide state any library the
+    # flow calls reads when it warns, so since fp2-effects' C6 rule they count for every flow)
+    base = project(flow("return str(Decimal(1) / Decimal(7))", "from decimal import Decimal\n"),
+                   init="import random\n\nrandom.seed(3)\n")
+    add(E("state-of-a-package-the-flow-does-not-use", k, base, edit(base, "shop/__init__.py", "seed(3)", "seed(4)")))
     base = project(flow("return str(Decimal(1) / Decimal(7))", "from decimal import Decimal\n"),
                    init="import warnings\n\nwarnings.simplefilter('error')\n")
-    add(E("state-of-a-package-the-flow-does-not-use", k, base, edit(base, "shop/__init__.py", "'error'", "'ignore'")))
+    add(C("process-wide-state-the-flow-does-not-name", k, base, edit(base, "shop/__init__.py", "'error'", "'ignore'")))
     setup = "import decimal\n\n\ndef configure():\n    decimal.getcontext().prec = 3\n\n\nconfigure()\n"
     base = project(flow("return str(Decimal(1) / Decimal(7))", "from decimal import Decimal\nimport shop.setup\n"), setup=setup)
     add(C("state-set-by-a-first-party-function-called-at-import", k, base, edit(base, "shop/setup.py", "= 3", "= 4")))
