@@ -1566,7 +1566,7 @@ def _breaker3_pairs() -> list[ProjectPair]:
     h = "RATE = 1\n\n\ndef helper(x):\n    return x + RATE\n"
     for name, patch, finding in [
         ("store-through-sys-modules-get", "import sys\n\nimport shop.h\n\nsys.modules.get('shop.h').RATE = 5\n", "D5"),
-        ("store-through-an-alias-of-vars", "from shop import h\n\nns = vars(h)\nns['RATE'] = 5\n", "D5"),
+        ("store-through-an-alias-of-vars", "from shop import h\n\nns = vars(h)\nns['RATE'] = 5\n", None),  # fp2-effects: h handed to vars() touches it
         ("store-through-an-alias-of-sys-modules", "import sys\n\nimport shop.h\n\nmods = sys.modules\nmods['shop.h'].RATE = 5\n", "D5"),
         ("store-through-sys-modules-of-a-functions-module",
          "import sys\n\nfrom shop.h import helper\n\nsys.modules[helper.__module__].RATE = 5\n", "D5"),
