@@ -21,6 +21,12 @@ A workflow that reaches another workflow (calls it, passes it to ``DBOS.start_wo
 history; the parent records the child's id and result. So any flow reached from a flow is
 referenced by its flow id and header, never its body: editing the child versions the child only.
 
+A custom serializer (``DBOSConfig["serializer"]``: a subclass of ``dbos.Serializer``) decodes every
+recorded step output and workflow input that recovery serves, so, like Temporal's data converters
+(``engine_hooks``), every first-party subclass of it is in the closure of every workflow of the
+project. It is handed over in the configuration dict, not as a keyword, so only the base class
+finds it.
+
 ``DBOS`` itself is an opaque engine object (``engine_config``): ``DBOS(fastapi=app)``,
 ``DBOS.launch()`` and the ``if __name__ == "__main__":`` block that runs the server configure and
 start the engine; they are not part of any workflow's behaviour.
@@ -28,7 +34,7 @@ start the engine; they are not part of any workflow's behaviour.
 
 from __future__ import annotations
 
-from .base import FlowIdArgument, NameOnlyArg, Profile
+from .base import EngineHooks, FlowIdArgument, NameOnlyArg, Profile
 
 __all__ = ["PROFILE"]
 
@@ -56,5 +62,8 @@ PROFILE = Profile(
     # flow id); the other arguments are behaviour and feed the code hash
     flow_id_argument=FlowIdArgument(positional=False, keywords=("name",)),
     opaque=("dbos.DBOS",),
+    # a serializer decodes what recovery serves from the system database (``engine_hooks``)
+    engine_hooks=EngineHooks(package="dbos", base_suffixes=("Serializer",), keywords=("serializer",),
+                             callee_suffixes=("Serializer",), registered=()),
     summary="@DBOS.workflow(); @DBOS.step()/@DBOS.transaction() steps; workflows reached are children",
 )

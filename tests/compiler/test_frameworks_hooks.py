@@ -236,6 +236,29 @@ def test_first_party_code_that_is_no_hook_changes_nothing(tmp_path: Path, files:
     assert not _moves(tmp_path, files, _edit(files, name, old, old.replace("1", "2")))
 
 
+def test_a_dbos_serializer_is_in_every_workflow(tmp_path: Path) -> None:
+    """DBOS's equivalent of a data converter: a ``dbos.Serializer`` subclass decodes what recovery
+    serves; it is handed over in the config dict, so its base class finds it."""
+    files = {
+        "shop/flows.py": "from dbos import DBOS\n\n\n@DBOS.workflow()\ndef w(o):\n    return o\n",
+        "shop/ser.py": "import json\n\nfrom dbos import Serializer\n\n\nclass Mine(Serializer):\n    def serialize(self, data):\n"
+                       "        return json.dumps(data)\n\n    def deserialize(self, text):\n        return json.loads(text)\n",
+        "shop/main.py": "from dbos import DBOS\n\nfrom shop.ser import Mine\n\nDBOS(config={'name': 'x', 'serializer': Mine()})\n",
+        "shop/other.py": "import json\n\n\nclass Plain:\n    def deserialize(self, text):\n        return json.loads(text)\n",
+    }
+
+    def code_hash(root: Path, given: dict[str, str]) -> str:
+        _write(root, given)
+        result = fingerprint_project([root], LoomConfig(root=root, packages=("shop",), framework="dbos"))
+        assert not result.errors, [str(e) for e in result.errors]
+        (fp,) = result.flows
+        return fp.code_hash
+
+    base = code_hash(tmp_path / "a", files)
+    assert code_hash(tmp_path / "b", _edit(files, "shop/ser.py", "return json.loads(text)", "return text")) != base
+    assert code_hash(tmp_path / "c", _edit(files, "shop/other.py", "return json.loads(text)", "return text")) == base
+
+
 def test_hooks_only_under_the_temporal_profile(tmp_path: Path) -> None:
     after = _edit(BY_BASE, "shop/interceptor.py", "return await super().execute_workflow(input)", "return None")
     assert not _moves(tmp_path, BY_BASE, after, framework="loom")  # no profile: the interceptor is no flow code
@@ -319,3 +342,14 @@ def test_the_profile_knows_every_hook_argument_of_the_real_api() -> None:
                                                        "temporalio.plugin", "temporalio.worker.workflow_sandbox")
                       if getattr(__import__(m, fromlist=["x"]), cls.__name__, None) is cls)
         assert hooks.is_base(public), public
+
+
+def test_the_dbos_serializer_hook_is_the_real_api() -> None:
+    if importlib.util.find_spec("dbos") is None:
+        pytest.skip("dbos is not installed (pip install -r .ci/engines.txt)")
+    import dbos
+
+    hooks = PROFILES["dbos"].engine_hooks
+    assert hooks is not None and hooks.is_base(f"dbos.{dbos.Serializer.__name__}")
+    assert "serializer" in dbos.DBOSConfig.__annotations__  # handed over in the config dict
+    assert issubclass(dbos.DBOSPortableJSONSerializer, dbos.Serializer)
