@@ -583,7 +583,9 @@ class ClosureGraph:
         s = index.summary
         if part:
             units = self._partial_units(index, name, part)
-            return self._units_node(key, "constant", index, name, units)
+            kinds = {u.kind for u in units} if part == "defined" else set()
+            return self._units_node(key, "function" if "function" in kinds else "class" if "class" in kinds else "constant",
+                                    index, name, units)
         if name in index.flows:  # the flow function itself, reached from its own closure
             return self._flow_node(key, index, index.flows[name])
         units = self.binders(index, name)
@@ -600,6 +602,9 @@ class ClosureGraph:
         if part == "bindings":  # a flow's name: every statement about it but the flow's own
             own = index.flows[name].unit
             return [u for u in self.binders(index, name) if u.index != own]
+        if part == "defined":  # an engine hook: the statements that bind it, not those that only may change it
+            return [u for u in self.binders(index, name) if name in u.names or name in u.global_writes
+                    or u.stars or "module-write" in u.dynamic]
         return [u for u in index.direct.get(name, ()) if name not in u.names]  # "effects"
 
     def _units_node(self, key: str, kind: MemberKind, index: _ModuleIndex, name: str | None, units: list[Unit]) -> _Node:

@@ -269,8 +269,9 @@ def test_hook_members_say_why(tmp_path: Path) -> None:
     result = fingerprint_project([tmp_path], LoomConfig(root=tmp_path, packages=("shop",), framework="temporal"))
     (fp,) = result.flows
     reasons = {m.qualname: m.reason for m in fp.closure}
+    # a hook is the statements that define it (``#defined``), and what they reach
     for hook in ("shop.interceptor.SentryInterceptor", "shop.interceptor._Inbound", "shop.codec.EncryptionCodec"):
-        assert reasons[hook].startswith("engine hook"), (hook, reasons[hook])
+        assert reasons[hook + "#defined"].startswith("engine hook"), (hook, reasons)
     assert "shop.report.note" in reasons  # reached by a hook's code
 
 
@@ -353,3 +354,18 @@ def test_the_dbos_serializer_hook_is_the_real_api() -> None:
     assert hooks is not None and hooks.is_base(f"dbos.{dbos.Serializer.__name__}")
     assert "serializer" in dbos.DBOSConfig.__annotations__  # handed over in the config dict
     assert issubclass(dbos.DBOSPortableJSONSerializer, dbos.Serializer)
+
+
+def test_a_hook_defined_in_the_worker_script_brings_only_its_definition(tmp_path: Path) -> None:
+    """A codec class the worker script itself defines and its ``main()`` hands over: the class is a
+    hook (``#defined``: the statements that define it); the ``if __name__`` block that, by fp/2's
+    call rule, may change it (it runs ``main()``, which hands the class to a call) is not."""
+    worker = (CODEC + "\n\n" + WORKER.replace("from temporalio.client import Client\n", "import asyncio\n\nfrom temporalio.client import Client\n")
+              .replace("from shop.flows import W\n", "from shop.other import V\n").replace("workflows=[W]", "workflows=[V]")
+              .replace('Client.connect("localhost:7233")', 'Client.connect("localhost:7233", data_converter=EncryptionCodec())')
+              .replace("async def main():\n", "async def main():\n    x = 1\n")
+              + '\n\nif __name__ == "__main__":\n    asyncio.run(main())\n')
+    files = {"shop/other.py": FLOWS.replace("class W", "class V"), "shop/worker.py": worker}
+    assert not _moves(tmp_path / "main", files, _edit(files, "shop/worker.py", "x = 1", "x = 2"))
+    assert _moves(tmp_path / "codec", files, _edit(files, "shop/worker.py", "return list(payloads)\n\n    async def decode",
+                                                   "return list(reversed(payloads))\n\n    async def decode"))
