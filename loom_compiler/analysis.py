@@ -1126,9 +1126,10 @@ class _Analyser:
             if self.rules is not None:
                 # the framework replays these on the flow's state (Temporal's signal/update/query handlers)
                 members |= self.rules.handler_members(cls)
-            if cls.decorators or cls.bases or cls.keywords:
+            if cls.decorators or cls.bases or cls.keywords or "__annotations__" in self.layout.source(cls)[0]:
                 # a decorated class (``@dataclass``) or a model of a base (pydantic, NamedTuple,
-                # TypedDict) may generate code from its field annotations
+                # TypedDict) may generate code from its field annotations, and code of its own
+                # may read them (``for key in type(self).__annotations__``, ``scopes.for_loop``)
                 members |= {n for s in cls.body.body if isinstance(s, cst.SimpleStatementLine)
                             for small in s.body if isinstance(small, cst.AnnAssign) for n in _names_of(small.target)}
             extra, dynamic = self._class_body_effects(cls)

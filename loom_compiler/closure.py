@@ -807,12 +807,18 @@ class ClosureGraph:
                         levels.add("read")  # computed, a module, served by ``__getattr__``: unknown
                         continue
                     for u in self.binders(index, name):
+                        if u.kind == "import":
+                            continue  # what it imports is among ``keys`` already
+                        if name not in u.names and name not in u.global_writes:
+                            if "module-write" in u.dynamic:
+                                levels.add("read")  # ``globals()[k] = v``: it may bind the base to anything
+                            # else a statement that changes the class (``Base.x = 1``): hashed with
+                            # it, no other base (a function installed so as a method is a limit)
+                            continue
                         names.update(u.self_members)
                         levels.add(u.self_dynamic)
                         if u.kind == "class":
                             more = u.bases
-                        elif u.kind == "import":
-                            continue  # what it imports is among ``keys`` already
                         else:
                             # an alias or a factory (``Base = A``, ``Base = make_base()``): any
                             # class it names may be the base

@@ -155,6 +155,7 @@ _USE_SPECIAL = frozenset(
         cst.Name, cst.Attribute, cst.FunctionDef, cst.Lambda, cst.ClassDef, *_COMPREHENSIONS, cst.Arg,
         cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal, cst.MatchKeywordElement, cst.ConcatenatedString,
         cst.Call, cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Del, cst.Subscript, cst.SimpleString, cst.Expr,
+        cst.For,
     }
 )
 #: builtins whose first argument may be ``self`` without it escaping
@@ -461,6 +462,9 @@ class _UseWalker:
         self.collectors: list[set[str]] = []  # every global root used is added to each
         self.self_safe: set[int] = set()  # ids of Name nodes where ``self`` does not escape
         self.globals_read: set[int] = set()  # ids of ``globals()`` calls only read from
+        #: loop variables that hold an annotated name of the instance's class inside their loop's
+        #: body (``for key in type(self).__annotations__``): name -> the instance's name
+        self.annotation_keys: dict[str, str] = {}
         self.globals_written: set[int] = set()
 
     # -- scopes ---------------------------------------------------------------------------------
@@ -520,6 +524,9 @@ class _UseWalker:
             return
         if kind is cst.Subscript:
             self.subscript(node, scope)  # type: ignore[arg-type]
+            return
+        if kind is cst.For:
+            self.for_loop(node, scope)  # type: ignore[arg-type]
             return
         if kind in (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Del):
             self.store(node, scope)
@@ -653,6 +660,32 @@ class _UseWalker:
         for child in child_nodes(node):
             self.walk(child, scope)
 
+    def for_loop(self, node: cst.For, scope: _Scope) -> None:
+        """A loop over the instance's field annotations (``for key, kind in type(self).__annotations__
+        .items()``, a base-driven model's ``__init__``): inside its body, ``key`` is an annotated name
+        of the instance's class, so ``getattr(self, key)``/``setattr(self, key, v)`` reach those fields
+        (the member ``__annotations__``: ``analysis`` makes the annotated names members), not any
+        member. Not when the body binds ``key`` again."""
+        key = _annotation_key(node, lambda name: self.self_of(name, scope))
+        if key is not None:
+            binder = _Binder(self.resolve_from)
+            binder.walk(node.body)
+            if key[0] in binder.bound:
+                key = None
+        for child in child_nodes(node):
+            if child is node.body and key is not None:
+                saved = self.annotation_keys.get(key[0])
+                self.annotation_keys[key[0]] = key[1]
+                try:
+                    self.walk(child, scope)
+                finally:
+                    if saved is None:
+                        del self.annotation_keys[key[0]]
+                    else:
+                        self.annotation_keys[key[0]] = saved
+            else:
+                self.walk(child, scope)
+
     def call(self, node: cst.Call, scope: _Scope) -> None:
         func = node.func
         name = nfkc(func.value) if isinstance(func, cst.Name) else None
@@ -671,6 +704,19 @@ class _UseWalker:
                     if _through_sys_modules(obj, itself=True):
                         self.refs.dynamic |= {"module", "module-write"}
                 return
+            instance = _instance_of(obj, lambda n: self.self_of(n, scope))
+            key = args[1].value
+            if instance is not None and isinstance(key, cst.Name) and self.annotation_keys.get(nfkc(key.value)) == instance \
+                    and self.is_local(nfkc(key.value), scope):
+                # an annotated name of the instance's class (``for_loop``): those fields, not any member
+                self.refs.members.add("__annotations__")
+                if isinstance(obj, cst.Name):
+                    self.self_safe.add(id(obj))
+                self.in_call(func, scope, callee=func, rest=[a.value for a in args])
+                return
+            if instance is not None and not isinstance(obj, cst.Name):
+                # ``getattr(type(self), name)``: the class of the instance, by a computed name
+                self.refs.dynamic.add("class-write" if name in ("setattr", "delattr") else "class")
             if name in ("setattr", "delattr"):
                 self.store_into(obj, scope)
                 if _through_sys_modules(obj, itself=True):
@@ -988,6 +1034,37 @@ class _UseWalker:
             return  # referenced by name for the engine (``execute_activity(fn)``): the call changes nothing of it
         for collector in self.collectors:
             collector.add(root)
+
+
+def _instance_of(obj: cst.BaseExpression, is_self: Callable[[str], bool]) -> str | None:
+    """The name of the instance a method runs on when ``obj`` is it or ``type(<it>)``, else None."""
+    if _is_call_to(obj, "type") and len(obj.args) == 1 and obj.args[0].keyword is None:  # type: ignore[attr-defined]
+        obj = obj.args[0].value  # type: ignore[attr-defined]
+    if isinstance(obj, cst.Name) and is_self(nfkc(obj.value)):
+        return nfkc(obj.value)
+    return None
+
+
+def _annotation_key(node: cst.For, is_self: Callable[[str], bool]) -> tuple[str, str] | None:
+    """(loop variable, instance name) for ``for key in <inst>.__annotations__`` (also ``.keys()``,
+    and ``for key, kind in <inst>.__annotations__.items()``), ``<inst>`` the instance a method runs
+    on or ``type(<it>)``; None for any other loop."""
+    it = node.iter
+    method = None
+    if isinstance(it, cst.Call) and not it.args and isinstance(it.func, cst.Attribute):
+        method, it = it.func.attr.value, it.func.value
+    if not (isinstance(it, cst.Attribute) and it.attr.value == "__annotations__") or method not in (None, "keys", "items"):
+        return None
+    instance = _instance_of(it.value, is_self)
+    target = node.target
+    if method == "items":
+        if not (isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2
+                and isinstance(target.elements[0], cst.Element)):
+            return None
+        target = target.elements[0].value
+    if instance is None or not isinstance(target, cst.Name):
+        return None
+    return nfkc(target.value), instance
 
 
 def _argument(args: Sequence[cst.Arg], position: int, keyword: str | None) -> cst.BaseExpression | None:

@@ -1138,6 +1138,29 @@ def _fp2_core_pairs() -> list[ProjectPair]:
     ]:
         base = project(method_flow(unrelated, "return o", head=head, bases=bases))
         add(E(name, "method flows: third-party base", base, edit(base, "shop/flows.py", "return 1", "return 2")))
+    # computed reads of the instance's class: ``getattr(type(self), name)`` reaches any member
+    k = "method flows: virtual dispatch"
+    base = project(method_flow("    HOOK = 1\n", "return getattr(type(self), 'HO' + o)"))
+    add(C("computed-getattr-of-type-self", k, base, edit(base, "shop/flows.py", "HOOK = 1", "HOOK = 2")))
+    reader = "\n\nclass Base:\n    def read(self, name):\n        return getattr(type(self), name)\n"
+    base = project(method_flow("    HOOK = 1\n", "return self.read('HO' + o)", head=reader, bases="(Base)"))
+    add(C("base-computed-getattr-of-type-self", k, base, edit(base, "shop/flows.py", "HOOK = 1", "HOOK = 2")))
+    # a loop over the instance's annotations reaches the annotated fields (and nothing else)
+    fields = "    a: int = 1\n    b: int = 2\n\n    def unrelated(self):\n        return 1\n"
+    loop = "total = 0\nfor key in type(self).__annotations__:\n    total += getattr(self, key)\nreturn total"
+    base = project(method_flow(fields, loop))
+    add(C("annotation-loop-reaches-an-annotated-field", k, base, edit(base, "shop/flows.py", "b: int = 2", "b: int = 3")))
+    add(E("annotation-loop-and-a-plain-method-edited", k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
+    items = "for key, kind in self.__annotations__.items():\n    setattr(self, key, kind(0))\nreturn self.a"
+    base = project(method_flow(fields, items))
+    add(E("annotation-items-loop-writes-and-a-plain-method-edited", k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
+    # look-alikes that must still widen: the key rebound in the body, another class's annotations
+    rebound = "for key in type(self).__annotations__:\n    key = 'unrel' + key[:0] + 'ated'\n    return getattr(self, key)()"
+    base = project(method_flow(fields, rebound))
+    add(C("annotation-loop-key-rebound-in-the-body", k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
+    other = "\n\nclass Other:\n    unrelated: int = 0\n"
+    base = project(method_flow(fields, "for key in Other.__annotations__:\n    return getattr(self, key)()", head=other))
+    add(C("loop-over-another-class-annotations", k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
     # C2: a third-party or builtin base's methods call the flow class's members, whatever they are named
     k = "method flows: third-party base"
     base = project(method_flow("    def default(self, o):\n        return 1\n", "return self.encode(object())",
