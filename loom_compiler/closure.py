@@ -137,6 +137,17 @@ Decimal`` next to ``decimal.getcontext().prec = 3`` in one module is covered too
 configuration (``DBOS(config=...)``) is exempt under a profile (``frameworks.engine_config``: such
 statements are attached to nothing, so they are never abroad).
 
+Namespace views (``scopes``, breaker2's C13/C17). A statement that stores through a view into
+another module (``sys.modules["shop.svc"].go = f``, ``sys.modules["shop.svc"] = m``,
+``__builtins__["len"] = f``: ``>`` references) is a statement abroad changing what it names
+(``_view_stores``); an attribute the module does not bind counts as all of that module, and a
+statement that changes a module as a whole (the entry replaced, ``setattr(svc, name, f)``,
+``patch(svc)`` at import time) is relevant to a flow reaching any member of that module (widening:
+it may change any of them). ``f.__globals__`` (and ``inspect.getmodule(f)``) is the namespace of
+the module that defines ``f`` (``namespace_keys``): certain for a plain ``def``/``class`` named by
+the chain; for a decorated one, a value, or an attribute a base may define (``Order.__init__``),
+every first-party module (the object may be code of any of them).
+
 Not followed (documented limits): a module nothing that runs for the flow imports (loaded by name
 from configuration); a computed module name handed to code that is not recognisably an importer
 (a third-party function importing it deep inside).
@@ -396,6 +407,9 @@ class ClosureGraph:
         if (module, chain) in seen:
             return []  # a re-export cycle: the name is never defined
         seen = seen | {(module, chain)}
+        if ".__globals__" in chain:
+            head, _, rest = chain.partition(".__globals__")
+            return self.namespace_keys(head, self.resolve_chain(where, head, seen), rest[1:])
         root, _, rest = chain.partition(".")
         tail = "." + rest if rest else ""
         units = self.binders(where, root)
@@ -428,6 +442,51 @@ class ClosureGraph:
                 keys += self._star_keys(u, root, chain, seen)
         return keys
 
+    def namespace_keys(self, head: str, keys: list[str], rest: str) -> list[str]:
+        """What ``<head>.__globals__`` (``scopes`` spells ``inspect.getmodule(f)`` so too) reaches,
+        ``rest`` read in it (``helper.__globals__["K"]``: ``K``; nothing: the whole namespace):
+        the namespace of the module whose code the object is (breaker2's C17). Certain for a
+        module-level ``def`` or ``class`` without decorators (and a flow, whose decorator returns
+        it), named by the chain itself: its module. Anything else may be code of any module (a
+        decorator's wrapper, a method a base defines, a value built elsewhere): every first-party
+        module. A third-party object leads to no first-party namespace."""
+        out: list[str] = []
+        for key in keys:
+            module = self._defining_module(key, head)
+            if module is None:
+                out += self.computed_keys("")
+                continue
+            index = self.index(module) if module else None
+            if index is None:
+                continue
+            found = self.resolve_chain(index, rest) if rest else []
+            out += found or ["module:" + module]
+        return list(dict.fromkeys(out))
+
+    def _defining_module(self, key: str, head: str) -> str | None:
+        """The module whose namespace the object ``head`` (resolved to ``key``) runs in, "" when it
+        is no first-party code, None when it cannot be told (see ``namespace_keys``): an attribute
+        of what ``key`` names (``Order.__init__``) may be defined by a base elsewhere."""
+        if key.startswith("import:"):
+            target = key[len("import:"):]
+            return None if self.first_party(target.split(".")[0]) else ""
+        if key.startswith("module:"):
+            return key[len("module:"):]  # ``inspect.getmodule(module)`` is the module itself
+        if key.startswith(("member:", "child:")):
+            return key.partition(":")[2].partition("|")[0]  # defined in the class body of its module
+        if key.startswith(("hook:", "ref:", "abroad:")) or "#" in key:
+            return None
+        module, _, name = key.rpartition(".")
+        index = self.index(module)
+        if index is None or (name != head.rsplit(".", 1)[-1] and "." in head):
+            return None
+        if name in index.flows:
+            return module
+        units = self.binders(index, name)
+        if units and all(u.kind in ("function", "class") and name in u.names and not _decorated(u) for u in units):
+            return module
+        return None
+
     def _star_keys(self, unit: Unit, root: str, chain: str, seen: frozenset[tuple[str, str]]) -> list[str]:
         keys: list[str] = []
         for target in unit.stars:
@@ -445,6 +504,9 @@ class ClosureGraph:
         return keys
 
     def resolve_target(self, target: str, seen: frozenset[tuple[str, str]] = frozenset()) -> list[str]:
+        if ".__globals__" in target:
+            head, _, rest = target.partition(".__globals__")
+            return self.namespace_keys(head, self.resolve_target(head, seen), rest[1:])
         parts = target.split(".")
         # ``from a import b`` (and ``import a.b as c``) is the attribute ``b`` of package ``a``, the
         # submodule only when ``a`` binds no ``b`` itself: ``from .pricing import pricing`` in
@@ -550,7 +612,7 @@ class ClosureGraph:
             # an alias (``ACT = charge``, ``NAME = "charge"``, C9): what history records is what the
             # alias names, so its statements are hashed and what they use is followed by name only
             # in turn (``charge`` is still the step, never its body)
-            refs = tuple(sorted({"^" + r.lstrip("^") for u in units for r in u.references if not r.startswith("!")}))
+            refs = tuple(sorted({"^" + r.lstrip("^") for u in units for r in u.references if r[0] not in "!>"}))
             return _Node(key, "step", module, "\n".join(_unit_canonical(u, qual) for u in units), s.path, units[0].line, "",
                          target=target, refs=refs)
         if len(units) == 1 and units[0].kind == "function" and units[0].header:
@@ -687,8 +749,10 @@ class ClosureGraph:
             where = self.index(node.module)
             assert where is not None
             for chain in node.refs:
-                if chain.startswith("!"):
-                    continue  # a module an import loads: followed by ``executed``, not a use
+                if chain[0] in "!>":
+                    # a module an import loads (followed by ``executed``), or what a statement
+                    # stores into through a view (``changed_abroad``): not a use
+                    continue
                 if chain[0] in "\"?'":
                     self._bind_dynamic(bindings, node, where, chain)
                     continue
@@ -971,14 +1035,15 @@ class ClosureGraph:
         with ``register`` from ``shop.reg``; ``cfg.LIMIT = 5`` with ``from shop import cfg``)."""
         if index.abroad is None:
             imported = {local for u in index.summary.units for local, _ in u.aliases}
-            index.abroad = [u for u in index.summary.units if imported & set(u.attached)]
+            index.abroad = [u for u in index.summary.units if imported & set(u.attached) or _stores_through_view(u)]
         return index.abroad
 
     def _has_abroad(self, summary: ModuleSummary) -> bool:
         found = self._abroad_any.get(summary.module)
         if found is None:
             imported = {local for u in summary.units for local, _ in u.aliases}
-            found = self._abroad_any[summary.module] = any(imported & set(u.attached) for u in summary.units)
+            found = self._abroad_any[summary.module] = any(imported & set(u.attached) or _stores_through_view(u)
+                                                           for u in summary.units)
         return found
 
     def changed_abroad(self, index: _ModuleIndex, unit: Unit) -> frozenset[str]:
@@ -994,6 +1059,7 @@ class ClosureGraph:
             # ``decimal.getcontext().prec``): what the name is bound to
             spelled = len(chains) if unit.kind not in ("function", "class") else 0
             chains += sorted(imported & set(unit.attached) - {c.split(".")[0] for c in chains})
+            keys |= self._view_stores(index, unit)
             for at, chain in enumerate(chains):
                 for key in self.resolve_chain(index, chain):
                     module, _, name = key.rpartition(".")
@@ -1143,6 +1209,40 @@ class ClosureGraph:
                 return f"{module}.{parts[i]}"
         return key
 
+    def _view_stores(self, index: _ModuleIndex, unit: Unit) -> set[str]:
+        """Keys of what a statement stores into through a namespace view (``scopes``' ``>``
+        references, breaker2's C13): ``sys.modules["shop.svc"].go = f`` changes ``shop.svc.go``,
+        ``sys.modules["shop.svc"] = m`` the module ``shop.svc`` (all of it), ``__builtins__["len"]
+        = f`` the builtin ``len``; an attribute the module does not bind is one more name of
+        all of it (it creates a global its code may read); ``sys.modules[__name__] = obj`` its
+        own module; a computed entry every first-party module it may name."""
+        keys: set[str] = set()
+        for ref in unit.references:
+            if ref[0] != ">":
+                continue
+            target = ref[1:]
+            if target == ".":
+                keys.add("module:" + index.summary.module)
+            elif target.startswith("?"):
+                keys.update(self.computed_keys(target[1:]))
+            else:
+                for key in self.resolve_target(target):
+                    keys.add(key)
+                    if key.startswith("import:"):
+                        owner = target.rpartition(".")[0]
+                        if owner and self.first_party(owner) and self.index(owner) is not None:
+                            keys.add("module:" + owner)
+        return keys
+
+    def _third_party_of(self, index: _ModuleIndex, names: Iterable[str]) -> set[str]:
+        """Package keys of the third-party modules that names of a module stand for (bound by
+        imports of them): what a function changing those names changes."""
+        out = set()
+        for name in names:
+            for u in index.direct.get(name, ()):
+                out.update(_package_key("import:" + t) for local, t in u.aliases if local == name and not self.first_party(t))
+        return out
+
     def executed(self, seeds: frozenset[str]) -> list[str]:
         """First-party modules that run for a flow's code, from ``seeds`` (its module, the modules
         of what it reaches, the modules its lazy imports name): those and every module they import
@@ -1202,6 +1302,11 @@ class ClosureGraph:
         # anything of: a store through the module by a computed name (``setattr(h, k, v)``) counts
         whole = {k[len("module:"):] for k in have if k.startswith("module:")}
         touched = {n.module for n in code} | whole
+        # a statement that changes a module as a whole (``sys.modules["shop.svc"] = m``) changes every
+        # member of it (C13); an attribute no statement of a first-party module binds is of that
+        # module too (what replaces the module in ``sys.modules`` provides it)
+        have |= {"module:" + n.module for n in code if not n.key.startswith("abroad:")}
+        have |= {"module:" + m for key in reached if key.startswith("import:") and (m := self._owner(key[len("import:"):]))}
         bound = {key.rpartition(":")[0]: key for name, key in root.bindings or () if name == IMPORTED_EFFECTS}
         added: list[str] = []
         dropped: list[str] = []
@@ -1229,6 +1334,16 @@ class ClosureGraph:
             if old is not None:
                 dropped.append(old)  # its statements are a subset of the new set's
         return added, dropped
+
+    def _owner(self, target: str) -> str | None:
+        """The first-party module (in the tree) an import target that resolved to no member is an
+        attribute of (``shop.svc.go`` when ``shop.svc`` binds no ``go``)."""
+        parts = target.split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:i])
+            if self.first_party(module) and self.index(module) is not None:
+                return module
+        return None
 
     def _classes_of(self, reached: list[str]) -> set[str]:
         """The name-member keys of the classes whose members the reached code uses through
@@ -1402,6 +1517,21 @@ def _touches(changed: frozenset[str], have: set[str], whole: set[str], touched: 
         elif ":" not in key and "#" not in key and key.rpartition(".")[0] in whole:
             return True
     return False
+
+
+#: the canonical form of a ``def``/``class`` statement with decorators (after a ``__future__`` stamp line)
+_DECORATED = re.compile(r'(?:\(__future__ [^\n]*\)\n)?\((?:FunctionDef|ClassDef)(?: async=true)? name=\(Name "[^"]*"\) decorators=')
+
+
+def _decorated(unit: Unit) -> bool:
+    """Whether a ``def``/``class`` statement has decorators (what the name is bound to may then be
+    code of another module)."""
+    return _DECORATED.match(unit.canonical) is not None
+
+
+def _stores_through_view(unit: Unit) -> bool:
+    """Whether a statement stores into another module through a namespace view (``>`` references)."""
+    return any(r[0] == ">" for r in unit.references)
 
 
 def _package_key(key: str) -> str:

@@ -68,6 +68,26 @@
   from ``closure``'s third-party-state rule (temporal 349 -> 351, prefect 25 -> 26, dbos 12 ->
   12 of the helper edits, ``--profiles``).
 
+Namespace views (breaker2's C13, C17; ``_UseWalker.view``): an expression that reaches a module's
+names through an object leading to them is the chain it stands for. ``vars(svc)["Svc"]`` and
+``svc.__dict__["Svc"]`` are ``svc.Svc``; ``sys.modules["shop.svc"].go`` and
+``importlib.import_module("shop.svc").go`` are ``=shop.svc.go``; ``__builtins__["len"]`` is
+``=builtins.len``; ``f.__globals__["K"]`` and ``inspect.getmodule(f).K`` are ``f.__globals__.K``,
+which ``closure`` resolves to ``K`` of the module that defines ``f`` (``getattr(x, "n")`` of any of
+them too). A store through a view is a store into what it names: through the global root
+(``stores``, as ``svc.Svc.go = f`` would be) or, for an absolute target, ``><target>`` (``>shop.svc.go``,
+``>shop.svc`` for ``sys.modules["shop.svc"] = m``, ``>builtins.len``), which ``closure`` treats
+as a statement changing that module's objects (abroad), never as a use. Widening where the view
+cannot be resolved: a computed name in a view stores into all of what it names (``vars(svc)[k] =
+f``: ``svc``; ``sys.modules[k] = m``: ``>?<prefix>``, every first-party module it may name;
+``sys.modules[__name__] = obj``: ``>.``, the module itself); a method of a view called at import
+time (``vars(svc).update(go=f)``, ``__builtins__.update(...)``) may change any name of it; an
+absolute view given to a call made at import time may be changed by it; ``f.__globals__`` of a
+parameter, a local or ``self.m`` is ``?`` (the namespace of a module we cannot name: any).
+Rejected: keeping ``vars(m)`` as ``m`` used as a value (sound for reads, but a store through it
+was attached to ``vars`` and reached nothing) and resolving ``__globals__`` here (the module that
+defines an object is only known once its bindings are resolved).
+
 Local variable annotations (``xs: List[int] = [x]`` in a function body) are not walked: they never
 run, so they are not references (DESIGN §6); parameter and return annotations are.
 
@@ -466,6 +486,7 @@ class _UseWalker:
         #: body (``for key in type(self).__annotations__``): name -> the instance's name
         self.annotation_keys: dict[str, str] = {}
         self.globals_written: set[int] = set()
+        self.stored: set[int] = set()  # ids of store targets that write a module through a view
 
     # -- scopes ---------------------------------------------------------------------------------
     def function_scope(self, params: cst.Parameters, body: Iterable[cst.CSTNode], parent: _Scope, *, method: bool) -> None:
@@ -624,6 +645,8 @@ class _UseWalker:
         if chain is not None:
             self.use(chain.split(".", 1)[0], chain, scope, node)
             return
+        if self.through_view(node, scope):
+            return
         base = node
         while isinstance(base, cst.Attribute):
             base = base.value  # type: ignore[assignment]
@@ -639,6 +662,8 @@ class _UseWalker:
         self.walk(node.value, scope)
 
     def subscript(self, node: cst.Subscript, scope: _Scope) -> None:
+        if self.through_view(node, scope):
+            return
         value = node.value
         if _is_call_to(value, "globals") and not self.is_local("globals", scope):
             self.globals_read.add(id(value))
@@ -687,6 +712,8 @@ class _UseWalker:
                 self.walk(child, scope)
 
     def call(self, node: cst.Call, scope: _Scope) -> None:
+        if self.through_view(node, scope):
+            return
         func = node.func
         name = nfkc(func.value) if isinstance(func, cst.Name) else None
         builtin = name is not None and not self.is_local(name, scope)
@@ -695,6 +722,18 @@ class _UseWalker:
             text, exact = _pattern(args[1].value)
             literal = text if exact else None  # ``getattr(shop, "pri" + "cing")`` is ``shop.pricing``
             obj = args[0].value
+            spelled: list[tuple[str, cst.CSTNode]] = []
+            seen = self.view(obj, scope, spelled) if dotted_chain(obj) is None else None
+            if seen is not None and seen[2] and not seen[1]:
+                self.use_view_names(spelled, scope)
+                # ``setattr(sys.modules["shop.svc"], "go", f)``, ``getattr(vars(m)["C"], "x")``:
+                # the attribute of what the view names (a computed name: all of it)
+                chain = seen[0] + ("." + literal if isinstance(literal, str) and literal.isidentifier() else "")
+                if name in ("setattr", "delattr"):
+                    self.store_chain(chain, scope)
+                self.view_use(chain, scope, obj)
+                self.in_call(func, scope, callee=func, rest=[a.value for a in args[1:]])
+                return
             if isinstance(literal, str) and literal.isidentifier() and dotted_chain(obj) is not None:
                 # ``getattr(x, "name")`` is ``x.name``
                 chain = f"{dotted_chain(obj)}.{literal}"
@@ -905,6 +944,12 @@ class _UseWalker:
         target = func.func if isinstance(func, cst.Call) else func
         callee_chain = dotted_chain(target)
         now = self.deferred == 0
+        if now and isinstance(target, cst.Attribute):
+            # a method of a namespace view called at import time (``__builtins__.update(len=f)``,
+            # ``vars(svc).update(go=f)``): it may change any name of what the view names
+            seen = self.view(target.value, scope)
+            if seen is not None and seen[1] and seen[2]:
+                self.store_chain(seen[0], scope)
         if now:
             self.collectors.append(self.refs.call_mentions)
         try:
@@ -947,6 +992,8 @@ class _UseWalker:
         else:
             targets = [node.target]  # type: ignore[attr-defined]
         for target in targets:
+            if self.store_through_view(target, scope):
+                continue
             written = _globals_call(target)
             if written is not None:
                 self.globals_written.add(id(written))  # ``globals()["X"] = 1`` binds a name
@@ -964,6 +1011,154 @@ class _UseWalker:
             self.globals_written.add(id(node.value))  # ``g = globals()``: it escapes
         for child in child_nodes(node):
             self.walk(child, scope)
+
+    # -- namespace views (breaker2's C13, C17) ------------------------------------------------------
+    def view(self, node: cst.BaseExpression, scope: _Scope,
+             names: list[tuple[str, cst.CSTNode]] | None = None) -> tuple[str, bool, bool] | None:
+        """What an expression that may go through a *namespace view* names: ``(chain, namespace,
+        through)``. ``chain`` is a global chain (``svc.Svc``) or an absolute target
+        (``=shop.svc.go``); ``namespace``: the value is a namespace dict, whose *subscripts* are
+        names (``vars(m)``, ``m.__dict__``, ``f.__globals__``, ``__builtins__``); ``through``: a
+        view was gone through, so the chain is not spelled as written. None: not a view.
+
+        The views: ``vars(x)`` and ``x.__dict__`` (the namespace of ``x``), ``sys.modules["a.b"]``
+        and ``importlib.import_module("a.b")`` (the module ``a.b``), ``__builtins__`` (the
+        builtins namespace; the module itself in ``__main__``, so its attributes count too),
+        ``f.__globals__`` and ``inspect.getmodule(f)`` (the namespace of the module that defines
+        ``f``: the chain keeps ``.__globals__``, which ``closure`` resolves), ``getattr(x, "n")``
+        of any of them. A namespace subscripted by a literal identifier is that attribute
+        (``vars(svc)["Svc"]`` is ``svc.Svc``)."""
+        kind = type(node)
+        if names is None:
+            names = []
+        if kind is cst.Name:
+            name = nfkc(node.value)  # type: ignore[attr-defined]
+            if name == "__builtins__" and self.is_global(name, scope):
+                return "=builtins", True, True
+            return name, False, False
+        if kind is cst.Attribute:
+            inner = self.view(node.value, scope, names)  # type: ignore[attr-defined]
+            if inner is None:
+                return None
+            return _view_attribute(inner, nfkc(node.attr.value))  # type: ignore[attr-defined]
+        if kind is cst.Subscript:
+            index = node.slice[0].slice if len(node.slice) == 1 else None  # type: ignore[attr-defined]
+            if not isinstance(index, cst.Index):
+                return None
+            key, exact = _pattern(index.value)
+            value = node.value  # type: ignore[attr-defined]
+            if (spelled := dotted_chain(value)) is not None and "sys.modules" in self.qualified(value, scope):
+                names.append((spelled, value))
+                return ("=" + nfkc(key), False, True) if exact and _DOTTED.fullmatch(key) and ":" not in key else None
+            inner = self.view(value, scope, names)
+            if inner is None or not inner[1] or not exact or not key.isidentifier():
+                return None
+            return f"{inner[0]}.{nfkc(key)}", False, True
+        if kind is cst.Call:
+            func, args = node.func, node.args  # type: ignore[attr-defined]
+            if any(a.star or a.keyword is not None for a in args) or not args:
+                return None
+            if isinstance(func, cst.Name) and not self.is_local(nfkc(func.value), scope):
+                if func.value == "vars" and len(args) == 1:
+                    inner = self.view(args[0].value, scope, names)
+                    names.append(("vars", func))
+                    return (inner[0], True, True) if inner is not None and not inner[1] else None
+                if func.value == "getattr" and len(args) == 2:
+                    text, exact = _pattern(args[1].value)
+                    inner = self.view(args[0].value, scope, names)
+                    names.append(("getattr", func))
+                    if inner is None or not exact or not text.isidentifier():
+                        return None
+                    return _view_attribute(inner, nfkc(text))
+            qualified = self.qualified(func, scope)
+            if "inspect.getmodule" in qualified and len(args) == 1:
+                inner = self.view(args[0].value, scope, names)
+                names.append((dotted_chain(func) or "", func))
+                if inner is None or inner[1]:
+                    return None
+                return inner[0] + ".__globals__", False, True  # a module object: its attributes are names
+            if "importlib.import_module" in qualified and len(args) == 1:
+                text, exact = _pattern(args[0].value)
+                names.append((dotted_chain(func) or "", func))
+                return ("=" + nfkc(text), False, True) if exact and _DOTTED.fullmatch(text) and ":" not in text else None
+        return None
+
+    def through_view(self, node: cst.BaseExpression, scope: _Scope) -> bool:
+        """Use what ``node`` names when it goes through a namespace view (``view``); False when it
+        does not (the caller walks it as usual)."""
+        names: list[tuple[str, cst.CSTNode]] = []
+        seen = self.view(node, scope, names)
+        if seen is None or not seen[2]:
+            return False
+        self.use_view_names(names, scope)
+        if id(node) not in self.stored:
+            self.view_use(seen[0], scope, node)
+        return True
+
+    def use_view_names(self, names: list[tuple[str, cst.CSTNode]], scope: _Scope) -> None:
+        """The callables and names a view is spelled with (``vars``, ``inspect.getmodule``,
+        ``sys.modules``) are uses like any other: a module-level ``vars`` or a patched builtin
+        is part of what the code means."""
+        for chain, node in names:
+            if chain:
+                self.use(chain.split(".", 1)[0], chain, scope, node)
+
+    def view_use(self, chain: str, scope: _Scope, node: cst.CSTNode) -> None:
+        if chain.startswith("="):
+            self.refs.globals.add(chain)  # ``closure`` resolves the target (a module: all of it)
+            if self.collectors and self.deferred == 0:
+                self.refs.globals.add(">" + chain[1:])  # given to a call made at import time: it may change it
+            return
+        root = chain.split(".", 1)[0]
+        self.use(root, chain, scope, node)
+
+    def store_through_view(self, target: cst.BaseExpression, scope: _Scope) -> bool:
+        """A store whose target goes through a namespace view: ``vars(svc)["Svc"].go = f`` stores
+        through ``svc`` (the chain ``svc.Svc.go``), ``sys.modules["shop.svc"].go = f`` and
+        ``sys.modules["shop.svc"] = m`` into the module ``shop.svc`` (``>shop.svc.go``,
+        ``>shop.svc``), ``__builtins__["len"] = f`` into ``builtins.len``. A computed name in a
+        view (``vars(svc)[k] = f``) stores into all of what the view names;
+        ``sys.modules[__name__] = obj`` replaces the module itself (``>.``), ``sys.modules[k] =
+        m`` any module (``>?<prefix>``). False: no view (the caller's rules apply)."""
+        names: list[tuple[str, cst.CSTNode]] = []
+        seen = self.view(target, scope, names)
+        if seen is not None and seen[2] and seen[0].startswith("="):
+            self.stored.add(id(target))  # the module attribute or entry it replaces is written, not read
+        if seen is None or not seen[2]:
+            seen = None
+            container = target.value if isinstance(target, (cst.Attribute, cst.Subscript)) else None
+            names.clear()
+            if container is not None:
+                inner = self.view(container, scope, names)
+                if inner is not None and inner[2]:
+                    seen = inner
+            if seen is None and isinstance(target, cst.Subscript) and len(target.slice) == 1 \
+                    and isinstance(target.slice[0].slice, cst.Index) and dotted_chain(target.value) is not None \
+                    and "sys.modules" in self.qualified(target.value, scope):
+                key = target.slice[0].slice.value
+                if isinstance(key, cst.Name) and key.value == "__name__" and self.is_global("__name__", scope):
+                    entry = "."  # its own module, replaced
+                else:
+                    entry = "?" + _pattern(key)[0]
+                if self.deferred == 0:
+                    self.refs.globals.add(">" + entry)
+                self.store_into_target(target, scope)
+                return True
+        if seen is None:
+            return False
+        self.store_chain(seen[0], scope)
+        self.use_view_names(names, scope)
+        return True
+
+    def store_chain(self, chain: str, scope: _Scope) -> None:
+        """Record a store into what a view chain names."""
+        if chain.startswith("="):
+            if self.deferred == 0:  # import time; a function that stores so is its callers' effect
+                self.refs.globals.add(">" + chain[1:])
+            return
+        root = chain.split(".", 1)[0]
+        if self.is_global(root, scope):
+            (self.refs.stores if self.deferred == 0 else self.refs.mutates).add(root)
 
     def store_into_target(self, target: cst.BaseExpression, scope: _Scope) -> None:
         for base in _store_base(target):
@@ -1016,6 +1211,10 @@ class _UseWalker:
         binder = self.resolve(root, scope)
         mark = "^" if self.by_name and id(node) in self.by_name else ""
         if binder is not None:
+            if ".__globals__" in chain and not binder.imports.get(root):
+                # ``f.__globals__`` of a parameter, a local, ``self.m``: the namespace of the module
+                # of a function we cannot name; any first-party module (C17)
+                self.refs.globals.add("?")
             for target in binder.imports.get(root, ()):
                 # a lazy import: a binding to its target, with the attribute tail used
                 self.refs.globals.add(mark + "=" + target + chain[len(root):])
@@ -1065,6 +1264,18 @@ def _annotation_key(node: cst.For, is_self: Callable[[str], bool]) -> tuple[str,
     if instance is None or not isinstance(target, cst.Name):
         return None
     return nfkc(target.value), instance
+
+
+def _view_attribute(inner: tuple[str, bool, bool], attr: str) -> tuple[str, bool, bool] | None:
+    """The attribute ``attr`` of what a view names (``UseWalker.view``)."""
+    chain, namespace, through = inner
+    if namespace and chain != "=builtins":
+        return None  # a method of the namespace dict (``vars(m).update``): no name of it
+    if attr == "__dict__":
+        return chain, True, True
+    if attr == "__globals__":
+        return chain + ".__globals__", True, True
+    return f"{chain}.{attr}", False, through
 
 
 def _argument(args: Sequence[cst.Arg], position: int, keyword: str | None) -> cst.BaseExpression | None:

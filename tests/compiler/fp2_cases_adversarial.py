@@ -218,7 +218,8 @@ def _pairs() -> list[ProjectPair]:
     k = "module lookup: no source"
     base = project(flow("from shop.alias import f\nreturn f(o)", "import shop.setup\n"),
                    setup="import sys\n\nfrom shop import real\n\nsys.modules['shop.alias'] = real\n", real="def f(x):\n    return x\n")
-    add(C("sys-modules-alias-of-a-first-party-module", k, base, edit(base, "shop/real.py", "return x", "return -x"), "B12"))
+    # fp2-dyn: a store into a sys.modules entry is a store into the module it names (C13's rule)
+    add(C("sys-modules-alias-of-a-first-party-module", k, base, edit(base, "shop/real.py", "return x", "return -x")))
 
     # -------------------------------------------------- held: method flows
     k = "held: method flows"
@@ -1033,10 +1034,10 @@ def _breaker2_pairs_4() -> list[ProjectPair]:
     add(C("vars-of-another-module-store", k, base, edit(base, "shop/ext.py", "return -x", "return 2 * x")))  # fp2-effects: a module handed to a call
     base = project(flow("return mod.go(o)", "import shop.svc as mod\nimport shop.ext\n"), svc="def go(x):\n    return x\n",
                    ext="import sys\n\n\ndef go(x):\n    return -x\n\n\nsys.modules['shop.svc'].go = go\n")
-    add(C("sys-modules-literal-key-store-into-another-module", k, base, edit(base, "shop/ext.py", "return -x", "return 2 * x"), "C13"))
+    add(C("sys-modules-literal-key-store-into-another-module", k, base, edit(base, "shop/ext.py", "return -x", "return 2 * x")))
     base = project(flow("return go(o)", "from shop.svc import go\n"), svc="def go(x):\n    return x\n",
                    init="import sys\nimport types\n\nm = types.ModuleType('shop.svc')\nm.go = lambda x: -x\nsys.modules['shop.svc'] = m\n")
-    add(C("sys-modules-entry-replaced-by-the-package-init", k, base, edit(base, "shop/__init__.py", "-x", "2 * x"), "C13"))
+    add(C("sys-modules-entry-replaced-by-the-package-init", k, base, edit(base, "shop/__init__.py", "-x", "2 * x")))
     # held: setattr with a computed name, a bound method, a __class__ swap
     base = project(flow("return Svc().go(o)", "from shop.svc import Svc\nimport shop.ext\n"), svc=svc,
                    ext="from shop.svc import Svc\n\nfor name in ['go']:\n    setattr(Svc, name, lambda self, x: -x)\n")
@@ -1194,8 +1195,7 @@ def _breaker2_pairs_6() -> list[ProjectPair]:
     ]:
         base = project(flow("return len(o)", "import shop.patch\n"), patch=patch)
         # fp2-dyn: a change of the builtins namespace itself counts for every builtin (closure's package rule)
-        pairs.append(C(f"{name}-by-an-imported-module", k, base, edit(base, "shop/patch.py", "x: 1", "x: 2"),
-                       "C13" if name == "dunder-builtins-subscript-store" else None))
+        pairs.append(C(f"{name}-by-an-imported-module", k, base, edit(base, "shop/patch.py", "x: 1", "x: 2")))
     # held: the attribute spellings
     for name, patch in [("setattr-builtins-literal-name", "import builtins\n\nsetattr(builtins, 'len', lambda x: 1)\n"),
                         ("builtins-module-alias-store", "import builtins as b\n\nb.len = lambda x: 1\n")]:
@@ -1260,12 +1260,12 @@ def _breaker2_pairs_7() -> list[ProjectPair]:
         ("vars-of-a-sys-modules-literal-entry", "import sys\nreturn vars(sys.modules['shop.h'])['K']", "import shop.h\n"),
     ]:
         base = project(flow(body, head), h=h)
-        # fp2-dyn: a computed sys.modules key widens to every first-party module; a literal one names it
-        pairs.append(C(name, k, base, edit(base, "shop/h.py", "K = 7", "K = 8"),
-                       None if name in ("sys-modules-keyed-by-a-functions-module", "vars-of-a-sys-modules-literal-entry") else "C17"))
+        # fp2-dyn: a computed sys.modules key widens to every first-party module; a literal one names it;
+        # f.__globals__ and inspect.getmodule(f) are the namespace of f's module (closure.namespace_keys)
+        pairs.append(C(name, k, base, edit(base, "shop/h.py", "K = 7", "K = 8")))
     base = project(flow("return Order.__init__.__globals__['K']", "from shop.h import Order\n"),
                    h="K = 7\n\n\nclass Order:\n    def __init__(self):\n        pass\n")
-    pairs.append(C("method-dunder-globals-subscript", k, base, edit(base, "shop/h.py", "K = 7", "K = 8"), "C17"))
+    pairs.append(C("method-dunder-globals-subscript", k, base, edit(base, "shop/h.py", "K = 7", "K = 8")))
     return pairs
 
 

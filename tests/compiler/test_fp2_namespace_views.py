@@ -1,0 +1,152 @@
+"""Namespace views (breaker2's C13, C17): a module's names reached or changed through an object
+that leads to them, not through the name itself. ``vars(m)[k]``, ``m.__dict__[k]``,
+``sys.modules["a.b"]``, ``importlib.import_module("a.b")``, ``__builtins__[k]`` (C13: stores,
+``scopes.store_through_view`` and ``closure._view_stores``); ``f.__globals__[k]`` and
+``inspect.getmodule(f)`` (C17: reads, ``closure.namespace_keys``).
+
+Each ``changed`` pair is a behavioural edit the hash must see (each fails on the main before
+this rule); each ``equal`` pair is the look-alike the rule must not fire on: a view is followed to
+the name it spells, not to all of the module, when the name is literal and the object certain.
+The adversarial pairs themselves are in ``fp2_cases_adversarial`` (``_breaker2_pairs_4/6/7``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from loom_compiler import LoomConfig, fingerprint_project
+
+from fp2_cases_adversarial import C, E, ProjectPair, edit, flow, project
+
+SVC = "def go(x):\n    return x\n\n\ndef other(x):\n    return x\n"
+GO = ("shop/ext.py", "return -x", "return 2 * x")
+K_MODULE = "K = 7\nJ = 1\n\n\ndef helper(x):\n    return -x\n"
+K_EDIT = ("shop/h.py", "K = 7", "K = 8")
+
+
+def _stores() -> list[ProjectPair]:
+    """C13: a module that runs stores into another module through a view."""
+    out: list[ProjectPair] = []
+    add = out.append
+    k = "effects across modules: dynamic views"
+
+    def ext(store: str, head: str = "import sys\n") -> str:
+        return f"{head}\n\ndef go(x):\n    return -x\n\n\n{store}\n"
+
+    for name, store, head in [
+        ("vars-subscript-replaces-a-function", "vars(svc)['go'] = go", "from shop import svc\n"),
+        ("dunder-dict-subscript-replaces-a-function", "svc.__dict__['go'] = go", "from shop import svc\n"),
+        ("setattr-on-a-sys-modules-entry", "setattr(sys.modules['shop.svc'], 'go', go)", "import sys\n"),
+        ("dict-update-of-a-sys-modules-entry", "sys.modules['shop.svc'].__dict__.update(go=go)", "import sys\n"),
+        ("store-into-import-module-of-a-literal", "importlib.import_module('shop.svc').go = go", "import importlib\n"),
+        ("vars-subscript-with-a-computed-name", "for n in ['go']:\n    vars(svc)[n] = go", "from shop import svc\n"),
+        ("vars-update-of-another-module", "vars(svc).update(go=go)", "from shop import svc\n"),
+        ("getattr-of-a-sys-modules-entry-stored-through", "getattr(sys.modules['shop.svc'], 'go').__defaults__ = ()\n"
+         "sys.modules['shop.svc'].go = go", "import sys\n"),
+    ]:
+        base = project(flow("return go(o)", "from shop.svc import go\nimport shop.ext\n"), svc=SVC, ext=ext(store, head))
+        add(C(name, k, base, edit(base, *GO)))
+    # a module entry replaced by a computed key, or by the module itself
+    base = project(flow("return go(o)", "from shop.svc import go\n"), svc=SVC,
+                   init="import sys\nimport types\n\nm = types.ModuleType('m')\nm.go = lambda x: -x\n"
+                        "for name in ['shop.' + 'svc']:\n    sys.modules[name] = m\n")
+    add(C("sys-modules-entry-replaced-by-a-computed-key", k, base, edit(base, "shop/__init__.py", "-x", "2 * x")))
+    base = project(flow("return go(o)", "from shop.svc import go\n"),
+                   svc="import sys\n\n\nclass _Module:\n    @staticmethod\n    def go(x):\n        return -x\n\n\n"
+                       "sys.modules[__name__] = _Module()\n")
+    add(C("module-replaces-its-own-entry", k, base, edit(base, "shop/svc.py", "return -x", "return 2 * x")))
+    # held: precise, the view names one attribute of one module
+    base = project(flow("return go(o)", "from shop.svc import go\nimport shop.ext\n"), svc=SVC,
+                   ext=ext("vars(svc)['other'] = go", "from shop import svc\n"))
+    add(E("vars-store-into-another-name-of-the-module", k, base, edit(base, *GO)))
+    base = project(flow("return go(o)", "from shop.svc import go\nimport shop.ext\n"), svc=SVC, alt=SVC,
+                   ext=ext("sys.modules['shop.alt'].go = go"))
+    add(E("sys-modules-store-into-a-module-the-flow-does-not-reach", k, base, edit(base, *GO)))
+    base = project(flow("return go(o)", "from shop.svc import go\nimport shop.ext\n"), svc=SVC,
+                   ext="import sys\n\nSNAP = sys.modules['shop.svc'].go\n")
+    add(E("sys-modules-read-is-no-store", k, base, edit(base, "shop/ext.py", "SNAP =", "SNAP2 =")))
+
+    k = "builtins patched"
+    base = project(flow("return len(o)", "import shop.patch\n"), patch="__builtins__['mylen'] = lambda x: 1\n")
+    add(E("dunder-builtins-store-of-a-name-the-flow-does-not-use", k, base, edit(base, "shop/patch.py", "x: 1", "x: 2")))
+    base = project(flow("return len(o)", "import shop.patch\n"), patch="__builtins__.update(len=lambda x: 1)\n")
+    add(C("dunder-builtins-updated", k, base, edit(base, "shop/patch.py", "x: 1", "x: 2")))
+    base = project(flow("return len(o)", "import shop.patch\n"), patch="import builtins\n\nbuiltins.__dict__['mylen'] = lambda x: 1\n")
+    add(E("builtins-dict-store-of-a-name-the-flow-does-not-use", k, base, edit(base, "shop/patch.py", "x: 1", "x: 2")))
+
+    # a module as a whole handed to a call at import time may have any name changed
+    k = "effects across modules: a module handed to a call"
+    reg = "def patch(module):\n    module.go = lambda x: -x\n"
+    base = project(flow("return go(o)", "from shop.svc import go\nimport shop.ext\n"), svc=SVC, reg=reg,
+                   ext="from shop import svc\nfrom shop.reg import patch\n\npatch(svc)\n")
+    add(C("module-handed-to-a-patching-call", k, base, edit(base, "shop/reg.py", "-x", "2 * x")))
+    base = project(flow("return go(o)", "from shop.svc import go\nimport shop.ext\n"), svc=SVC, alt=SVC, reg=reg,
+                   ext="from shop import alt\nfrom shop.reg import patch\n\npatch(alt)\n")
+    add(E("another-module-handed-to-a-patching-call", k, base, edit(base, "shop/reg.py", "-x", "2 * x")))
+    return out
+
+
+def _reads() -> list[ProjectPair]:
+    """C17 and C13's reads: a module's namespace read through an object that leads to it."""
+    out: list[ProjectPair] = []
+    add = out.append
+    k = "dynamic reach: namespace views"
+    for name, body, head in [
+        ("getmodule-dunder-dict-subscript", "return inspect.getmodule(helper).__dict__['K']", "import inspect\nfrom shop.h import helper\n"),
+        ("getattr-dunder-globals-subscript", "return getattr(helper, '__globals__')['K']", "from shop.h import helper\n"),
+        ("aliased-function-dunder-globals", "return hh.__globals__['K']", "from shop.h import helper as hh\n"),
+        ("lazily-imported-function-dunder-globals", "from shop.h import helper\nreturn helper.__globals__['K']", ""),
+        ("module-attribute-function-dunder-globals", "return h.helper.__globals__['K']", "from shop import h\n"),
+        ("dunder-globals-read-whole", "return helper.__globals__.get('K')", "from shop.h import helper\n"),
+        ("vars-of-another-module-read", "return vars(h)['K']", "from shop import h\n"),
+        ("sys-modules-entry-attribute-read", "import sys\nreturn sys.modules['shop.h'].K", "import shop.h\n"),
+    ]:
+        base = project(flow(body, head), h=K_MODULE)
+        add(C(name, k, base, edit(base, *K_EDIT)))
+    # the object cannot be told: any module it may come from
+    base = project(flow("return peek(helper)", "from shop.h import helper\nfrom shop.util import peek\n"), h=K_MODULE,
+                   util="def peek(f):\n    return f.__globals__['K']\n")
+    add(C("dunder-globals-of-a-parameter", k, base, edit(base, *K_EDIT)))
+    base = project(flow("return helper.__globals__['K']", "from shop.h import helper\n"), h="from shop.deco import deco\n\n\n@deco\n"
+                   "def helper(x):\n    return -x\n", deco="K = 7\n\n\ndef deco(f):\n    def wrapper(x):\n        return f(x)\n\n    return wrapper\n")
+    add(C("dunder-globals-of-a-decorated-function-is-the-wrappers", k, base, edit(base, "shop/deco.py", "K = 7", "K = 8")))
+    # held: precise when the function is a plain def
+    for name, body, head in [
+        ("dunder-globals-subscript-of-another-name", "return helper.__globals__['K']", "from shop.h import helper\n"),
+        ("getmodule-attribute-of-another-name", "return inspect.getmodule(helper).K", "import inspect\nfrom shop.h import helper\n"),
+    ]:
+        base = project(flow(body, head), h=K_MODULE, other="def f(x):\n    return x\n")
+        add(E(name, k, base, edit(base, "shop/h.py", "J = 1", "J = 2")))
+        add(E(name + "-other-module-edited", k, base, edit(base, "shop/other.py", "return x", "return -x")))
+    return out
+
+
+PAIRS = tuple(_stores() + _reads())
+
+
+def _code_hash(root: Path, files: dict[str, str]) -> str:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    result = fingerprint_project([root], LoomConfig(root=root, packages=("shop",)))
+    assert not result.errors, [str(e) for e in result.errors]
+    (found,) = [f for f in result.flows if f.flow_id == "checkout"]
+    return found.code_hash
+
+
+def test_the_table_is_well_formed() -> None:
+    assert len({p.name for p in PAIRS}) == len(PAIRS)
+    assert all(p.before != p.after and p.expect in ("equal", "changed") for p in PAIRS)
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=[p.name for p in PAIRS])
+def test_pair(tmp_path: Path, pair: ProjectPair) -> None:
+    before = _code_hash(tmp_path / "before", pair.before)
+    after = _code_hash(tmp_path / "after", pair.after)
+    if pair.expect == "equal":
+        assert before == after, f"{pair.klass}: the code hash must not change"
+    else:
+        assert before != after, f"{pair.klass}: the code hash must change"
