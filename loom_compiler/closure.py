@@ -148,6 +148,10 @@ the module that defines ``f`` (``namespace_keys``): certain for a plain ``def``/
 the chain; for a decorated one, a value, or an attribute a base may define (``Order.__init__``),
 every first-party module (the object may be code of any of them).
 
+A module's ``__annotations__`` read by its code (or through the module: ``m.__annotations__``)
+reaches every statement annotating a module-level name (``annotated``): what it holds is their
+annotations, whose names ``scopes`` references (string annotations parsed, A1).
+
 Not followed (documented limits): a module nothing that runs for the flow imports (loaded by name
 from configuration); a computed module name handed to code that is not recognisably an importer
 (a third-party function importing it deep inside).
@@ -414,6 +418,8 @@ class ClosureGraph:
         tail = "." + rest if rest else ""
         units = self.binders(where, root)
         if not units:
+            if root == "__annotations__":
+                return self.annotated(where)
             return []
         if root in where.flows:
             if self.children:
@@ -442,6 +448,16 @@ class ClosureGraph:
                 keys += self._star_keys(u, root, chain, seen)
         return keys
 
+    def annotated(self, where: _ModuleIndex) -> list[str]:
+        """What the module's ``__annotations__`` holds (``__annotations__`` read by its code,
+        ``m.__annotations__``, ``vars(m)["__annotations__"]``; B17 and A1): every statement
+        annotating a module-level name (``X: Money = 1``, ``Y: "Money"``), as the name members
+        of the names they bind, so their annotations (and what those reference) are hashed."""
+        module = where.summary.module
+        names = sorted({n for u in where.summary.units if u.kind not in ("function", "class", "step")
+                        and "(AnnAssign " in u.canonical for n in u.names})
+        return [f"{module}.{n}" for n in names]
+
     def namespace_keys(self, head: str, keys: list[str], rest: str) -> list[str]:
         """What ``<head>.__globals__`` (``scopes`` spells ``inspect.getmodule(f)`` so too) reaches,
         ``rest`` read in it (``helper.__globals__["K"]``: ``K``; nothing: the whole namespace):
@@ -450,7 +466,7 @@ class ClosureGraph:
         it), named by the chain itself: its module. Anything else may be code of any module (a
         decorator's wrapper, a method a base defines, a value built elsewhere): every first-party
         module. A third-party object leads to no first-party namespace."""
-        out: list[str] = []
+        out: list[str] = list(keys)  # the object itself is used (a chunk provides it)
         for key in keys:
             module = self._defining_module(key, head)
             if module is None:

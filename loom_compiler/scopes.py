@@ -88,8 +88,18 @@ Rejected: keeping ``vars(m)`` as ``m`` used as a value (sound for reads, but a s
 was attached to ``vars`` and reached nothing) and resolving ``__globals__`` here (the module that
 defines an object is only known once its bindings are resolved).
 
-Local variable annotations (``xs: List[int] = [x]`` in a function body) are not walked: they never
-run, so they are not references (DESIGN §6); parameter and return annotations are.
+Annotations (A1): those Python stores are references, quoted or not: a parameter's and a
+return's (``def f(x: "Money")``), a class or module variable's (``total: "Money"``): they are
+``__annotations__``, evaluated at run time by ``typing.get_type_hints``, dataclasses, pydantic and
+Temporal's argument decoding. A string in such an annotation is parsed as the expression it spells
+(``List["Money"]``, ``"Optional[Money]"``) and its names walked in the annotation's scope; a
+string that is no expression references nothing (its text is hashed as the literal it is); the
+strings of ``Literal[...]`` and the metadata of ``Annotated[T, ...]`` are values, not forward
+references. Local variable annotations (``xs: List[int] = [x]`` in a function body) are not
+walked: they never run and are stored nowhere, so they are not references (DESIGN §6, issue 12
+class 9). Width, chosen: a name only a ``TYPE_CHECKING`` import binds is followed too (an edit of
+it may move a hash whose code fails ``get_type_hints`` either way), and a module variable's
+annotation counts wherever the variable is reached, not only where ``__annotations__`` is read.
 
 Rejected for strings: following only the first argument of ``importlib.import_module`` (every
 other spelling of a loader escaped it, breaker2's C3/C5); widening a computed name to the calling
@@ -487,6 +497,7 @@ class _UseWalker:
         self.annotation_keys: dict[str, str] = {}
         self.globals_written: set[int] = set()
         self.stored: set[int] = set()  # ids of store targets that write a module through a view
+        self.annotation = 0  # > 0 inside an annotation Python stores: strings are forward references
 
     # -- scopes ---------------------------------------------------------------------------------
     def function_scope(self, params: cst.Parameters, body: Iterable[cst.CSTNode], parent: _Scope, *, method: bool) -> None:
@@ -522,6 +533,8 @@ class _UseWalker:
             value = literal_string_value(node)  # type: ignore[arg-type]
             if isinstance(value, str):
                 self.string(value)
+                if self.annotation:
+                    self.forward_reference(value, scope)
             for part in string_parts(node):
                 if type(part) is not cst.SimpleString:
                     self.walk(part, scope)
@@ -533,6 +546,8 @@ class _UseWalker:
             value = literal_string_value(node)  # type: ignore[arg-type]
             if isinstance(value, str):
                 self.string(value)
+                if self.annotation:
+                    self.forward_reference(value, scope)
             return
         if kind is cst.Name:
             self.use(nfkc(node.value), nfkc(node.value), scope, node)  # type: ignore[attr-defined]
@@ -596,7 +611,7 @@ class _UseWalker:
         self.decorators(node.decorators, scope)
         self.params_header(node.params, scope)
         if node.returns is not None:
-            self.walk(node.returns.annotation, scope)
+            self.annotation_of(node.returns.annotation, scope)
 
     def decorators(self, decorators: Iterable[cst.Decorator], scope: _Scope) -> None:
         # a decorator is a call made when the definition runs (with the definition as argument)
@@ -614,7 +629,7 @@ class _UseWalker:
                 finally:
                     self.collectors.pop()
             if param.annotation is not None:
-                self.walk(param.annotation.annotation, scope)
+                self.annotation_of(param.annotation.annotation, scope)
 
     def comprehension(self, node: cst.BaseComp, scope: _Scope) -> None:
         first = node.for_in
@@ -662,6 +677,8 @@ class _UseWalker:
         self.walk(node.value, scope)
 
     def subscript(self, node: cst.Subscript, scope: _Scope) -> None:
+        if self.annotation and self.annotation_subscript(node, scope):
+            return
         if self.through_view(node, scope):
             return
         value = node.value
@@ -1007,10 +1024,55 @@ class _UseWalker:
             if node.value is not None:
                 self.walk(node.value, scope)
             return
+        if isinstance(node, cst.AnnAssign):
+            # a class or module annotation is stored (``__annotations__``): its names are references
+            self.walk(node.target, scope)
+            self.annotation_of(node.annotation.annotation, scope)
+            if node.value is not None:
+                self.walk(node.value, scope)
+            return
         if isinstance(node, cst.Assign) and _is_call_to(node.value, "globals"):
             self.globals_written.add(id(node.value))  # ``g = globals()``: it escapes
         for child in child_nodes(node):
             self.walk(child, scope)
+
+    # -- annotations ------------------------------------------------------------------------------
+    def annotation_of(self, node: cst.BaseExpression, scope: _Scope) -> None:
+        """Walk an annotation Python stores (a parameter's, a return's, a class or module
+        variable's): a string in it is a forward reference (``def f(x: "Money")``,
+        ``List["Money"]``) that ``typing.get_type_hints``, dataclasses, pydantic and Temporal's
+        argument decoding evaluate in the module's namespace, so the names of the expression it
+        spells are references like the names written outside quotes (A1). Strings that are values
+        are not: the arguments of ``Literal[...]``, the metadata of ``Annotated[T, ...]``."""
+        self.annotation += 1
+        try:
+            self.walk(node, scope)
+        finally:
+            self.annotation -= 1
+
+    def forward_reference(self, text: str, scope: _Scope) -> None:
+        """The names a string annotation spells; a string that is no expression references
+        nothing (its text is hashed as the literal it is)."""
+        expr = _forward_reference(text)
+        if expr is not None:
+            self.walk(expr, scope)
+
+    def annotation_subscript(self, node: cst.Subscript, scope: _Scope) -> bool:
+        """``Literal[...]`` and ``Annotated[T, ...]`` inside an annotation: their strings (but the
+        first of ``Annotated``) are values, not forward references. False: any other subscript."""
+        chain = dotted_chain(node.value)
+        last = chain.rsplit(".", 1)[-1] if chain else None
+        if last not in ("Literal", "Annotated"):
+            return False
+        self.walk(node.value, scope)
+        depth = self.annotation
+        try:
+            for i, element in enumerate(node.slice):
+                self.annotation = depth if last == "Annotated" and i == 0 else 0
+                self.walk(element, scope)
+        finally:
+            self.annotation = depth
+        return True
 
     # -- namespace views (breaker2's C13, C17) ------------------------------------------------------
     def view(self, node: cst.BaseExpression, scope: _Scope,
@@ -1264,6 +1326,26 @@ def _annotation_key(node: cst.For, is_self: Callable[[str], bool]) -> tuple[str,
     if instance is None or not isinstance(target, cst.Name):
         return None
     return nfkc(target.value), instance
+
+
+#: parsed forward references (a module's annotations repeat the same few strings)
+_FORWARD: dict[str, cst.BaseExpression | None] = {}
+
+
+def _forward_reference(text: str) -> cst.BaseExpression | None:
+    """The expression a string annotation spells (``typing.ForwardRef`` compiles it with
+    ``eval`` mode: surrounding whitespace allowed), None when it is none."""
+    if text in _FORWARD:
+        return _FORWARD[text]
+    expr: cst.BaseExpression | None = None
+    if len(text) <= _CODE_LIMIT and text.strip():
+        try:
+            expr = cst.parse_expression(text.strip())
+        except (cst.ParserSyntaxError, RecursionError, ValueError):
+            expr = None
+    if len(_FORWARD) < 10_000:
+        _FORWARD[text] = expr
+    return expr
 
 
 def _view_attribute(inner: tuple[str, bool, bool], attr: str) -> tuple[str, bool, bool] | None:

@@ -1288,6 +1288,17 @@ def _breaker2_chunk_cases_3() -> list[ChunkCase]:
         ChunkCase("sys-modules-keyed-by-a-functions-module", project(
             flow("import sys\nreturn sys.modules[helper.__module__].K", "from shop.h import helper\n"), h="K = 7\n\n\ndef helper(x):\n    return -x\n"),
             0),  # fp2-dyn: the computed key widens to every first-party module, bundled whole
+        # held (fp2-dyn): f.__globals__ / inspect.getmodule(f) reach K, so the chunk's shop.h holds it
+        ChunkCase("function-dunder-globals-subscript", project(
+            flow("return helper.__globals__['K']", "from shop.h import helper\n"), h="K = 7\n\n\ndef helper(x):\n    return -x\n"), 0),
+        ChunkCase("inspect-getmodule-of-a-function", project(
+            flow("import inspect\nreturn inspect.getmodule(helper).K", "from shop.h import helper\n"),
+            h="K = 7\n\n\ndef helper(x):\n    return -x\n"), 0),
+        # C12 (chunks, found by fp2-dyn): a bundled module's literal sys.modules['shop.svc'] names the live entry
+        # (KeyError in a fresh interpreter: the chunk registers its modules under private keys)
+        ChunkCase("sys-modules-entry-store-by-an-imported-module", project(
+            flow("return mod.go(o)", "import shop.svc as mod\nimport shop.ext\n"), svc="def go(x):\n    return x\n",
+            ext="import sys\n\n\ndef go(x):\n    return -x\n\n\nsys.modules['shop.svc'].go = go\n"), 3, "C12"),
         # held
         ChunkCase("deepcopy-of-a-bundled-class-instance", project(
             flow("import copy\nreturn copy.deepcopy(Order()).v", "from shop.m import Order\n"), m=m), 0),
