@@ -1630,7 +1630,8 @@ def _breaker3_pairs() -> list[ProjectPair]:
     add(C("function-returned-by-another-module-called", k, base, edit(base, "shop/g2.py", "= 5", "= 6"), "D6"))
     base = project(flow("return helper(o)", "from shop.h import helper\n"), h="def helper(x):\n    return x + EXTRA\n",
                    patch="from shop import h\n\n\ndef boot():\n    h.EXTRA = 5\n\n\nboot()\n", init="from . import patch\n")
-    add(C("store-creating-a-global-inside-a-function-called-at-import", k, base, edit(base, "shop/patch.py", "5", "6"), "D6"))
+    # fp2-dyn: boot() changes the module h as a whole (its callee stores through h): relevant to every member of h (C13's rule)
+    add(C("store-creating-a-global-inside-a-function-called-at-import", k, base, edit(base, "shop/patch.py", "5", "6")))
 
     # -------------------------------------------------- D7: codecs.register spelled otherwise (C6)
     k = "effects on third-party state: registries spelled otherwise"
