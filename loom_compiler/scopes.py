@@ -1152,6 +1152,10 @@ class _UseWalker:
         seen = self.view(node, scope, names)
         if seen is None or not seen[2]:
             return False
+        if seen[1] and not seen[0].startswith("="):
+            return False  # a namespace used as a value (``ns = vars(h)``): walked as the call it is
+        if seen[1] and self.deferred == 0:
+            self.refs.globals.add(">" + seen[0][1:])  # ``ns = sys.modules["shop.h"].__dict__``: it may be written
         self.use_view_names(names, scope)
         if id(node) not in self.stored:
             self.view_use(seen[0], scope, node)
