@@ -238,7 +238,7 @@ def _loop_targets(body: Iterable[cst.CSTNode]) -> set[str]:
             continue
         if isinstance(node, cst.For):
             out |= target_names(node.target)
-        stack.extend(node.children)
+        stack.extend(child_nodes(node))
     return out
 
 
