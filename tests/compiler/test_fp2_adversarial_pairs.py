@@ -7,30 +7,22 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
+from fp2_cases_adversarial import (
+    CONFIG_PAIRS,
+    DISCOVERY_CASES,
+    FRAMEWORK_PAIRS,
+    PAIRS,
+    DiscoveryCase,
+    ProjectPair,
+)
 from helpers.project_files import write_files as _write
+from pair_harness import assert_pair, assert_well_formed, fingerprint
 
 from loom_compiler import LoomConfig, fingerprint_project
 
-from fp2_cases_adversarial import CONFIG_PAIRS, DISCOVERY_CASES, FRAMEWORK_PAIRS, PAIRS, DiscoveryCase, ProjectPair
-
-
-def fingerprint(root: Path, pair: ProjectPair, files: dict[str, str], **config: object):  # noqa: ANN201
-    _write(root, files)
-    result = fingerprint_project([root], LoomConfig(root=root, packages=(pair.package,), exclude=pair.exclude, **config))
-    assert not result.errors, [str(e) for e in result.errors]
-    flows = [f for f in result.flows if f.flow_id == pair.flow_id]
-    assert len(flows) == 1, [f.flow_id for f in result.flows]
-    return flows[0]
-
-
-def code_hash(root: Path, pair: ProjectPair, files: dict[str, str]) -> str:
-    return fingerprint(root, pair, files).code_hash
-
 
 def test_the_table_is_well_formed() -> None:
-    assert len({p.name for p in PAIRS}) == len(PAIRS)
-    assert all(p.before != p.after and p.expect in ("equal", "changed") for p in PAIRS)
+    assert_well_formed(PAIRS)
     assert all(p.finding is None or p.finding[0] in "BCD" for p in PAIRS)
 
 
@@ -46,12 +38,7 @@ def _param(pair: ProjectPair):  # noqa: ANN202
 
 @pytest.mark.parametrize("pair", [_param(p) for p in PAIRS])
 def test_pair(tmp_path: Path, pair: ProjectPair) -> None:
-    before = code_hash(tmp_path / "before", pair, pair.before)
-    after = code_hash(tmp_path / "after", pair, pair.after)
-    if pair.expect == "equal":
-        assert before == after, f"{pair.klass}: the code hash must not change"
-    else:
-        assert before != after, f"{pair.klass}: the code hash must change"
+    assert_pair(tmp_path, pair)
 
 
 @pytest.mark.parametrize("pair, decorators, steps", [
@@ -77,12 +64,7 @@ def test_flow_decorator_arguments_move_a_hash(tmp_path: Path, pair: ProjectPair,
 ])
 def test_framework_pair(tmp_path: Path, pair: ProjectPair, framework: str) -> None:
     """A pair under a framework profile (DESIGN §8): the code hash follows what the engine runs."""
-    before = fingerprint(tmp_path / "before", pair, pair.before, framework=framework)
-    after = fingerprint(tmp_path / "after", pair, pair.after, framework=framework)
-    if pair.expect == "equal":
-        assert before.code_hash == after.code_hash, f"{pair.klass}: the code hash must not change"
-    else:
-        assert before.code_hash != after.code_hash, f"{pair.klass}: the code hash must change"
+    assert_pair(tmp_path, pair, framework=framework)
 
 
 @pytest.mark.parametrize("case", [

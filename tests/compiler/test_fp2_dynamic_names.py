@@ -12,13 +12,15 @@ module's state.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
-
-from loom_compiler import LoomConfig, fingerprint_project
-
 from fp2_cases_adversarial import PRICING, C, E, ProjectPair, edit, flow, project
+from helpers.project_files import write_files
+from pair_harness import assert_pair, assert_well_formed
+
+from loom_compiler import LoomConfig
 
 RATE = ("shop/pricing.py", "0.1", "0.2")
 PLUGIN = "def run(x):\n    return x + 1\n"
@@ -147,30 +149,13 @@ def _pairs() -> list[ProjectPair]:
 PAIRS = tuple(_pairs())
 
 
-def _code_hash(root: Path, files: dict[str, str], **config: object) -> str:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    result = fingerprint_project([root], LoomConfig(root=root, packages=("shop",), **config))
-    assert not result.errors, [str(e) for e in result.errors]
-    (found,) = [f for f in result.flows if f.flow_id == "checkout"]
-    return found.code_hash
-
-
 def test_the_table_is_well_formed() -> None:
-    assert len({p.name for p in PAIRS}) == len(PAIRS)
-    assert all(p.before != p.after and p.expect in ("equal", "changed") for p in PAIRS)
+    assert_well_formed(PAIRS)
 
 
 @pytest.mark.parametrize("pair", PAIRS, ids=[p.name for p in PAIRS])
 def test_pair(tmp_path: Path, pair: ProjectPair) -> None:
-    before = _code_hash(tmp_path / "before", pair.before)
-    after = _code_hash(tmp_path / "after", pair.after)
-    if pair.expect == "equal":
-        assert before == after, f"{pair.klass}: the code hash must not change"
-    else:
-        assert before != after, f"{pair.klass}: the code hash must change"
+    assert_pair(tmp_path, pair)
 
 
 def test_engine_configuration_is_no_third_party_state_of_the_flow(tmp_path: Path) -> None:
@@ -180,17 +165,9 @@ def test_engine_configuration_is_no_third_party_state_of_the_flow(tmp_path: Path
     def module(name: str) -> dict[str, str]:
         return project("from dbos import DBOS, SetWorkflowID\n\nDBOS(config={'name': '" + name + "'})\n\n\n"
                        "@DBOS.workflow()\ndef checkout(o):\n    with SetWorkflowID('x'):\n        return o\n")
-    config = {"framework": "dbos"}
-    flows = []
-    for side, name in (("a", "one"), ("b", "two")):
-        root = tmp_path / side
-        for rel, text in module(name).items():
-            (root / rel).parent.mkdir(parents=True, exist_ok=True)
-            (root / rel).write_text(text, encoding="utf-8")
-        result = fingerprint_project([root], LoomConfig(root=root, packages=("shop",), **config))
-        assert not result.errors, [str(e) for e in result.errors]
-        flows.append({f.function: f.code_hash for f in result.flows}["checkout"])
-    assert flows[0] == flows[1]
+    pair = replace(E("dbos-configuration-edited", "engine configuration", module("one"), module("two")),
+                   flow_id="shop.flows:checkout")
+    assert_pair(tmp_path, pair, framework="dbos")
 
 
 def test_a_cached_build_sees_a_module_added_under_a_computed_prefix(tmp_path: Path) -> None:
@@ -201,9 +178,7 @@ def test_a_cached_build_sees_a_module_added_under_a_computed_prefix(tmp_path: Pa
 
     files = project(flow("import importlib\nreturn importlib.import_module('shop.plugins.' + o).run(1)"),
                     pricing=PRICING, plugins__init="", plugins__a=PLUGIN)
-    for rel, text in files.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text, encoding="utf-8")
+    write_files(tmp_path, files)
     config = LoomConfig(root=tmp_path, packages=("shop",))
 
     def code_hash() -> tuple[str, tuple[str, ...]]:

@@ -15,10 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from loom_compiler import LoomConfig, fingerprint_project
-
 from fp2_cases_adversarial import C, E, ProjectPair, edit, flow, project
+from pair_harness import assert_pair, assert_well_formed
 
 SVC = "def go(x):\n    return x\n\n\ndef other(x):\n    return x\n"
 GO = ("shop/ext.py", "return -x", "return 2 * x")
@@ -126,27 +124,10 @@ def _reads() -> list[ProjectPair]:
 PAIRS = tuple(_stores() + _reads())
 
 
-def _code_hash(root: Path, files: dict[str, str]) -> str:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    result = fingerprint_project([root], LoomConfig(root=root, packages=("shop",)))
-    assert not result.errors, [str(e) for e in result.errors]
-    (found,) = [f for f in result.flows if f.flow_id == "checkout"]
-    return found.code_hash
-
-
 def test_the_table_is_well_formed() -> None:
-    assert len({p.name for p in PAIRS}) == len(PAIRS)
-    assert all(p.before != p.after and p.expect in ("equal", "changed") for p in PAIRS)
+    assert_well_formed(PAIRS)
 
 
 @pytest.mark.parametrize("pair", PAIRS, ids=[p.name for p in PAIRS])
 def test_pair(tmp_path: Path, pair: ProjectPair) -> None:
-    before = _code_hash(tmp_path / "before", pair.before)
-    after = _code_hash(tmp_path / "after", pair.after)
-    if pair.expect == "equal":
-        assert before == after, f"{pair.klass}: the code hash must not change"
-    else:
-        assert before != after, f"{pair.klass}: the code hash must change"
+    assert_pair(tmp_path, pair)
