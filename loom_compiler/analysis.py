@@ -485,8 +485,6 @@ class _Analyser:
         self.profile = getattr(config, "profile", None) if config is not None else None
         self.rules = ModuleRules(self.profile, self.chain_names) if self.profile is not None and self.profile.extended else None
         self.flow_last_names = {d.rsplit(".", 1)[-1] for d in self.flow_decorators}
-        # a hook for the framework profiles (issue 13): they add the field to LoomConfig and its digest
-        self.opaque_targets = frozenset(getattr(config, "opaque", ()) or ())
         self.errors: list[SourceError] = []
         self._positions: Mapping[cst.CSTNode, object] | None = None
         self._current: cst.CSTNode | None = None  # the module-level statement being analysed
@@ -600,7 +598,7 @@ class _Analyser:
         self.any_writer = any("module-write" in f.refs.dynamic for f in facts)
         for index, (pieces, piece_refs, _) in split.items():
             facts += [StatementFacts(index, set(), set(), r, False) for r in piece_refs]
-        attached, changes = attachments(facts, self.third_party, self.opaque, self.literal)
+        attached, changes = attachments(facts, self.third_party, self.literal)
         if self.profile is not None and self.profile.opaque:
             attached = exempt_engine_config(facts, attached, self.profile.opaque, self.import_targets, self.third_party)
         attached_pieces = self.pieces_of(split, attached[len(stmts):], attached)
@@ -906,14 +904,6 @@ class _Analyser:
 
     def _callable(self, name: str) -> bool:
         return any(isinstance(self.stmts[i], (cst.FunctionDef, cst.ClassDef)) for i in self.binders.get(name, ()))
-
-    def opaque(self, name: str) -> bool:
-        """Whether a module-level name is imported from one of the configured opaque qualified
-        names (``config.opaque``: issue 13's framework profiles; absent, nothing is opaque)."""
-        if not self.opaque_targets:
-            return False
-        return any(local == name and target in self.opaque_targets
-                   for i in self.binders.get(name, ()) for local, target in self.statements[i].aliases)
 
     def first_party(self, target: str) -> bool:
         if self.config is not None and self.config.packages:

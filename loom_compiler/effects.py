@@ -141,15 +141,12 @@ class StatementFacts:
 
 
 def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bool],
-                opaque: Callable[[str], bool] = lambda name: False,
                 literal: Callable[[str], bool] = lambda name: False) -> tuple[list[set[str]], dict[int, set[str]]]:
     """For each statement (or piece of one: several facts may share an index), the module-level
     names (other than those it binds) it belongs to: names some statement of the module binds (a
     builtin such as ``property`` has no member); and, for each def and class (by index), the names
-    of the module calling it can change. ``opaque``: names standing for an engine's own API
-    object (``DBOS``, a Temporal ``Client``) whose module-level configuration is no workflow
-    behaviour: no statement is attached to them (the hook issue 13's profiles may fill; empty by
-    default). ``literal``: names bound only to immutable literals, which no call can change."""
+    of the module calling it can change (engine configuration is taken out afterwards by the
+    profiles: ``frameworks.engine_config``). ``literal``: names bound only to immutable literals, which no call can change."""
     bound = {name for f in facts for name in f.names | set(f.refs.global_writes)}
     callables: dict[str, list[int]] = {}
     for f in facts:
@@ -185,7 +182,6 @@ def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bo
                 attached |= changes[i]
         attached &= bound
         attached -= f.names
-        attached = {n for n in attached if not opaque(n)}
         out.append(attached)
     return out, {i: names & bound for i, names in changes.items()}
 

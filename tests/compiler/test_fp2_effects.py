@@ -1,15 +1,13 @@
 """The module-statement rule's details that a pair cannot show: what a statement is attached to,
-why a widened member is in a closure (``ClosureMember.reason``), and the opaque-names hook."""
+why a widened member is in a closure (``ClosureMember.reason``)."""
 
 from __future__ import annotations
-
-from types import SimpleNamespace
 
 from loom_compiler import analyse_module, fingerprint_module
 
 
-def _attached(source: str, config: object = None) -> dict[int, tuple[str, ...]]:
-    summary = analyse_module(source.encode(), module="m", path="m.py", config=config)
+def _attached(source: str) -> dict[int, tuple[str, ...]]:
+    summary = analyse_module(source.encode(), module="m", path="m.py")
     return {u.index: u.attached for u in summary.units if u.attached}
 
 
@@ -72,13 +70,3 @@ def test_widened_members_say_why_they_are_there() -> None:
     assert reasons["m.CFG"] == "module statements that change it"
     assert reasons["m.*"] == "whole module: its namespace is read or written by a computed name"
     assert reasons["m.helper"] == ""  # reached through the whole module, precise itself
-
-
-def test_opaque_names_are_a_hook_for_framework_profiles() -> None:
-    # issue 13's profiles will add ``opaque`` to LoomConfig: an engine object configured at module
-    # level (``DBOS(config=...)``) is then no workflow behaviour; without it nothing is opaque
-    source = "from dbos import DBOS\nconfig = {}\nDBOS(config=config)\n"
-    assert _attached(source) == {2: ("DBOS", "config")}
-    profile = SimpleNamespace(decorators=("loom_runtime.flow",), step_decorators=("loom_runtime.step",),
-                              packages=(), opaque=("dbos.DBOS",))
-    assert _attached(source, profile) == {2: ("config",)}
