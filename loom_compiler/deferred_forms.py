@@ -43,6 +43,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from loom_runtime.errors import LoomError
+
 from . import deep_stack
 
 __all__ = ["DeferredForms", "MAX_DEFERRED_CHARS", "MAX_DEFERRED_MODULE", "ReloadError"]
@@ -55,8 +57,9 @@ MAX_DEFERRED_MODULE = 500_000
 MAX_DEFERRED_CHARS = 20_000
 
 
-class ReloadError(RuntimeError):
-    """The analysis run again for a deferred form did not give a summary of the same shape."""
+class ReloadError(LoomError):
+    """The analysis run again for a deferred form did not give a summary of the same shape (a
+    cache entry that is not this module's): an error the commands report, never a traceback."""
 
 
 class DeferredForms:

@@ -85,8 +85,9 @@ def _identities(config, result) -> dict[str, str]:  # noqa: ANN001 - LoomConfig,
     def sha(module: str) -> str | None:
         try:
             data = tree.read(module)
-        except OSError:
-            return None  # as a build does: a module it cannot read proves nothing
+        except OSError as exc:  # an unreadable module is no absence: dropped, it would leave the proof easier
+            raise ValueError(f"{module}: cannot read it to check a scheme upgrade's link ({exc}); fix its "
+                             "permissions or encoding and run `loom version` again") from None
         return None if data is None else hashlib.sha256(data).hexdigest()
 
     out: dict[str, str] = {}
