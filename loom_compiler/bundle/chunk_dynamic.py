@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ..scopes import dotted_chain, target_names
+from ..scopes import _has_fromlist, dotted_chain, target_names
 from .chunk_imports import absolute_base, parse_statement
 from .chunk_memo import ChunkMemo
 
@@ -227,9 +227,13 @@ class _Rewriter(cst.CSTTransformer):
         if not self._module_global("globals"):
             return call
         fromlist = given.get("fromlist")
-        if qualified == "importlib.__import__" and fromlist is None:
-            # importlib's __import__ cuts the top package from the module's __name__, the original's
-            return call
+        if qualified == "importlib.__import__" and not _has_fromlist(call.args):
+            # without a non-empty fromlist importlib's __import__ cuts the top package from the module's
+            # __name__ text, the original's, and returns the live package; the builtin (same API)
+            # cuts the name it resolved
+            if not self._module_global("__import__"):
+                return call
+            call = call.with_changes(func=cst.Name("__import__"))
         args = [name_arg.value, cst.parse_expression("globals()"), given.get("locals", cst.Name("None")),
                 fromlist if fromlist is not None else cst.Tuple([]), cst.Integer(str(self.level + 1))]
         self.done.add(name)

@@ -1464,6 +1464,11 @@ def _chunks_dynamic_import_cases() -> list[ChunkCase]:
             sub__h="import importlib as il\n\n\ndef helper(x):\n    return il.import_module('shop.pricing').discount(x)\n"), 3),
         ChunkCase("dunder-import-without-fromlist-returns-the-top-package", project(
             flow("top = __import__('shop.pricing')\nreturn top.__name__, top.pricing.discount(o)"), pricing=pricing), 3),
+        # importlib's pure-Python __import__ with an empty fromlist cuts the top package from the
+        # module's __name__ text: rewritten relative, it returned the live `shop` (review, session 4)
+        ChunkCase("importlib-dunder-import-with-an-empty-fromlist", project(
+            flow("import importlib\ntop = importlib.__import__('shop.pricing', fromlist=[])\n"
+                 "return top.__name__, top.pricing.discount(o)"), pricing=pricing), 3),
         ChunkCase("import-module-at-module-level", project(
             flow("return P.discount(o)", "import importlib\n\nP = importlib.import_module('shop.pricing')\n"), pricing=pricing), 3),
         ChunkCase("import-module-for-its-effects", project(
