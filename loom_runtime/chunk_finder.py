@@ -52,8 +52,11 @@ def serve(server: ChunkServer) -> None:
     """Let imports of chunk names find the chunks ``server`` lists (while it is alive)."""
     with _LOCK:
         _SERVERS.add(server)
+        # the namespace registered now (its __path__ empty) and the finder first: otherwise the path
+        # finder answers a chunk name in a new process and a stray `_loom_chunks/` on sys.path runs
+        namespace()
         if not any(isinstance(f, _ChunkFinder) for f in sys.meta_path):
-            sys.meta_path.append(_ChunkFinder())
+            sys.meta_path.insert(0, _ChunkFinder())
 
 
 class _ChunkFinder(importlib.abc.MetaPathFinder):

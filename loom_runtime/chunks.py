@@ -254,7 +254,8 @@ def _entry_attr(module: types.ModuleType, dotted: str, *, path: Path, flow_id: s
     own_globals = {id(m.__dict__) for m in own}
     # a class the chunk defines has its module's ``__name__`` (a class made at run time) or
     # its private ``__module__`` (``chunk_names.adopt_definitions``)
-    own_names = {id(m.__name__) for m in own} | {id(getattr(m.__name__, "private", None)) for m in own}
+    own_names = {id(m.__name__) for m in own} | {
+        id(private) for m in own if (private := getattr(m.__name__, "private", None)) is not None}
 
     def defined_here(cls: type) -> bool:
         return id(cls.__module__) in own_names or cls.__module__ == module.__name__

@@ -183,12 +183,21 @@ def test_a_value_pickled_by_a_chunk_unpickles_into_that_version_in_a_new_process
 
 
 def test_a_chunk_no_registry_lists_is_not_found(bundle, tmp_path):
+    """With a registry alive, a chunk name it does not list is no module: not served by the
+    finder, and not found on disk either (a stray `_loom_chunks/` directory on sys.path, here the
+    working directory of `python -c`, is never executed)."""
     m = version_module(Registry.from_manifest(bundle), "v1")
-    data = pickle.dumps(m.Order())
-    for name in [n for n in sys.modules if n.startswith("_loom_chunks.")]:
-        del sys.modules[name]
-    script = "import pickle, sys\npickle.loads(open(sys.argv[1], 'rb').read())\n"
+    listed = str.__str__(type(m.Order()).__module__).split(".")[1]  # the v1 chunk's own name (its raw text)
+    unlisted = listed[:-8] + ("0" * 8 if not listed.endswith("0" * 8) else "1" * 8)  # same length
+    data = pickle.dumps(m.Order()).replace(listed.encode(), unlisted.encode())
+    stray = tmp_path / "cwd" / "_loom_chunks"
+    stray.mkdir(parents=True)
+    (stray / f"{unlisted}.py").write_text("print('EXECUTED FROM DISK')\n")
+    (stray / "__init__.py").write_text("print('EXECUTED FROM DISK')\n")
     (tmp_path / "value.pickle").write_bytes(data)
-    proc = subprocess.run([sys.executable, "-c", script, str(tmp_path / "value.pickle")], capture_output=True,
-                          text=True, timeout=120, check=False)
-    assert proc.returncode != 0 and "ModuleNotFoundError: No module named '_loom_chunks'" in proc.stderr
+    script = ("import pickle, sys\nfrom loom_runtime import Registry\nreg = Registry.from_manifest(sys.argv[1])\n"
+              "pickle.loads(open(sys.argv[2], 'rb').read())\n")
+    proc = subprocess.run([sys.executable, "-c", script, str(bundle), str(tmp_path / "value.pickle")],
+                          cwd=stray.parent, capture_output=True, text=True, timeout=120, check=False)
+    assert "EXECUTED" not in proc.stdout
+    assert proc.returncode != 0 and f"ModuleNotFoundError: No module named '_loom_chunks.{unlisted}'" in proc.stderr
