@@ -680,9 +680,13 @@ class ClosureGraph:
         if part == "bindings":  # a flow's name: every statement about it but the flow's own
             own = index.flows[name].unit
             return [u for u in self.binders(index, name) if u.index != own]
-        if part == "defined":  # an engine hook: the statements that bind it, not those that only may change it
+        if part == "defined":
+            # an engine hook: the statements that bind it or name it (``Codec.decode = f``,
+            # ``register(Codec)``), not those tied to it only through what a function they call may
+            # change (a worker script's main block calling the ``main()`` that hands it over)
             return [u for u in self.binders(index, name) if name in u.names or name in u.global_writes
-                    or u.stars or "module-write" in u.dynamic]
+                    or u.stars or "module-write" in u.dynamic
+                    or any(r == name or r.startswith(name + ".") for r in u.references)]
         return [u for u in index.direct.get(name, ()) if name not in u.names]  # "effects"
 
     def _units_node(self, key: str, kind: MemberKind, index: _ModuleIndex, name: str | None, units: list[Unit]) -> _Node:

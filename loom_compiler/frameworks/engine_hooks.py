@@ -53,9 +53,10 @@ code (``def make_worker(client, interceptors): return Worker(client, interceptor
 whose class does not subclass an engine hook class (the value is the caller's, under any name);
 hook keywords spelled only in a ``**kwargs`` dict handed to the engine; a statement of the
 configuring module that changes an imported hook (``EncryptionCodec.KEY = ...`` in the worker
-script), unless that module runs for the workflow. DBOS has no equivalent: its serializer
-(``DBOS(config={"serializer": ...})``) is engine configuration that stays attached to ``DBOS``
-(``engine_config``), which every workflow reaches.
+script), unless that module runs for the workflow (a statement of the hook's *own* module that
+stores into it or names it is part of the hook: ``<name>#defined``); under DBOS, a serializer that
+does not subclass ``dbos.Serializer`` written into ``DBOS(config={"serializer": ...})`` (a dict
+key is no hook keyword, and ``DBOS`` is engine configuration: ``engine_config``).
 
 Rejected: scoping a hook to the workflows registered with the same ``Worker(...)`` (the list is
 often computed or passed around, a client's data converter serves every worker built on it, and a

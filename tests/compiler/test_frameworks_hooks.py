@@ -191,6 +191,30 @@ def test_the_worker_script_that_hands_a_hook_over_is_not_a_hook(tmp_path: Path) 
     assert _moves(tmp_path / "factory", files, _edit(files, "shop/factory.py", "return codec", "return None"))
 
 
+PATCHED_CODEC = {"shop/codec.py": CODEC + """
+
+async def _decode(self, payloads):
+    return list(payloads)
+
+
+EncryptionCodec.decode = _decode
+EncryptionCodec.KEY = b"a"
+"""}
+
+
+@pytest.mark.parametrize("old, new", [
+    ("async def _decode(self, payloads):\n    return list(payloads)",
+     "async def _decode(self, payloads):\n    return list(reversed(payloads))"),  # what the store installs
+    ('EncryptionCodec.KEY = b"a"', 'EncryptionCodec.KEY = b"b"'),
+])
+def test_a_statement_of_the_hooks_module_that_changes_it_is_part_of_the_hook(tmp_path: Path, old: str, new: str) -> None:
+    """A hook is the statements that bind it AND those of its module that store into it or name it
+    (review, session 4: ``#defined`` kept only the binders, so ``EncryptionCodec.decode = _decode``
+    was no workflow's); the worker script's main block, tied to the hook only through what its
+    ``main()`` passes on, stays out (``test_the_worker_script_that_hands_a_hook_over_is_not_a_hook``)."""
+    assert _moves(tmp_path, PATCHED_CODEC, _edit(PATCHED_CODEC, "shop/codec.py", old, new))
+
+
 def test_a_with_target_handed_over_is_followed_to_its_value(tmp_path: Path) -> None:
     files = {"shop/hooks.py": "class Tracer:\n    def __enter__(self):\n        return self\n\n    def __exit__(self, *a):\n"
                               "        return None\n\n    def go(self):\n        return 1\n",
