@@ -100,10 +100,6 @@ class DeferredForms:
         """The forms computed so far, by unit index (which units a closure canonicalised)."""
         return dict(self._done)
 
-    def retained(self) -> bool:
-        """Whether this object still keeps nodes (forms it can compute without a reload)."""
-        return bool(self._pending)
-
     def finish(self) -> None:
         """Compute every pending form now and drop the nodes (the memory budget's eviction)."""
         for index in sorted(self._pending):

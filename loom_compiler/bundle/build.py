@@ -953,7 +953,7 @@ class _Pipeline:
                 # the module's own path and bytes are in the head's key
                 return ((*shared, (module, src.path(module), src.sha(module))), *head[1:]) if fresh else None
         entry = self.cache.get(self._flows_key(src, module), FlowsEntry)
-        if entry is not None and self._fresh(src, entry[0]):
+        if entry is not None and src.unchanged(entry[0]):
             if self.emit:
                 if self.heads:  # a full entry without its head (lost, or a cache from before heads)
                     self._store_head(src, module, entry)
@@ -963,7 +963,7 @@ class _Pipeline:
                 return entry[0], tuple(b.fp for b in entry[1]), entry[2]
         if not self.emit:
             own = self.cache.get(self._fingerprints_key(src, module), FingerprintsEntry)
-            if own is not None and self._fresh(src, own[0]):
+            if own is not None and src.unchanged(own[0]):
                 return own
         return None
 
@@ -976,10 +976,6 @@ class _Pipeline:
             if built.facts() == version.facts:
                 return built
         raise _FullEntriesNeeded(version.facts.flow_id)
-
-    @staticmethod
-    def _fresh(src: _Source, deps: Deps) -> bool:
-        return src.unchanged(deps)
 
     @staticmethod
     def _deps(src: _Source, modules: Iterable[str]) -> Deps:
