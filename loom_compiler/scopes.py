@@ -452,16 +452,19 @@ def _store_base(target: cst.BaseExpression) -> list[cst.BaseExpression]:
     return [node]
 
 
-def _through_sys_modules(target: cst.BaseExpression, *, itself: bool = False) -> bool:
+def _through_sys_modules(target: cst.BaseExpression, is_modules: Callable[[cst.BaseExpression], bool], *,
+                         itself: bool = False) -> bool:
     """Whether a store target writes into a module fetched from ``sys.modules`` (``sys.modules[
-    __name__].V = 2``; with ``itself``, ``target`` is that module: ``setattr(sys.modules[k], ...)``)."""
+    __name__].V = 2``; with ``itself``, ``target`` is that module: ``setattr(sys.modules[k], ...)``).
+    ``is_modules(node)``: whether ``node`` stands for ``sys.modules`` (through the imports: ``import
+    sys as s``, ``from sys import modules``)."""
     node = target
     if not itself:
         if not isinstance(node, (cst.Attribute, cst.Subscript)):
             return False
         node = node.value
     while isinstance(node, (cst.Attribute, cst.Subscript)):
-        if isinstance(node, cst.Subscript) and dotted_chain(node.value) == "sys.modules":
+        if isinstance(node, cst.Subscript) and is_modules(node.value):
             return True
         node = node.value
     return False
@@ -757,7 +760,7 @@ class _UseWalker:
                 self.in_call(func, scope, callee=func, rest=[a.value for a in args[2:]], chain=(chain, obj))
                 if name in ("setattr", "delattr"):
                     self.store_into(obj, scope)
-                    if _through_sys_modules(obj, itself=True):
+                    if _through_sys_modules(obj, self.is_sys_modules(scope), itself=True):
                         self.refs.dynamic |= {"module", "module-write"}
                 return
             instance = _instance_of(obj, lambda n: self.self_of(n, scope))
@@ -775,7 +778,7 @@ class _UseWalker:
                 self.refs.dynamic.add("class-write" if name in ("setattr", "delattr") else "class")
             if name in ("setattr", "delattr"):
                 self.store_into(obj, scope)
-                if _through_sys_modules(obj, itself=True):
+                if _through_sys_modules(obj, self.is_sys_modules(scope), itself=True):
                     self.refs.dynamic |= {"module", "module-write"}
                 if isinstance(obj, cst.Name) and self.self_of(nfkc(obj.value), scope):
                     # a write to the instance by a computed name runs the class's ``__setattr__``/
@@ -836,6 +839,10 @@ class _UseWalker:
             if target.rsplit(".", 1)[-1] == "import_module":
                 return "name", "package", target
         return None
+
+    def is_sys_modules(self, scope: _Scope) -> Callable[[cst.BaseExpression], bool]:
+        """A test whether a node stands for ``sys.modules`` at this scope (``qualified``)."""
+        return lambda node: "sys.modules" in self.qualified(node, scope)
 
     def qualified(self, func: cst.BaseExpression, scope: _Scope) -> list[str]:
         """What a callee chain may stand for: through the imports binding its root (in an
@@ -1014,7 +1021,7 @@ class _UseWalker:
             written = _globals_call(target)
             if written is not None:
                 self.globals_written.add(id(written))  # ``globals()["X"] = 1`` binds a name
-            if _through_sys_modules(target):
+            if _through_sys_modules(target, self.is_sys_modules(scope)):
                 # ``sys.modules[__name__].V = 2``: a binding of any name of the module
                 self.refs.dynamic |= {"module", "module-write"}
             self.store_into_target(target, scope)

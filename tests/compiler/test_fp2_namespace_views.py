@@ -66,6 +66,19 @@ def _stores() -> list[ProjectPair]:
                    ext="import sys\n\nSNAP = sys.modules['shop.svc'].go\n")
     add(E("sys-modules-read-is-no-store", k, base, edit(base, "shop/ext.py", "SNAP =", "SNAP2 =")))
 
+    # the module's own entry through an alias of sys or of sys.modules (review, session 4: only the
+    # spelling `sys.modules` was recognised for a store, so these kept the hash)
+    k = "own module through sys.modules"
+    for name, head in [
+        ("sys-alias", "import sys as s\n\nV = 1\ns.modules[__name__].V = 2\n"),
+        ("from-sys-import-modules", "from sys import modules\n\nV = 1\nmodules[__name__].V = 2\n"),
+        ("setattr-through-a-sys-alias", "import sys as s\n\nV = 1\nsetattr(s.modules[__name__], 'V', 2)\n"),
+    ]:
+        base = project(flow("return o + V", head))
+        add(C(f"own-module-store-through-{name}", k, base, edit(base, "shop/flows.py", "2", "3")))
+    base = project(flow("return o + V", "import sys as s\n\nV = 1\ns.modules['shop.alt'].V = 2\n"), alt="V = 0\n")
+    add(E("store-through-a-sys-alias-into-a-module-the-flow-does-not-reach", k, base, edit(base, "shop/flows.py", "= 2", "= 3")))
+
     k = "builtins patched"
     base = project(flow("return len(o)", "import shop.patch\n"), patch="__builtins__['mylen'] = lambda x: 1\n")
     add(E("dunder-builtins-store-of-a-name-the-flow-does-not-use", k, base, edit(base, "shop/patch.py", "x: 1", "x: 2")))
