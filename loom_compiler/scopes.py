@@ -228,20 +228,6 @@ class _Scope:
         return self.parent is not None and not self.is_class
 
 
-def _loop_targets(body: Iterable[cst.CSTNode]) -> set[str]:
-    """Names the ``for`` statements of a function body bind (nested functions and classes left out)."""
-    out: set[str] = set()
-    stack = list(body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            continue
-        if isinstance(node, cst.For):
-            out |= target_names(node.target)
-        stack.extend(child_nodes(node))
-    return out
-
-
 def _subscript_callee(node: cst.BaseExpression) -> bool:
     """``HOOKS[k]`` or ``REG[k].run``: a callee taken out of a container (calls on call results
     and literals, ``"".join``, ``super().f``, are not: their callee is what the call returned)."""
@@ -337,6 +323,7 @@ class _Binder:
         #: modules its import statements load (``import a.b`` -> ``a.b``; ``from a import b`` ->
         #: ``a`` and ``a.b``, which may be a submodule): they run, whatever name is bound
         self.modules: list[str] = []
+        self.loops: set[str] = set()  # names ``for`` statements bind (``_Scope.loops``)
         self.resolve_from = resolve_from
 
     def walk(self, node: cst.CSTNode) -> None:
@@ -373,7 +360,10 @@ class _Binder:
         elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
             self.bound |= target_names(node.target)
         elif isinstance(node, (cst.For, cst.CompFor)):
-            self.bound |= target_names(node.target)
+            names = target_names(node.target)
+            self.bound |= names
+            if isinstance(node, cst.For):
+                self.loops |= names
         elif isinstance(node, cst.WithItem) and node.asname is not None:
             self.bound |= target_names(node.asname.name)
         elif isinstance(node, (cst.ExceptHandler, cst.ExceptStarHandler)) and node.name is not None:
@@ -513,7 +503,7 @@ class _UseWalker:
         self_name = names[0] if method and names and _first_is_positional(params) else None
         imports = {k: v for k, v in binder.imports.items() if k in local}
         scope = _Scope(parent, local, binder.declared_global, self_name=self_name, imports=imports,
-                       loops=_loop_targets(body) & local)
+                       loops=binder.loops & local)
         self.refs.global_writes |= binder.bound & binder.declared_global
         self.refs.globals.update("!" + m for m in binder.modules)  # a lazy import runs that module
         for name in binder.declared_global:
