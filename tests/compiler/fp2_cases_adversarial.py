@@ -1701,6 +1701,16 @@ def _effects_pairs() -> list[ProjectPair]:
                    g="from shop.h import init\n\nHOOKS = [init]\n\n\ndef setup():\n    for f in HOOKS:\n        f()\n",
                    h=reads + "\n\ndef init():\n    CFG['a'] = 5\n")
     add(C("import-time-callee-calls-hooks-from-a-list", k, base, edit(base, "shop/h.py", "= 5", "= 6")))
+    # review, session 4: the rules for a callee taken out of a container and for a loop variable had
+    # one direction or none
+    base = project(flow("return CFG['a']", reads + "from shop.g import setup\n\nsetup()\n"), cfg=cfg,
+                   g="from shop.h import init\n\nHOOKS = {'s': init}\n\n\ndef setup():\n    HOOKS['s']()\n",
+                   h=reads + "\n\ndef init():\n    CFG['a'] = 5\n")
+    add(C("import-time-callee-calls-a-hook-from-a-table", k, base, edit(base, "shop/h.py", "= 5", "= 6")))
+    base = project(flow("return CFG['a']", reads + "from shop.g import setup\n\nsetup()\n"), cfg=cfg + "OTHER = {}\n",
+                   g="from shop.cfg import OTHER\n\nNAMES = ['a']\n\n\ndef setup():\n    for n in NAMES:\n"
+                     "        print(n.upper())\n    OTHER['x'] = 1\n")
+    add(E("import-time-callee-loops-over-names-it-only-prints", k, base, edit(base, "shop/g.py", "= 1", "= 2")))
     base = project(flow("return CFG['a']", reads + "from shop.g import run\nfrom shop.h import init\n\nrun(init)\n"), cfg=cfg,
                    g="def run(cb):\n    cb()\n", h=reads + "\n\ndef init():\n    CFG['a'] = 5\n")
     add(C("import-time-call-hands-a-mutator-to-a-runner", k, base, edit(base, "shop/h.py", "= 5", "= 6")))

@@ -114,6 +114,22 @@ def _pairs() -> list[ProjectPair]:
         add(C(f"{name}-reaches-the-named-module", k, base, edit(base, *RATE)))
         add(E(f"{name}-does-not-reach-another-module", k, base, edit(base, *other)))
 
+    # -------------------------------------------------- review, session 4: rules that had one direction or none
+    k = "dunder import returns the top package"
+    base = project(flow("return __import__('shop.pricing').LIMIT + o"), init="LIMIT = 1\n", pricing=PRICING)
+    add(C("dunder-import-without-fromlist-reads-the-top-package", k, base, edit(base, "shop/__init__.py", "= 1", "= 2")))
+    base = project(flow("return __import__('shop.pricing', fromlist=['x']).discount(o)"), init="LIMIT = 1\n", pricing=PRICING)
+    add(E("dunder-import-with-a-fromlist-does-not-read-the-top-package", k, base, edit(base, "shop/__init__.py", "= 1", "= 2")))
+    k = "code in strings"
+    base = project(flow("ns = {}\nexec('from shop.pricing import *\\nd = discount', ns)\nreturn ns['d'](o)"), pricing=PRICING)
+    add(C("exec-of-a-star-import", k, base, edit(base, *RATE)))
+    k = "relative names"
+    base = project(flow("import importlib\nreturn importlib.import_module('.pricing', __package__).discount(o)"),
+                   pricing=PRICING, other="def helper():\n    return 1\n")
+    add(C("import-module-relative-to-dunder-package", k, base, edit(base, *RATE)))
+    add(E("import-module-relative-to-dunder-package-does-not-reach-another-module", k, base,
+          edit(base, "shop/other.py", "return 1", "return 2")))
+
     # -------------------------------------------------- computed __all__
     k = "star imports: computed __all__"
     util = "__all__ = [n for n in ['helper']]\n\n\ndef helper(x):\n    return x\n\n\ndef other(x):\n    return 2 * x\n"

@@ -93,6 +93,12 @@ def _stores() -> list[ProjectPair]:
     base = project(flow("return go(o)", "from shop.svc import go\nimport shop.ext\n"), svc=SVC, reg=reg,
                    ext="from shop import svc\nfrom shop.reg import patch\n\npatch(svc)\n")
     add(C("module-handed-to-a-patching-call", k, base, edit(base, "shop/reg.py", "-x", "2 * x")))
+    base = project(flow("return go(o)", "from shop.svc import go\nimport shop.ext\n"), svc=SVC, reg=reg,
+                   ext="import sys\nfrom shop.reg import patch\n\npatch(sys.modules['shop.svc'])\n")
+    add(C("sys-modules-entry-handed-to-a-patching-call", k, base, edit(base, "shop/reg.py", "-x", "2 * x")))
+    base = project(flow("return go(o)", "from shop.svc import go\nimport shop.ext\n"), svc=SVC,
+                   ext="import sys\n\nns = sys.modules['shop.svc'].__dict__\nns['go'] = lambda x: -x\n")
+    add(C("sys-modules-namespace-kept-in-a-name-and-stored-through", k, base, edit(base, "shop/ext.py", "-x", "2 * x")))
     base = project(flow("return go(o)", "from shop.svc import go\nimport shop.ext\n"), svc=SVC, alt=SVC, reg=reg,
                    ext="from shop import alt\nfrom shop.reg import patch\n\npatch(alt)\n")
     add(E("another-module-handed-to-a-patching-call", k, base, edit(base, "shop/reg.py", "-x", "2 * x")))
