@@ -322,6 +322,7 @@ class ClosureGraph:
         self._imports: dict[str, list[str]] = {}  # module -> first-party modules it imports
         self._missing: dict[str, str] = {}  # import target -> the sourceless module it names ("": none)
         self._mro: dict[tuple[str, tuple[str, ...]], tuple[frozenset[str], str]] = {}  # memo of ``inherited``
+        self._mro_open: set[tuple[str, tuple[str, ...]]] = set()  # ``inherited`` computations under way (a cycle)
         self.modules = modules
         self._listing: list[str] | None = None  # every module of the tree (memo of ``modules``)
         profile = getattr(config, "profile", None) if config is not None else None
@@ -870,10 +871,22 @@ class ClosureGraph:
         ``__getitem__``, ``Thread.start`` calls ``run``, pydantic's ``__init__`` the validators,
         ``getattr(self, "on_" + kind)()`` a handler); "write" when one only writes to the instance
         by a computed name (``setattr(self, key, value)``); "" otherwise."""
+        names, level, _ = self._inherited(where, chains)
+        return set(names), level
+
+    def _inherited(self, where: _ModuleIndex, chains: tuple[str, ...]) -> tuple[frozenset[str], str, frozenset[object]]:
+        """``inherited``, and the MROs still being computed that this answer read (a cycle of
+        bases): an answer that read one is not final and is not memoised — it stood for less
+        than that MRO holds (a later flow asking for the same bases got the short answer)."""
         memo = (where.summary.module, chains)
         found = self._mro.get(memo)
-        if found is None:
-            self._mro[memo] = (frozenset(), "")  # a cycle of bases: nothing more round it
+        if found is not None:
+            return found[0], found[1], frozenset()
+        if memo in self._mro_open:
+            return frozenset(), "", frozenset({memo})  # a cycle: the open computation collects the rest
+        self._mro_open.add(memo)
+        read_open: set[object] = set()
+        try:
             names: set[str] = set()
             levels: set[str] = set()
             for chain in chains:
@@ -907,11 +920,17 @@ class ClosureGraph:
                             # an alias or a factory (``Base = A``, ``Base = make_base()``): any
                             # class it names may be the base
                             more = tuple(r for r in u.references if r[0] not in "=!\"'?^~")
-                        inner, level = self.inherited(index, more)
+                        inner, level, still_open = self._inherited(index, more)
                         names |= inner
                         levels.add(level)
-            found = self._mro[memo] = (frozenset(names), "read" if "read" in levels else "write" if "write" in levels else "")
-        return set(found[0]), found[1]
+                        read_open |= still_open
+        finally:
+            self._mro_open.discard(memo)
+        read_open.discard(memo)
+        result = (frozenset(names), "read" if "read" in levels else "write" if "write" in levels else "")
+        if not read_open:
+            self._mro[memo] = result
+        return result[0], result[1], frozenset(read_open)
 
     def _missing_module(self, target: str) -> str | None:
         """The first-party module ``target`` names that has no source in the tree (B12): a

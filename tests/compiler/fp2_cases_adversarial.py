@@ -1798,3 +1798,28 @@ def _process_state_pairs() -> list[ProjectPair]:
 
 
 PAIRS = PAIRS + tuple(_process_state_pairs())
+
+
+def _review_pairs() -> list[ProjectPair]:
+    """Found by the session-4 review: a cycle of bases (``B = C`` after ``class C(A)``, ``class
+    A(B)``) let the MRO memo keep an answer computed while the cycle was open, so the flow class's
+    override reached through an inherited method was missed whenever ANOTHER flow of the build
+    asked for the same bases first (``closure._inherited``)."""
+    k = "virtual dispatch through a cycle of bases"
+    bases = (HEAD + "\n\nclass B:\n    def pb(self):\n        return self.b()\n\n    def b(self):\n        return 0\n\n\n"
+             "class A(B):\n    def pa(self):\n        return self.a()\n\n    def a(self):\n        return 0\n\n\n"
+             "class C(A):\n    pass\n\n\nB = C\n\n\n")
+    other = "class D(A):\n    @flow(\"other\")\n    def run(self, ctx, o):\n        return self.pb()\n\n\n"
+    checkout = ("class E(B):\n    def a(self):\n        return 1\n\n    @flow(\"checkout\")\n"
+                "    def run(self, ctx, o):\n        return self.pa()\n")
+    pairs = []
+    for name, text in (("alone", bases + checkout), ("after-another-flow-of-the-same-bases", bases + other + checkout)):
+        base = project(text)
+        pairs.append(C(f"override-through-a-cycle-of-bases-{name}", k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
+    base = project(bases + other + checkout)
+    pairs.append(E("the-other-flow-of-the-same-bases-edited", k, base,
+                   edit(base, "shop/flows.py", "return self.pb()", "return self.pb() + 1")))
+    return pairs
+
+
+PAIRS = PAIRS + tuple(_review_pairs())
