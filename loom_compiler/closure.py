@@ -1273,15 +1273,6 @@ class ClosureGraph:
                             keys.add("module:" + owner)
         return keys
 
-    def _third_party_of(self, index: _ModuleIndex, names: Iterable[str]) -> set[str]:
-        """Package keys of the third-party modules that names of a module stand for (bound by
-        imports of them): what a function changing those names changes."""
-        out = set()
-        for name in names:
-            for u in index.direct.get(name, ()):
-                out.update(_package_key("import:" + t) for local, t in u.aliases if local == name and not self.first_party(t))
-        return out
-
     def executed(self, seeds: frozenset[str]) -> list[str]:
         """First-party modules that run for a flow's code, from ``seeds`` (its module, the modules
         of what it reaches, the modules its lazy imports name): those and every module they import
