@@ -1096,20 +1096,16 @@ class ClosureGraph:
             chains = [c for c in unit.references if c.split(".")[0] in imported and c.split(".")[0] in unit.attached]
             # an imported name it changes without spelling it (``setup()`` whose body sets
             # ``decimal.getcontext().prec``): what the name is bound to
-            spelled = len(chains) if unit.kind not in ("function", "class") else 0
             chains += sorted(imported & set(unit.attached) - {c.split(".")[0] for c in chains})
             keys |= self._view_stores(index, unit)
-            for at, chain in enumerate(chains):
+            for chain in chains:
                 for key in self.resolve_chain(index, chain):
                     module, _, name = key.rpartition(".")
                     if module == index.summary.module:
                         continue  # its own name for the import: not another module's object
+                    # (a ``module:`` key: the module as a whole, handed on or written by a computed
+                    # name, ``setattr(h, name, v)``: relevant to every flow reaching anything of it)
                     keys.add(self._absent_attribute(key))
-                    if key.startswith("module:") and at < spelled:
-                        # a module the statement itself (not a def's or class's code) hands on or
-                        # writes into by a computed name (``setattr(h, name, v)``, ``vars(svc)[k]
-                        # .x = v``): any name of it (C22, C13)
-                        keys.add("touch:" + key[len("module:"):])
                     # what calling it changes, in its module and the modules its callees live in
                     # (C11: ``setup()`` whose body fills ``shop.cfg.CFG``)
                     keys |= self.call_effects(key)
@@ -1328,10 +1324,8 @@ class ClosureGraph:
         have |= {_package_key(k) for k in have if k.startswith("import:") and not self._first_party_key(k)}  # C6
         have.add(PROCESS)  # every flow reads process-wide state (C6)
         # modules whose namespace the code reads whole (``globals().get("EXTRA")``, a module used
-        # as a value): a store into any attribute of theirs counts; and the modules it reaches
-        # anything of: a store through the module by a computed name (``setattr(h, k, v)``) counts
+        # as a value): a store into any attribute of theirs counts
         whole = {k[len("module:"):] for k in have if k.startswith("module:")}
-        touched = {n.module for n in code} | whole
         # a statement that changes a module as a whole (``sys.modules["shop.svc"] = m``) changes every
         # member of it (C13); an attribute no statement of a first-party module binds is of that
         # module too (what replaces the module in ``sys.modules`` provides it)
@@ -1346,7 +1340,7 @@ class ClosureGraph:
                 continue
             index = self.index(module)
             assert index is not None
-            relevant = [u for u in self.abroad(index) if _touches(self.changed_abroad(index, u), have, whole, touched)]
+            relevant = [u for u in self.abroad(index) if _touches(self.changed_abroad(index, u), have, whole)]
             if not relevant:
                 continue
             # named by the content of the statements it holds, not their positions: code inserted
@@ -1532,21 +1526,14 @@ def _unit_parts(unit: Unit) -> list[tuple[int, int, str, tuple[str, ...]]]:
     return [(unit.index, unit.line, unit.source, unit.names)]
 
 
-def _touches(changed: frozenset[str], have: set[str], whole: set[str], touched: set[str]) -> bool:
+def _touches(changed: frozenset[str], have: set[str], whole: set[str]) -> bool:
     """Whether a statement abroad that changes ``changed`` changes what a flow reaches (``have``:
-    its keys; ``whole``: modules whose namespace it reads whole; ``touched``: modules it reaches
-    anything of, compared with the ``touch:`` keys of modules the statement itself hands on or
-    writes into by a computed name: not those its callees do, which would make every module a
-    called function mentions touch every flow of it)."""
+    its keys, ``module:<m>`` of every module it reaches anything of among them, so a module changed
+    as a whole counts for all of it; ``whole``: modules whose namespace it reads whole, where a
+    store into any attribute counts)."""
     if not changed.isdisjoint(have):
         return True
-    for key in changed:
-        if key.startswith("touch:"):
-            if key[len("touch:"):] in touched:
-                return True
-        elif ":" not in key and "#" not in key and key.rpartition(".")[0] in whole:
-            return True
-    return False
+    return any(":" not in key and "#" not in key and key.rpartition(".")[0] in whole for key in changed)
 
 
 #: the canonical form of a ``def``/``class`` statement with decorators (after a ``__future__`` stamp line)
