@@ -43,6 +43,7 @@ BENCHMARKS: dict[str, tuple[str, list[str], list[str]]] = {
     "replay": ("bench_divergence.py", [], ["--steps", "2000", "--repeat", "3"]),
     "build": ("bench_build.py", [], ["--modules", "200", "--flows", "20"]),
     "closure-width": ("bench_closure_width.py", [], ["--quick"]),
+    "soundness": ("bench_real_soundness.py", [], ["--mutations", "30"]),
     "frameworks": ("bench_frameworks.py", [], []),
     "deploy-check": ("bench_deploy_check.py", [], ["--executions", "1000", "--repeat", "2"]),
     "workers": ("bench_workers.py", [], ["--steps", "200", "--executions", "200", "--repeat", "1", "--idle", "10"]),
