@@ -79,6 +79,7 @@ from . import json_values
 from .definition import StepFamily
 from .errors import ManifestError
 from .files import read_regular_file
+from .schemes import FINGERPRINT_SCHEME, LEGACY_FINGERPRINT_SCHEME
 
 __all__ = [
     "MANIFEST_SCHEMA",
@@ -97,10 +98,6 @@ __all__ = [
 ]
 
 MANIFEST_SCHEMA = "loom-manifest/1"
-#: The scheme of the codeHashes this release's compiler computes (``loom_compiler.canonical.SCHEME``).
-FINGERPRINT_SCHEME = "loom-fp/2"
-#: What a version entry without a ``scheme`` key was fingerprinted with.
-LEGACY_FINGERPRINT_SCHEME = "loom-fp/1"
 
 # Formats the reader insists on. A codeHash may be a legacy ``fnv1a:`` value because an author's
 # explicit ``code_fingerprint=`` may be one (``FlowDefinition`` accepts both).

@@ -65,7 +65,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -93,7 +93,7 @@ from ..frameworks.base import HookCandidates, marker_pattern
 from ..model import FlowFingerprint, SourceError
 from ..precheck import might_define_flows, spells_a_marker_in_code
 from ..sources import DirectorySourceTree, SourceReadError, SourceTree
-from .cache import CACHE_DIRNAME, SummaryCache, cache_key, encode_entry, write_entries
+from .cache import CACHE_DIRNAME, Deps, SummaryCache, cache_key, encode_entry, write_entries
 from .cache_codec import encode
 from .chunk_file import Chunk, ChunkError, chunk_path_for
 # what only a build writing output needs (the chunk and manifest stages, history refs, the pool)
@@ -198,13 +198,14 @@ class _Collected:
     #: them were parsed in this build; the rest came from ``.loom-cache``
     modules: set[str] = field(default_factory=set)
     parsed: int = 0
+    #: with ``_Pipeline(reads=True)``: every ``(module, path, sha)`` the flow modules' results
+    #: depend on (their cached or computed deps), and the tree as the pipeline read it
+    deps: set[tuple[str, str | None, str | None]] = field(default_factory=set)
+    source: _Source | None = None
 
 
-#: The modules a flow module's closure computation asked for: ``(module, its path, the sha256 of
-#: its bytes)``, path and sha None when absent. The path counts as well as the bytes: the same
-#: bytes moved from ``shop/util.py`` to ``shop/util/__init__.py`` resolve their relative imports
-#: elsewhere.
-Deps = tuple[tuple[str, Optional[str], Optional[str]], ...]
+# ``Deps`` (``cache``): the modules a flow module's closure computation asked for, as
+# ``(module, its path, the sha256 of its bytes)``.
 #: A flow module's cache entry: ``(deps, its built versions, its errors)`` (see the module
 #: docstring, stage 2).
 FlowsEntry = tuple[Deps, tuple[_Built, ...], tuple[SourceError, ...]]
@@ -646,8 +647,10 @@ class _Pipeline:
     flow module is served from its head entry (``FlowsHead``), its fingerprints left undecoded."""
 
     def __init__(self, config: LoomConfig, cache: SummaryCache, *, jobs: int | None, progress: Progress,
-                 hide: str | None = None, emit: bool = True, heads: bool = False) -> None:
+                 hide: str | None = None, emit: bool = True, heads: bool = False, reads: bool = False) -> None:
         self.config = config
+        #: record what the result depends on in ``_Collected.deps``/``source`` (``tree_report``)
+        self.reads = reads
         #: ``config.digest`` (a property: a JSON dump and a sha256, once per key otherwise, ~300 keys a build)
         self.config_digest = config.digest
         self.emit = emit
@@ -881,6 +884,10 @@ class _Pipeline:
                 result.fingerprints.extend(built)
             result.errors.extend(errors)
             result.modules.update(m for m, _path, sha in deps if sha is not None and not m.startswith("<"))
+            if self.reads:
+                result.deps.update(deps)
+        if self.reads:
+            result.source = src
         self._put_late()
         result.errors.extend(src.errors.values())
         result.modules.update(self.parsed[parsed_before:])

@@ -37,14 +37,14 @@ import os
 import threading
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 from loom_runtime.files import read_regular_file
-from loom_runtime.manifest import FINGERPRINT_SCHEME
+from loom_runtime.schemes import FINGERPRINT_SCHEME  # not .manifest: a warm hook does not load the manifest schema
 
 from .cache_codec import CacheFormatError, decode, encode, schema_digest
 
-__all__ = ["CACHE_DIRNAME", "SummaryCache", "cache_key", "compiler_token", "encode_entry", "write_entries"]
+__all__ = ["CACHE_DIRNAME", "Deps", "SummaryCache", "cache_key", "compiler_token", "encode_entry", "write_entries"]
 
 CACHE_DIRNAME = ".loom-cache"
 # One flat directory of entries: no 256-way fan-out by key prefix (ext4, APFS and NTFS index large
@@ -54,6 +54,13 @@ ENTRIES_DIRNAME = "entries"
 #: never looked up, and if renamed into place it is refused on read).
 FORMAT = "loom-cache/2"
 _SUFFIX = ".json"
+
+#: What a cached value depends on besides its key (a flow module's entry: the modules its closure
+#: computation asked for): ``(module, its path, the sha256 of its bytes)``, path and sha None when
+#: absent. The path counts as well as the bytes: the same bytes moved from ``shop/util.py`` to
+#: ``shop/util/__init__.py`` resolve their relative imports elsewhere. Names in ``<...>`` are facts
+#: of the tree's whole listing (``build.LISTING``, ``build.HOOKS``).
+Deps = tuple[tuple[str, Optional[str], Optional[str]], ...]
 
 
 @lru_cache(maxsize=None)

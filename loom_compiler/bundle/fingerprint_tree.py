@@ -25,42 +25,53 @@ result as one entry (one edit would recompute every flow, and two checkouts woul
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from ..config import LoomConfig
 from ..flow_ids import duplicate_id_errors
 from ..model import ProjectResult
 from ..sources import SourceTree
 from .cache import CACHE_DIRNAME, SummaryCache
 from .progress import NullProgress
+from .tree_report import TreeReads, output_dir
 
-__all__ = ["fingerprint_tree"]
+__all__ = ["fingerprint_tree", "fingerprint_tree_reads"]
 
 
 def fingerprint_tree(config: LoomConfig, tree: SourceTree | None = None, *, use_cache: bool = True,
                      jobs: int | None = None) -> ProjectResult:
     """Fingerprint every flow of ``tree`` (default: the working tree at ``config.root``) through
     ``.loom-cache`` under the root. ``jobs`` as for ``build_project`` (None: automatic)."""
-    from .build import _collect_stable, _Pipeline  # the build's own stages: both fill and read the same entries
+    return _fingerprint(config, tree, use_cache=use_cache, jobs=jobs, reads=False)[0]
+
+
+def fingerprint_tree_reads(config: LoomConfig) -> tuple[ProjectResult, TreeReads | None]:
+    """``fingerprint_tree`` of the working tree, and what its result depends on (``tree_report``):
+    None when the tree could not be read whole (a file or directory it reports as unreadable)."""
+    return _fingerprint(config, None, use_cache=True, jobs=None, reads=True)
+
+
+def _fingerprint(config: LoomConfig, tree: SourceTree | None, *, use_cache: bool, jobs: int | None,
+                 reads: bool) -> tuple[ProjectResult, TreeReads | None]:
+    from .build import _collect_stable, _fewer_gc_passes, _Pipeline  # the build's own stages: both fill and read the same entries
 
     cache = SummaryCache(config.root / CACHE_DIRNAME, enabled=use_cache)
-    pipeline = _Pipeline(config, cache, jobs=jobs, progress=NullProgress(), hide=_output_dir(config), emit=False)
+    pipeline = _Pipeline(config, cache, jobs=jobs, progress=NullProgress(), hide=output_dir(config), emit=False,
+                         reads=reads)
     try:
-        # a working tree that moved while it was read is read again, as the build does
-        got = _collect_stable(pipeline, tree, config, label="loom fingerprint")
+        # a working tree that moved while it was read is read again, as the build does; the
+        # garbage collector runs rarely, as in a build (the parse allocates, its trees hold no cycles)
+        with _fewer_gc_passes():
+            got = _collect_stable(pipeline, tree, config, label="loom fingerprint")
     finally:
         pipeline.close()
         cache.flush()
     flows = sorted(got.fingerprints, key=lambda f: (f.flow_id, f.path, f.line))
     errors = sorted(dict.fromkeys([*got.errors, *duplicate_id_errors(flows)]),
                     key=lambda e: (e.path, e.line, e.column, e.message))
-    return ProjectResult(tuple(flows), tuple(errors))
-
-
-def _output_dir(config: LoomConfig) -> str | None:
-    """The build's output directory relative to the root (its chunks declare flows too), as
-    ``build_project`` hides it."""
-    try:
-        return Path(config.root, config.out).resolve().relative_to(config.root.resolve()).as_posix()
-    except ValueError:
-        return None
+    read: TreeReads | None = None
+    src = got.source
+    if src is not None and not src.errors:
+        walked = [(m, src.path(m), src.sha(m)) for m in src.module_names()]
+        names = {m for m, _path, _sha in walked}
+        read = TreeReads(walked, tuple(sorted((d for d in got.deps if d[0] not in names and not d[0].startswith("<")),
+                                                 key=lambda d: (d[0], d[1] or "", d[2] or ""))))
+    return ProjectResult(tuple(flows), tuple(errors)), read

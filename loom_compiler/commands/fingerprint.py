@@ -19,6 +19,7 @@ import click
 from ._ops import short, table
 
 if TYPE_CHECKING:
+    from ..config import LoomConfig
     from ..fingerprint import ProjectResult
     from ..model import FlowFingerprint, SourceError
 
@@ -130,8 +131,13 @@ def fingerprint_command(
     notice = scan_notice(config, "loom fingerprint", paths)
     if notice:
         click.echo(notice, err=True)
-    if all(Path(p).resolve() == config.root.resolve() for p in paths):
-        # the whole project (a pre-commit hook's call): through the build's cache
+    whole = all(Path(p).resolve() == config.root.resolve() for p in paths)
+    if whole and explain is None and not as_json:
+        # the whole project as a table (a pre-commit hook's call): its report, or the build's cache
+        out, err, status = _project_table(config)
+        _print(out, err, status)
+        return
+    if whole:
         from ..bundle.fingerprint_tree import fingerprint_tree
 
         result = fingerprint_tree(config)
@@ -144,16 +150,51 @@ def fingerprint_command(
         if not matches:
             known = ", ".join(sorted(f.flow_id for f in result.flows)) or "none"
             raise click.ClickException(f"no flow `{explain}` under {', '.join(map(str, paths or [config.root]))}; known flows: {known}")
-        click.echo("\n".join(render_explain(f) for f in matches), nl=False)
+        out = "\n".join(render_explain(f) for f in matches)
+        _print(out, *_diagnostics(result, listed=True), nl=False)
     elif as_json:
-        click.echo(render_json(result))
+        _print(render_json(result), *_diagnostics(result, listed=False))
     else:
-        click.echo(render_table(result.flows))
-    for warning in dict.fromkeys(w for f in result.flows for w in f.warnings):
-        click.echo(f"warning: {warning}", err=True)
-    if result.errors:
-        if not as_json:  # the JSON document carries them
-            for error in result.errors:
-                click.echo(f"error: {error}", err=True)
-            click.echo(f"{len(result.errors)} error(s)", err=True)
-        raise SystemExit(1)
+        _print(render_table(result.flows), *_diagnostics(result, listed=True))
+
+
+#: the code that renders ``_project_table``'s report: a cached report is keyed by it (``tree_report``)
+_RENDERER = (Path(__file__), Path(__file__).with_name("_ops.py"))
+
+
+def _project_table(config: LoomConfig) -> tuple[str, tuple[str, ...], int]:
+    """The table report of the whole project: served from ``.loom-cache`` while every file the
+    run that made it read is unchanged (``bundle.tree_report``: nothing of the pipeline is
+    imported then), else computed through the build's cache and kept."""
+    from ..bundle.tree_report import keep_report, output_dir, served_report
+
+    hide = output_dir(config)
+    served = served_report(config, "fingerprint", _RENDERER, hide)
+    if served is not None:
+        return served[1], served[2], served[3]
+    from ..bundle.fingerprint_tree import fingerprint_tree_reads
+
+    result, reads = fingerprint_tree_reads(config)
+    out = render_table(result.flows)
+    err, status = _diagnostics(result, listed=True)
+    if reads is not None:
+        keep_report(config, "fingerprint", _RENDERER, hide, reads, out, err, status)
+    return out, err, status
+
+
+def _diagnostics(result: ProjectResult, *, listed: bool) -> tuple[tuple[str, ...], int]:
+    """The lines for standard error (warnings; the errors too when ``listed``: the JSON document
+    carries them otherwise) and the exit status: 1 when any error was reported."""
+    lines = [f"warning: {warning}" for warning in dict.fromkeys(w for f in result.flows for w in f.warnings)]
+    if result.errors and listed:
+        lines += [f"error: {error}" for error in result.errors]
+        lines.append(f"{len(result.errors)} error(s)")
+    return tuple(lines), 1 if result.errors else 0
+
+
+def _print(out: str, err: tuple[str, ...], status: int, *, nl: bool = True) -> None:
+    click.echo(out, nl=nl)
+    for line in err:
+        click.echo(line, err=True)
+    if status:
+        raise SystemExit(status)
