@@ -27,7 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-__all__ = ["measure", "loom_command"]
+__all__ = ["measure", "measure_cpu", "loom_command"]
 
 
 def loom_command() -> list[str]:
@@ -48,6 +48,33 @@ def _once(argv: list[str]) -> float:
     start = time.perf_counter()
     subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, cwd=ROOT, env=_ENV)
     return time.perf_counter() - start
+
+
+def _once_cpu(argv: list[str]) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system, ``os.wait4``) of one fresh process."""
+    start = time.perf_counter()
+    child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT, env=_ENV)
+    _pid, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - start
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode not in (0, 1):
+        raise subprocess.CalledProcessError(child.returncode, argv)
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def measure_cpu(cases: dict[str, list[str]], repeat: int) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """``measure`` with each process's CPU time too (under load CPU time moves far less than wall):
+    ``(wall seconds, CPU seconds)`` of each case, ``repeat`` interleaved rounds."""
+    walls: dict[str, list[float]] = {name: [] for name in cases}
+    cpus: dict[str, list[float]] = {name: [] for name in cases}
+    for argv in cases.values():
+        _once_cpu(argv)
+    for _ in range(repeat):
+        for name, argv in cases.items():
+            wall, cpu = _once_cpu(argv)
+            walls[name].append(wall)
+            cpus[name].append(cpu)
+    return walls, cpus
 
 
 def measure(cases: dict[str, list[str]], repeat: int) -> dict[str, list[float]]:
