@@ -148,18 +148,22 @@ def run_modules(root: types.ModuleType, layout: ChunkLayout, text: str, path: Pa
         registered.append(module.__name__.key)  # type: ignore[attr-defined]
     lazy = set(layout.lazy)
     last = {run.module: i for i, run in enumerate(layout.runs)}
-    deferred: dict[str, list[types.CodeType]] = {}
+    deferred: dict[str, list[types.CodeType]] = {name: [] for name in lazy}
+    for run, code in zip(layout.runs, codes):
+        if run.module in lazy:
+            deferred[run.module].append(code)
+    # before any run: a module that runs at load may use a lazy one at its own top level
+    # (``from .r import X`` in a module a lazy ``import shop.plugs`` reached), which must run it
+    for name in sorted(lazy):
+        _defer(name, modules, deferred[name])
     for i, (run, code) in enumerate(zip(layout.runs, codes)):
         if run.module in lazy:
-            deferred.setdefault(run.module, []).append(code)
             continue
         exec(code, modules[run.module].__dict__)
         if last[run.module] == i:
             parent, _, attr = run.module.rpartition(".")
             setattr(modules[parent] if parent else root, attr, modules[run.module])
             adopt_definitions(modules[run.module].__dict__, modules[run.module].__name__)  # type: ignore[arg-type]
-    for name in sorted(lazy):
-        _defer(name, modules, deferred.get(name, []))
     return modules
 
 

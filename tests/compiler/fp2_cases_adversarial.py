@@ -1511,6 +1511,28 @@ def _chunks_resource_cases() -> list[ChunkCase]:
 CHUNK_CASES = CHUNK_CASES + tuple(_chunks_resource_cases())
 
 
+def _lazy_chain_chunk_cases() -> list[ChunkCase]:
+    # lead (session 5): a module a lazy `import shop.plugs` reaches runs at load (for its effects), and
+    # its own top-level `from shop.r import X` used a module only it imports, which the chunk marks
+    # lazy: the lazy modules' first-use hooks were installed after every load-time run, so the
+    # chunk failed to load (ImportError: cannot import name 'X' from 'shop.r')
+    base = "class Base:\n    REG = {}\n\n    def __init_subclass__(cls):\n        Base.REG[cls.__name__] = cls\n"
+    return [
+        ChunkCase("lazy-import-of-a-module-whose-import-is-only-its-own", project(
+            flow("import shop.plugs\nreturn shop.plugs.Y"), r="X = 1\n", plugs="from shop.r import X\n\nY = X + 1\n"), 0),
+        ChunkCase("lazy-import-filling-a-registry-through-init-subclass", project(
+            flow("from shop.r import Base\nimport shop.plugs\nreturn sorted(Base.REG)"), r=base,
+            plugs="from shop.r import Base\n\n\nclass A(Base):\n    pass\n"), 0),
+        ChunkCase("lazy-import-registering-a-singledispatch-overload", project(
+            flow("import shop.ext\nfrom shop.r import render\nreturn render(1), render('a')"),
+            r="import functools\n\n\n@functools.singledispatch\ndef render(x):\n    return 'obj'\n",
+            ext="from shop.r import render\n\n\n@render.register(int)\ndef _(x):\n    return 'int'\n"), 0),
+    ]
+
+
+CHUNK_CASES = CHUNK_CASES + tuple(_lazy_chain_chunk_cases())
+
+
 def _breaker3_framework_pairs() -> list[tuple[ProjectPair, str]]:
     """Third adversarial round (breaker3, findings ``D<n>`` on /work/TEAM.md): the temporal profile's
     engine hooks (C21). temporalio 1.x: ``Worker(workflow_failure_exception_types=...)`` decides whether
