@@ -1845,3 +1845,56 @@ def _review_pairs() -> list[ProjectPair]:
 
 
 PAIRS = PAIRS + tuple(_review_pairs())
+
+
+def _breaker4_chunk_cases() -> list[ChunkCase]:
+    """Fourth adversarial round (breaker4, findings ``E<n>`` on /work/TEAM.md): chunks whose load
+    order or name binding differs from the live modules'.
+
+    E1: modules the flow imports as modules only lazily (``from shop import a, s`` in its body)
+    are not started by importing the flow's module, so they run at load in module-name order
+    (``chunk._runs``), not in the order their own top-level imports say: ``shop.a``'s
+    ``from shop.s import X`` ran before ``shop.s`` had run, and the chunk failed to load.
+    E2: a package ``__init__`` that binds a submodule's function under the submodule's own name
+    (``from .tools import tools``): the chunk drops that statement and rewrites ``from shop import
+    tools`` as ``from . import tools``, which imports the submodule: the flow calls a module.
+    E3: a module that replaces itself in ``sys.modules`` (``sys.modules[__name__] = _M()``): live
+    importers get the instance, the chunk's importers the chunk's module object."""
+    s = "X = 1\n\n\ndef setx():\n    global X\n    X = 2\n"
+    a = "from shop.s import X\n\n\ndef get():\n    return X\n"
+    tools = {"shop/__init__.py": "from .tools import tools\n", "shop/tools.py": "def tools():\n    return 'fn'\n"}
+    return [
+        # E1 ------------------------------------------------------------------------------------
+        ChunkCase("lazy-from-import-of-two-modules-the-first-importing-the-second", project(
+            flow("from shop import a, s\nreturn a.get(), s.X"), s=s, a=a), 0, finding="E1"),
+        ChunkCase("lazy-dotted-import-of-two-modules-the-first-reading-the-second-at-load", project(
+            flow("import shop.alpha, shop.beta\nreturn shop.alpha.V"),
+            alpha="import shop.beta\n\nV = shop.beta.W + 1\n", beta="W = 1\n"), 0, finding="E1"),
+        # held: one lazy module importing another only it imports (marked lazy, run at first use),
+        # and the same two modules imported at the top of the flow's module
+        ChunkCase("lazy-from-import-of-one-module-importing-another", project(
+            flow("from shop import a\nreturn a.get()"), s=s, a=a), 0),
+        ChunkCase("top-level-from-import-of-two-modules-the-first-importing-the-second", project(
+            flow("return a.get(), s.X", "from shop import a, s"), s=s, a=a), 0),
+        # E2 ------------------------------------------------------------------------------------
+        ChunkCase("package-init-binds-a-function-named-like-its-submodule",
+                  {**project(flow("return tools()", "from shop import tools")), **tools}, 0, finding="E2"),
+        ChunkCase("package-init-binds-a-function-named-like-its-submodule-lazy-import",
+                  {**project(flow("from shop import tools\nreturn tools()")), **tools}, 0, finding="E2"),
+        ChunkCase("subpackage-init-binds-a-value-named-like-its-submodule", {
+            **project(flow("import shop.sub\nreturn shop.sub.impl")),
+            "shop/sub/__init__.py": "from .impl import impl\n", "shop/sub/impl.py": "impl = 'value'\n"}, 0, finding="E2"),
+        # held: the package binds it under another name; the flow imports the function from the submodule
+        ChunkCase("package-init-binds-a-submodule-function-under-another-name", {
+            **project(flow("return tool()", "from shop import tool")),
+            "shop/__init__.py": "from .tools import tools as tool\n", "shop/tools.py": "def tools():\n    return 'fn'\n"}, 0),
+        ChunkCase("function-named-like-its-submodule-imported-from-the-submodule",
+                  {**project(flow("return tools()", "from shop.tools import tools")), **tools}, 0),
+        # E3 ------------------------------------------------------------------------------------
+        ChunkCase("module-replacing-itself-in-sys-modules", project(
+            flow("from shop import m\nreturn m.answer, type(m).__name__"),
+            m="import sys\n\n\nclass _M:\n    answer = 42\n\n\nsys.modules[__name__] = _M()\n"), 0, finding="E3"),
+    ]
+
+
+CHUNK_CASES = CHUNK_CASES + tuple(_breaker4_chunk_cases())
