@@ -32,6 +32,7 @@ into the text), and an ``__import__`` hook (see ``loom_runtime.chunk_modules``).
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -92,6 +93,9 @@ class _ImportNode:
     top: bool
     aliases: tuple[tuple[str, str], ...]  # (local, attr) for ``from``; (local, dotted target) for ``import``
     is_from: bool
+    #: where ``from <module> import`` spells its module, for a rewrite of that span alone
+    #: (``_module_span``); None where only libcst's rewrite is known to print what it means
+    span: tuple[int, int] | None = None
 
 
 def _import_nodes(text: str, module: str, is_package: bool) -> tuple[_ImportNode, ...] | None:
@@ -101,17 +105,49 @@ def _import_nodes(text: str, module: str, is_package: bool) -> tuple[_ImportNode
     except (SyntaxError, ValueError, RecursionError):
         return None
     top = {id(n) for n in tree.body}
+    lines: list[str] | None = None
     out: list[_ImportNode] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             base = _absolute(module, is_package, node.module or "", node.level)
             star = any(a.name == "*" for a in node.names)
             aliases = tuple((a.asname or a.name, a.name) for a in node.names if a.name != "*")
-            out.append(_ImportNode(star, base, node.level > 0, id(node) in top, aliases, True))
+            span = None
+            if node.level == 0 and node.module:
+                lines = lines if lines is not None else text.splitlines(keepends=True)
+                span = _module_span(text, lines, node)
+            out.append(_ImportNode(star, base, node.level > 0, id(node) in top, aliases, True, span))
         elif isinstance(node, ast.Import):
             aliases = tuple((a.asname or a.name.split(".")[0], a.name) for a in node.names)
             out.append(_ImportNode(False, None, False, id(node) in top, aliases, False))
     return tuple(out)
+
+
+#: ``from<ws><dotted><ws>import``: the start of an absolute ``from`` import that spells its
+#: module plainly (no comments, continuations or spaces around the dots inside it)
+_FROM_HEAD = re.compile(r"from([ \t]+)([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)[ \t]+import\b")
+#: what may follow the statement on its last line: nothing but a comment (no ``;``, no ``\``)
+_LINE_END = re.compile(r"[ \t]*(?:#[^\r\n]*)?(?:\r\n|\n|\r)?\Z")
+
+
+def _module_span(text: str, lines: list[str], node: ast.ImportFrom) -> tuple[int, int] | None:
+    """The character offsets in ``text`` of the module ``node`` spells, when a rewrite that
+    replaces them alone prints what libcst's rewrite prints: the statement alone on its lines
+    (libcst re-prints every small statement of a line it touches, ``;`` included), its head on
+    one line in ASCII (CPython's columns are UTF-8 bytes)."""
+    first, last = lines[node.lineno - 1], lines[(node.end_lineno or node.lineno) - 1]
+    before = first[: node.col_offset]
+    if before.strip(" \t") or not first.isascii() or not last.isascii():
+        return None
+    if node.lineno > 1 and lines[node.lineno - 2].rstrip("\r\n").endswith("\\"):
+        return None  # continues a line above (``x = 1; \``): a second small statement of it
+    if not _LINE_END.match(last, node.end_col_offset or 0):
+        return None
+    head = _FROM_HEAD.match(first, node.col_offset)
+    if head is None or head.group(2) != node.module:
+        return None
+    start = sum(len(line) for line in lines[: node.lineno - 1]) + head.start(2)
+    return start, start + len(head.group(2))
 
 
 def rewrite_imports(text: str, module: str, is_package: bool, first_party: Callable[[str], bool], keep: Keep,
@@ -156,10 +192,15 @@ def rewrite_imports(text: str, module: str, is_package: bool, first_party: Calla
                 changed = changed or first or kept_one is not True
     if not changed:
         return text
-    key = (text, module, is_package, tuple(decisions.items()), tuple(firsts.items()))
+    # the rewrite depends on the module's package, not the module: flows of one package share it
+    key = (text, _package(module, is_package), tuple(decisions.items()), tuple(firsts.items()))
     table = memo.table("rewrite")
     if key in table:
         return table[key]  # type: ignore[no-any-return]
+    spliced = _spliced(text, module, is_package, nodes, decisions, firsts)
+    if spliced is not None:
+        table[key] = spliced
+        return spliced
     asked_sites: set[ImportSite] = set()
     asked_modules: set[str] = set()
 
@@ -175,6 +216,56 @@ def rewrite_imports(text: str, module: str, is_package: bool, first_party: Calla
     if asked_sites <= decisions.keys() and asked_modules <= firsts.keys():
         table[key] = result  # every decision the rewrite made is in its key
     return result
+
+
+def _package(module: str, is_package: bool) -> tuple[str, ...]:
+    parts = module.split(".")
+    return tuple(parts if is_package else parts[:-1])
+
+
+def _spliced(text: str, module: str, is_package: bool, nodes: tuple[_ImportNode, ...],
+             decisions: dict[ImportSite, bool | str], firsts: dict[str, bool]) -> str | None:
+    """``text`` rewritten without libcst where every change is an absolute first-party ``from``
+    import keeping all its names, written alone on its lines (``_module_span``): its module
+    becomes the relative one, every other byte stays, which is what ``_Rewriter`` prints (pinned
+    by tests/compiler/test_chunk.py against it). None for anything else (libcst rewrites it).
+    A build's chunks bundle each flow module's own imports: ~400 libcst parses per build at 120
+    flows were these."""
+    spans: list[tuple[int, int, str]] = []
+    package = list(_package(module, is_package))
+    for node in nodes:
+        if not node.is_from:
+            for local, target in node.aliases:
+                site = ImportSite(local, target, None, firsts[target], node.top)
+                if firsts[target] or decisions[site] is not True:
+                    return None
+            continue
+        if node.base is None:
+            continue
+        first = firsts[node.base]
+        kept = all(decisions[ImportSite(local, node.base, attr, first, node.top)] is True for local, attr in node.aliases)
+        if node.relative or not first:
+            if not kept:
+                return None
+            continue
+        if not kept or node.span is None:
+            return None
+        dots, rest = _relative_parts(package, node.base)
+        spans.append((*node.span, "." * dots + rest))
+    out = text
+    for start, end, new in sorted(spans, reverse=True):
+        out = out[:start] + new + out[end:]
+    return out
+
+
+def _relative_parts(package: list[str], target: str) -> tuple[int, str]:
+    """The level and module of the relative import naming ``target`` from ``package`` (as
+    ``_Rewriter._relative`` writes them)."""
+    parts = target.split(".") if target else []
+    common = 0
+    while common < min(len(parts), len(package)) and parts[common] == package[common]:
+        common += 1
+    return len(package) - common + 1, ".".join(parts[common:])
 
 
 def _decide(decisions: dict[ImportSite, bool | str], site: ImportSite, keep: Keep) -> bool | str:
@@ -256,13 +347,8 @@ class _Rewriter(cst.CSTTransformer):
     def _relative(self, target: str) -> tuple[list[cst.Dot], cst.Attribute | cst.Name | None]:
         """The dots and module of a relative import naming ``target`` from this module's package
         (``target`` "" names the chunk's root, which holds the top-level packages)."""
-        parts = target.split(".") if target else []
-        common = 0
-        while common < min(len(parts), len(self.package)) and parts[common] == self.package[common]:
-            common += 1
-        level = len(self.package) - common + 1
-        rest = parts[common:]
-        node = cst.parse_expression(".".join(rest)) if rest else None
+        level, rest = _relative_parts(self.package, target)
+        node = cst.parse_expression(rest) if rest else None
         return [cst.Dot() for _ in range(level)], node  # type: ignore[return-value]
 
     def _import(self, node: cst.Import | cst.ImportFrom, top: bool) -> list[cst.BaseSmallStatement] | None:

@@ -24,6 +24,7 @@ from loom_compiler.bundle.chunk import (
     source_digest,
 )
 from loom_compiler.bundle.chunk_imports import ImportSite, rewrite_imports
+from loom_compiler.bundle.chunk_memo import ChunkMemo
 from loom_compiler.model import ClosureMember, FlowFingerprint
 from loom_runtime import Registry, chunk_layout
 from loom_runtime import chunks
@@ -318,6 +319,72 @@ def test_first_party_imports_are_rewritten_to_where_the_chunk_holds_them(module,
     first_party = lambda dotted: dotted.split(".")[0] == "shop"
     keep = lambda site: site.local != "drop"
     assert rewrite_imports(before, module, package, first_party, keep, where="t.py:1") == after
+
+
+# statements whose first-party ``from`` imports keep every name: written without libcst
+# (``chunk_imports._spliced``), which must print what libcst's rewrite prints, byte for byte
+SPLICED = [
+    "from shop.b import y\n",
+    "from shop.b import y as z, w  # why\n",
+    "from  shop.b\timport y\n",
+    "from shop.sub.deep import (\n    a,\n    b,  # the b\n)\n",
+    "from shop.sub.deep import (a, b,)\n",
+    "from shop import b\n",
+    "from shop.a import *\n",
+    "from shop.b import y\r\n",
+    "from shop.b import y",
+    "def f():\n    from shop.b import y  # lazy\n    return y\n",
+    "try:\n    from shop.fast import f\nexcept ImportError:\n    from shop.slow import f\n",
+    "import os\nfrom shop.b import y\nfrom math import pi\nfrom .rel import q\n",
+    "# a comment naming from shop.b import y\nfrom shop.b import y\n",
+    "class C:\n    from shop.b import y\n",
+    "s = 'caf\u00e9'\nfrom shop.b import y\n",  # columns are bytes: only its own lines must be ASCII
+]
+# the same rewrites that libcst must do (the head is not plain, or another statement shares the line)
+NOT_SPLICED = [
+    "from shop . b import y\n",
+    "from shop.b import y; x = 1\n",
+    "x = 1; from shop.b import y\n",
+    "x = 1; \\\nfrom shop.b import y\n",
+    "if X: from shop.b import y\n",
+    "from shop.b import y \\\n\n",
+    "from \\\n shop.b import y\n",
+    "from shop.b import y  # caf\u00e9\n",
+    "import shop.b as bb\nfrom shop.c import y\n",
+    "from shop.b import y, drop\n",
+]
+
+
+@pytest.mark.parametrize("module, package", [("shop.flows", False), ("shop.sub.x", False), ("shop", True), ("app.main", False)])
+@pytest.mark.parametrize("before", SPLICED + NOT_SPLICED)
+def test_a_rewrite_without_libcst_prints_what_libcsts_prints(module, package, before, monkeypatch):
+    from loom_compiler.bundle import chunk_imports
+
+    first_party = lambda dotted: dotted.split(".")[0] == "shop"
+    keep = lambda site: site.local != "drop"
+    expected = chunk_imports._rewrite(before, module, package, first_party, keep, where="t.py:1")
+    parses: list[str] = []
+    real = chunk_imports.cst.parse_module
+    monkeypatch.setattr(chunk_imports.cst, "parse_module", lambda text, *a, **k: parses.append(text) or real(text, *a, **k))
+    assert rewrite_imports(before, module, package, first_party, keep, where="t.py:1") == expected
+    assert bool(parses) == (before in NOT_SPLICED and expected != before)
+
+
+def test_flows_of_one_package_share_the_rewrite_of_the_same_import(monkeypatch):
+    from loom_compiler.bundle import chunk_imports
+
+    memo = ChunkMemo()
+    parses: list[str] = []
+    real = chunk_imports.cst.parse_module
+    monkeypatch.setattr(chunk_imports.cst, "parse_module", lambda text, *a, **k: parses.append(text) or real(text, *a, **k))
+    first_party = lambda dotted: dotted.split(".")[0] == "shop"
+    text = "import shop.steps as steps\n"
+    outs = {rewrite_imports(text, f"shop.flows.f{i}", False, first_party, lambda site: True, where="t", memo=memo)
+            for i in range(3)}
+    assert outs == {"from .. import steps as steps\n"} and len(parses) == 1
+    # another package: another rewrite
+    assert rewrite_imports(text, "shop.x", False, first_party, lambda site: True, where="t", memo=memo) == (
+        "from . import steps as steps\n")
 
 
 def test_a_line_of_imports_left_with_no_name_is_dropped_and_a_block_keeps_a_pass():
