@@ -180,7 +180,7 @@ from .effects import changes_process_state
 if TYPE_CHECKING:
     from .config import LoomConfig
 
-__all__ = ["ClosureGraph", "Loader", "hash_record"]
+__all__ = ["ClosureGraph", "GraphMemo", "Loader", "hash_record"]
 
 #: Supplies the summary of a module that is not in the given mapping (None: not in the tree).
 Loader = Callable[[str], "ModuleSummary | SourceError | None"]
@@ -290,6 +290,45 @@ class _ModuleIndex:
         return cls(summary, direct, stars, writers, members, flows, {})
 
 
+class GraphMemo:
+    """What the closure graphs of one build share: answers that are functions of one module's
+    summary alone (a build makes a graph per flow module, and the 120 flow modules of the build
+    benchmark each walked the same ~55 modules' statements again for their effects abroad).
+
+    Only answers that read nothing but the summary are kept: whatever loads another module goes
+    through each graph's own ``summary`` (its loader records what the flow module depends on).
+    Keyed by the summary object (its ``id``, with the object kept to tell a reused ``id``):
+    a build serves each module's summary as one object."""
+
+    def __init__(self) -> None:
+        self._abroad: dict[int, tuple[ModuleSummary, list[Unit]]] = {}
+        self._prefixes: dict[int, tuple[ModuleSummary, tuple[str, ...]]] = {}
+
+    def abroad(self, summary: ModuleSummary) -> list[Unit]:
+        """The statements of ``summary``'s module that change the objects of another module
+        (``ClosureGraph.abroad``)."""
+        hit = self._abroad.get(id(summary))
+        if hit is None or hit[0] is not summary:
+            imported = {local for u in summary.units for local, _ in u.aliases}
+            hit = self._abroad[id(summary)] = (
+                summary, [u for u in summary.units if imported & set(u.attached) or _stores_through_view(u)])
+        return hit[1]
+
+    def run_prefixes(self, summary: ModuleSummary) -> tuple[str, ...]:
+        """Every module an import the module's statements run at module level may run (``a``,
+        ``a.b`` for ``import a.b``), each once, in order; which of them are first-party modules
+        of the tree is each graph's question (``ClosureGraph._imports_of``)."""
+        hit = self._prefixes.get(id(summary))
+        if hit is None or hit[0] is not summary:
+            found: dict[str, None] = {}
+            for target in summary.runs:
+                parts = target.split(".")
+                for i in range(1, len(parts) + 1):
+                    found.setdefault(".".join(parts[:i]))
+            hit = self._prefixes[id(summary)] = (summary, tuple(found))
+        return hit[1]
+
+
 class ClosureGraph:
     """Every member reached from the flows asked for, resolved once and hashed once.
 
@@ -299,8 +338,10 @@ class ClosureGraph:
 
     def __init__(self, summaries: Mapping[str, ModuleSummary], config: LoomConfig | None, loader: Loader | None,
                  modules: Callable[[], Iterable[str]] | None = None,
-                 hook_candidates: Callable[[frozenset[str]], Iterable[str]] | None = None) -> None:
+                 hook_candidates: Callable[[frozenset[str]], Iterable[str]] | None = None,
+                 memo: GraphMemo | None = None) -> None:
         self.summaries = summaries
+        self.memo = memo if memo is not None else GraphMemo()
         self.config = config
         self.loader = loader
         self.indices: dict[str, _ModuleIndex | None] = {}
@@ -315,7 +356,6 @@ class ClosureGraph:
         self._abroad_sets: dict[str, list[Unit]] = {}  # "abroad:<module>:<digest>" -> its statements
         self._executed: dict[frozenset[str], list[str]] = {}  # seed modules -> what runs
         self._reach: dict[str, tuple[list[str], set[str]]] = {}  # root key -> what it reaches
-        self._abroad_any: dict[str, bool] = {}  # module -> whether it has statements abroad
         self._effects: dict[str, frozenset[str]] = {}  # memo of ``call_effects``
         self._widened_by: dict[str, set[str]] = {}  # key -> the widening edges that reach it
         self._runs: dict[str, list[str]] = {}  # dotted import target -> first-party modules it runs
@@ -1073,17 +1113,11 @@ class ClosureGraph:
         belong (``effects``) to a name the module binds by an import (``@register("a") def a``
         with ``register`` from ``shop.reg``; ``cfg.LIMIT = 5`` with ``from shop import cfg``)."""
         if index.abroad is None:
-            imported = {local for u in index.summary.units for local, _ in u.aliases}
-            index.abroad = [u for u in index.summary.units if imported & set(u.attached) or _stores_through_view(u)]
+            index.abroad = self.memo.abroad(index.summary)
         return index.abroad
 
     def _has_abroad(self, summary: ModuleSummary) -> bool:
-        found = self._abroad_any.get(summary.module)
-        if found is None:
-            imported = {local for u in summary.units for local, _ in u.aliases}
-            found = self._abroad_any[summary.module] = any(imported & set(u.attached) or _stores_through_view(u)
-                                                           for u in summary.units)
-        return found
+        return bool(self.memo.abroad(summary))
 
     def changed_abroad(self, index: _ModuleIndex, unit: Unit) -> frozenset[str]:
         """Keys of what a statement abroad changes: the members its chains through imported names
@@ -1301,8 +1335,8 @@ class ClosureGraph:
         found = self._imports.get(module)
         if found is None:
             summary = self.summary(module)
-            runs = summary.runs if summary is not None else ()
-            found = self._imports[module] = [m for t in runs for m in self._modules_of(t)]
+            prefixes = self.memo.run_prefixes(summary) if summary is not None else ()
+            found = self._imports[module] = [m for m in prefixes if self.first_party(m) and self.summary(m) is not None]
         return found
 
     def _imported_effects(self, root: _Node, reached: list[str], seeds: frozenset[str],

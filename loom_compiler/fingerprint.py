@@ -30,7 +30,7 @@ from loom_runtime.files import read_regular_file
 from loom_runtime.hashing import flow_content_hash, legacy_flow_content_hash
 
 from .analysis import FlowSite, ModuleSummary, analyse_module, might_define_flows
-from .closure import ClosureGraph, Loader
+from .closure import ClosureGraph, GraphMemo, Loader
 from .config import LoomConfig
 from .flow_ids import duplicate_id_errors
 from .frameworks.base import HookCandidates, marker_pattern
@@ -81,6 +81,7 @@ def fingerprint_flows(
     loader: Loader | None = None,
     modules: Callable[[], Iterable[str]] | None = None,
     hook_candidates: Callable[[frozenset[str]], Iterable[str]] | None = None,
+    memo: GraphMemo | None = None,
 ) -> FlowsResult:
     """Fingerprint every flow declared in ``summaries``.
 
@@ -92,9 +93,10 @@ def fingerprint_flows(
     (``importlib.import_module("shop." + name)``) may name any of them (without it, only the
     modules given or loaded so far are known). ``hook_candidates(markers)`` lists the modules
     whose bytes spell one of ``markers``: where a profile's engine hooks are searched
-    (``frameworks.engine_hooks``; without it, none are).
+    (``frameworks.engine_hooks``; without it, none are). ``memo``: what the graphs of one build
+    share (``closure.GraphMemo``; a build fingerprints each flow module with a graph of its own).
     """
-    graph = ClosureGraph(summaries, config, loader, modules, hook_candidates)
+    graph = ClosureGraph(summaries, config, loader, modules, hook_candidates, memo=memo)
     sites = []
     flows: list[FlowFingerprint] = []
     errors: list[SourceError] = []

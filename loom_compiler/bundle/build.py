@@ -664,6 +664,7 @@ class _Pipeline:
         self.progress_total = 0
         self._pool: ProcessPoolExecutor | None = None
         self._chunk_memo: Any = None  # chunk_memo.ChunkMemo: what this build's chunks share (first emit)
+        self._graph_memo: Any = None  # closure.GraphMemo: what this build's closure graphs share
         #: deps entries read or written in this build, by digest (None: unreadable or not that value)
         self._deps_read: dict[str, Deps | None] = {}
         self._deps_digest: dict[Deps, str] = {}  # the digests of the deps put in this build
@@ -1008,8 +1009,12 @@ class _Pipeline:
             requested.add(LISTING)  # a computed module name may name a module added later
             return src.module_names()
 
+        if self._graph_memo is None:
+            from ..closure import GraphMemo
+
+            self._graph_memo = GraphMemo()
         flows, errors = fingerprint_flows({module: summary}, self.config, loader=loader, modules=listing,
-                                          hook_candidates=self._hooks(src, requested))
+                                          hook_candidates=self._hooks(src, requested), memo=self._graph_memo)
         if not self.emit:
             return self._deps(src, requested), flows, errors
         built: list[_Built] = []
