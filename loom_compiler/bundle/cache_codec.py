@@ -273,6 +273,15 @@ def _sequence(c: _Codec, shape: str, item_tp: Any, make: type, python_types: Any
     def enc(value: Any, where: str) -> Any:
         if not isinstance(value, python_types) or isinstance(value, (str, bytes)):
             raise _cannot(value, shape, where)
+        exact = item.exact
+        if exact is not None:
+            # plain scalars (a statement's references, names): checked inline, no call and no
+            # path string per item; anything off takes the items' codec for its error
+            for v in value:
+                if type(v) not in exact:
+                    break
+            else:
+                return list(value)
         return [item.enc(v, f"{where}[{i}]") for i, v in enumerate(value)]
 
     def dec(doc: Any) -> Any:
@@ -303,10 +312,13 @@ def _fixed_tuple(c: _Codec, args: tuple[Any, ...]) -> _Codec:
     n = len(items)
     shape = "tuple[" + ", ".join(i.shape for i in items) + "]"
 
+    exacts = [i.exact for i in items]
+
     def enc(value: Any, where: str) -> Any:
         if not isinstance(value, tuple) or len(value) != n:
             raise _cannot(value, shape, where)
-        return [it.enc(v, f"{where}[{i}]") for i, (it, v) in enumerate(zip(items, value))]
+        return [v if ex is not None and type(v) in ex else it.enc(v, f"{where}[{i}]")
+                for i, (it, ex, v) in enumerate(zip(items, exacts, value))]
 
     def dec(doc: Any) -> Any:
         if type(doc) is not list or len(doc) != n:
@@ -319,7 +331,6 @@ def _fixed_tuple(c: _Codec, args: tuple[Any, ...]) -> _Codec:
 
     c.enc, c.dec, c.shape, c.structured = enc, dec, shape, True
     c.accepts = lambda v: isinstance(v, tuple) and len(v) == n
-    exacts = [i.exact for i in items]
     if all(e is not None for e in exacts):
         # every item a plain scalar (a flow entry's dependencies ``(module, path, sha)``: ~110 per
         # flow module): checked inline, no call per item; anything off takes ``dec`` for its error
@@ -407,10 +418,14 @@ def _dataclass(c: _Codec, cls: type) -> _Codec:
     n_fields = len(pairs)
     label = cls.__qualname__
 
+    triples = [(n, k, ex) for (n, k), ex in zip(pairs, exacts)]
+
     def enc(value: Any, where: str) -> Any:
         if type(value) is not cls:
             raise _cannot(value, label, where)
-        return [k.enc(getattr(value, n), f"{where or label}.{n}") for n, k in pairs]
+        # a plain scalar field as it is (no call, no path string); anything else by its codec
+        return [v if ex is not None and type(v := getattr(value, n)) in ex else k.enc(getattr(value, n), f"{where or label}.{n}")
+                for n, k, ex in triples]
 
     def dec(doc: Any) -> Any:
         if type(doc) is not list or len(doc) != n_fields:
