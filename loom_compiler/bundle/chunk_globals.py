@@ -55,19 +55,27 @@ def _without_local_annotations(text: str) -> str:
         return text
     tree = ast.parse(text)
     found = False
-    todo: list[tuple[ast.AST, bool]] = [(tree, False)]
+    # statements only: an annotated assignment is a statement, and statements sit only in the
+    # bodies of statements (a lambda's body is an expression), so the expressions, most of the
+    # tree, are never visited
+    todo: list[tuple[ast.stmt, bool]] = [(stmt, False) for stmt in tree.body]
     while todo:  # iterative: deeply nested code must not exhaust the interpreter's stack here
         node, in_function = todo.pop()
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.AnnAssign) and in_function:
-                child.annotation = ast.Constant(None)
+        if isinstance(node, ast.AnnAssign):
+            if in_function:
+                node.annotation = ast.Constant(None)
                 found = True
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-                todo.append((child, True))
-            elif isinstance(child, ast.ClassDef):
-                todo.append((child, False))  # a class body's annotations are evaluated and kept
-            else:
-                todo.append((child, in_function))
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            in_function = True
+        elif isinstance(node, ast.ClassDef):
+            in_function = False  # a class body's annotations are evaluated and kept
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            for child in getattr(node, field, ()):
+                if isinstance(child, (ast.excepthandler, ast.match_case)):
+                    todo.extend((s, in_function) for s in child.body)
+                elif isinstance(child, ast.stmt):
+                    todo.append((child, in_function))
     if not found:
         return text
     try:

@@ -551,3 +551,56 @@ def test_a_flow_decorator_the_project_defines_is_imported_live_like_a_step(tmp_p
     finally:
         for name in [m for m in sys.modules if m.split(".")[0] == "shop"]:
             sys.modules.pop(name)
+
+
+# -- the globals a bundled statement uses (chunk_globals) ------------------------------------------
+
+LOCAL_ANNOTATIONS = """
+def f(p: ParamT) -> RetT:
+    a: LocalA = 1
+    self_x: LocalB
+    if p:
+        b: LocalC = 2
+    else:
+        for i in p:
+            c: LocalD = 3
+        else:
+            d: LocalE = 4
+    while p:
+        e: LocalF = 5
+    try:
+        g: LocalG = 6
+    except ValueError:
+        h: LocalH = 7
+    else:
+        k: LocalI = 8
+    finally:
+        m: LocalJ = 9
+    with p:
+        p.attr: LocalK = 10
+    match p:
+        case 1:
+            n: LocalL = 11
+    class Inner:
+        kept: InnerT = 12
+        def method(self):
+            self.y: LocalM = 13
+    lam = lambda: Used
+    return a
+class Outer:
+    field: OuterT
+    async def run(self):
+        async with self:
+            z: LocalN = 14
+        async for q in self:
+            w: LocalO = 15
+top: TopT = 16
+"""
+
+
+def test_a_functions_local_annotations_are_no_uses_in_any_block_but_kept_ones_are():
+    from loom_compiler.bundle.chunk_globals import module_globals
+
+    used = module_globals(LOCAL_ANNOTATIONS, "<t>").used
+    assert {"ParamT", "RetT", "InnerT", "OuterT", "TopT", "Used", "ValueError"} <= used
+    assert not {n for n in used if n.startswith("Local")}, sorted(used)
