@@ -606,6 +606,10 @@ class _Analyser:
         units: list[Unit] = []
         pending: dict[int, Callable[[], str]] = {}
         step_calls = self.profile is not None and self.profile.step_calls
+        # the module's ``__future__`` mark on every form, applied as each unit is made (a second
+        # pass of ``dataclasses.replace`` over every unit of a module with ``annotations`` cost more)
+        stamp = _future_stamp(stmts)
+        mark: Callable[[str], str] = stamp if stamp is not None else _unmarked
         for index, (kind, later, refs, step_name, code, start) in enumerate(drafts):
             st = self.statements[index]
             refs = refs or References()
@@ -620,31 +624,26 @@ class _Analyser:
             if step_calls and kind == "function" and isinstance(stmts[index], cst.FunctionDef):
                 header, header_refs = self.step_header(stmts[index])
             units.append(Unit(
-                index=index, kind=kind, names=_sorted(st.names), form=text,
+                index=index, kind=kind, names=_sorted(st.names), form=mark(text) if text is not None else None,
                 references=_sorted([*refs.globals, *("!" + m for m in st.modules)]),
                 source=code, line=start, step_name=step_name, aliases=tuple(st.aliases), stars=tuple(st.stars),
                 global_writes=_sorted(refs.global_writes), attached=_sorted(attached[index]),
                 dynamic=_sorted(refs.dynamic - {"class", "class-write"}), simple_import=kind == "import" and isinstance(stmts[index], cst.SimpleStatementLine),
-                projections=projections[index], changes=_sorted(changes.get(index, ())),
+                projections=tuple((n, mark(t)) for n, t in projections[index]) if stamp is not None else projections[index],
+                changes=_sorted(changes.get(index, ())),
                 self_members=_sorted(refs.members) if kind in ("class", "function") else (),
                 self_dynamic=("read" if "class" in refs.dynamic else "write" if "class-write" in refs.dynamic else "")
                 if kind in ("class", "function") else "",
                 bases=_base_chains(stmts[index], nested=False) if kind == "class" else (),
                 call_refs=call_refs(facts[index], self.third_party, self.literal) if facts[index].callable else (),
-                pieces=tuple((start + k, text_, canon, refs_, names)
+                pieces=tuple((start + k, text_, mark(canon), refs_, names)
                              for k, (text_, canon, refs_, names) in enumerate(attached_pieces.get(index, ()))),
-                header=header, header_references=_sorted(header_refs.globals),
+                header=mark(header) if header else "", header_references=_sorted(header_refs.globals),
             ))
         self.flows = self.one_flow_per_name(self.flows)
         hidden = self.hidden_flow_decorators(units)  # before ``errors`` is read: it may add some
         exports = literal_all(stmts[i] for i, u in enumerate(units) if "__all__" in u.names or "__all__" in u.attached)
-        stamp = _future_stamp(stmts)
         if stamp is not None:
-            units = [dataclasses.replace(u, form=stamp(u.form) if u.form is not None else None,
-                                         header=stamp(u.header) if u.header else "",
-                                         projections=tuple((n, stamp(t)) for n, t in u.projections),
-                                         pieces=tuple((ln, src, stamp(c), r, a) for ln, src, c, r, a in u.pieces))
-                     for u in units]
             self.flows = [dataclasses.replace(f, canonical=stamp(f.canonical), header=stamp(f.header)) for f in self.flows]
             self.members = [dataclasses.replace(m, canonical=stamp(m.canonical)) for m in self.members]
         if pending:  # the forms no one asked for yet: computed from the nodes on first read
@@ -1381,6 +1380,10 @@ def _test_roots(stmt: cst.If, refs_of) -> set[str]:  # noqa: ANN001
 #: ``__future__`` features that change nothing on the Pythons loom supports (mandatory since 3.7)
 _NO_OP_FEATURES = frozenset({"nested_scopes", "generators", "division", "absolute_import", "with_statement",
                              "print_function", "unicode_literals", "generator_stop"})
+
+
+def _unmarked(form: str) -> str:
+    return form
 
 
 def _future_stamp(stmts: Sequence[cst.CSTNode]) -> Callable[[str], str] | None:
