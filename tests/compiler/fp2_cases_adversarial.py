@@ -1891,6 +1891,21 @@ def _breaker4_chunk_cases() -> list[ChunkCase]:
         ChunkCase("function-named-like-its-submodule-imported-from-the-submodule",
                   {**project(flow("return tools()", "from shop.tools import tools")), **tools}, 0),
         # E3 ------------------------------------------------------------------------------------
+        # E4 ------------------------------------------------------------------------------------
+        ChunkCase("class-body-import-of-a-module", project(
+            flow("from shop.m import K\nreturn K.cfg.V"), m="class K:\n    import shop.cfg as cfg\n", cfg="V = 3\n"),
+            0, finding="E4"),
+        ChunkCase("class-body-from-import-of-a-value", project(
+            flow("return K.V", "from shop.m import K"), m="class K:\n    from shop.cfg import V\n", cfg="V = 3\n"),
+            0, finding="E4"),
+        ChunkCase("class-body-from-import-of-a-function-used-as-a-method", project(
+            flow("from shop.m import K\nreturn K().get()"),
+            m="class K:\n    from shop.cfg import helper\n\n    def get(self):\n        return self.helper()\n",
+            cfg="def helper(self):\n    return 3\n"), 0, finding="E4"),
+        # held: the module bound by a class attribute assignment
+        ChunkCase("class-attribute-bound-to-an-imported-module", project(
+            flow("from shop.m import K\nreturn K.cfg.V"), m="import shop.cfg\n\n\nclass K:\n    cfg = shop.cfg\n",
+            cfg="V = 3\n"), 0),
         ChunkCase("module-replacing-itself-in-sys-modules", project(
             flow("from shop import m\nreturn m.answer, type(m).__name__"),
             m="import sys\n\n\nclass _M:\n    answer = 42\n\n\nsys.modules[__name__] = _M()\n"), 0, finding="E3"),
@@ -1898,3 +1913,35 @@ def _breaker4_chunk_cases() -> list[ChunkCase]:
 
 
 CHUNK_CASES = CHUNK_CASES + tuple(_breaker4_chunk_cases())
+
+
+def _breaker4_pairs() -> list[ProjectPair]:
+    """Fourth adversarial round (breaker4, ``E<n>`` on /work/TEAM.md). E4: an import statement in a
+    class body binds a class attribute (``class K: from shop.cfg import V``; ``import shop.cfg as
+    cfg``; a function imported there is a method), and the closure does not follow it: editing
+    what it imports keeps the flow's hash (a flow class's own body holds: the method-flow pair)."""
+    k = "imports in a class body"
+    pairs: list[ProjectPair] = []
+    cfg = "V = 3\n"
+    for name, body, read in (
+            ("module", "import shop.cfg as cfg", "K.cfg.V"),
+            ("module-by-from-import", "from shop import cfg", "K.cfg.V"),
+            ("value", "from shop.cfg import V", "K.V")):
+        base = project(flow(f"return {read}", "from shop.m import K"), m=f"class K:\n    {body}\n", cfg=cfg)
+        pairs.append(C(f"class-body-import-of-a-{name}-edited", k, base, edit(base, "shop/cfg.py", "V = 3", "V = 4"),
+                       finding="E4"))
+    base = project(flow("return K().get()", "from shop.m import K"),
+                   m="class K:\n    from shop.cfg import helper\n\n    def get(self):\n        return self.helper()\n",
+                   cfg="def helper(self):\n    return 3\n")
+    pairs.append(C("class-body-import-of-a-function-used-as-a-method-edited", k, base,
+                   edit(base, "shop/cfg.py", "return 3", "return 4"), finding="E4"))
+    # held: the module bound by an assignment in the class body; a flow class's own class-body import
+    base = project(flow("return K.cfg.V", "from shop.m import K"), m="import shop.cfg\n\n\nclass K:\n    cfg = shop.cfg\n",
+                   cfg=cfg)
+    pairs.append(C("class-attribute-bound-to-an-imported-module-edited", k, base, edit(base, "shop/cfg.py", "V = 3", "V = 4")))
+    base = project(method_flow("    import shop.cfg as cfg\n", "return self.cfg.V"), cfg=cfg)
+    pairs.append(C("flow-class-body-import-of-a-module-edited", k, base, edit(base, "shop/cfg.py", "V = 3", "V = 4")))
+    return pairs
+
+
+PAIRS = PAIRS + tuple(_breaker4_pairs())

@@ -23,12 +23,13 @@ from loom_compiler import LoomConfig, fingerprint_project
 
 def test_the_table_is_well_formed() -> None:
     assert_well_formed(PAIRS)
-    assert all(p.finding is None or p.finding[0] in "BCD" for p in PAIRS)
+    assert all(p.finding is None or p.finding[0] in "BCDE" for p in PAIRS)
 
 
 def _reason(finding: str) -> str:
-    """``B<n>``: the first adversarial round (breaker); ``C<n>``: the second (breaker2); ``D<n>``: the third (breaker3)."""
-    return f"TEAM.md {({'C': 'breaker2', 'D': 'breaker3'}).get(finding[0], 'breaker')} finding {finding}"
+    """``B<n>``: the first adversarial round (breaker); ``C<n>``: the second (breaker2); ``D<n>``: the third
+    (breaker3); ``E<n>``: the fourth (breaker4)."""
+    return f"TEAM.md {({'C': 'breaker2', 'D': 'breaker3', 'E': 'breaker4'}).get(finding[0], 'breaker')} finding {finding}"
 
 
 def _param(pair: ProjectPair):  # noqa: ANN202
