@@ -1859,7 +1859,9 @@ def _breaker4_chunk_cases() -> list[ChunkCase]:
     (``from .tools import tools``): the chunk drops that statement and rewrites ``from shop import
     tools`` as ``from . import tools``, which imports the submodule: the flow calls a module.
     E3: a module that replaces itself in ``sys.modules`` (``sys.modules[__name__] = _M()``): live
-    importers get the instance, the chunk's importers the chunk's module object."""
+    importers get the instance, the chunk's importers the chunk's module object.
+    E4: an import in a class body (``_breaker4_pairs``) is not bundled. E5: the text fast path of
+    ``chunk_imports`` splices the wrong line after a form feed."""
     s = "X = 1\n\n\ndef setx():\n    global X\n    X = 2\n"
     a = "from shop.s import X\n\n\ndef get():\n    return X\n"
     tools = {"shop/__init__.py": "from .tools import tools\n", "shop/tools.py": "def tools():\n    return 'fn'\n"}
@@ -1906,6 +1908,17 @@ def _breaker4_chunk_cases() -> list[ChunkCase]:
         ChunkCase("class-attribute-bound-to-an-imported-module", project(
             flow("from shop.m import K\nreturn K.cfg.V"), m="import shop.cfg\n\n\nclass K:\n    cfg = shop.cfg\n",
             cfg="V = 3\n"), 0),
+        # E5 ------------------------------------------------------------------------------------
+        # chunk_imports._module_span maps CPython's line numbers onto str.splitlines(), which also
+        # breaks at \x0b \x0c \x1c-\x1e \x85 \u2028 \u2029: after a form feed in a comment the
+        # text spliced is the comment's, and the real import stays absolute (the live shop.x runs)
+        ChunkCase("form-feed-in-a-comment-before-a-lazy-first-party-import", project(
+            flow("note = 1  #\x0c    from shop.x import a\nfrom shop.x import b\nreturn b()"),
+            x="def b():\n    return 'bundled'\n"), 0, finding="E5"),
+        # held: a form feed alone on a line between two lazy imports (libcst rewrites it)
+        ChunkCase("form-feed-line-between-two-lazy-first-party-imports", project(
+            flow("from shop.x import b\n\x0c\nfrom shop.x import c\nreturn b(), c()"),
+            x="def b():\n    return 'b'\n\n\ndef c():\n    return 'c'\n"), 0),
         ChunkCase("module-replacing-itself-in-sys-modules", project(
             flow("from shop import m\nreturn m.answer, type(m).__name__"),
             m="import sys\n\n\nclass _M:\n    answer = 42\n\n\nsys.modules[__name__] = _M()\n"), 0, finding="E3"),
