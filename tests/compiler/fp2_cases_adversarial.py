@@ -1861,7 +1861,8 @@ def _breaker4_chunk_cases() -> list[ChunkCase]:
     E3: a module that replaces itself in ``sys.modules`` (``sys.modules[__name__] = _M()``): live
     importers get the instance, the chunk's importers the chunk's module object.
     E4: an import in a class body (``_breaker4_pairs``) is not bundled. E5: the text fast path of
-    ``chunk_imports`` splices the wrong line after a form feed."""
+    ``chunk_imports`` splices the wrong line after a form feed. E6: the first import of a submodule
+    (by a module the chunk leaves out) rebinds the package's attribute of its name live."""
     s = "X = 1\n\n\ndef setx():\n    global X\n    X = 2\n"
     a = "from shop.s import X\n\n\ndef get():\n    return X\n"
     tools = {"shop/__init__.py": "from .tools import tools\n", "shop/tools.py": "def tools():\n    return 'fn'\n"}
@@ -1919,6 +1920,11 @@ def _breaker4_chunk_cases() -> list[ChunkCase]:
         ChunkCase("form-feed-line-between-two-lazy-first-party-imports", project(
             flow("from shop.x import b\n\x0c\nfrom shop.x import c\nreturn b(), c()"),
             x="def b():\n    return 'b'\n\n\ndef c():\n    return 'c'\n"), 0),
+        # E6 ------------------------------------------------------------------------------------
+        ChunkCase("a-submodule-import-rebinds-the-package-attribute-of-its-name", {
+            **project(flow("from shop import tools\nreturn type(tools).__name__", "import shop.loader")),
+            "shop/__init__.py": "def tools():\n    return 'fn'\n", "shop/tools.py": "V = 1\n",
+            "shop/loader.py": "import shop.tools\n"}, 0, finding="E6"),
         ChunkCase("module-replacing-itself-in-sys-modules", project(
             flow("from shop import m\nreturn m.answer, type(m).__name__"),
             m="import sys\n\n\nclass _M:\n    answer = 42\n\n\nsys.modules[__name__] = _M()\n"), 0, finding="E3"),
@@ -1954,6 +1960,26 @@ def _breaker4_pairs() -> list[ProjectPair]:
     pairs.append(C("class-attribute-bound-to-an-imported-module-edited", k, base, edit(base, "shop/cfg.py", "V = 3", "V = 4")))
     base = project(method_flow("    import shop.cfg as cfg\n", "return self.cfg.V"), cfg=cfg)
     pairs.append(C("flow-class-body-import-of-a-module-edited", k, base, edit(base, "shop/cfg.py", "V = 3", "V = 4")))
+
+    # E6: the first import of a submodule sets the package's attribute of its name (after the
+    # package's own binding of it): ``from shop import tools`` then gets the submodule
+    k = "a submodule import rebinds the package's attribute"
+    init = {"shop/__init__.py": "def tools():\n    return 'fn'\n", "shop/tools.py": "V = 1\n"}
+    base = {**project(flow("from shop import tools\nreturn tools()", "import shop.loader"), loader="X = 1\n"), **init}
+    pairs.append(C("another-module-starts-importing-the-submodule-named-like-a-package-function", k, base,
+                   edit(base, "shop/loader.py", "X = 1\n", "import shop.tools\n"), finding="E6"))
+    base = {**project(flow("from shop import tools\nreturn type(tools).__name__", "import shop.loader"),
+                      loader="import shop.tools\n"), **init}
+    pairs.append(C("another-module-stops-importing-the-submodule-named-like-a-package-function", k, base,
+                   edit(base, "shop/loader.py", "import shop.tools\n", "import shop\n"), finding="E6"))
+    # held: the submodule's own content once it is the binding; the package re-exporting the function
+    base = {**project(flow("from shop import tools\nreturn tools.V", "import shop.loader"), loader="import shop.tools\n"),
+            **init}
+    pairs.append(C("submodule-bound-over-a-package-function-edited", k, base, edit(base, "shop/tools.py", "V = 1", "V = 2")))
+    base = {**project(flow("return tools()", "from shop import tools")),
+            "shop/__init__.py": "from .tools import tools\n", "shop/tools.py": "def tools():\n    return 'fn'\n"}
+    pairs.append(C("package-re-exporting-a-function-named-like-its-submodule-edited", k, base,
+                   edit(base, "shop/tools.py", "'fn'", "'fn2'")))
     return pairs
 
 
