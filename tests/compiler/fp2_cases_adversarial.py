@@ -1862,7 +1862,9 @@ def _breaker4_chunk_cases() -> list[ChunkCase]:
     importers get the instance, the chunk's importers the chunk's module object.
     E4: an import in a class body (``_breaker4_pairs``) is not bundled. E5: the text fast path of
     ``chunk_imports`` splices the wrong line after a form feed. E6: the first import of a submodule
-    (by a module the chunk leaves out) rebinds the package's attribute of its name live."""
+    (by a module the chunk leaves out) rebinds the package's attribute of its name live. E7: a
+    literal ``__import__``/``import_module`` at load is not an import of the chunk's run order. E8:
+    ``import_module(".x", "shop")`` in a chunk imports the live module."""
     s = "X = 1\n\n\ndef setx():\n    global X\n    X = 2\n"
     a = "from shop.s import X\n\n\ndef get():\n    return X\n"
     tools = {"shop/__init__.py": "from .tools import tools\n", "shop/tools.py": "def tools():\n    return 'fn'\n"}
@@ -1925,6 +1927,27 @@ def _breaker4_chunk_cases() -> list[ChunkCase]:
             **project(flow("from shop import tools\nreturn type(tools).__name__", "import shop.loader")),
             "shop/__init__.py": "def tools():\n    return 'fn'\n", "shop/tools.py": "V = 1\n",
             "shop/loader.py": "import shop.tools\n"}, 0, finding="E6"),
+        # E7 ------------------------------------------------------------------------------------
+        # a literal dynamic import at load whose module is used at load: chunk_order's schedule
+        # does not count it as an import, so shop.x (after shop.m by name) has not run yet
+        ChunkCase("dunder-import-at-load-whose-module-is-used-at-load", project(
+            flow("return m.f()", "from shop import m"), m="mod = __import__('shop.x', fromlist=['f'])\nf = mod.f\n",
+            x="def f():\n    return 1\n"), 0, finding="E7"),
+        ChunkCase("import-module-at-load-whose-module-is-used-at-load", project(
+            flow("return m.f()", "from shop import m"),
+            m="import importlib\n\nf = importlib.import_module('shop.x').f\n", x="def f():\n    return 1\n"), 0, finding="E7"),
+        ChunkCase("dunder-import-in-a-decorator-at-load", project(
+            flow("return m.g()", "from shop import m"), m="@__import__('shop.x').x.wrap\ndef g():\n    pass\n",
+            x="def f():\n    return 1\n\n\ndef wrap(fn):\n    return lambda: f()\n"), 0, finding="E7"),
+        # E8 ------------------------------------------------------------------------------------
+        # importlib.import_module(".x", "shop"): a relative name with a literal package reaches
+        # the live module (the fingerprint follows it: editing shop/x.py moves the hash)
+        ChunkCase("import-module-of-a-relative-name-with-a-literal-package", project(
+            flow("return importlib.import_module('.x', 'shop').f()", "import importlib"),
+            x="def f():\n    return 1\n"), 0, finding="E8"),
+        ChunkCase("import-module-of-a-relative-name-with-a-literal-subpackage", {
+            **project(flow("return importlib.import_module('..x', 'shop.sub').f()", "import importlib"),
+                      x="def f():\n    return 1\n"), "shop/sub/__init__.py": ""}, 0, finding="E8"),
         ChunkCase("module-replacing-itself-in-sys-modules", project(
             flow("from shop import m\nreturn m.answer, type(m).__name__"),
             m="import sys\n\n\nclass _M:\n    answer = 42\n\n\nsys.modules[__name__] = _M()\n"), 0, finding="E3"),
