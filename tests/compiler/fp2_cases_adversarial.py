@@ -1864,7 +1864,8 @@ def _breaker4_chunk_cases() -> list[ChunkCase]:
     ``chunk_imports`` splices the wrong line after a form feed. E6: the first import of a submodule
     (by a module the chunk leaves out) rebinds the package's attribute of its name live. E7: a
     literal ``__import__``/``import_module`` at load is not an import of the chunk's run order. E8:
-    ``import_module(".x", "shop")`` in a chunk imports the live module."""
+    ``import_module(".x", "shop")`` in a chunk imports the live module. E9: a module found through a
+    ``sys.path`` entry or ``__path__`` the package adds is neither hashed nor bundled."""
     s = "X = 1\n\n\ndef setx():\n    global X\n    X = 2\n"
     a = "from shop.s import X\n\n\ndef get():\n    return X\n"
     tools = {"shop/__init__.py": "from .tools import tools\n", "shop/tools.py": "def tools():\n    return 'fn'\n"}
@@ -1948,6 +1949,13 @@ def _breaker4_chunk_cases() -> list[ChunkCase]:
         ChunkCase("import-module-of-a-relative-name-with-a-literal-subpackage", {
             **project(flow("return importlib.import_module('..x', 'shop.sub').f()", "import importlib"),
                       x="def f():\n    return 1\n"), "shop/sub/__init__.py": ""}, 0, finding="E8"),
+        # E9 ------------------------------------------------------------------------------------
+        ChunkCase("module-found-through-a-sys-path-entry-the-package-adds", {**project(flow("import helper\nreturn helper.f()"),
+                      init="import os\nimport sys\n\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), 'vendor'))\n"),
+             "shop/vendor/helper.py": "def f():\n    return 1\n"}, 0, finding="E9"),
+        ChunkCase("module-found-through-a-package-path-the-package-extends", {**project(flow("from shop.plug import f\nreturn f()"),
+                      init="import os\n\n__path__.append(os.path.join(os.path.dirname(__file__), 'extra'))\n"),
+             "shop/extra/plug.py": "def f():\n    return 1\n"}, 0, finding="E9"),
         ChunkCase("module-replacing-itself-in-sys-modules", project(
             flow("from shop import m\nreturn m.answer, type(m).__name__"),
             m="import sys\n\n\nclass _M:\n    answer = 42\n\n\nsys.modules[__name__] = _M()\n"), 0, finding="E3"),
@@ -2003,6 +2011,21 @@ def _breaker4_pairs() -> list[ProjectPair]:
             "shop/__init__.py": "from .tools import tools\n", "shop/tools.py": "def tools():\n    return 'fn'\n"}
     pairs.append(C("package-re-exporting-a-function-named-like-its-submodule-edited", k, base,
                    edit(base, "shop/tools.py", "'fn'", "'fn2'")))
+
+    # E9: where an import finds its file follows sys.path and a package's __path__ (DESIGN §6:
+    # "module lookup follows Python"); a first-party directory the package puts there is not
+    # followed, so editing the module the flow imports from it keeps the hash
+    k = "module lookup through sys.path and __path__"
+    base = {**project(flow("import helper\nreturn helper.f()"),
+                      init="import os\nimport sys\n\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), 'vendor'))\n"),
+             "shop/vendor/helper.py": "def f():\n    return 1\n"}
+    pairs.append(C("module-found-through-a-sys-path-entry-the-package-adds-edited", k, base,
+                   edit(base, "shop/vendor/helper.py", "return 1", "return 2"), finding="E9"))
+    base = {**project(flow("from shop.plug import f\nreturn f()"),
+                      init="import os\n\n__path__.append(os.path.join(os.path.dirname(__file__), 'extra'))\n"),
+             "shop/extra/plug.py": "def f():\n    return 1\n"}
+    pairs.append(C("module-found-through-a-package-path-the-package-extends-edited", k, base,
+                   edit(base, "shop/extra/plug.py", "return 1", "return 2"), finding="E9"))
     return pairs
 
 
