@@ -1865,7 +1865,8 @@ def _breaker4_chunk_cases() -> list[ChunkCase]:
     (by a module the chunk leaves out) rebinds the package's attribute of its name live. E7: a
     literal ``__import__``/``import_module`` at load is not an import of the chunk's run order. E8:
     ``import_module(".x", "shop")`` in a chunk imports the live module. E9: a module found through a
-    ``sys.path`` entry or ``__path__`` the package adds is neither hashed nor bundled."""
+    ``sys.path`` entry or ``__path__`` the package adds is neither hashed nor bundled. E10: a
+    submodule read as its package's attribute is there in a chunk whether or not an import loaded it."""
     s = "X = 1\n\n\ndef setx():\n    global X\n    X = 2\n"
     a = "from shop.s import X\n\n\ndef get():\n    return X\n"
     tools = {"shop/__init__.py": "from .tools import tools\n", "shop/tools.py": "def tools():\n    return 'fn'\n"}
@@ -1959,6 +1960,15 @@ def _breaker4_chunk_cases() -> list[ChunkCase]:
         ChunkCase("module-found-through-a-package-path-the-package-extends", {**project(flow("from shop.plug import f\nreturn f()"),
                       init="import os\n\n__path__.append(os.path.join(os.path.dirname(__file__), 'extra'))\n"),
              "shop/extra/plug.py": "def f():\n    return 1\n"}, 0, finding="E9"),
+        # E10 -----------------------------------------------------------------------------------
+        # live, shop.b is an attribute of shop only once some import loaded it: the chunk has it anyway
+        ChunkCase("submodule-read-as-an-attribute-that-no-import-loaded", project(
+            flow("return shop.b.f()", "import shop.a"), a="X = 1\n", b="def f():\n    return 1\n"), 0, finding="E10"),
+        # held: loaded by another module's import, or by the package's own
+        ChunkCase("submodule-read-as-an-attribute-another-module-loaded", project(
+            flow("return shop.b.f()", "import shop.a"), a="import shop.b\n", b="def f():\n    return 1\n"), 0),
+        ChunkCase("submodule-read-as-an-attribute-the-package-loaded", project(
+            flow("return shop.b.f()", "import shop"), init="import shop.b\n", b="def f():\n    return 1\n"), 0),
         ChunkCase("module-replacing-itself-in-sys-modules", project(
             flow("from shop import m\nreturn m.answer, type(m).__name__"),
             m="import sys\n\n\nclass _M:\n    answer = 42\n\n\nsys.modules[__name__] = _M()\n"), 0, finding="E3"),
@@ -2029,6 +2039,21 @@ def _breaker4_pairs() -> list[ProjectPair]:
              "shop/extra/plug.py": "def f():\n    return 1\n"}
     pairs.append(C("module-found-through-a-package-path-the-package-extends-edited", k, base,
                    edit(base, "shop/extra/plug.py", "return 1", "return 2"), finding="E9"))
+
+    # E10: ``shop.b`` read as an attribute of ``shop`` exists only once an import loaded the
+    # submodule (the flow's own ``import shop.a`` runs a, whose ``import shop.b`` does it): another
+    # module starting or stopping that import keeps the hash (AttributeError on one side)
+    k = "a submodule read as an attribute another import loaded"
+    b = "def f():\n    return 1\n"
+    base = project(flow("return shop.b.f()", "import shop.a"), a="import shop.b\n", b=b)
+    pairs.append(C("another-module-stops-importing-the-submodule-the-flow-reads-as-an-attribute", k, base,
+                   edit(base, "shop/a.py", "import shop.b\n", "X = 1\n"), finding="E10"))
+    base = project(flow("return shop.b.f()", "import shop.a"), a="X = 1\n", b=b)
+    pairs.append(C("another-module-starts-importing-the-submodule-the-flow-reads-as-an-attribute", k, base,
+                   edit(base, "shop/a.py", "X = 1\n", "import shop.b\n"), finding="E10"))
+    base = project(flow("return shop.b.f()", "import shop"), init="import shop.b\n", b=b)
+    pairs.append(C("package-stops-importing-the-submodule-the-flow-reads-as-an-attribute", k, base,
+                   edit(base, "shop/__init__.py", "import shop.b\n", "X = 1\n"), finding="E10"))
     return pairs
 
 
