@@ -1866,7 +1866,8 @@ def _breaker4_chunk_cases() -> list[ChunkCase]:
     literal ``__import__``/``import_module`` at load is not an import of the chunk's run order. E8:
     ``import_module(".x", "shop")`` in a chunk imports the live module. E9: a module found through a
     ``sys.path`` entry or ``__path__`` the package adds is neither hashed nor bundled. E10: a
-    submodule read as its package's attribute is there in a chunk whether or not an import loaded it."""
+    submodule read as its package's attribute is there in a chunk whether or not an import loaded it.
+    E11: a statement the closure leaves out that raises at load (an import cycle) is not run."""
     s = "X = 1\n\n\ndef setx():\n    global X\n    X = 2\n"
     a = "from shop.s import X\n\n\ndef get():\n    return X\n"
     tools = {"shop/__init__.py": "from .tools import tools\n", "shop/tools.py": "def tools():\n    return 'fn'\n"}
@@ -1969,6 +1970,12 @@ def _breaker4_chunk_cases() -> list[ChunkCase]:
             flow("return shop.b.f()", "import shop.a"), a="import shop.b\n", b="def f():\n    return 1\n"), 0),
         ChunkCase("submodule-read-as-an-attribute-the-package-loaded", project(
             flow("return shop.b.f()", "import shop"), init="import shop.b\n", b="def f():\n    return 1\n"), 0),
+        # E11 -----------------------------------------------------------------------------------
+        # a statement the closure leaves out that raises at load (here the from-import closing an
+        # import cycle): live the lazy import fails, the chunk (which drops it) returns
+        ChunkCase("an-import-cycle-that-fails-live-through-a-statement-the-closure-leaves-out", project(
+            flow("from shop import a\nreturn a.X"), a="from shop.b import Y\n\nX = Y + 1\n", b="from shop.a import X\n\nY = 1\n"),
+            0, finding="E11"),
         ChunkCase("module-replacing-itself-in-sys-modules", project(
             flow("from shop import m\nreturn m.answer, type(m).__name__"),
             m="import sys\n\n\nclass _M:\n    answer = 42\n\n\nsys.modules[__name__] = _M()\n"), 0, finding="E3"),
@@ -2054,6 +2061,16 @@ def _breaker4_pairs() -> list[ProjectPair]:
     base = project(flow("return shop.b.f()", "import shop"), init="import shop.b\n", b=b)
     pairs.append(C("package-stops-importing-the-submodule-the-flow-reads-as-an-attribute", k, base,
                    edit(base, "shop/__init__.py", "import shop.b\n", "X = 1\n"), finding="E10"))
+
+    # E11: a module-level statement of a module the flow runs, which the closure leaves out (it
+    # binds nothing the flow reaches), can still raise when the module loads: the flow's lazy
+    # import then fails mid-execution on one side of the edit only
+    k = "a statement left out of the closure that raises at load"
+    base = project(flow("from shop import a\nreturn a.X"), a="from shop.b import Y\n\nX = Y + 1\n", b="Y = 1\n")
+    pairs.append(C("an-unused-from-import-closing-an-import-cycle-added", k, base,
+                   edit(base, "shop/b.py", "Y = 1\n", "from shop.a import X\n\nY = 1\n"), finding="E11"))
+    pairs.append(C("an-unused-statement-that-raises-added", k, base,
+                   edit(base, "shop/b.py", "Y = 1\n", "Y = 1\nZ = 1 / 0\n"), finding="E11"))
     return pairs
 
 
