@@ -1867,7 +1867,8 @@ def _breaker4_chunk_cases() -> list[ChunkCase]:
     ``import_module(".x", "shop")`` in a chunk imports the live module. E9: a module found through a
     ``sys.path`` entry or ``__path__`` the package adds is neither hashed nor bundled. E10: a
     submodule read as its package's attribute is there in a chunk whether or not an import loaded it.
-    E11: a statement the closure leaves out that raises at load (an import cycle) is not run."""
+    E11: a statement the closure leaves out that raises at load (an import cycle) is not run.
+    E12: a class body's ``global`` statement binds module globals the chunk never binds."""
     s = "X = 1\n\n\ndef setx():\n    global X\n    X = 2\n"
     a = "from shop.s import X\n\n\ndef get():\n    return X\n"
     tools = {"shop/__init__.py": "from .tools import tools\n", "shop/tools.py": "def tools():\n    return 'fn'\n"}
@@ -1976,6 +1977,12 @@ def _breaker4_chunk_cases() -> list[ChunkCase]:
         ChunkCase("an-import-cycle-that-fails-live-through-a-statement-the-closure-leaves-out", project(
             flow("from shop import a\nreturn a.X"), a="from shop.b import Y\n\nX = Y + 1\n", b="from shop.a import X\n\nY = 1\n"),
             0, finding="E11"),
+        # E12 -----------------------------------------------------------------------------------
+        ChunkCase("a-class-body-global-statement-rebinding-a-module-global", project(
+            flow("return m.G", "from shop import m"), m="G = 0\n\n\nclass K:\n    global G\n    G = 1\n"), 0, finding="E12"),
+        ChunkCase("a-class-body-global-statement-defining-a-module-function", project(
+            flow("return m.h()", "from shop import m"), m="class K:\n    global h\n\n    def h():\n        return 1\n"),
+            0, finding="E12"),
         ChunkCase("module-replacing-itself-in-sys-modules", project(
             flow("from shop import m\nreturn m.answer, type(m).__name__"),
             m="import sys\n\n\nclass _M:\n    answer = 42\n\n\nsys.modules[__name__] = _M()\n"), 0, finding="E3"),
@@ -2071,6 +2078,21 @@ def _breaker4_pairs() -> list[ProjectPair]:
                    edit(base, "shop/b.py", "Y = 1\n", "from shop.a import X\n\nY = 1\n"), finding="E11"))
     pairs.append(C("an-unused-statement-that-raises-added", k, base,
                    edit(base, "shop/b.py", "Y = 1\n", "Y = 1\nZ = 1 / 0\n"), finding="E11"))
+
+    # E12: ``global`` in a class body makes its bindings the module's (DESIGN §6 lists ``global``
+    # writes from functions; a class body is a scope too): editing them keeps the flow's hash
+    k = "a class body's global statement"
+    for name, body, read, old, new in (
+            ("assignment", "G = 0\n\n\nclass K:\n    global G\n    G = 1\n", "m.G", "    G = 1", "    G = 2"),
+            ("def", "class K:\n    global h\n\n    def h():\n        return 1\n", "m.h()", "return 1", "return 2"),
+            ("in-a-function-called-at-load",
+             "G = 0\n\n\ndef setg():\n    class K:\n        global G\n        G = 1\n\n\nsetg()\n", "m.G", "        G = 1", "        G = 2")):
+        base = project(flow(f"return {read}", "from shop import m"), m=body)
+        pairs.append(C(f"a-class-body-global-statement-{name}-edited", k, base, edit(base, "shop/m.py", old, new), finding="E12"))
+    base = project(flow("return m.f()", "from shop import m"), m="class K:\n    global f\n    from shop.x import f\n",
+                   x="def f():\n    return 1\n")
+    pairs.append(C("a-class-body-global-statement-import-edited", k, base, edit(base, "shop/x.py", "return 1", "return 2"),
+                   finding="E12"))
     return pairs
 
 
