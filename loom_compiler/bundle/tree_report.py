@@ -68,6 +68,9 @@ class TreeReads:
 def served_report(config: LoomConfig, command: str, renderer: Sequence[Path], hide: str | None) -> Report | None:
     """The report ``keep_report`` stored for this tree as it reads now, or None (a miss, or a tree
     that could not be read whole and still)."""
+    cache = SummaryCache(config.root / CACHE_DIRNAME)
+    if not cache.directory.is_dir():
+        return None  # a first run: no report to find, and the tree is read by the pipeline anyway
     tree = DirectorySourceTree(config=config)
     prefix = _hidden_prefix(hide)
     walked: list[tuple[str, str, str]] = []
@@ -79,7 +82,6 @@ def served_report(config: LoomConfig, command: str, renderer: Sequence[Path], hi
         return None
     if tree.walk_errors:
         return None
-    cache = SummaryCache(config.root / CACHE_DIRNAME)
     report = cache.get(_key(config, command, renderer, hide, sorted(walked)), Report)
     if report is None or not _unchanged(tree, prefix, report[0]) or tree.changed():
         return None
