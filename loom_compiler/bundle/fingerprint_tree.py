@@ -21,6 +21,8 @@ the project.
 Rejected: a second cache for these commands (a build right after a hook would parse everything
 again, and two formats would have two sets of safety rules), and caching the whole project's
 result as one entry (one edit would recompute every flow, and two checkouts would race on it).
+``loom fingerprint``'s table of the whole project is also kept as a report keyed by the whole
+tree (``tree_report``), *beside* these entries: an edit still recomputes only what it reaches.
 """
 
 from __future__ import annotations
