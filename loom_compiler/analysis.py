@@ -108,7 +108,7 @@ from .effects import (
 from .deferred_forms import MAX_DEFERRED_CHARS, MAX_DEFERRED_MODULE, DeferredForms, ReloadError
 from .parsing import node_position, parse_module_unvalidated, parse_source, too_deep_error
 from .precheck import decorator_markers, might_define_flows
-from .scopes import References, _Binder, bound_names, dotted_chain, references
+from .scopes import References, _Binder, bound_names, dotted_chain, references, target_names
 
 if TYPE_CHECKING:
     from .config import LoomConfig
@@ -201,6 +201,10 @@ class Unit:
     #: a def or class: the chains of its references a call of it can change or run
     #: (``effects.call_refs``; followed across modules by ``closure.call_effects``)
     call_refs: tuple[str, ...] = ()
+    #: a class: the descriptor-protocol methods its body defines (``DESCRIPTOR_METHODS``): an
+    #: instance of it held as a class attribute is handed the instance or the owner class
+    #: (``closure``: breaker3's D4)
+    descriptor: tuple[str, ...] = ()
 
     @property
     def canonical(self) -> str:
@@ -283,6 +287,10 @@ class FlowSite:
     header: str = ""
     #: a method flow: its class's bases and metaclass as global chains (``_base_chains``)
     bases: tuple[str, ...] = ()
+    #: a method flow: the global chains its class's statement evaluates into the class (its
+    #: decorators, its body's assignments, the decorators of its defs): what may hand the
+    #: instance to code as a descriptor, a wrapper or an installed function (``closure``, D4)
+    values: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -491,6 +499,7 @@ class _Analyser:
         self._import_errors: set[int] = set()
         self.nested_units: set[int] = set()  # module-level statements holding a flow reported as nested
         self._class_effects: dict[int, tuple[set[str], set[str]]] = {}
+        self._class_values: dict[int, tuple[str, ...]] = {}
 
     # -- positions (computed only when a flow or an error needs one) -----------------------------
     def position(self, node: cst.CSTNode) -> tuple[int, int]:
@@ -635,6 +644,7 @@ class _Analyser:
                 self_dynamic=("read" if "class" in refs.dynamic else "write" if "class-write" in refs.dynamic else "")
                 if kind in ("class", "function") else "",
                 bases=_base_chains(stmts[index], nested=False) if kind == "class" else (),
+                descriptor=_descriptor_methods(stmts[index]) if kind == "class" else (),
                 call_refs=call_refs(facts[index], self.third_party, self.literal) if facts[index].callable else (),
                 pieces=tuple((start + k, text_, mark(canon), refs_, names)
                              for k, (text_, canon, refs_, names) in enumerate(attached_pieces.get(index, ()))),
@@ -1152,9 +1162,32 @@ class _Analyser:
                 dynamic=_sorted(refs.dynamic),
                 header=child,
                 bases=_base_chains(cls, nested="." in prefix[:-1]) if cls is not None else (),
+                values=self.class_values(cls) if cls is not None else (),
             )
         )
         return refs, mark
+
+    def class_values(self, cls: cst.ClassDef) -> tuple[str, ...]:
+        """The global chains a class statement evaluates into the class object (``FlowSite.values``):
+        its decorators, its body's assignments and other statements (a class-body name is the
+        class's, not a global), the decorators of its defs. Not method bodies (they run later,
+        with ``self``, and are analysed as such) nor nested classes (a class as an attribute is
+        handed nothing)."""
+        found = self._class_values.get(id(cls))
+        if found is None:
+            class_names = {n for s in cls.body.body for n in self.bindings_of(s).names}
+            chains: set[str] = set()
+            decorators = list(cls.decorators)
+            for stmt in cls.body.body:
+                if isinstance(stmt, cst.FunctionDef):
+                    decorators += stmt.decorators
+                elif not isinstance(stmt, cst.ClassDef):
+                    chains |= self.refs(stmt).globals
+            for dec in decorators:
+                chains |= self.refs(dec.decorator).globals
+            found = self._class_values[id(cls)] = _sorted(
+                c for c in chains if c[0] == "=" or (c[0] not in _NOT_CHAINS and c.split(".")[0] not in class_names))
+        return found
 
     def _class_body_effects(self, cls: cst.ClassDef) -> tuple[set[str], set[str]]:
         """Names bound by the class-body statements that run code (a descriptor's
@@ -1346,6 +1379,34 @@ def _base_roots(stmt: cst.CSTNode) -> frozenset[str]:
     chains = (dotted_chain(arg.value.value if isinstance(arg.value, cst.Subscript) else arg.value)
               for arg in (*stmt.bases, *stmt.keywords))
     return frozenset(c.split(".")[0] for c in chains if c is not None)
+
+
+#: the descriptor protocol: a class attribute whose value's class defines one of these is handed
+#: the instance (``__get__(self, obj, owner)``, ``__set__``, ``__delete__``) or the owner class
+#: (``__set_name__(self, owner, name)``, run when the class is built)
+DESCRIPTOR_METHODS = frozenset({"__get__", "__set__", "__delete__", "__set_name__"})
+
+#: reference kinds that are no global chain (``scopes``: lazy imports ``=``, modules ``!``,
+#: strings ``"``, computed names ``?``, constants ``'``, name-only ``^``, imports ``~``, views ``>``)
+_NOT_CHAINS = frozenset("=!\"?'^~>")
+
+
+def _descriptor_methods(stmt: cst.CSTNode) -> tuple[str, ...]:
+    """The descriptor-protocol methods a class statement's own body defines or assigns."""
+    if not isinstance(stmt, cst.ClassDef):
+        return ()
+    found: set[str] = set()
+    body = stmt.body.body
+    for inner in body:
+        smalls = inner.body if isinstance(inner, cst.SimpleStatementLine) else [inner]
+        for small in smalls:
+            if isinstance(small, cst.FunctionDef):
+                found.add(nfkc(small.name.value))
+            elif isinstance(small, cst.Assign):
+                found |= {n for t in small.targets for n in target_names(t.target)}
+            elif isinstance(small, cst.AnnAssign) and small.value is not None:
+                found |= target_names(small.target)
+    return _sorted(found & DESCRIPTOR_METHODS)
 
 
 def _base_chains(stmt: cst.CSTNode, *, nested: bool) -> tuple[str, ...]:

@@ -57,8 +57,23 @@ base, or a base method reaching the instance by a computed name or letting it es
 only *writes* to the instance by a computed name (``setattr(self, key, value)``) reaches the flow
 class's members that may be data descriptors (anything but an undecorated ``def``): a write runs
 only those and ``__setattr__``. Left out (documented limit): a module-level function installed as
-a method of a base (``process = _process`` in its body) is not read as a method. A step,
-function or method, is a ``step`` member hashed by its qualified name only. Unknown names
+a method of a base (``process = _process`` in its body) is not read as a method (in the flow's
+own class it widens, below).
+
+Class attributes handed the instance (breaker3's D4, ``_hands_instance``): Python itself calls a
+descriptor's ``__get__(self, obj, owner)``/``__set__``/``__delete__`` with the instance and
+``__set_name__`` with the class, so what their code does to ``obj`` is ``self`` use spelled on a
+parameter (``obj.hook()``). A method flow's class is hashed whole when what its class statement
+evaluates into the class (``FlowSite.values``: decorators, class-body assignments, decorators of
+its defs) or a module statement that changes it uses a first-party descriptor class (one defining
+those methods, or with such a first-party base; a value or a factory that uses one, transitively:
+``_descriptor``), or any first-party function (installed as a method, ``process = _process``;
+wrapped, ``functools.cached_property(compute)``; a decorator; a factory whose result is unknown);
+and when a first-party base's code uses a first-party descriptor class (``inherited``: level
+"hands"). Rejected: reading the descriptor's parameter as ``self`` (precise, but which value ends
+up an attribute is a run-time fact: a factory, a module-level instance, a subclass).
+
+A step, function or method, is a ``step`` member hashed by its qualified name only. Unknown names
 (builtins) are not members; they are spelled out in the canonical form of the code that uses
 them. A flow function reached by name from its own closure is the flow node; if its name is bound
 by other statements too (``checkout = wrap(checkout)``), those are the member ``<flow>#bindings``.
@@ -105,7 +120,9 @@ for a module used as a value, a PEP 562 ``__getattr__``, a computed-name read of
 the whole class for a computed-name access to ``self`` or ``self`` escaping, for a method flow's
 class with a base whose code is not read (third-party, builtin, computed), and for one whose
 first-party base reaches ``self`` by a computed name (C2: cost 0 collateral on the three measured
-repositories, whose flow classes have no such base; ``DBOSConfiguredInstance`` is inert).
+repositories, whose flow classes have no such base; ``DBOSConfiguredInstance`` is inert), and for
+one whose class attributes may be handed the instance (D4: a first-party descriptor, function,
+decorator or factory in its class statement or its bases).
 
 Importing a first-party module runs it. For a flow, the modules that run (its own, those of what
 it reaches, what they import at module level and what its code imports lazily, transitively) are
@@ -189,6 +206,7 @@ Loader = Callable[[str], "ModuleSummary | SourceError | None"]
 WIDEN_MODULE = "<globals>"  # the code reads its module's namespace by a computed name
 WIDEN_CLASS = "<self>"  # the code reaches its instance by a computed name
 OPAQUE_BASE = "<base>"  # a method flow's class has a base whose methods cannot be read
+HANDS_INSTANCE = "<descriptor>"  # a class attribute of a method flow's class (or a base's) may be handed the instance
 FLOW_BINDINGS = "<bindings>"  # the flow's name is bound by other statements too
 CLASS_EFFECTS = "<effects>"  # module statements that change the flow's class
 MODULE_GETATTR = "<getattr>"  # the module whose ``__getattr__`` serves the member
@@ -234,6 +252,7 @@ class _Node:
     bindings: list[tuple[str, str]] | None = None  # (name used, key); None until expanded
     warnings: tuple[SourceError, ...] = ()  # first-party imports its code uses with no source, once expanded
     bases: tuple[str, ...] = ()  # a method flow: its class's bases and metaclass (``FlowSite.bases``)
+    values: tuple[str, ...] = ()  # a method flow: what its class statement evaluates into the class (``FlowSite.values``)
 
 
 def hash_record(*fields: str) -> str:
@@ -363,6 +382,7 @@ class ClosureGraph:
         self._missing: dict[str, str] = {}  # import target -> the sourceless module it names ("": none)
         self._mro: dict[tuple[str, tuple[str, ...]], tuple[frozenset[str], str]] = {}  # memo of ``inherited``
         self._mro_open: set[tuple[str, tuple[str, ...]]] = set()  # ``inherited`` computations under way (a cycle)
+        self._descriptors: dict[str, bool] = {}  # memo of ``_descriptor`` (final answers only)
         self.modules = modules
         self._listing: list[str] | None = None  # every module of the tree (memo of ``modules``)
         profile = getattr(config, "profile", None) if config is not None else None
@@ -612,7 +632,7 @@ class ClosureGraph:
             refs=flow.references, members=flow.members, cls=flow.class_qualname, dynamic=flow.dynamic,
             flow_name=None if flow.class_qualname else flow.qualname,
             parts=((unit.index, unit.line, unit.source, unit.names),) if flow.class_qualname is None else (),
-            bases=flow.bases,
+            bases=flow.bases, values=flow.values,
         )
 
     def name_only_keys(self, where: _ModuleIndex, chain: str) -> list[str]:
@@ -864,12 +884,19 @@ class ClosureGraph:
                 if self._partial_units(where, top, "effects"):
                     self._bind(bindings, node, CLASS_EFFECTS, [f"{node.module}.{top}#effects"])
                 names: Iterable[str] = node.members
+                if node.kind == "flow" and self._hands_instance(where, node, top):
+                    # a class attribute that is handed the instance (a descriptor: breaker3's D4)
+                    # or a first-party function that may be: what its code does to it is ``self``
+                    # use, by names no one spells here
+                    self._bind(bindings, node, HANDS_INSTANCE, [f"{node.module}.{top}"])
                 if node.kind == "flow" and node.bases:
                     # the inherited methods run with ``self`` an instance of this class: the names
                     # they use through it are looked up here first (breaker2's C1)
                     inherited, opaque = self.inherited(where, node.bases)
                     if opaque == "read":
                         self._bind(bindings, node, OPAQUE_BASE, [f"{node.module}.{top}"])
+                    elif opaque == "hands":
+                        self._bind(bindings, node, HANDS_INSTANCE, [f"{node.module}.{top}"])
                     elif opaque == "write":
                         # a base writes to the instance by a computed name (``setattr(self, k, v)``):
                         # that runs the data descriptors of this class, never a plain method
@@ -954,6 +981,8 @@ class ClosureGraph:
                             continue
                         names.update(u.self_members)
                         levels.add(u.self_dynamic)
+                        if u.kind == "class" and self._holds_descriptor(index, u.references):
+                            levels.add("hands")  # ``val = D()`` in a base: D's methods are handed the instance
                         if u.kind == "class":
                             more = u.bases
                         else:
@@ -967,10 +996,84 @@ class ClosureGraph:
         finally:
             self._mro_open.discard(memo)
         read_open.discard(memo)
-        result = (frozenset(names), "read" if "read" in levels else "write" if "write" in levels else "")
+        result = (frozenset(names), next((level for level in ("read", "hands", "write") if level in levels), ""))
         if not read_open:
             self._mro[memo] = result
         return result[0], result[1], frozenset(read_open)
+
+    def _hands_instance(self, where: _ModuleIndex, flow: _Node, top: str) -> bool:
+        """Whether a method flow's class may hand its instance to code whose use of it no
+        ``self.`` names (breaker3's D4): what its class statement evaluates into the class
+        (``FlowSite.values``) and the module statements that change the class (``Checkout.val =
+        D()``) use a first-party descriptor class (``_descriptor``: ``val = D()`` with
+        ``D.__get__(self, obj, owner)`` calling ``obj.hook()``; ``__set_name__`` is handed the
+        class) or a first-party function: one installed as a method or wrapped into one
+        (``property(compute)``, ``functools.cached_property(compute)``, a decorator of a method
+        or of the class, ``process = _process``) is called with the instance, and a factory
+        (``val = make()``) may return any of those. Undecidable without running the class body:
+        widened to the whole class. A third-party descriptor of no first-party code (``val =
+        dataclasses.field(...)``) and a value of a first-party class that is no descriptor
+        (``DEFAULTS = Settings()``) are not."""
+        chains = [*flow.values, *(r for u in self._partial_units(where, top, "effects") for r in u.references)]
+        for chain in chains:
+            if chain[0] in "!\"?'^~>":
+                continue
+            for key in self.resolve_target(chain[1:]) if chain[0] == "=" else self.resolve_chain(where, chain):
+                module, _, name = key.rpartition(".")
+                index = self.index(module) if ":" not in key and "#" not in key else None
+                if index is None:
+                    continue
+                if any(u.kind == "function" for u in self.binders(index, name)) or self._descriptor(key):
+                    return True
+        return False
+
+    def _holds_descriptor(self, where: _ModuleIndex, chains: Iterable[str]) -> bool:
+        """Whether any of ``chains`` (resolved in ``where``) may be a first-party descriptor."""
+        return any(self._descriptor(key) for chain in chains if chain[0] not in "=!\"?'^~>"
+                   for key in self.resolve_chain(where, chain))
+
+    def _descriptor(self, key: str) -> bool:
+        """Whether the first-party member ``key`` may be, build or return an instance of a
+        descriptor class: a class defining ``__get__``/``__set__``/``__delete__``/``__set_name__``
+        (``Unit.descriptor``) or with such a first-party base (a computed base: unknown, so yes);
+        a value or a function whose code uses one (a factory), transitively. A search over what
+        ``key`` reaches, memoised for ``key`` only: an answer for a member met on the way is not
+        final while a cycle through it is open (the MRO memo's lesson)."""
+        found = self._descriptors.get(key)
+        if found is not None:
+            return found
+        seen = {key}
+        todo = [key]
+        result = False
+        while todo and not result:
+            k = todo.pop()
+            known = self._descriptors.get(k)
+            if known is not None:
+                result = known
+                continue  # a final answer: what it reaches was searched
+            module, _, name = k.rpartition(".")
+            index = self.index(module) if ":" not in k and "#" not in k else None
+            if index is None:
+                continue
+            for u in self.binders(index, name):
+                if u.kind in ("import", "step"):
+                    continue  # what it imports is its own key; a step's body is not run here
+                if u.kind == "class" and name in u.names:
+                    if u.descriptor or "?" in u.bases:
+                        result = True
+                        break
+                    chains: Iterable[str] = u.bases
+                else:
+                    chains = [r for r in u.references if r.split(".")[0] != name]
+                for chain in chains:
+                    if chain[0] in "=!\"?'^~>":
+                        continue
+                    for nxt in self.resolve_chain(index, chain):
+                        if nxt not in seen:
+                            seen.add(nxt)
+                            todo.append(nxt)
+        self._descriptors[key] = result
+        return result
 
     def _missing_module(self, target: str) -> str | None:
         """The first-party module ``target`` names that has no source in the tree (B12): a
@@ -1240,8 +1343,11 @@ class ClosureGraph:
                         else:  # stored through or handed on: that package's state (``package:`` keys)
                             changed |= {k, _package_key(k)}
                         continue
-                    if not (called and self._plain_callee(k)):
-                        changed.add(k)  # calling a plain def or class changes what its code does, not itself
+                    if not (called and self._plain_callee(k)) or self._flow_class(k):
+                        # calling a plain def or class changes what its code does, not itself; but
+                        # calling a class holding a method flow builds the instance it may run on
+                        # (C14 through a first-party factory of another module: breaker3's D8)
+                        changed.add(k)
                     if not k.startswith(("import:", "module:")):
                         callees.append(k)
         return changed, callees
@@ -1258,6 +1364,13 @@ class ClosureGraph:
         units = index.direct.get(name, ()) if index is not None else ()
         return bool(units) and all(u.kind in ("function", "class") and name in u.names and name not in u.call_refs
                                    for u in units)
+
+    def _flow_class(self, key: str) -> bool:
+        """Whether ``key`` names a module-level class that holds a method flow."""
+        module, _, name = key.rpartition(".")
+        index = self.index(module) if ":" not in key and "#" not in key else None
+        return index is not None and any(f.class_qualname is not None and f.class_qualname.split(".")[0] == name
+                                         for f in index.flows.values())
 
     def _first_party_key(self, key: str) -> bool:
         """Whether an ``import:`` key names something under a first-party package of the tree (a
@@ -1484,6 +1597,8 @@ def _reason(node: _Node, incoming: set[str]) -> str:
         return "whole class: its instance is reached by a computed name or escapes"
     if ENGINE_HOOKS in incoming:
         return "engine hook: code the engine runs around every workflow (interceptor, data converter, codec)"
+    if HANDS_INSTANCE in incoming:
+        return "whole class: a class attribute (a descriptor, a function installed or wrapped) may be handed the instance"
     if OPAQUE_BASE in incoming:
         return "whole class: a base whose code is not read (third-party, builtin, computed) may call any member"
     if key.startswith("abroad:"):

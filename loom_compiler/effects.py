@@ -19,7 +19,12 @@ statement. "Can change" is decided from what the statement does *when the module
 * it calls a class that holds a method flow (``inst = Checkout(5)``, a DBOS configured instance
   ``svc = Svc("default", rate=5)``): the instance it builds may be the one the flow runs on, so
   its arguments are the flow's input (breaker2's C14; in another module the call of an imported
-  name counted already);
+  name counted already). Also through a name that stands for the class or its instance, or
+  builds one (breaker3's D8, ``_flow_class_names``): an alias (``K = Checkout; inst = K(5)``), an
+  instance (``inst.rate = 5``, ``configure()`` storing through ``inst``), a factory (``def make():
+  return Checkout(5)``; ``inst = make()``; transitively); in another module, a first-party
+  factory's call (``closure.call_effects`` counts calling a flow class as changing it). Widening:
+  any use of such a name in a binding expression or any call of one in a function counts;
 * a module-level function or class it calls (a decorator is a call) can change the name, through
   its own code or through the functions *it* calls, transitively inside the module: ``@register``
   whose body fills ``HANDLERS``, ``setup()`` whose body writes ``global LIMIT``. Only a definition
@@ -159,6 +164,11 @@ def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bo
     # on (``inst = Checkout(5)``, a DBOS configured instance), so the call is part of the class
     # (breaker2's C14; in another module the call of an imported name already counts)
     flow_classes = {name for f in facts if f.flow_class for name in f.own_names}
+    standing = _flow_class_names(facts, flow_classes)
+    for f in facts:
+        if f.callable and f.index in changes:
+            # a factory (``def make(): return Checkout(5)``): calling it builds the instance
+            changes[f.index] |= {c for name in f.own_names for c in standing.get(name, ()) if c != name}
     out: list[set[str]] = []
     for f in facts:
         refs = f.refs
@@ -180,10 +190,43 @@ def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bo
         for callee in refs.calls_now:
             for i in earlier[callee]:
                 attached |= changes[i]
+        # a name that may stand for a flow class or hold its instance (``K = Checkout``, ``inst =
+        # K(5)``, ``make``) used in a call or stored through: the flow class's too (breaker3's D8)
+        attached |= {c for name in attached | refs.call_mentions | refs.stores for c in standing.get(name, ())}
         attached &= bound
         attached -= f.names
         out.append(attached)
     return out, {i: names & bound for i, names in changes.items()}
+
+
+def _flow_class_names(facts: Sequence[StatementFacts], flow_classes: set[str]) -> dict[str, set[str]]:
+    """The module-level names that may stand for a class holding a method flow, or for an
+    instance of it, or build one (breaker3's D8), each with the flow classes it may stand for:
+    the classes themselves; a name a statement that is no def or class binds from an expression
+    using one (an alias ``K = Checkout``, an instance ``inst = K(5)``, ``INSTS = [Checkout(5)]``,
+    ``inst = make()``); a def or class whose code calls one (a factory ``def make(): return
+    Checkout(5)``, transitively). To a fixpoint, in no particular order (a function body runs
+    after the module: it may call a name bound below it). Widening, on purpose: any use in such
+    an expression counts (``name = Checkout.__name__`` too), and so does any call in a function
+    (``def main(): inst.run(ctx, 1)``): which value the expression or the call yields is not
+    tracked."""
+    standing: dict[str, set[str]] = {c: {c} for c in flow_classes}
+    changed = True
+    while changed:
+        changed = False
+        for f in facts:
+            if f.flow_class:
+                continue
+            if f.callable:
+                used = f.refs.calls | f.refs.calls_now
+            else:
+                used = {chain.split(".")[0] for chain in f.refs.globals}
+            found = {c for name in used for c in standing.get(name, ())}
+            for name in f.own_names:
+                if found - standing.get(name, set()):
+                    standing.setdefault(name, set()).update(found)
+                    changed = True
+    return standing
 
 
 def _transitive_changes(facts: Sequence[StatementFacts], callables: Mapping[str, list[int]],

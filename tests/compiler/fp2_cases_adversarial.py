@@ -1616,7 +1616,7 @@ def _breaker3_pairs() -> list[ProjectPair]:
     k = "method flows: descriptors"
     desc = "\n\nclass D:\n    def __get__(self, obj, owner=None):\n        return obj.hook() + 10\n"
     base = project(method_flow("    def hook(self):\n        return 1\n\n    val = D()\n", "return self.val", head=desc))
-    add(C("descriptor-get-calls-a-method-of-the-flow-class", k, base, edit(base, "shop/flows.py", "return 1", "return 2"), "D4"))
+    add(C("descriptor-get-calls-a-method-of-the-flow-class", k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
     # held: the instance handed to a function or a helper class by the flow itself
     base = project(method_flow("    def hook(self):\n        return 1\n", "return run_hook(self)",
                                head="\n\ndef run_hook(obj):\n    return obj.hook() + 10\n"))
@@ -1683,8 +1683,8 @@ def _breaker3_pairs_2() -> list[ProjectPair]:
              "    def run(self, ctx, o):\n        return o * self.rate\n\n\n")
     pairs = []
     for name, tail, finding in [
-        ("instance-built-through-an-alias-of-the-flow-class", "K = Checkout\ninst = K(5)\n", "D8"),
-        ("instance-built-by-a-module-level-factory", "def make():\n    return Checkout(5)\n\n\ninst = make()\n", "D8"),
+        ("instance-built-through-an-alias-of-the-flow-class", "K = Checkout\ninst = K(5)\n", None),
+        ("instance-built-by-a-module-level-factory", "def make():\n    return Checkout(5)\n\n\ninst = make()\n", None),
         # held: through functools.partial, a list, type(...), and another module's aliased import
         ("instance-built-through-functools-partial", "import functools\n\ninst = functools.partial(Checkout, (5))()\n", None),
         ("instance-built-in-a-list", "INSTS = [Checkout(5)]\n", None),
@@ -1698,6 +1698,108 @@ def _breaker3_pairs_2() -> list[ProjectPair]:
 
 
 PAIRS = PAIRS + tuple(_breaker3_pairs_2())
+
+
+def _core3_pairs() -> list[ProjectPair]:
+    """The fixer's own attacks on the rules closing D4 (a class attribute handed the instance:
+    ``closure._hands_instance``) and D8 (the flow class's instance built through a name that stands
+    for the class: ``effects._flow_class_names``), each direction: what must move the hash, and the
+    ordinary code next to it that must not."""
+    pairs: list[ProjectPair] = []
+    add = pairs.append
+    hook = "    def hook(self):\n        return 1\n\n"
+    # -------------------------------------------------- D4: what the class attributes do to the instance
+    k = "method flows: descriptors"
+    desc = "\n\nclass D:\n    def __get__(self, obj, owner=None):\n        return obj.hook() + 10\n"
+    for name, head, members, body in [
+        ("descriptor-set-name-calls-a-classmethod-of-the-flow-class",
+         "\n\nclass D:\n    def __set_name__(self, owner, name):\n        self.v = owner.seed()\n\n"
+         "    def __get__(self, obj, owner=None):\n        return self.v\n",
+         "    @classmethod\n    def seed(cls):\n        return 1\n\n    val = D()\n", "return self.val"),
+        ("descriptor-set-calls-a-method-of-the-flow-class",
+         "\n\nclass D:\n    def __set__(self, obj, value):\n        obj._v = obj.hook() + value\n\n"
+         "    def __get__(self, obj, owner=None):\n        return obj._v\n",
+         hook + "    val = D()\n", "self.val = o\nreturn self.val"),
+        ("descriptor-built-by-a-module-level-factory", desc + "\n\ndef make():\n    return D()\n", hook + "    val = make()\n",
+         "return self.val"),
+        ("descriptor-held-by-a-module-level-instance", desc + "\n\nSHARED = D()\n", hook + "    val = SHARED\n", "return self.val"),
+        ("descriptor-subclass-of-a-first-party-descriptor", desc + "\n\nclass E(D):\n    pass\n", hook + "    val = E()\n",
+         "return self.val"),
+        ("cached-property-over-a-module-level-function",
+         "import functools\n\n\ndef compute(self):\n    return self.hook() + 10\n",
+         hook + "    val = functools.cached_property(compute)\n", "return self.val"),
+        ("module-level-function-installed-as-a-method", "\n\ndef _process(self):\n    return self.hook() + 10\n",
+         hook + "    process = _process\n", "return self.process()"),
+        ("first-party-decorator-of-a-method-calls-the-instance",
+         "\n\ndef logged(fn):\n    def wrapper(self):\n        return fn(self) + self.hook()\n    return wrapper\n",
+         hook + "    @logged\n    def helper(self):\n        return 7\n", "return self.helper()"),
+    ]:
+        base = project(method_flow(members, body, head=head))
+        add(C(name, k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
+    # the descriptor installed on the class by a module statement, or held by a first-party base
+    base = project(method_flow(hook, "return self.val", head=desc) + "\n\nCheckout.val = D()\n")
+    add(C("descriptor-installed-by-a-module-statement", k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
+    base = project(method_flow(hook, "return self.val", head=desc + "\n\nclass Base:\n    val = D()\n", bases="(Base)"))
+    add(C("descriptor-held-by-a-first-party-base", k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
+    base = project(method_flow(hook, "return self.val", bases="(Base)"),
+                   base=desc.lstrip("\n") + "\n\nclass Base:\n    val = D()\n",
+                   )
+    base = {**base, "shop/flows.py": base["shop/flows.py"].replace(HEAD, HEAD + "from shop.base import Base\n")}
+    add(C("descriptor-held-by-a-base-in-another-module", k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
+    # a first-party base's __init_subclass__ runs with the flow class (C1's rule: cls uses are looked up on it)
+    base = project(method_flow("    @classmethod\n    def seed(cls):\n        return 1\n", "return self.RATE", bases="(Base)",
+                               head="\n\nclass Base:\n    def __init_subclass__(cls, **kw):\n"
+                                    "        super().__init_subclass__(**kw)\n        cls.RATE = cls.seed()\n"))
+    add(C("init-subclass-of-a-first-party-base-calls-a-classmethod", k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
+    # held: ordinary class attributes next to an unused method (its edit must not move the hash)
+    unused = "    def unused(self):\n        return 1\n\n"
+    for name, head, members in [
+        ("descriptor-held-by-another-class", desc + "\n\nclass Other:\n    val = D()\n", unused),
+        ("value-of-a-first-party-class-that-is-no-descriptor",
+         "\n\nclass Settings:\n    def __init__(self):\n        self.rate = 3\n", unused + "    cfg = Settings()\n"),
+        ("builtin-property-over-a-lambda", "", unused + "    val = property(lambda self: 3)\n"),
+        ("class-attribute-of-a-third-party-value", "import datetime\n", unused + "    val = datetime.timedelta(seconds=3)\n"),
+        ("staticmethod-and-classmethod-decorators", "",
+         unused + "    @staticmethod\n    def s():\n        return 3\n\n    @classmethod\n    def c(cls):\n        return 3\n"),
+    ]:
+        base = project(method_flow(members, "return o", head=head))
+        add(E(name, k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
+    # -------------------------------------------------- D8: names standing for the flow class or its instance
+    k = "method flows: the instance built at module level, spelled otherwise"
+    flows = (HEAD + "\n\nclass Checkout:\n    def __init__(self, rate=0):\n        self.rate = rate\n\n    @flow(\"checkout\")\n"
+             "    def run(self, ctx, o):\n        return o * self.rate\n\n\nclass Other:\n    def __init__(self, rate=0):\n"
+             "        self.rate = rate\n\n\n")
+    for name, tail in [
+        ("instance-configured-after-it-is-built", "inst = Checkout()\ninst.rate = (5)\n"),
+        ("instance-configured-through-a-function-called-at-import",
+         "inst = Checkout()\n\n\ndef configure():\n    inst.rate = (5)\n\n\nconfigure()\n"),
+        ("instance-built-by-a-factory-through-another-factory",
+         "def _build(rate):\n    return Checkout(rate)\n\n\ndef make():\n    return _build((5))\n\n\ninst = make()\n"),
+        ("instance-built-through-a-classmethod-factory-of-an-alias", "K = Checkout\ninst = K.__new__(K)\ninst.__init__((5))\n"),
+        ("instance-built-by-a-factory-defined-below-its-alias", "def make():\n    return K((5))\n\n\nK = Checkout\ninst = make()\n"),
+    ]:
+        base = {"shop/__init__.py": "", "shop/flows.py": flows + tail}
+        add(C(name, k, base, edit(base, "shop/flows.py", "(5)", "(6)")))
+    base = {"shop/__init__.py": "from . import main\n", "shop/flows.py": flows,
+            "shop/factory.py": "from shop.flows import Checkout\n\n\ndef make():\n    return Checkout(5)\n",
+            "shop/main.py": "from shop.factory import make\n\nINST = make()\n"}
+    add(C("instance-built-by-a-factory-of-another-module", k, base, edit(base, "shop/factory.py", "(5)", "(6)")))
+    base = {"shop/__init__.py": "from . import main\n", "shop/flows.py": flows,
+            "shop/main.py": "from shop.flows import Checkout\n\nK = Checkout\nINST = K(5)\n"}
+    # a local alias of an imported name called at import time: the spelling of D6 (fp2-effects)
+    add(C("instance-built-through-a-local-alias-in-another-module", k, base, edit(base, "shop/main.py", "(5)", "(6)"), "D8"))
+    # held: the same spellings building another class
+    for name, tail in [
+        ("factory-building-another-class", "def make():\n    return Other((5))\n\n\nother = make()\n"),
+        ("alias-of-another-class", "K = Other\nother = K((5))\n"),
+        ("another-class-configured-after-it-is-built", "other = Other()\nother.rate = (5)\n"),
+    ]:
+        base = {"shop/__init__.py": "", "shop/flows.py": flows + tail}
+        add(E(name, k, base, edit(base, "shop/flows.py", "(5)", "(6)")))
+    return pairs
+
+
+PAIRS = PAIRS + tuple(_core3_pairs())
 
 
 def _effects_pairs() -> list[ProjectPair]:
