@@ -65,12 +65,13 @@ descriptor's ``__get__(self, obj, owner)``/``__set__``/``__delete__`` with the i
 ``__set_name__`` with the class, so what their code does to ``obj`` is ``self`` use spelled on a
 parameter (``obj.hook()``). A method flow's class is hashed whole when what its class statement
 evaluates into the class (``FlowSite.values``: decorators, class-body assignments, decorators of
-its defs) or a module statement that changes it uses a first-party descriptor class (one defining
+its defs) uses a first-party descriptor class (one defining
 those methods, or with such a first-party base; a value or a factory that uses one, transitively:
 ``_descriptor``), or any first-party function (installed as a method, ``process = _process``;
 wrapped, ``functools.cached_property(compute)``; a decorator; a factory whose result is unknown);
 and when a first-party base's code uses a first-party descriptor class (``inherited``: level
-"hands"). Rejected: reading the descriptor's parameter as ``self`` (precise, but which value ends
+"hands"). A module statement that changes the class (``Checkout.val = D()``) reaches it whole
+already (``<class>#effects`` spells its name). Rejected: reading the descriptor's parameter as ``self`` (precise, but which value ends
 up an attribute is a run-time fact: a factory, a module-level instance, a subclass).
 
 A step, function or method, is a ``step`` member hashed by its qualified name only. Unknown names
@@ -1004,18 +1005,17 @@ class ClosureGraph:
     def _hands_instance(self, where: _ModuleIndex, flow: _Node, top: str) -> bool:
         """Whether a method flow's class may hand its instance to code whose use of it no
         ``self.`` names (breaker3's D4): what its class statement evaluates into the class
-        (``FlowSite.values``) and the module statements that change the class (``Checkout.val =
-        D()``) use a first-party descriptor class (``_descriptor``: ``val = D()`` with
+        (``FlowSite.values``) uses a first-party descriptor class (``_descriptor``: ``val = D()`` with
         ``D.__get__(self, obj, owner)`` calling ``obj.hook()``; ``__set_name__`` is handed the
         class) or a first-party function: one installed as a method or wrapped into one
         (``property(compute)``, ``functools.cached_property(compute)``, a decorator of a method
         or of the class, ``process = _process``) is called with the instance, and a factory
         (``val = make()``) may return any of those. Undecidable without running the class body:
-        widened to the whole class. A third-party descriptor of no first-party code (``val =
+        widened to the whole class. (Module statements that change the class, ``Checkout.val =
+        D()``, ``register(Checkout)``, reach it whole already: ``<class>#effects`` uses its name.) A third-party descriptor of no first-party code (``val =
         dataclasses.field(...)``) and a value of a first-party class that is no descriptor
         (``DEFAULTS = Settings()``) are not."""
-        chains = [*flow.values, *(r for u in self._partial_units(where, top, "effects") for r in u.references)]
-        for chain in chains:
+        for chain in flow.values:
             if chain[0] in "!\"?'^~>":
                 continue
             for key in self.resolve_target(chain[1:]) if chain[0] == "=" else self.resolve_chain(where, chain):

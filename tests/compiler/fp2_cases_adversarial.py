@@ -1764,6 +1764,9 @@ def _core3_pairs() -> list[ProjectPair]:
     ]:
         base = project(method_flow(members, "return o", head=head))
         add(E(name, k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
+    base = project(method_flow(hook, "return self.hook()", head="\n\ndef register(cls):\n    cls.extra = 1\n")
+                   + "\n\nregister(Checkout)\n")
+    add(C("flow-class-handed-to-a-first-party-function", k, base, edit(base, "shop/flows.py", "cls.extra = 1", "cls.hook = len")))
     # -------------------------------------------------- D8: names standing for the flow class or its instance
     k = "method flows: the instance built at module level, spelled otherwise"
     flows = (HEAD + "\n\nclass Checkout:\n    def __init__(self, rate=0):\n        self.rate = rate\n\n    @flow(\"checkout\")\n"
