@@ -1805,6 +1805,68 @@ def _core3_pairs() -> list[ProjectPair]:
 PAIRS = PAIRS + tuple(_core3_pairs())
 
 
+def _review_pairs_session5() -> list[ProjectPair]:
+    """The directions the session-4 review found missing in the closure's rules: each pair fails
+    if its rule is dropped (changed) or widened to everything (equal)."""
+    pairs: list[ProjectPair] = []
+    add = pairs.append
+    k = "effects through a called function's body"
+    # a class whose __init__ fills a registry, built at import time by another module (C11 through a constructor)
+    reg = "REGISTRY = {}\n\n\nclass Plugin:\n    def __init__(self, name):\n        REGISTRY[name] = self\n        self.name = name\n"
+    base = project(flow("return sorted(REGISTRY)", "from shop.reg import REGISTRY\n"), init="from . import plugins\n", reg=reg,
+                   plugins="from shop.reg import Plugin\n\nPlugin('a')\n")
+    add(C("class-init-fills-a-registry-when-built-abroad", k, base, edit(base, "shop/plugins.py", "'a'", "'b'")))
+    # _plain_callee: a callee's call of a plain class or def changes what that code does, not the
+    # object itself (the import-time call's own callee counts as changed: widening, on purpose)
+    for name, callee, head, reg in [
+        ("callee-builds-a-plain-class-the-flow-reaches", "Plugin", "from shop.reg import Plugin\n",
+         "class Plugin:\n    def __init__(self, name):\n        self.name = name\n"),
+        ("callee-calls-a-plain-function-the-flow-reaches", "helper", "from shop.reg import helper\n",
+         "def helper(x):\n    return x\n"),
+    ]:
+        body = "return Plugin(o).name" if callee == "Plugin" else "return helper(o)"
+        base = project(flow(body, head), init="from . import boot\n", reg=reg,
+                       g=f"from shop.reg import {callee}\n\n\ndef setup():\n    {callee}('a')\n",
+                       boot="from shop.g import setup\n\nsetup()\n")
+        add(E(name, k, base, edit(base, "shop/g.py", "'a'", "'b'")))
+    # _absent_attribute through an imported callee: it creates a global the reached helper reads (C22)
+    # (a store into another module through a callee changes that module whole: no equal direction)
+    base = project(flow("return helper(o)", "from shop.h import helper\n"), h="def helper(x):\n    return x + EXTRA\n",
+                   init="from . import patch\n", g="from shop import h\n\n\ndef boot():\n    h.EXTRA = 5\n",
+                   patch="from shop.g import boot\n\nboot()\n")
+    add(C("imported-callee-creates-a-global-the-helper-reads", k, base, edit(base, "shop/g.py", "= 5", "= 6")))
+    # a decorated def called in its own module keeps state in its wrapper; a plain one does not
+    cached = "import functools\n\n\n@functools.lru_cache(maxsize=None)\ndef helper(x):\n    return x\n\n\nhelper(1)\n"
+    base = project(flow("return helper.cache_info().currsize", cached))
+    add(C("decorated-def-called-in-its-own-module", k, base, edit(base, "shop/flows.py", "helper(1)\n", "helper(1), helper(2)\n")))
+    base = project(flow("return helper(o)", "\n\ndef helper(x):\n    return x\n\n\nhelper(1)\n"))
+    add(E("plain-def-called-in-its-own-module", k, base, edit(base, "shop/flows.py", "helper(1)\n", "helper(1), helper(2)\n")))
+    # annotated(): a module's __annotations__ is its annotated statements, not every statement
+    k = "module namespaces: annotations"
+    base = project(flow("return get()", "from shop.h import get\n"),
+                   h="LIMIT: int = 5\nOTHER = 1\n\n\ndef get():\n    return sorted(__annotations__.items(), key=str)\n")
+    add(C("module-annotations-read-an-annotation-edited", k, base, edit(base, "shop/h.py", "LIMIT: int", "LIMIT: float")))
+    add(E("module-annotations-read-an-unannotated-statement-edited", k, base, edit(base, "shop/h.py", "OTHER = 1", "OTHER = 2")))
+    return pairs
+
+
+PAIRS = PAIRS + tuple(_review_pairs_session5())
+
+
+def _review_framework_pairs_session5() -> list[tuple[ProjectPair, str]]:
+    k = "method flows: inert bases"
+    # DBOSConfiguredInstance calls no member of a subclass: its subclass is not hashed whole (INERT_BASES)
+    svc = ("from dbos import DBOS, DBOSConfiguredInstance\n\n\n@DBOS.dbos_class()\nclass Svc(DBOSConfiguredInstance):\n"
+           "    def __init__(self, name):\n        super().__init__(name)\n\n    def unused(self):\n        return 1\n\n"
+           "    @DBOS.workflow()\n    def wf(self, o):\n        return o\n")
+    base = {"shop/__init__.py": "", "shop/flows.py": svc}
+    pair = E("dbos-configured-instance-base-calls-no-member", k, base, edit(base, "shop/flows.py", "return 1", "return 2"))
+    return [(replace(pair, flow_id="shop.flows:Svc.wf"), "dbos")]
+
+
+FRAMEWORK_PAIRS = FRAMEWORK_PAIRS + tuple(_review_framework_pairs_session5())
+
+
 def _effects_pairs() -> list[ProjectPair]:
     """fp2-effects' own pairs for C11/C22: the attacks a callee effect summary must see (changed)
     and the look-alikes it must not widen on (equal)."""
