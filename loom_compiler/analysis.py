@@ -1170,9 +1170,10 @@ class _Analyser:
     def class_values(self, cls: cst.ClassDef) -> tuple[str, ...]:
         """The global chains a class statement evaluates into the class object (``FlowSite.values``):
         its decorators, its body's assignments and other statements (a class-body name is the
-        class's, not a global), the decorators of its defs. Not method bodies (they run later,
-        with ``self``, and are analysed as such) nor nested classes (a class as an attribute is
-        handed nothing)."""
+        class's, not a global), the decorators of its defs, the bases of its nested classes, and
+        ``NESTED_DESCRIPTOR`` when a nested class defines a descriptor method (``val = D()`` with
+        ``D`` defined in the body: its name is the class's, no global chain names it). Not method
+        bodies (they run later, with ``self``, and are analysed as such)."""
         found = self._class_values.get(id(cls))
         if found is None:
             class_names = {n for s in cls.body.body for n in self.bindings_of(s).names}
@@ -1181,12 +1182,17 @@ class _Analyser:
             for stmt in cls.body.body:
                 if isinstance(stmt, cst.FunctionDef):
                     decorators += stmt.decorators
-                elif not isinstance(stmt, cst.ClassDef):
+                elif isinstance(stmt, cst.ClassDef):
+                    chains.update(c for c in _base_chains(stmt, nested=False) if c != "?")
+                    if _descriptor_methods(stmt):
+                        chains.add(NESTED_DESCRIPTOR)
+                else:
                     chains |= self.refs(stmt).globals
             for dec in decorators:
                 chains |= self.refs(dec.decorator).globals
             found = self._class_values[id(cls)] = _sorted(
-                c for c in chains if c[0] == "=" or (c[0] not in _NOT_CHAINS and c.split(".")[0] not in class_names))
+                c for c in chains if c[0] == "=" or c == NESTED_DESCRIPTOR
+                or (c[0] not in _NOT_CHAINS and c.split(".")[0] not in class_names))
         return found
 
     def _class_body_effects(self, cls: cst.ClassDef) -> tuple[set[str], set[str]]:
@@ -1385,6 +1391,8 @@ def _base_roots(stmt: cst.CSTNode) -> frozenset[str]:
 #: the instance (``__get__(self, obj, owner)``, ``__set__``, ``__delete__``) or the owner class
 #: (``__set_name__(self, owner, name)``, run when the class is built)
 DESCRIPTOR_METHODS = frozenset({"__get__", "__set__", "__delete__", "__set_name__"})
+#: in ``FlowSite.values``: a class nested in the flow's class defines a descriptor method
+NESTED_DESCRIPTOR = "<descriptor>"
 
 #: reference kinds that are no global chain (``scopes``: lazy imports ``=``, modules ``!``,
 #: strings ``"``, computed names ``?``, constants ``'``, name-only ``^``, imports ``~``, views ``>``)

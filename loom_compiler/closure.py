@@ -65,14 +65,16 @@ descriptor's ``__get__(self, obj, owner)``/``__set__``/``__delete__`` with the i
 ``__set_name__`` with the class, so what their code does to ``obj`` is ``self`` use spelled on a
 parameter (``obj.hook()``). A method flow's class is hashed whole when what its class statement
 evaluates into the class (``FlowSite.values``: decorators, class-body assignments, decorators of
-its defs) uses a first-party descriptor class (one defining
-those methods, or with such a first-party base; a value or a factory that uses one, transitively:
-``_descriptor``), or any first-party function (installed as a method, ``process = _process``;
-wrapped, ``functools.cached_property(compute)``; a decorator; a factory whose result is unknown);
-and when a first-party base's code uses a first-party descriptor class (``inherited``: level
-"hands"). A module statement that changes the class (``Checkout.val = D()``) reaches it whole
-already (``<class>#effects`` spells its name). Rejected: reading the descriptor's parameter as ``self`` (precise, but which value ends
-up an attribute is a run-time fact: a factory, a module-level instance, a subclass).
+its defs, bases of nested classes) uses a first-party descriptor class (``_descriptor``: one
+defining those methods, or with such a first-party base, or with a builtin or third-party base
+that may be one, ``_foreign_descriptor``, ``PLAIN_BASES`` aside; one nested in the class,
+``NESTED_DESCRIPTOR``; a value or a factory that uses one, transitively) or any first-party
+function (installed as a method, ``process = _process``; wrapped, ``functools.cached_property
+(compute)``; a decorator; a factory whose result is unknown); and when a first-party base's code
+uses a first-party descriptor class (``inherited``: level "hands"). A module statement that
+changes the class (``Checkout.val = D()``) reaches it whole already (``<class>#effects`` spells
+its name). Rejected: reading the descriptor's ``obj`` parameter as ``self`` (precise, but which
+value ends up an attribute is a run-time fact: a factory, a module-level instance, a subclass).
 
 A step, function or method, is a ``step`` member hashed by its qualified name only. Unknown names
 (builtins) are not members; they are spelled out in the canonical form of the code that uses
@@ -190,7 +192,7 @@ from typing import TYPE_CHECKING
 
 from loom_compiler.model import ClosureMember, MemberKind, SourceError
 
-from .analysis import FlowSite, MemberUnit, ModuleSummary, Unit
+from .analysis import NESTED_DESCRIPTOR, FlowSite, MemberUnit, ModuleSummary, Unit
 from .canonical import SCHEME
 from .frameworks.engine_hooks import ENGINE_HOOKS, find_hooks
 from .effects import changes_process_state
@@ -229,6 +231,13 @@ INERT_BASES = frozenset({"object", "builtins.object", "abc.ABC", "abc.ABCMeta", 
                          "typing_extensions.Generic", "typing_extensions.Protocol",
                          "dbos.DBOSConfiguredInstance", "dbos._dbos.DBOSConfiguredInstance"})
 
+#: third-party classes known to be no descriptor (no ``__get__``/``__set__``/``__delete__``/
+#: ``__set_name__``): a first-party subclass's instance held as a class attribute is handed
+#: nothing (``STATUS = Status.OK`` in a flow class, D4's rule); any other third-party base may be
+PLAIN_BASES = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag",
+                         "typing.NamedTuple", "typing.TypedDict", "typing_extensions.TypedDict",
+                         "pydantic.BaseModel"})
+
 
 @dataclass(slots=True)
 class _Node:
@@ -253,7 +262,7 @@ class _Node:
     bindings: list[tuple[str, str]] | None = None  # (name used, key); None until expanded
     warnings: tuple[SourceError, ...] = ()  # first-party imports its code uses with no source, once expanded
     bases: tuple[str, ...] = ()  # a method flow: its class's bases and metaclass (``FlowSite.bases``)
-    values: tuple[str, ...] = ()  # a method flow: what its class statement evaluates into the class (``FlowSite.values``)
+    values: tuple[str, ...] = ()  # a method flow: what its class statement evaluates into it (``FlowSite.values``)
 
 
 def hash_record(*fields: str) -> str:
@@ -1011,11 +1020,14 @@ class ClosureGraph:
         (``property(compute)``, ``functools.cached_property(compute)``, a decorator of a method
         or of the class, ``process = _process``) is called with the instance, and a factory
         (``val = make()``) may return any of those. Undecidable without running the class body:
-        widened to the whole class. (Module statements that change the class, ``Checkout.val =
-        D()``, ``register(Checkout)``, reach it whole already: ``<class>#effects`` uses its name.) A third-party descriptor of no first-party code (``val =
+        widened to the whole class. A third-party descriptor of no first-party code (``val =
         dataclasses.field(...)``) and a value of a first-party class that is no descriptor
-        (``DEFAULTS = Settings()``) are not."""
+        (``DEFAULTS = Settings()``, an enum member) are not. (Module statements that change the
+        class, ``Checkout.val = D()``, ``register(Checkout)``, reach it whole already: its
+        ``#effects`` member uses its name.)"""
         for chain in flow.values:
+            if chain == NESTED_DESCRIPTOR:
+                return True
             if chain[0] in "!\"?'^~>":
                 continue
             for key in self.resolve_target(chain[1:]) if chain[0] == "=" else self.resolve_chain(where, chain):
@@ -1059,7 +1071,7 @@ class ClosureGraph:
                 if u.kind in ("import", "step"):
                     continue  # what it imports is its own key; a step's body is not run here
                 if u.kind == "class" and name in u.names:
-                    if u.descriptor or "?" in u.bases:
+                    if u.descriptor or "?" in u.bases or any(self._foreign_descriptor(index, b) for b in u.bases):
                         result = True
                         break
                     chains: Iterable[str] = u.bases
@@ -1074,6 +1086,17 @@ class ClosureGraph:
                             todo.append(nxt)
         self._descriptors[key] = result
         return result
+
+    def _foreign_descriptor(self, where: _ModuleIndex, base: str) -> bool:
+        """Whether a class's base ``base`` (a chain in ``where``) may be a descriptor class whose
+        code is not read: a builtin one (``property``, ``classmethod``, ``staticmethod``), or a
+        third-party class (its ``__get__`` may call a method of the first-party subclass with
+        the instance: a template method) other than ``INERT_BASES`` and ``PLAIN_BASES``."""
+        keys = self.resolve_chain(where, base)
+        if not keys:
+            return base in ("property", "classmethod", "staticmethod")
+        return any(k.startswith("import:") and not self._first_party_key(k)
+                   and k[len("import:"):] not in INERT_BASES and k[len("import:"):] not in PLAIN_BASES for k in keys)
 
     def _missing_module(self, target: str) -> str | None:
         """The first-party module ``target`` names that has no source in the tree (B12): a
@@ -1598,7 +1621,7 @@ def _reason(node: _Node, incoming: set[str]) -> str:
     if ENGINE_HOOKS in incoming:
         return "engine hook: code the engine runs around every workflow (interceptor, data converter, codec)"
     if HANDS_INSTANCE in incoming:
-        return "whole class: a class attribute (a descriptor, a function installed or wrapped) may be handed the instance"
+        return "whole class: a class attribute (a descriptor, a function installed or wrapped) is handed the instance"
     if OPAQUE_BASE in incoming:
         return "whole class: a base whose code is not read (third-party, builtin, computed) may call any member"
     if key.startswith("abroad:"):

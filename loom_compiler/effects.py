@@ -207,18 +207,18 @@ def _flow_class_names(facts: Sequence[StatementFacts], flow_classes: set[str]) -
     ``inst = make()``); a def or class whose code calls one (a factory ``def make(): return
     Checkout(5)``, transitively). To a fixpoint, in no particular order (a function body runs
     after the module: it may call a name bound below it). Widening, on purpose: any use in such
-    an expression counts (``name = Checkout.__name__`` too), and so does any call in a function
-    (``def main(): inst.run(ctx, 1)``): which value the expression or the call yields is not
-    tracked."""
+    an expression counts (``name = Checkout.__name__`` too), and so does any call of one or of a
+    method on one in a function (``def main(): return inst.run(ctx, 1)``): which value the
+    expression or the call yields is not tracked."""
     standing: dict[str, set[str]] = {c: {c} for c in flow_classes}
-    changed = True
+    changed = bool(flow_classes)
     while changed:
         changed = False
         for f in facts:
             if f.flow_class:
                 continue
             if f.callable:
-                used = f.refs.calls | f.refs.calls_now
+                used = f.refs.calls | f.refs.calls_now | f.refs.method_calls
             else:
                 used = {chain.split(".")[0] for chain in f.refs.globals}
             found = {c for name in used for c in standing.get(name, ())}

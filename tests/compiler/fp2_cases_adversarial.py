@@ -1751,6 +1751,15 @@ def _core3_pairs() -> list[ProjectPair]:
                                head="\n\nclass Base:\n    def __init_subclass__(cls, **kw):\n"
                                     "        super().__init_subclass__(**kw)\n        cls.RATE = cls.seed()\n"))
     add(C("init-subclass-of-a-first-party-base-calls-a-classmethod", k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
+    # a descriptor class nested in the flow class (its name is the class's, no global names it),
+    # and a subclass of a third-party descriptor whose __get__ calls a method of the subclass
+    nested = "    class D:\n        def __get__(self, obj, owner=None):\n            return obj.hook() + 10\n\n"
+    base = project(method_flow(nested + "    val = D()\n\n" + hook, "return self.val"))
+    add(C("descriptor-class-nested-in-the-flow-class", k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
+    lazy = ("import functools\n\n\nclass Lazy(functools.cached_property):\n    def __init__(self):\n"
+            "        super().__init__(self._compute)\n\n    def _compute(self, obj):\n        return obj.hook() + 10\n")
+    base = project(method_flow(hook + "    val = Lazy()\n", "return self.val", head=lazy))
+    add(C("subclass-of-a-third-party-descriptor-calls-the-instance", k, base, edit(base, "shop/flows.py", "return 1", "return 2")))
     # held: ordinary class attributes next to an unused method (its edit must not move the hash)
     unused = "    def unused(self):\n        return 1\n\n"
     for name, head, members in [
@@ -1758,6 +1767,8 @@ def _core3_pairs() -> list[ProjectPair]:
         ("value-of-a-first-party-class-that-is-no-descriptor",
          "\n\nclass Settings:\n    def __init__(self):\n        self.rate = 3\n", unused + "    cfg = Settings()\n"),
         ("builtin-property-over-a-lambda", "", unused + "    val = property(lambda self: 3)\n"),
+        ("member-of-a-first-party-enum", "import enum\n\n\nclass Status(enum.Enum):\n    OK = 3\n",
+         unused + "    status = Status.OK\n"),
         ("class-attribute-of-a-third-party-value", "import datetime\n", unused + "    val = datetime.timedelta(seconds=3)\n"),
         ("staticmethod-and-classmethod-decorators", "",
          unused + "    @staticmethod\n    def s():\n        return 3\n\n    @classmethod\n    def c(cls):\n        return 3\n"),
@@ -1803,6 +1814,31 @@ def _core3_pairs() -> list[ProjectPair]:
 
 
 PAIRS = PAIRS + tuple(_core3_pairs())
+
+
+def _core3_chunk_cases() -> list[ChunkCase]:
+    """D4's shapes bundled: the whole class a chunk serves holds what the descriptor calls."""
+    cases: list[ChunkCase] = []
+    hook = "    def hook(self):\n        return 1\n\n"
+    desc = "\n\nclass D:\n    def __get__(self, obj, owner=None):\n        return obj.hook() + 10\n"
+    for name, head, members, body in [
+        ("descriptor-calls-a-method-of-the-flow-class", desc, hook + "    val = D()\n", "return self.val"),
+        ("cached-property-over-a-module-level-function", "import functools\n\n\ndef compute(self):\n    return self.hook() + 10\n",
+         hook + "    val = functools.cached_property(compute)\n", "return self.val, self.val"),
+        ("module-level-function-installed-as-a-method", "\n\ndef _process(self):\n    return self.hook() + 10\n",
+         hook + "    process = _process\n", "return self.process()"),
+        ("descriptor-class-nested-in-the-flow-class", "",
+         "    class D:\n        def __get__(self, obj, owner=None):\n            return obj.hook() + 10\n\n" + hook + "    val = D()\n",
+         "return self.val"),
+        ("subclass-of-a-third-party-descriptor", "import functools\n\n\nclass Lazy(functools.cached_property):\n"
+         "    def __init__(self):\n        super().__init__(self._compute)\n\n    def _compute(self, obj):\n"
+         "        return obj.hook() + 10\n", hook + "    val = Lazy()\n", "return self.val"),
+    ]:
+        cases.append(ChunkCase(name, project(method_flow(members, body, head=head)), 0))
+    return cases
+
+
+CHUNK_CASES = CHUNK_CASES + tuple(_core3_chunk_cases())
 
 
 def _review_pairs_session5() -> list[ProjectPair]:
