@@ -125,7 +125,8 @@ class with a base whose code is not read (third-party, builtin, computed), and f
 first-party base reaches ``self`` by a computed name (C2: cost 0 collateral on the three measured
 repositories, whose flow classes have no such base; ``DBOSConfiguredInstance`` is inert), and for
 one whose class attributes may be handed the instance (D4: a first-party descriptor, function,
-decorator or factory in its class statement or its bases).
+decorator or factory in its class statement or its bases; cost 0 collateral on the same three
+repositories, whose flow classes hold none).
 
 Importing a first-party module runs it. For a flow, the modules that run (its own, those of what
 it reaches, what they import at module level and what its code imports lazily, transitively) are
