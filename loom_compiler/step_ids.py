@@ -76,32 +76,24 @@ def _id_of(node: ast.expr) -> tuple[str, bool] | None:
     return None
 
 
-class _Finder:
-    """The step-id calls of a tree (``visit``), each with its id expression. A walk with an
-    explicit stack rather than an ``ast.NodeVisitor`` (a method lookup and a call per node: most
-    of this check's time on a build of 120 flows); each node carries the parameters of the
-    functions around it."""
-
+class _Finder(ast.NodeVisitor):
     def __init__(self) -> None:
         self.found: list[tuple[str, bool, ast.expr]] = []
+        self._params: list[frozenset[str]] = []
 
-    def visit(self, tree: ast.AST) -> None:
-        todo: list[tuple[ast.AST, tuple[frozenset[str], ...]]] = [(tree, ())]
-        while todo:
-            node, params = todo.pop()
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-                a = node.args
-                names = [p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
-                names += [p.arg for p in (a.vararg, a.kwarg) if p is not None]
-                params = (*params, frozenset(names))
-            elif isinstance(node, ast.Call):
-                self._call(node, params)
-            todo.extend((child, params) for child in ast.iter_child_nodes(node))
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
+        a = node.args
+        names = [p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
+        names += [p.arg for p in (a.vararg, a.kwarg) if p is not None]
+        self._params.append(frozenset(names))
+        self.generic_visit(node)
+        self._params.pop()
 
-    @staticmethod
-    def _is_context(node: ast.expr, params: tuple[frozenset[str], ...]) -> bool:
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _function
+
+    def _is_context(self, node: ast.expr) -> bool:
         if isinstance(node, ast.Name):
-            return any(node.id in scope for scope in params)
+            return any(node.id in scope for scope in self._params)
         if isinstance(node, ast.Attribute):
             root = node.value
             while isinstance(root, ast.Attribute):
@@ -114,18 +106,16 @@ class _Finder:
         if ident is not None:
             self.found.append((ident[0], ident[1], node))
 
-    def _call(self, node: ast.Call, params: tuple[frozenset[str], ...]) -> None:
+    def visit_Call(self, node: ast.Call) -> None:
         func = node.func
-        if not isinstance(func, ast.Attribute) or func.attr not in ("execute", "parallel"):
-            return
-        if not self._is_context(func.value, params):
-            return
-        if func.attr == "execute" and len(node.args) >= 2:
-            self._step(node.args[0])
-        elif func.attr == "parallel" and node.args and isinstance(node.args[0], (ast.List, ast.Tuple)):
-            for branch in node.args[0].elts:
-                if isinstance(branch, ast.Tuple) and len(branch.elts) >= 2:
-                    self._step(branch.elts[0])
+        if isinstance(func, ast.Attribute) and self._is_context(func.value):
+            if func.attr == "execute" and len(node.args) >= 2:
+                self._step(node.args[0])
+            elif func.attr == "parallel" and node.args and isinstance(node.args[0], (ast.List, ast.Tuple)):
+                for branch in node.args[0].elts:
+                    if isinstance(branch, ast.Tuple) and len(branch.elts) >= 2:
+                        self._step(branch.elts[0])
+        self.generic_visit(node)
 
 
 def step_id_calls(source: str, def_line: int) -> Iterator[StepIdCall]:
@@ -152,7 +142,7 @@ def step_id_calls(source: str, def_line: int) -> Iterator[StepIdCall]:
     lines = text.splitlines()
     finder = _Finder()
     finder.visit(tree)
-    for prefix, dynamic, node in sorted(finder.found, key=lambda f: (f[2].lineno, f[2].col_offset)):  # source order
+    for prefix, dynamic, node in finder.found:
         line_text = lines[node.lineno - 1] if node.lineno - 1 < len(lines) else ""
         column = len(line_text.encode("utf-8")[: node.col_offset].decode("utf-8", "replace")) + 1
         yield StepIdCall(prefix, dynamic, node.lineno + offset, column)
