@@ -27,7 +27,7 @@ import ast
 import symtable
 from dataclasses import dataclass
 
-__all__ = ["ModuleGlobals", "annotation_names", "module_globals"]
+__all__ = ["ModuleGlobals", "annotation_names", "module_globals", "statement_names"]
 
 #: how deep a string annotation may nest strings (``List['Dict["str", "Money"]']``)
 _STRING_DEPTH = 4
@@ -37,12 +37,29 @@ _STRING_DEPTH = 4
 class ModuleGlobals:
     used: frozenset[str]  # names looked up in the module's namespace, in any of its scopes
     bound: frozenset[str]  # names its statements bind there (``global x`` in a function included)
+    #: the names its kept annotations spell (``annotation_names``; ``statement_names`` only)
+    annotated: frozenset[str] = frozenset()
 
 
 def module_globals(text: str, filename: str) -> ModuleGlobals:
     """``SyntaxError`` when ``text`` is not valid Python."""
     table = symtable.symtable(_without_local_annotations(text), filename, "exec")
     return _raw(table) if _RAW is not None else _wrapped(table)
+
+
+def statement_names(text: str, filename: str, *, prefix: str = "") -> ModuleGlobals:
+    """``module_globals(prefix + text)`` with ``annotated``, ``annotation_names(text)``, from one
+    parse of ``text`` (the bundler asks both of every statement it bundles; ``prefix``: lines
+    that go before it, such as its module's ``from __future__ import annotations``).
+    ``SyntaxError`` when ``text`` is not valid Python."""
+    if ":" not in text:  # no annotation, local or kept
+        return module_globals(prefix + text, filename)
+    tree = ast.parse(text)
+    annotated = _annotation_names_of(tree)  # before the local annotations are taken out
+    code = _strip_local_annotations(tree, text)
+    table = symtable.symtable(prefix + code, filename, "exec")
+    found = _raw(table) if _RAW is not None else _wrapped(table)
+    return ModuleGlobals(found.used, found.bound, annotated)
 
 
 def _without_local_annotations(text: str) -> str:
@@ -53,7 +70,11 @@ def _without_local_annotations(text: str) -> str:
     nested too deeply for ``ast`` to re-print is left as it is (its names count as uses)."""
     if ":" not in text:
         return text
-    tree = ast.parse(text)
+    return _strip_local_annotations(ast.parse(text), text)
+
+
+def _strip_local_annotations(tree: ast.Module, text: str) -> str:
+    """``text`` (whose tree is ``tree``, changed here) without its local annotations."""
     found = False
     # statements only: an annotated assignment is a statement, and statements sit only in the
     # bodies of statements (a lambda's body is an expression), so the expressions, most of the
@@ -70,12 +91,7 @@ def _without_local_annotations(text: str) -> str:
             in_function = True
         elif isinstance(node, ast.ClassDef):
             in_function = False  # a class body's annotations are evaluated and kept
-        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-            for child in getattr(node, field, ()):
-                if isinstance(child, (ast.excepthandler, ast.match_case)):
-                    todo.extend((s, in_function) for s in child.body)
-                elif isinstance(child, ast.stmt):
-                    todo.append((child, in_function))
+        todo.extend((child, in_function) for child in _inner_statements(node))
     if not found:
         return text
     try:
@@ -95,6 +111,10 @@ def annotation_names(text: str) -> frozenset[str]:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError):
         return frozenset()
+    return _annotation_names_of(tree)
+
+
+def _annotation_names_of(tree: ast.Module) -> frozenset[str]:
     names: set[str] = set()
 
     def spelled(node: ast.AST | None, depth: int = 0) -> None:
@@ -118,26 +138,46 @@ def annotation_names(text: str) -> frozenset[str]:
                     if arg is not None:
                         spelled(arg.annotation)
                 spelled(stmt.returns)
-                inner = [s for s in ast.walk(stmt) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef,
-                                                                      ast.ClassDef)) and s is not stmt]
-                body(inner)  # nested defs and classes: their headers are kept annotations too
+                body(_nested_definitions(stmt))  # nested defs and classes: their headers are kept annotations too
             elif isinstance(stmt, ast.ClassDef):
                 body(stmt.body)
             elif isinstance(stmt, ast.AnnAssign):
                 spelled(stmt.annotation)
             else:
-                for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-                    for child in getattr(stmt, field, ()):
-                        if isinstance(child, (ast.excepthandler, ast.match_case)):
-                            body(child.body)
-                        elif isinstance(child, ast.stmt):
-                            body([child])
+                body(_inner_statements(stmt))
 
     try:
         body(tree.body)
     except RecursionError:  # statements nested past the stack: the names found so far
         pass
     return frozenset(names)
+
+
+def _nested_definitions(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.stmt]:
+    """The ``def`` and ``class`` statements in ``function``'s body, through its blocks (not into
+    the definitions found: ``annotation_names`` reads those as it reads any). Statements sit only
+    in statements' bodies, so no expression is visited."""
+    out: list[ast.stmt] = []
+    todo: list[ast.stmt] = list(function.body)
+    while todo:
+        stmt = todo.pop()
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.append(stmt)
+            continue
+        todo.extend(_inner_statements(stmt))
+    return out
+
+
+def _inner_statements(stmt: ast.stmt) -> list[ast.stmt]:
+    """The statements directly in ``stmt``'s bodies (``except`` and ``case`` clauses' included)."""
+    out: list[ast.stmt] = []
+    for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+        for child in getattr(stmt, field, ()):
+            if isinstance(child, (ast.excepthandler, ast.match_case)):
+                out.extend(child.body)
+            elif isinstance(child, ast.stmt):
+                out.append(child)
+    return out
 
 
 def _wrapped(table: symtable.SymbolTable) -> ModuleGlobals:

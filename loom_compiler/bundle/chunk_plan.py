@@ -63,7 +63,7 @@ from ..analysis import ModuleSummary, Unit
 from ..model import ClosureMember, FlowFingerprint
 from .chunk_class import keep_class_members
 from .chunk_file import ChunkError
-from .chunk_globals import ModuleGlobals, annotation_names, module_globals
+from .chunk_globals import ModuleGlobals, statement_names
 from .chunk_memo import ChunkMemo
 
 __all__ = ["ChunkPlan", "PlannedModule", "Statement", "plan_chunk", "statement_globals"]
@@ -234,11 +234,20 @@ class _Planner:
         m = PlannedModule(name, s, path or "", s.is_package if s is not None else path.endswith("__init__.py"))
         self.modules[name] = m
         if s is not None:
-            for u in s.units:
-                if _is_docstring(u) and u.index == 0 or any(t.startswith("__future__.") for _, t in u.aliases):
-                    self.add_unit(m, u, seq=-1)
+            for u in self._frame(s):
+                self.add_unit(m, u, seq=-1)
         self.dirty.add(name)
         return m
+
+    def _frame(self, s: ModuleSummary) -> list[Unit]:
+        """The docstring and ``__future__`` lines of ``s``'s module, once per build (every chunk
+        bundling the module asks), by the summary object: a build serves one per module."""
+        table = self.memo.table("frame")
+        hit = table.get(id(s))
+        if hit is None or hit[0] is not s:
+            hit = table[id(s)] = (s, [u for u in s.units if _is_docstring(u) and u.index == 0
+                                      or any(t.startswith("__future__.") for _, t in u.aliases)])
+        return hit[1]  # type: ignore[no-any-return]
 
     def add(self, m: PlannedModule, stmt: Statement) -> None:
         if stmt.key in m.statements:
@@ -426,7 +435,7 @@ class _Planner:
                 if not stmt.soft:
                     hard |= g.used
                 bound |= g.bound
-                annotated |= self.memo.get("annotations", stmt.text, lambda: annotation_names(stmt.text))
+                annotated |= g.annotated
             m.used, m.bound, m.annotated = frozenset(used), frozenset(bound), frozenset(annotated)
             m.any_name = m.any_name or "__getattr__" in m.bound or self.writes_names(m)
             if "__annotations__" in m.used and (name, "__annotations__") not in self.tried:
@@ -598,12 +607,10 @@ def _imports_of(text: str) -> tuple[tuple[str | None, int, tuple[str, ...] | Non
 
 
 def statement_globals(text: str, deferred: bool) -> ModuleGlobals:
-    """One statement's uses and binds; ``deferred``: its module defers annotations (so its
-    annotations are no uses, as in the whole module). Raises ``SyntaxError``."""
-    if deferred:
-        prefix = "from __future__ import annotations\n"
-        return module_globals(prefix + text, "<chunk statement>")
-    return module_globals(text, "<chunk statement>")
+    """One statement's uses and binds, and the names its kept annotations spell; ``deferred``:
+    its module defers annotations (so its annotations are no uses, as in the whole module).
+    Raises ``SyntaxError``."""
+    return statement_names(text, "<chunk statement>", prefix="from __future__ import annotations\n" if deferred else "")
 
 
 def _summary_names(s: ModuleSummary) -> set[str]:

@@ -604,3 +604,30 @@ def test_a_functions_local_annotations_are_no_uses_in_any_block_but_kept_ones_ar
     used = module_globals(LOCAL_ANNOTATIONS, "<t>").used
     assert {"ParamT", "RetT", "InnerT", "OuterT", "TopT", "Used", "ValueError"} <= used
     assert not {n for n in used if n.startswith("Local")}, sorted(used)
+
+
+NAMES_CASES = [
+    LOCAL_ANNOTATIONS,
+    "def f(x: 'Money', *a: Arg, **k: 'Dict[str, \"Kw\"]') -> Ret:\n    y: Local = x\n    return y\n",
+    "class C:\n    a: int = 1\n    def m(self) -> 'C':\n        def inner(z: Z) -> W:\n            class K:\n                k: KT\n            return z\n        return inner\n",
+    "x = 1\n",
+    "if X:\n    y: Y = 2\nelse:\n    def g(p: P): pass\n",
+    "try:\n    from a import b\nexcept ImportError:\n    b: B = None\n",
+    "lam = lambda q: q  # a -> b\n",
+]
+
+
+@pytest.mark.parametrize("deferred", [False, True])
+@pytest.mark.parametrize("text", NAMES_CASES)
+def test_one_parse_gives_a_statements_globals_and_kept_annotations(text, deferred, monkeypatch):
+    from loom_compiler.bundle import chunk_globals
+
+    prefix = "from __future__ import annotations\n" if deferred else ""
+    expected = chunk_globals.module_globals(prefix + text, "<t>")
+    annotated = chunk_globals.annotation_names(text)
+    parses: list[str] = []
+    real = chunk_globals.ast.parse
+    monkeypatch.setattr(chunk_globals.ast, "parse", lambda source, *a, **k: parses.append(source) or real(source, *a, **k))
+    found = chunk_globals.statement_names(text, "<t>", prefix=prefix)
+    assert (found.used, found.bound, found.annotated) == (expected.used, expected.bound, annotated)
+    assert parses.count(text) <= 1 and all(p == text or p not in NAMES_CASES for p in parses)
