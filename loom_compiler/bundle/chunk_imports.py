@@ -114,7 +114,7 @@ def _import_nodes(text: str, module: str, is_package: bool) -> tuple[_ImportNode
             aliases = tuple((a.asname or a.name, a.name) for a in node.names if a.name != "*")
             span = None
             if node.level == 0 and node.module:
-                lines = lines if lines is not None else text.splitlines(keepends=True)
+                lines = lines if lines is not None else _LINE.findall(text)
                 span = _module_span(text, lines, node)
             out.append(_ImportNode(star, base, node.level > 0, id(node) in top, aliases, True, span))
         elif isinstance(node, ast.Import):
@@ -123,6 +123,9 @@ def _import_nodes(text: str, module: str, is_package: bool) -> tuple[_ImportNode
     return tuple(out)
 
 
+#: one physical line as CPython counts them (``str.splitlines`` also breaks at a form feed,
+#: ``\x0b``, ``\x1c``-``\x1e``, ``\x85``, ``\u2028``, ``\u2029``: breaker4's E5)
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 #: ``from<ws><dotted><ws>import``: the start of an absolute ``from`` import that spells its
 #: module plainly (no comments, continuations or spaces around the dots inside it)
 _FROM_HEAD = re.compile(r"from([ \t]+)([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)[ \t]+import\b")

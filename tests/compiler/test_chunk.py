@@ -339,6 +339,9 @@ SPLICED = [
     "# a comment naming from shop.b import y\nfrom shop.b import y\n",
     "class C:\n    from shop.b import y\n",
     "s = 'caf\u00e9'\nfrom shop.b import y\n",  # columns are bytes: only its own lines must be ASCII
+    # CPython's lines break at \n, \r\n, \r only (str.splitlines also at a form feed: breaker4's E5)
+    "note = 1  #\x0c    from shop.a import q\nfrom shop.b import y\n",
+    "x = 1\r\nfrom shop.b import y\rfrom shop.c import z\n",
 ]
 # the same rewrites that libcst must do (the head is not plain, or another statement shares the line)
 NOT_SPLICED = [
@@ -352,6 +355,7 @@ NOT_SPLICED = [
     "from shop.b import y  # caf\u00e9\n",
     "import shop.b as bb\nfrom shop.c import y\n",
     "from shop.b import y, drop\n",
+    "\x0cfrom shop.b import y\n",
 ]
 
 
