@@ -524,7 +524,7 @@ class _Analyser:
         return references(node, method_of_class=method_of_class, resolve_from=self.resolve_from,
                           name_only=self.rules.name_only if self.rules is not None else None,
                           package=self.module if self.is_package else self.module.rpartition(".")[0],
-                          imports=self.import_targets)
+                          imports=self.stands_for, modules_names=self.modules_names)
 
     def header_of(self, node: cst.FunctionDef) -> cst.FunctionDef:
         """A definition with its body left out: what a step contributes besides its name
@@ -572,6 +572,8 @@ class _Analyser:
             for name in st.names:
                 self.binders.setdefault(name, []).append(i)
         self.star_units = [i for i, st in enumerate(self.statements) if st.stars]
+        self._stands: dict[str, list[str]] = {}  # memo of ``stands_for``
+        self._modules_names: frozenset[str] | None = None
         self._literal: dict[str, bool] = {}
         # the module-level import bindings, last one winning (flow arguments' ``re.compile``)
         self.import_map: dict[str, str] = {}
@@ -1027,6 +1029,35 @@ class _Analyser:
                 return None
             targets += [t for local, t in st.aliases if local == name]
         return targets or None
+
+    def stands_for(self, name: str) -> list[str] | None:
+        """What a module-level name may stand for where any code uses it (``scopes``'
+        ``qualified``): the target of every import binding it and, for a plain alias (``mods =
+        sys.modules``, ``im = importlib.import_module``), what the aliased chain stands for, over
+        every binding (not the last one only: an import-time statement may run between two).
+        None: no import or plain alias binds it."""
+        memo = self._stands
+        found = memo.get(name)
+        if found is None:
+            memo[name] = []  # a cycle of aliases (``a = b``, ``b = a``) stands for nothing more
+            out: list[str] = []
+            for i in self.binders.get(name, ()):
+                st = self.statements[i]
+                out += [t for local, t in st.aliases if local == name]
+                if name in st.own_names and (alias := self._alias_of(i, name)) is not None:
+                    root, _, rest = alias.partition(".")
+                    inner = self.stands_for(root) if root != name else None
+                    out += [t + ("." + rest if rest else "") for t in inner] if inner else [alias]
+            found = memo[name] = list(dict.fromkeys(out))
+        return found or None
+
+    @property
+    def modules_names(self) -> frozenset[str]:
+        """The module-level names that may stand for ``sys.modules`` (``from sys import
+        modules``, ``mods = sys.modules``): ``scopes`` judges their uses as its uses."""
+        if self._modules_names is None:
+            self._modules_names = frozenset(n for n in self.binders if "sys.modules" in (self.stands_for(n) or ()))
+        return self._modules_names
 
     def is_step(self, node: cst.FunctionDef, unit: int) -> bool:
         return any(self.decorator_names(d.decorator, unit) & self.step_decorators for d in node.decorators)

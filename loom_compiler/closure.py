@@ -333,6 +333,7 @@ class GraphMemo:
     def __init__(self) -> None:
         self._abroad: dict[int, tuple[ModuleSummary, list[Unit]]] = {}
         self._prefixes: dict[int, tuple[ModuleSummary, tuple[str, ...]]] = {}
+        self._viewing: dict[int, tuple[ModuleSummary, bool]] = {}
 
     def abroad(self, summary: ModuleSummary) -> list[Unit]:
         """The statements of ``summary``'s module that change the objects of another module
@@ -340,8 +341,19 @@ class GraphMemo:
         hit = self._abroad.get(id(summary))
         if hit is None or hit[0] is not summary:
             imported = {local for u in summary.units for local, _ in u.aliases}
+            direct = _ModuleIndex.of(summary).direct if self.view_storing(summary) else None
             hit = self._abroad[id(summary)] = (
-                summary, [u for u in summary.units if imported & set(u.attached) or _stores_through_view(u)])
+                summary, [u for u in summary.units if imported & set(u.attached) or _stores_through_view(u)
+                          or direct is not None and _own_view_targets(direct, u)])
+        return hit[1]
+
+    def view_storing(self, summary: ModuleSummary) -> bool:
+        """Whether a function or class of the module stores into another module through a view
+        (``>`` call refs: ``scopes.References.deferred_stores``, breaker3's D5)."""
+        hit = self._viewing.get(id(summary))
+        if hit is None or hit[0] is not summary:
+            hit = self._viewing[id(summary)] = (summary, any(
+                c[0] == ">" for u in summary.units if u.kind in ("function", "class") for c in u.call_refs))
         return hit[1]
 
     def run_prefixes(self, summary: ModuleSummary) -> tuple[str, ...]:
@@ -1246,6 +1258,14 @@ class ClosureGraph:
     def _has_abroad(self, summary: ModuleSummary) -> bool:
         return bool(self.memo.abroad(summary))
 
+    def _own_view_stores(self, index: _ModuleIndex, unit: Unit) -> set[str]:
+        """Keys of what the module's own functions a statement calls store into other modules
+        through a view (``_own_view_targets``, breaker3's D5)."""
+        keys: set[str] = set()
+        for target in _own_view_targets(index.direct, unit):
+            keys |= self._view_target(index, target)
+        return keys
+
     def changed_abroad(self, index: _ModuleIndex, unit: Unit) -> frozenset[str]:
         """Keys of what a statement abroad changes: the members its chains through imported names
         resolve to, and what those functions and classes change when called."""
@@ -1259,6 +1279,8 @@ class ClosureGraph:
             # ``decimal.getcontext().prec``): what the name is bound to
             chains += sorted(imported & set(unit.attached) - {c.split(".")[0] for c in chains})
             keys |= self._view_stores(index, unit)
+            if self.memo.view_storing(index.summary):
+                keys |= self._own_view_stores(index, unit)
             for chain in chains:
                 for key in self.resolve_chain(index, chain):
                     module, _, name = key.rpartition(".")
@@ -1348,6 +1370,9 @@ class ClosureGraph:
                 chains = ["+" + c for c in u.references if c[0] not in "!\"?'^~="]
                 chains += [c for c in u.references if c[0] == "="]
             for chain in chains:
+                if chain[0] == ">":  # a store into another module through a view (D5)
+                    changed |= self._view_target(index, chain[1:])
+                    continue
                 if chain[0] == "*":  # a third-party call: only process-wide state counts (C6)
                     changed.update(k for k in self.resolve_chain(index, chain[1:])
                                    if k.startswith("import:") and changes_process_state(k[len("import:"):]))
@@ -1417,27 +1442,46 @@ class ClosureGraph:
 
     def _view_stores(self, index: _ModuleIndex, unit: Unit) -> set[str]:
         """Keys of what a statement stores into through a namespace view (``scopes``' ``>``
-        references, breaker2's C13): ``sys.modules["shop.svc"].go = f`` changes ``shop.svc.go``,
-        ``sys.modules["shop.svc"] = m`` the module ``shop.svc`` (all of it), ``__builtins__["len"]
-        = f`` the builtin ``len``; an attribute the module does not bind is one more name of
-        all of it (it creates a global its code may read); ``sys.modules[__name__] = obj`` its
-        own module; a computed entry every first-party module it may name."""
+        references, breaker2's C13, breaker3's D5; ``_view_target``)."""
         keys: set[str] = set()
         for ref in unit.references:
-            if ref[0] != ">":
-                continue
-            target = ref[1:]
-            if target == ".":
-                keys.add("module:" + index.summary.module)
-            elif target.startswith("?"):
-                keys.update(self.computed_keys(target[1:]))
+            if ref[0] == ">":
+                keys |= self._view_target(index, ref[1:])
+        return keys
+
+    def _view_target(self, index: _ModuleIndex, target: str) -> set[str]:
+        """Keys of what a store into ``target`` (a ``>`` reference without its mark) in ``index``'s
+        module changes: ``sys.modules["shop.svc"].go = f`` changes ``shop.svc.go``,
+        ``sys.modules["shop.svc"] = m`` the module ``shop.svc`` (all of it), ``__builtins__["len"]
+        = f`` the builtin ``len``; an attribute the module does not bind is one more name of
+        all of it (it creates a global its code may read); ``.`` (``sys.modules[__name__] =
+        obj``) its own module; ``%<chain>`` the namespace of the module defining what a global
+        chain names (``sys.modules[helper.__module__].RATE``); ``?@<chain>`` the modules a
+        constant's values name (any, when it is not certain); ``?<prefix>`` every first-party
+        module a computed name may name."""
+        keys: set[str] = set()
+        if target == ".":
+            keys.add("module:" + index.summary.module)
+        elif target.startswith("%"):
+            for key in self.resolve_chain(index, target[1:]):
+                keys.add(key)
+                if key.startswith("import:"):
+                    keys.add(self._absent_attribute(key))
+        elif target.startswith("?@"):
+            values = self.constant_values(index, target[2:])
+            if values is None or any(v.startswith(".") for v in values):
+                keys.update(self.computed_keys(""))
             else:
-                for key in self.resolve_target(target):
-                    keys.add(key)
-                    if key.startswith("import:"):
-                        owner = target.rpartition(".")[0]
-                        if owner and self.first_party(owner) and self.index(owner) is not None:
-                            keys.add("module:" + owner)
+                keys.update("module:" + v for v in values if self.first_party(v) and self.index(v) is not None)
+        elif target.startswith("?"):
+            keys.update(self.computed_keys(target[1:]))
+        else:
+            for key in self.resolve_target(target):
+                keys.add(key)
+                if key.startswith("import:"):
+                    owner = target.rpartition(".")[0]
+                    if owner and self.first_party(owner) and self.index(owner) is not None:
+                        keys.add("module:" + owner)
         return keys
 
     def executed(self, seeds: frozenset[str]) -> list[str]:
@@ -1717,6 +1761,33 @@ def _decorated(unit: Unit) -> bool:
     """Whether a ``def``/``class`` statement has decorators (what the name is bound to may then be
     code of another module)."""
     return _DECORATED.match(unit.canonical) is not None
+
+
+def _own_view_targets(direct: Mapping[str, list[Unit]], unit: Unit) -> set[str]:
+    """The ``>`` targets (without the mark) the module's own functions a statement calls store
+    into, and those they call in the module, transitively (breaker3's D5): ``boot()`` stores into
+    what ``def boot(): sys.modules["shop.h"].RATE = 5`` does. (An imported function's are
+    followed by ``ClosureGraph.call_effects``.) A ``def`` or ``class`` statement calls nothing of
+    its body."""
+    if unit.kind in ("function", "class", "import", "step"):
+        return set()
+    found: set[str] = set()
+    seen: set[str] = set()
+    todo = [*unit.attached, *(r.split(".")[0] for r in unit.references if r[0] not in "!\"?'^~=>%")]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for u in direct.get(name, ()):
+            if u.kind not in ("function", "class"):
+                continue
+            for chain in u.call_refs:
+                if chain[0] == ">":
+                    found.add(chain[1:])
+                elif chain[0] not in "=*":  # a callee, or a name it stores through or hands on
+                    todo.append(chain.lstrip("+").split(".")[0])
+    return found
 
 
 def _stores_through_view(unit: Unit) -> bool:

@@ -275,7 +275,9 @@ def call_refs(fact: StatementFacts, third_party: Callable[[str], bool],
     decorated def: the wrapper's state, ``functools.lru_cache``; not a class, as in
     ``attachments``: ``Registry()`` changes what its code does, not the class), and for a class
     its first-party bases and keywords (a
-    subclass statement runs ``__init_subclass__`` and the metaclass, C7). Widening: a call
+    subclass statement runs ``__init_subclass__`` and the metaclass, C7), and the ``>`` targets it
+    stores into through a namespace view or a module fetched by name (``sys.modules["shop.h"].RATE
+    = 5``: ``References.deferred_stores``, breaker3's D5). Widening: a call
     through something no global chain names (``cb()``, ``HOOKS[k]()``:
     ``References.opaque_calls``) may run any code the function can reach, so every chain it
     uses counts. Third-party names it only calls count only when the
@@ -301,6 +303,7 @@ def call_refs(fact: StatementFacts, third_party: Callable[[str], bool],
             out.add("*" + chain)  # a third-party call: counts only if it changes process state (C6)
     if fact.decorated:
         out |= fact.own_names
+    out |= refs.deferred_stores  # ``>`` targets: stores into other modules through a view (D5)
     return tuple(sorted(out))
 
 

@@ -185,12 +185,29 @@ _USE_SPECIAL = frozenset(
         cst.Name, cst.Attribute, cst.FunctionDef, cst.Lambda, cst.ClassDef, *_COMPREHENSIONS, cst.Arg,
         cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal, cst.MatchKeywordElement, cst.ConcatenatedString,
         cst.Call, cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Del, cst.Subscript, cst.SimpleString, cst.Expr,
-        cst.For,
+        cst.For, cst.Comparison,
     }
 )
 #: builtins whose first argument may be ``self`` without it escaping
 _SELF_SAFE = frozenset({"super", "type", "isinstance", "issubclass", "id"})
 _ATTR_FUNCS = frozenset({"getattr", "setattr", "hasattr", "delattr"})
+#: resolvers whose call evaluates to what they name: the module (``import_module``, ``__import__``
+#: with a ``fromlist``), or the object (``pkgutil.resolve_name``, ``pydoc.locate``)
+_RETURNS_NAMED = frozenset({"importlib.import_module", "importlib.__import__", "builtins.__import__", "__import__",
+                            "pkgutil.resolve_name", "pydoc.locate"})
+#: methods of ``sys.modules`` that evaluate to the entry their first argument names
+_ENTRY_GETTERS = frozenset({"get", "setdefault", "pop"})
+#: methods of ``sys.modules`` that change the entry their first argument names
+_ENTRY_WRITERS = frozenset({"setdefault", "pop", "__setitem__", "__delitem__"})
+#: methods of ``sys.modules`` that change entries no argument names
+_ENTRIES_WRITERS = frozenset({"update", "clear", "popitem"})
+#: methods of ``sys.modules`` that read only its keys: no module leaves it
+_KEY_READS = frozenset({"keys", "__contains__", "__len__", "__iter__"})
+#: builtins that read only the keys of a dict given as their one argument (or measure it)
+_KEY_FUNCS = frozenset({"len", "list", "sorted", "set", "tuple", "frozenset", "iter", "bool", "any", "all"})
+#: the last attribute of a chain that may spell ``sys.modules`` used as a value, or a method of it
+#: handing out its modules (``use`` checks these against ``qualified``)
+_MODULES_TAILS = frozenset({"modules", "values", "items", "copy"})
 _DICT_READS = frozenset({"get", "keys", "values", "items", "copy", "__contains__", "__getitem__"})
 
 
@@ -211,6 +228,9 @@ class References:
     #: (``for f in HOOKS: f()``: its name) or a subscript (``HOOKS[k]()``, ``REG[k].run()``:
     #: ``[]``); what that runs is unknown (``effects.call_refs``)
     opaque_calls: set[str] = field(default_factory=set)
+    #: what deferred code stores into another module's objects through a view or a module fetched
+    #: by name, as ``>`` targets (``>shop.h.RATE``, ``>?<prefix>``, ``>%<chain>``; ``view_store``)
+    deferred_stores: set[str] = field(default_factory=set)
 
 
 @dataclass(slots=True)
@@ -474,12 +494,21 @@ def _is_call_to(node: cst.BaseExpression, name: str) -> bool:
 
 class _UseWalker:
     def __init__(self, refs: References, resolve_from: FromResolver | None, name_only: NameOnly | None = None,
-                 package: str | None = None, imports: ImportTargets | None = None) -> None:
+                 package: str | None = None, imports: ImportTargets | None = None,
+                 modules_names: frozenset[str] = frozenset()) -> None:
         self.refs = refs
         self.resolve_from = resolve_from
         self.name_only = name_only
         self.package = package  # the module's ``__package__`` (None: unknown)
         self.imports = imports
+        self.modules_names = modules_names  # module-level names that may stand for ``sys.modules``
+        #: ids of nodes spelling ``sys.modules`` where no module leaves it unseen (subscripted,
+        #: a key read, a method whose effect is recorded, a module-level alias ``qualified`` follows)
+        self.modules_safe: set[int] = set()
+        #: ids of expressions whose value is gone into (an attribute, a subscript) or dropped (an
+        #: expression statement, a comparison): a module fetched there is not kept (``module_escapes``)
+        self.unkept: set[int] = set()
+        self.fetches: dict[int, str] = {}  # id of a module fetch -> its ``module_value``
         self.by_name: set[int] = set()  # ids of argument nodes referenced by name only
         self.deferred = 0  # > 0 inside a function or lambda body: code that runs later
         self.collectors: list[set[str]] = []  # every global root used is added to each
@@ -535,6 +564,11 @@ class _UseWalker:
         if kind is cst.Expr and type(node.value) in (cst.SimpleString, cst.ConcatenatedString) \
                 and literal_string_value(node.value) is not None:  # type: ignore[attr-defined]
             return  # a string statement (a docstring) runs nothing: what it spells is no reference
+        if kind is cst.Expr:
+            self.unkept.add(id(node.value))  # type: ignore[attr-defined]  # its value is dropped
+        elif kind is cst.Comparison:
+            self.comparison(node, scope)  # type: ignore[arg-type]
+            return
         if kind is cst.SimpleString:
             value = literal_string_value(node)  # type: ignore[arg-type]
             if isinstance(value, str):
@@ -624,8 +658,20 @@ class _UseWalker:
             if param.annotation is not None:
                 self.annotation_of(param.annotation.annotation, scope)
 
+    def comparison(self, node: cst.Comparison, scope: _Scope) -> None:
+        """A comparison keeps none of its operands (``sys.modules.get("x") is None``), and ``k in
+        sys.modules`` reads only its keys."""
+        self.unkept.add(id(node.left))
+        for target in node.comparisons:
+            self.unkept.add(id(target.comparator))
+            if isinstance(target.operator, (cst.In, cst.NotIn)):
+                self.modules_safe.add(id(target.comparator))
+        for child in child_nodes(node):
+            self.walk(child, scope)
+
     def comprehension(self, node: cst.BaseComp, scope: _Scope) -> None:
         first = node.for_in
+        self.modules_safe.add(id(first.iter))  # iterating a dict yields its keys
         self.walk(first.iter, scope)  # the outermost iterable runs in the enclosing scope
         local: set[str] = set()
         comp: cst.CompFor | None = first
@@ -667,6 +713,7 @@ class _UseWalker:
                     inner = inner.value
                 self.refs.members.add(nfkc(inner.attr.value))
                 return
+        self.unkept.add(id(node.value))
         self.walk(node.value, scope)
 
     def subscript(self, node: cst.Subscript, scope: _Scope) -> None:
@@ -675,6 +722,9 @@ class _UseWalker:
         if self.through_view(node, scope):
             return
         value = node.value
+        self.unkept.add(id(value))
+        if id(node) in self.fetches:
+            self.module_escapes(node, self.fetches[id(node)], scope)  # ``m = sys.modules[k]``
         if _is_call_to(value, "globals") and not self.is_local("globals", scope):
             self.globals_read.add(id(value))
         elif len(node.slice) == 1 and "sys.modules" in self.qualified(value, scope):
@@ -701,6 +751,7 @@ class _UseWalker:
         of the instance's class, so ``getattr(self, key)``/``setattr(self, key, v)`` reach those fields
         (the member ``__annotations__``: ``analysis`` makes the annotated names members), not any
         member. Not when the body binds ``key`` again."""
+        self.modules_safe.add(id(node.iter))  # iterating a dict yields its keys
         key = _annotation_key(node, lambda name: self.self_of(name, scope))
         if key is not None:
             binder = _Binder(self.resolve_from)
@@ -724,16 +775,26 @@ class _UseWalker:
     def call(self, node: cst.Call, scope: _Scope) -> None:
         if self.through_view(node, scope):
             return
+        if id(node) in self.fetches:
+            self.module_escapes(node, self.fetches[id(node)], scope)  # ``m = importlib.import_module(k)``
         func = node.func
         name = nfkc(func.value) if isinstance(func, cst.Name) else None
         builtin = name is not None and not self.is_local(name, scope)
         args = node.args
+        if isinstance(func, cst.Attribute):
+            self.modules_method(func, args, scope)
+        elif builtin and name in _KEY_FUNCS and len(args) == 1:
+            self.modules_safe.add(id(args[0].value))  # ``len(sys.modules)``, ``sorted(sys.modules)``: its keys
         if builtin and name in _ATTR_FUNCS and len(args) >= 2 and args[0].keyword is None and args[1].keyword is None:
             text, exact = _pattern(args[1].value)
             literal = text if exact else None  # ``getattr(shop, "pri" + "cing")`` is ``shop.pricing``
             obj = args[0].value
             spelled: list[tuple[str, cst.CSTNode]] = []
             seen = self.view(obj, scope, spelled) if dotted_chain(obj) is None else None
+            self.unkept.add(id(obj))  # the module it is given is gone into, not kept
+            fetched = self.fetches.get(id(obj))
+            if fetched is not None and not _certain(fetched) and fetched != "." and name in ("setattr", "delattr"):
+                self.store_module(fetched, scope)  # ``setattr(sys.modules[k], "RATE", 5)``: any module it may be
             if seen is not None and seen[2] and not seen[1]:
                 self.use_view_names(spelled, scope)
                 # ``setattr(sys.modules["shop.svc"], "go", f)``, ``getattr(vars(m)["C"], "x")``:
@@ -836,10 +897,14 @@ class _UseWalker:
 
     def qualified(self, func: cst.BaseExpression, scope: _Scope) -> list[str]:
         """What a callee chain may stand for: through the imports binding its root (in an
-        enclosing function, or at module level), else as written (a builtin, a plain global)."""
+        enclosing function, or at module level; a module-level plain alias too, ``mods =
+        sys.modules``: the ``imports`` callback), else as written (a builtin, a plain global)."""
         chain = dotted_chain(func)
         if chain is None:
             return []
+        return self.qualified_chain(chain, scope)
+
+    def qualified_chain(self, chain: str, scope: _Scope) -> list[str]:
         root, _, rest = chain.partition(".")
         tail = "." + rest if rest else ""
         binder = self.resolve(root, scope)
@@ -854,12 +919,28 @@ class _UseWalker:
         when it is a constant (``closure`` resolves its bindings); ``?<prefix>`` when computed:
         every first-party module whose name starts with what is known of it (nothing known:
         every first-party module)."""
+        kind, name = self.module_name(resolver, args, scope)
+        if kind == "=":
+            if name and _DOTTED.fullmatch(name):
+                name = name.replace(":", ".")
+                self.refs.globals.add("=" + nfkc(name))
+                if resolver[2].endswith("__import__") and "." in name and not _has_fromlist(args):
+                    self.refs.globals.add("=" + nfkc(name.split(".")[0]))  # it returns the top package
+        elif kind == ".":
+            self.refs.dynamic.add("module")  # its own module
+        elif kind:
+            self.refs.globals.add(kind + name)
+
+    def module_name(self, resolver: tuple[str, str | None, str], args: Sequence[cst.Arg],
+                    scope: _Scope) -> tuple[str, str]:
+        """What a resolver call is given as the name to import: ``("=", text)`` certain (relative
+        names resolved; the caller checks it is a dotted name), ``("?@", chain)`` a global
+        constant, ``("?", prefix)`` computed, ``(".", "")`` ``__name__`` (its own module),
+        ``("", "")`` no name argument at all."""
         keyword, package_keyword, target = resolver
         arg = _argument(args, 0, keyword)
         if arg is None:
-            if any(a.star for a in args):
-                self.refs.globals.add("?")  # ``import_module(*spec)``: a name we cannot see
-            return
+            return ("?", "") if any(a.star for a in args) else ("", "")  # ``import_module(*spec)``: unseen
         text, exact = _pattern(arg)
         package: str | None = self.package
         if package_keyword is not None:
@@ -870,29 +951,161 @@ class _UseWalker:
             # ``__import__(name, globals(), locals(), fromlist, level)``: relative by ``level``
             count = int(level.value) if isinstance(level, cst.Integer) and level.value.isdigit() else None
             if count is None:
-                self.refs.globals.add("?" + (package.split(".")[0] if package else ""))
-                return
+                return "?", package.split(".")[0] if package else ""
             text = "." * count + text
         if text.startswith("."):
             base = _relative_base(text, package, exact)
             if base is None:
-                self.refs.globals.add("?")  # relative to a package we cannot name
-                return
+                return "?", ""  # relative to a package we cannot name
             text = base
         if exact:
-            name = text.replace(":", ".")
-            if text and _DOTTED.fullmatch(text):
-                self.refs.globals.add("=" + nfkc(name))
-                if target.endswith("__import__") and "." in name and not _has_fromlist(args):
-                    self.refs.globals.add("=" + nfkc(name.split(".")[0]))  # it returns the top package
-            return
+            return "=", text
         chain = dotted_chain(arg) if not text else None
         if chain is not None and self.is_global(chain.split(".")[0], scope) and chain.split(".")[0] not in ("__name__", "__package__"):
-            self.refs.globals.add("?@" + nfkc(chain))
-        elif chain == "__name__" and self.is_global("__name__", scope):
-            self.refs.dynamic.add("module")  # its own module
+            return "?@", nfkc(chain)
+        if chain == "__name__" and self.is_global("__name__", scope):
+            return ".", ""
+        return "?", text
+
+    # -- module objects fetched by name (breaker3's D5) ---------------------------------------------
+    def module_value(self, node: cst.BaseExpression, scope: _Scope, names: list[tuple[str, cst.CSTNode]],
+                     qualified: list[str] | None = None) -> str | None:
+        """What an expression that fetches a module by its name evaluates to: ``=<dotted>`` the
+        module (for ``pkgutil.resolve_name``/``pydoc.locate``, the object) a literal names;
+        ``<chain>.__globals__`` the module that defines what ``chain`` names
+        (``sys.modules[f.__module__]``); ``.`` the module itself (``sys.modules[__name__]``);
+        ``?@<chain>`` named by a global constant; ``?<prefix>`` computed (known to start with
+        ``prefix``). None: no such expression. The fetches: ``sys.modules[k]``,
+        ``sys.modules.get/setdefault/pop(k, ...)`` (``sys.modules`` through any import or
+        module-level alias of it, ``qualified``), and the resolvers that return what they name
+        (``importlib.import_module``, ``__import__`` and ``importlib.__import__``: the named module
+        with a non-empty ``fromlist``, the top package without one; ``pkgutil.resolve_name``,
+        ``pydoc.locate``). ``qualified``: ``self.qualified(node.func)`` when the caller has it."""
+        kind = type(node)
+        if kind is cst.Subscript:
+            index = node.slice[0].slice if len(node.slice) == 1 else None  # type: ignore[attr-defined]
+            value = node.value  # type: ignore[attr-defined]
+            if not isinstance(index, cst.Index) or (spelled := dotted_chain(value)) is None \
+                    or "sys.modules" not in self.qualified(value, scope):
+                return None
+            self.modules_safe.add(id(value))
+            names.append((spelled, value))
+            found = self.fetches[id(node)] = self.entry_name(index.value, scope, names)
+            return found
+        if kind is not cst.Call:
+            return None
+        func, args = node.func, node.args  # type: ignore[attr-defined]
+        if isinstance(func, cst.Attribute) and func.attr.value in _ENTRY_GETTERS \
+                and (spelled := dotted_chain(func.value)) is not None and "sys.modules" in self.qualified(func.value, scope):
+            self.modules_safe.add(id(func.value))
+            names.append((spelled, func.value))
+            key = _argument(args, 0, None)
+            found = self.fetches[id(node)] = self.entry_name(key, scope, names) if key is not None else "?"
+            return found
+        for target in qualified if qualified is not None else self.qualified(func, scope):
+            if target in _RETURNS_NAMED or target.rsplit(".", 1)[-1] == "import_module":
+                names.append((dotted_chain(func) or "", func))
+                spec = _RESOLVERS.get(target, ("name", "package"))
+                self.module_argument((*spec, target), args, scope)  # what it imports (a view skips ``call``)
+                found = self.fetches[id(node)] = self.returned_module(target, args, scope)
+                return found
+        return None
+
+    def entry_name(self, key: cst.BaseExpression, scope: _Scope, names: list[tuple[str, cst.CSTNode]]) -> str:
+        """What a ``sys.modules`` key names (``module_value``'s values)."""
+        text, exact = _pattern(key)
+        if exact:
+            return "=" + nfkc(text) if _DOTTED.fullmatch(text) and ":" not in text else "?"
+        if isinstance(key, cst.Name) and key.value == "__name__" and self.is_global("__name__", scope):
+            return "."
+        if isinstance(key, cst.Attribute) and nfkc(key.attr.value) == "__module__":
+            # ``sys.modules[f.__module__]``: the module that defines ``f`` (``closure`` resolves
+            # ``.__globals__`` as for ``f.__globals__``; a parameter or a local: any module)
+            inner = self.view(key.value, scope, names)
+            return inner[0] + ".__globals__" if inner is not None and not inner[1] else "?"
+        chain = dotted_chain(key) if not text else None
+        if chain is not None and self.is_global(chain.split(".")[0], scope) and chain.split(".")[0] not in ("__name__", "__package__"):
+            return "?@" + nfkc(chain)
+        return "?" + text
+
+    def returned_module(self, target: str, args: Sequence[cst.Arg], scope: _Scope) -> str:
+        """What a call of the resolver ``target`` evaluates to (``module_value``'s values)."""
+        kind, name = self.module_name((*_RESOLVERS.get(target, ("name", "package")), target), args, scope)
+        if kind == "":
+            return "?"
+        if kind == "=":
+            name = name.replace(":", ".")
+            if not (name and _DOTTED.fullmatch(name)):
+                return "?"
+            name = nfkc(name)
+        if target.endswith("__import__"):
+            fromlist = _argument(args, 3, "fromlist")
+            top = name.split(".")[0]
+            if fromlist is None or isinstance(fromlist, (cst.List, cst.Tuple)) and not fromlist.elements \
+                    or isinstance(fromlist, cst.Name) and fromlist.value == "None":
+                return ("=" + top) if kind == "=" else "?" + top  # the top package
+            if not isinstance(fromlist, (cst.List, cst.Tuple)):
+                return "?" + top  # the module or its top package: either
+        return kind + name
+
+    def module_escapes(self, node: cst.BaseExpression, value: str, scope: _Scope) -> None:
+        """A module fetched by name and not gone into (kept in a name, handed on, returned,
+        compared): it may be stored through later, out of sight (``m = sys.modules["shop.h"]``
+        then ``m.RATE = 5``): a store into it (widening; ``m.RATE`` read right away is not)."""
+        if id(node) in self.unkept or id(node) in self.stored:
+            return
+        self.store_module(value, scope)
+
+    def modules_value(self, chain: str, scope: _Scope) -> None:
+        """``sys.modules`` used as a value (kept in a local or a container, handed on, returned)
+        or a method of it that hands out its modules (``values``, ``items``, ``copy``): any of
+        them may be stored through out of sight (``for m in sys.modules.values(): m.RATE = 5``):
+        a store into every first-party module (widening, ``>?``). Not its subscripts, ``get``,
+        its key reads, ``in``, iteration (keys), nor a module-level alias (``store``)."""
+        for target in self.qualified_chain(chain, scope):
+            if target == "sys.modules" or target.startswith("sys.modules.") and target[12:] in _MODULES_TAILS:
+                self.view_store("?")
+                return
+
+    def modules_method(self, func: cst.Attribute, args: Sequence[cst.Arg], scope: _Scope) -> None:
+        """A method of ``sys.modules`` called: one that changes an entry replaces (or removes)
+        the module its key names (``sys.modules.setdefault("shop.h", m)``, ``.pop("shop.h")``:
+        a store into it, as ``sys.modules["shop.h"] = m``); ``update`` the entries of a dict
+        display's literal keys and keywords, any other argument (and ``clear``/``popitem``)
+        every first-party module; a key read hands out no module. ``values``/``items``/``copy``
+        hand out modules: ``use``'s rule for ``sys.modules`` used as a value."""
+        method = func.attr.value
+        if method not in _ENTRY_WRITERS and method not in _ENTRIES_WRITERS and method not in _KEY_READS:
+            return
+        if dotted_chain(func.value) is None or "sys.modules" not in self.qualified(func.value, scope):
+            return
+        self.modules_safe.add(id(func.value))
+        if method in _ENTRY_WRITERS:
+            key = _argument(args, 0, None)
+            self.store_module(self.entry_name(key, scope, []) if key is not None else "?", scope)
+        elif method == "update":
+            for arg in args:
+                if arg.keyword is not None:
+                    self.store_module("=" + nfkc(arg.keyword.value), scope)
+                elif not arg.star and isinstance(arg.value, cst.Dict) \
+                        and all(isinstance(el, cst.DictElement) for el in arg.value.elements):
+                    for el in arg.value.elements:
+                        self.store_module(self.entry_name(el.key, scope, []), scope)  # type: ignore[union-attr]
+                else:
+                    self.store_module("?", scope)
+        elif method in _ENTRIES_WRITERS:
+            self.store_module("?", scope)
+
+    def store_module(self, value: str, scope: _Scope) -> None:
+        """Record a store into the module a ``module_value`` names: ``><target>`` (``>shop.h``),
+        ``>.`` the module itself, ``>?…`` every first-party module it may be; a module known
+        through a global (``helper.__globals__``) is stored through that global."""
+        if value[0] == "=":
+            self.view_store(value[1:])
+        elif value[0] in ".?":
+            self.view_store(value)
         else:
-            self.refs.globals.add("?" + text)
+            self.store_chain(value, scope)
 
     def value_of_package(self, node: cst.BaseExpression, scope: _Scope) -> str | None:
         text, exact = _pattern(node)
@@ -1030,6 +1243,11 @@ class _UseWalker:
             return
         if isinstance(node, cst.Assign) and _is_call_to(node.value, "globals"):
             self.globals_written.add(id(node.value))  # ``g = globals()``: it escapes
+        if isinstance(node, cst.Assign) and scope.parent is None and len(targets) == 1 and isinstance(targets[0], cst.Name) \
+                and nfkc(targets[0].value) in self.modules_names:
+            # ``mods = sys.modules`` at module level: an alias ``qualified`` follows (the uses of
+            # ``mods`` are judged as those of ``sys.modules``), so this is no escape of it
+            self.modules_safe.add(id(node.value))
         for child in child_nodes(node):
             self.walk(child, scope)
 
@@ -1104,17 +1322,21 @@ class _UseWalker:
             index = node.slice[0].slice if len(node.slice) == 1 else None  # type: ignore[attr-defined]
             if not isinstance(index, cst.Index):
                 return None
+            fetched = self.module_value(node, scope, names)  # type: ignore[arg-type]
+            if fetched is not None:
+                return (fetched, False, True) if _certain(fetched) else None
             key, exact = _pattern(index.value)
             value = node.value  # type: ignore[attr-defined]
-            if (spelled := dotted_chain(value)) is not None and "sys.modules" in self.qualified(value, scope):
-                names.append((spelled, value))
-                return ("=" + nfkc(key), False, True) if exact and _DOTTED.fullmatch(key) and ":" not in key else None
             inner = self.view(value, scope, names)
             if inner is None or not inner[1] or not exact or not key.isidentifier():
                 return None
             return f"{inner[0]}.{nfkc(key)}", False, True
         if kind is cst.Call:
             func, args = node.func, node.args  # type: ignore[attr-defined]
+            qualified = self.qualified(func, scope)
+            fetched = self.module_value(node, scope, names, qualified)  # type: ignore[arg-type]
+            if fetched is not None:
+                return (fetched, False, True) if _certain(fetched) else None
             if any(a.star or a.keyword is not None for a in args) or not args:
                 return None
             if isinstance(func, cst.Name) and not self.is_local(nfkc(func.value), scope):
@@ -1129,17 +1351,12 @@ class _UseWalker:
                     if inner is None or not exact or not text.isidentifier():
                         return None
                     return _view_attribute(inner, nfkc(text))
-            qualified = self.qualified(func, scope)
             if "inspect.getmodule" in qualified and len(args) == 1:
                 inner = self.view(args[0].value, scope, names)
                 names.append((dotted_chain(func) or "", func))
                 if inner is None or inner[1]:
                     return None
                 return inner[0] + ".__globals__", False, True  # a module object: its attributes are names
-            if "importlib.import_module" in qualified and len(args) == 1:
-                text, exact = _pattern(args[0].value)
-                names.append((dotted_chain(func) or "", func))
-                return ("=" + nfkc(text), False, True) if exact and _DOTTED.fullmatch(text) and ":" not in text else None
         return None
 
     def through_view(self, node: cst.BaseExpression, scope: _Scope) -> bool:
@@ -1156,6 +1373,8 @@ class _UseWalker:
         self.use_view_names(names, scope)
         if id(node) not in self.stored:
             self.view_use(seen[0], scope, node)
+        if id(node) in self.fetches:
+            self.module_escapes(node, self.fetches[id(node)], scope)
         return True
 
     def use_view_names(self, names: list[tuple[str, cst.CSTNode]], scope: _Scope) -> None:
@@ -1195,29 +1414,48 @@ class _UseWalker:
                 inner = self.view(container, scope, names)
                 if inner is not None and inner[2]:
                     seen = inner
-            if seen is None and isinstance(target, cst.Subscript) and len(target.slice) == 1 \
-                    and isinstance(target.slice[0].slice, cst.Index) and dotted_chain(target.value) is not None \
-                    and "sys.modules" in self.qualified(target.value, scope):
-                key = target.slice[0].slice.value
-                if isinstance(key, cst.Name) and key.value == "__name__" and self.is_global("__name__", scope):
-                    entry = "."  # its own module, replaced
-                else:
-                    entry = "?" + _pattern(key)[0]
-                if self.deferred == 0:
-                    self.refs.globals.add(">" + entry)
+            entry = self.fetches.get(id(target))
+            if seen is None and entry is not None:
+                # ``sys.modules[k] = m``: the entry a computed key names, replaced (``.``: its own
+                # module; ``sys.modules[f.__module__] = m``: the module defining ``f``)
+                self.store_module(entry, scope)
                 self.store_into_target(target, scope)
                 return True
+            node = target
+            while seen is None and isinstance(node, (cst.Attribute, cst.Subscript)):
+                node = node.value
+                fetched = self.fetches.get(id(node))
+                if fetched is not None and fetched != ".":
+                    # ``sys.modules[k].RATE = 5``, ``importlib.import_module(k).RATE = 5``: a store
+                    # into any module the computed name may name (``sys.modules[__name__].V``:
+                    # the module's own rule, ``store``)
+                    self.store_module(fetched, scope)
+                    self.store_into_target(target, scope)
+                    return True
         if seen is None:
             return False
         self.store_chain(seen[0], scope)
         self.use_view_names(names, scope)
         return True
 
+    def view_store(self, target: str) -> None:
+        """Record a store into another module's objects (``>`` + ``target``): at import time a
+        reference (``closure``: the statement is abroad); in a function body what calling it
+        changes (``References.deferred_stores``: ``effects.call_refs`` hands it to
+        ``closure.call_effects``, so a call at import time from anywhere changes it, breaker3's
+        D5), never a change by the ``def`` itself."""
+        (self.refs.globals if self.deferred == 0 else self.refs.deferred_stores).add(">" + target)
+
     def store_chain(self, chain: str, scope: _Scope) -> None:
         """Record a store into what a view chain names."""
         if chain.startswith("="):
-            if self.deferred == 0:  # import time; a function that stores so is its callers' effect
-                self.refs.globals.add(">" + chain[1:])
+            self.view_store(chain[1:])
+            return
+        if ".__globals__" in chain:
+            # ``helper.__globals__["RATE"] = 5``, ``sys.modules[helper.__module__].RATE = 5``: into
+            # the module defining ``helper``, not into ``helper`` (``>%``: ``closure`` resolves
+            # the chain where the statement is)
+            self.view_store("%" + chain)
             return
         root = chain.split(".", 1)[0]
         if self.is_global(root, scope):
@@ -1292,6 +1530,8 @@ class _UseWalker:
                     self.refs.dynamic.add("class")
             return
         self.refs.globals.add(mark + chain)
+        if (chain.rpartition(".")[2] in _MODULES_TAILS or root in self.modules_names) and id(node) not in self.modules_safe:
+            self.modules_value(chain, scope)
         if mark:
             return  # referenced by name for the engine (``execute_activity(fn)``): the call changes nothing of it
         for collector in self.collectors:
@@ -1347,6 +1587,12 @@ def _forward_reference(text: str) -> cst.BaseExpression | None:
     if len(_FORWARD) < 10_000:
         _FORWARD[text] = expr
     return expr
+
+
+def _certain(fetched: str) -> bool:
+    """Whether a ``module_value`` names one object a chain can spell (a literal name, or the
+    module defining a global: ``helper.__globals__``), not a computed one."""
+    return fetched[0] == "=" or fetched[0] not in ".?"
 
 
 def _view_attribute(inner: tuple[str, bool, bool], attr: str) -> tuple[str, bool, bool] | None:
@@ -1506,7 +1752,7 @@ def _is_staticmethod(node: cst.FunctionDef) -> bool:
 
 def references(node: cst.CSTNode, *, method_of_class: bool = False, resolve_from: FromResolver | None = None,
                name_only: NameOnly | None = None, package: str | None = None,
-               imports: ImportTargets | None = None) -> References:
+               imports: ImportTargets | None = None, modules_names: frozenset[str] = frozenset()) -> References:
     """Global chains, members, effects and dynamic reach of a module-level statement or definition.
 
     ``method_of_class``: ``node`` is a ``FunctionDef`` taken out of a class body; its first
@@ -1514,11 +1760,13 @@ def references(node: cst.CSTNode, *, method_of_class: bool = False, resolve_from
     ``resolve_from`` resolves relative imports inside function and class bodies. ``name_only``
     (a framework profile's rule): which call arguments are referenced by name only (``^chain``).
     ``package`` (the module's ``__package__``) resolves relative names given to
-    ``importlib.import_module``; ``imports`` (module-level import targets of a name) recognises a
-    resolver spelled through an alias (``from importlib import import_module as im``).
+    ``importlib.import_module``; ``imports`` (what a module-level name stands for: its import
+    targets, a plain alias's) recognises a resolver or ``sys.modules`` spelled through an alias
+    (``from importlib import import_module as im``, ``mods = sys.modules``); ``modules_names``:
+    the module-level names that may stand for ``sys.modules`` (its uses as a value widen).
     """
     refs = References()
-    walker = _UseWalker(refs, resolve_from, name_only, package, imports)
+    walker = _UseWalker(refs, resolve_from, name_only, package, imports, modules_names)
     module_scope = _Scope(None, set(), set())
     if method_of_class and isinstance(node, cst.FunctionDef):
         walker.function_header(node, module_scope)

@@ -1626,12 +1626,15 @@ def _breaker3_pairs() -> list[ProjectPair]:
     k = "module namespaces: stores spelled otherwise"
     h = "RATE = 1\n\n\ndef helper(x):\n    return x + RATE\n"
     for name, patch, finding in [
-        ("store-through-sys-modules-get", "import sys\n\nimport shop.h\n\nsys.modules.get('shop.h').RATE = 5\n", "D5"),
+        # fp2-dyn (session 5): scopes.module_value reads every fetch of a module by name (sys.modules[k],
+        # .get/.setdefault/.pop, __import__ with a fromlist, sys.modules[f.__module__]) and qualified() the
+        # module-level aliases of sys.modules: the marks are gone
+        ("store-through-sys-modules-get", "import sys\n\nimport shop.h\n\nsys.modules.get('shop.h').RATE = 5\n", None),
         ("store-through-an-alias-of-vars", "from shop import h\n\nns = vars(h)\nns['RATE'] = 5\n", None),  # fp2-effects: h handed to vars() touches it
-        ("store-through-an-alias-of-sys-modules", "import sys\n\nimport shop.h\n\nmods = sys.modules\nmods['shop.h'].RATE = 5\n", "D5"),
+        ("store-through-an-alias-of-sys-modules", "import sys\n\nimport shop.h\n\nmods = sys.modules\nmods['shop.h'].RATE = 5\n", None),
         ("store-through-sys-modules-of-a-functions-module",
-         "import sys\n\nfrom shop.h import helper\n\nsys.modules[helper.__module__].RATE = 5\n", "D5"),
-        ("store-through-dunder-import", "__import__('shop.h', fromlist=['x']).RATE = 5\n", "D5"),
+         "import sys\n\nfrom shop.h import helper\n\nsys.modules[helper.__module__].RATE = 5\n", None),
+        ("store-through-dunder-import", "__import__('shop.h', fromlist=['x']).RATE = 5\n", None),
         # held: a function's __globals__ (C17); fp2-dyn's own pairs hold the spellings C13 names
         ("store-through-a-functions-globals", "from shop.h import helper\n\nhelper.__globals__['RATE'] = 5\n", None),
     ]:

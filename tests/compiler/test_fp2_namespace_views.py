@@ -2,7 +2,8 @@
 that leads to them, not through the name itself. ``vars(m)[k]``, ``m.__dict__[k]``,
 ``sys.modules["a.b"]``, ``importlib.import_module("a.b")``, ``__builtins__[k]`` (C13: stores,
 ``scopes.store_through_view`` and ``closure._view_stores``); ``f.__globals__[k]`` and
-``inspect.getmodule(f)`` (C17: reads, ``closure.namespace_keys``).
+``inspect.getmodule(f)`` (C17: reads, ``closure.namespace_keys``); a module fetched by name in
+any spelling that evaluates to it, ``sys.modules`` handed out (breaker3's D5: ``_fetches``).
 
 Each ``changed`` pair is a behavioural edit the hash must see (each fails on the main before
 this rule); each ``equal`` pair is the look-alike the rule must not fire on: a view is followed to
@@ -140,7 +141,75 @@ def _reads() -> list[ProjectPair]:
     return out
 
 
-PAIRS = tuple(_stores() + _reads())
+def _fetches() -> list[ProjectPair]:
+    """breaker3's D5 and its relatives: a module fetched by name, spelled any way that evaluates to
+    the module (``scopes.module_value``), is stored through; a computed name stores into every
+    first-party module it may name, ``sys.modules`` handing out its modules into every one. The
+    adversarial pairs themselves are in ``fp2_cases_adversarial._breaker3_pairs``."""
+    out: list[ProjectPair] = []
+    add = out.append
+    h = "RATE = 1\n\n\ndef helper(x):\n    return x + RATE\n"
+    alt = "RATE = 0\n\n\ndef g():\n    return 0\n"
+
+    def pair(name: str, patch: str, *, expect: str = "changed") -> ProjectPair:
+        base = project(flow("return helper(o)", "from shop.h import helper\n"), h=h, alt=alt, patch=patch,
+                       init="from . import patch\n")
+        return (C if expect == "changed" else E)(name, k, base, edit(base, "shop/patch.py", "5", "6"))
+
+    k = "module namespaces: a module fetched by name and stored through"
+    for name, patch in [
+        ("sys-modules-get-with-a-default", "import sys\n\nimport shop.h\n\nsys.modules.get('shop.h', None).RATE = 5\n"),
+        ("sys-modules-setdefault", "import sys\n\nimport shop.h\n\nsys.modules.setdefault('shop.h', None).RATE = 5\n"),
+        ("sys-modules-pop", "import sys\n\nimport shop.h\n\nsys.modules.pop('shop.h').RATE = 5\n"),
+        ("alias-of-sys-modules-get", "import sys\n\nimport shop.h\n\nmods = sys.modules\nmods.get('shop.h').RATE = 5\n"),
+        ("alias-of-an-aliased-sys", "import sys as s\n\nimport shop.h\n\nmods = s.modules\nmore = mods\nmore['shop.h'].RATE = 5\n"),
+        ("setattr-on-sys-modules-get", "import sys\n\nimport shop.h\n\nsetattr(sys.modules.get('shop.h'), 'RATE', 5)\n"),
+        ("vars-of-sys-modules-get", "import sys\n\nimport shop.h\n\nvars(sys.modules.get('shop.h'))['RATE'] = 5\n"),
+        ("entry-kept-in-a-name", "import sys\n\nimport shop.h\n\nm = sys.modules['shop.h']\nm.RATE = 5\n"),
+        ("dunder-import-positional-fromlist", "__import__('shop.h', None, None, ['x']).RATE = 5\n"),
+        ("dunder-import-without-fromlist-is-the-package", "import shop.h\n\n__import__('shop.h').h.RATE = 5\n"),
+        ("importlib-dunder-import", "import importlib\n\nimportlib.__import__('shop.h', fromlist=['x']).RATE = 5\n"),
+        ("import-module-relative-to-a-literal-package", "import importlib\n\nimportlib.import_module('.h', 'shop').RATE = 5\n"),
+        ("pkgutil-resolve-name-of-the-module", "import pkgutil\n\npkgutil.resolve_name('shop.h').RATE = 5\n"),
+        # a store inside a function the module calls at import time (the function is a store abroad)
+        ("inside-a-function-called-at-import", "import sys\n\nimport shop.h\n\n\ndef boot():\n"
+                                               "    sys.modules['shop.h'].RATE = 5\n\n\nboot()\n"),
+        ("alias-in-a-function-called-at-import", "import sys\n\nimport shop.h\n\n\ndef boot():\n    mods = sys.modules\n"
+                                                 "    mods.get('shop.h').RATE = 5\n\n\nboot()\n"),
+        # widened: a computed key, sys.modules handed out
+        ("computed-sys-modules-key", "import sys\n\nimport shop.h\n\nfor k in ['shop.h']:\n    sys.modules[k].RATE = 5\n"),
+        ("computed-sys-modules-get", "import sys\n\nimport shop.h\n\nfor k in ['shop.h']:\n    sys.modules.get(k).RATE = 5\n"),
+        ("constant-sys-modules-key", "import sys\n\nimport shop.h\n\nNAME = 'shop.h'\nsys.modules[NAME].RATE = 5\n"),
+        ("computed-setattr-on-a-sys-modules-entry",
+         "import sys\n\nimport shop.h\n\nfor k in ['shop.h']:\n    setattr(sys.modules[k], 'RATE', 5)\n"),
+        ("computed-dunder-import", "for k in ['shop.h']:\n    __import__(k, fromlist=['x']).RATE = 5\n"),
+        ("computed-import-module-kept-in-a-name",
+         "import importlib\n\nfor k in ['shop.h']:\n    m = importlib.import_module(k)\n    m.RATE = 5\n"),
+        ("modules-values-iterated", "import sys\n\nimport shop.h\n\nfor m in list(sys.modules.values()):\n"
+                                    "    if getattr(m, 'RATE', None) == 1:\n        m.RATE = 5\n"),
+        ("sys-modules-handed-to-a-function", "import sys\n\nimport shop.h\n\n\ndef poke(mods):\n"
+                                             "    mods['shop.h'].RATE = 5\n\n\npoke(sys.modules)\n"),
+        ("entry-replaced-by-update", "import sys\nimport types\n\nimport shop.h\n\nm = types.ModuleType('x')\n"
+                                     "m.helper = lambda x: x + 5\nsys.modules.update({'shop.h': m})\n"),
+    ]:
+        add(pair(name, patch))
+    # held: precise where the name is certain; reads and key tests are no stores
+    for name, patch in [
+        ("sys-modules-get-of-a-third-party-module-read", "import sys\n\nX = sys.modules.get('json')\nY = 5\n"),
+        ("key-tested-in-sys-modules", "import sys\n\nif 'shop.h' in sys.modules:\n    Y = 5\n"),
+        ("keys-of-sys-modules-counted", "import sys\n\nN = len(sys.modules) + 5\nL = sorted(sys.modules)\n"),
+        ("store-into-a-third-party-module-no-flow-reads", "import json\n\njson.FOO = 5\n"),
+        ("sys-modules-get-store-into-another-module", "import sys\n\nimport shop.alt\n\nsys.modules.get('shop.alt').RATE = 5\n"),
+        ("dunder-import-store-into-another-module", "__import__('shop.alt', fromlist=['x']).RATE = 5\n"),
+        ("module-of-another-modules-function", "import sys\n\nfrom shop.alt import g\n\nsys.modules[g.__module__].RATE = 5\n"),
+        ("alias-of-sys-modules-into-another-module", "import sys\n\nimport shop.alt\n\nmods = sys.modules\nmods['shop.alt'].RATE = 5\n"),
+        ("entry-read-right-away", "import sys\n\nimport shop.h\n\nR = sys.modules['shop.h'].RATE + 5\n"),
+    ]:
+        add(pair(name, patch, expect="equal"))
+    return out
+
+
+PAIRS = tuple(_stores() + _reads() + _fetches())
 
 
 def test_the_table_is_well_formed() -> None:
