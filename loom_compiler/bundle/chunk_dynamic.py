@@ -1,4 +1,4 @@
-"""A first-party module a chunk's code imports by a literal name resolves to the chunk's module.
+"""A first-party module a chunk's code names by a literal resolves to the chunk's module.
 
 ``importlib.import_module("shop.pricing")`` and ``__import__("shop.pricing", fromlist=[...])``
 name a module by text, and the text ``shop.pricing`` is the live module's: in a chunk they
@@ -20,6 +20,28 @@ import_module as im``), never by spelling alone: a project function called ``imp
 left alone. A literal naming a module the chunk does not hold (a step's module, third-party code)
 is left as written: that is live code, as a plain import of it is.
 
+``sys.modules`` is keyed by name the same way: the chunk registers its modules under private keys
+(``_loom_chunks.<slug>_<hex>.shop.svc``, ``loom_runtime.chunk_names``), so a literal key naming a
+bundled module (``sys.modules["shop.svc"].go = f``, ``sys.modules.get("shop.svc")``, ``.setdefault``,
+``.pop``, ``"shop.svc" in sys.modules``; a folded concatenation too) is spelled from the module's
+own ``__package__``, the chunk's private package cut at the module's depth:
+
+    sys.modules['shop.svc']                   ->  sys.modules[__package__.rsplit('.', 1)[0] + '.shop.svc']
+
+(in ``shop/ext.py``; ``__package__`` alone in a top-level module). Live, that code changed or read
+the module the flow runs (a ``KeyError`` in a fresh interpreter otherwise, or the live module with
+the project importable: C12). ``sys`` and ``sys.modules`` are recognised by binding as the
+resolvers are (``import sys as s``, ``from sys import modules``); a module-level alias (``mods =
+sys.modules``) is not, and reaches the live entries.
+
+A computed key (``sys.modules[name]``, ``sys.modules.get(prefix + kind)``) is left as written,
+decided: it looks up the live entry of that name. The text it computes is not known when the
+chunk is written (the fingerprint widens such a key to every first-party module it may name,
+``scopes``); rewriting it would mean a lookup helper that maps a run-time name to the chunk's
+entry when the chunk holds one, a second name resolution at run time for a spelling none of the
+measured repositories uses. ``sys.modules[__name__]`` needs nothing: ``__name__`` is a
+``ModuleName`` whose hash is the private key's.
+
 Rejected: a ``sys.meta_path`` finder serving ``shop.pricing`` while a chunk runs (``sys.modules``
 answers before any finder once the live module is imported, and with two versions of a flow
 running in one process no finder can tell which one asks); an ``__import__`` in the chunk's
@@ -37,13 +59,16 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ..scopes import _has_fromlist, dotted_chain, target_names
+from ..scopes import _has_fromlist, _pattern, dotted_chain, target_names
 from .chunk_imports import absolute_base, parse_statement
 from .chunk_memo import ChunkMemo
 
 __all__ = ["DynamicImports", "rewrite_dynamic_imports"]
 
 _IMPORT_MODULE = "importlib.import_module"
+_MODULES = "sys.modules"
+#: methods of ``sys.modules`` whose first argument is a key (``entry``)
+_ENTRY_METHODS = frozenset({"get", "setdefault", "pop", "__getitem__", "__setitem__", "__delitem__", "__contains__"})
 _DUNDER_IMPORTS = frozenset({"builtins.__import__", "importlib.__import__"})
 
 
@@ -69,10 +94,10 @@ def rewrite_dynamic_imports(text: str, module: str, is_package: bool, bundled: C
     targets = tuple(sorted({t for t in literals if t in bundled}))
     if not targets:
         return DynamicImports(text, frozenset())
-    names = {"__package__", "globals", "importlib", "builtins", "import_module", "__import__"}
+    names = {"__package__", "globals", "importlib", "builtins", "import_module", "__import__", "sys", "modules"}
     key = (text, module, is_package, targets, tuple(sorted((n, module_bindings.get(n, "-")) for n in names)),
            tuple(sorted((a, module_bindings[a]) for a in module_bindings if module_bindings[a] in (
-               _IMPORT_MODULE, *_DUNDER_IMPORTS, "importlib", "builtins"))))
+               _IMPORT_MODULE, *_DUNDER_IMPORTS, "importlib", "builtins", "sys", _MODULES))))
     return memo.get("dynamic-rewrite", key,
                     lambda: _rewrite(text, module, is_package, frozenset(targets), module_bindings, where))
 
@@ -87,12 +112,26 @@ def _literals(text: str) -> frozenset[str]:
         return frozenset()
     out: set[str] = set()
     for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and (key := _folded(node.slice)) is not None:
+            out.add(key)  # ``sys.modules["shop.svc"]`` (whatever is subscripted)
+        elif isinstance(node, ast.Compare) and (key := _folded(node.left)) is not None:
+            out.add(key)  # ``"shop.svc" in sys.modules``
         if not isinstance(node, ast.Call):
             continue
         first = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "name"), None)
         if isinstance(first, ast.Constant) and isinstance(first.value, str) and first.value[:1] != ".":
             out.add(first.value)
     return frozenset(out)
+
+
+def _folded(node: ast.expr) -> str | None:
+    """The value of a string literal or a concatenation of literals (``"shop." + "svc"``)."""
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _folded(node.left), _folded(node.right)
+        return left + right if left is not None and right is not None else None
+    return None
 
 
 def _rewrite(text: str, module: str, is_package: bool, targets: frozenset[str],
@@ -172,7 +211,52 @@ class _Rewriter(cst.CSTTransformer):
             return self._import_module(updated)
         if qualified in _DUNDER_IMPORTS:
             return self._dunder_import(updated, qualified)
+        method = qualified.rpartition(".")[2]
+        if method in _ENTRY_METHODS and qualified == f"{_MODULES}.{method}" and updated.args \
+                and updated.args[0].keyword is None and not updated.args[0].star:
+            key = self._entry(updated.args[0].value)
+            if key is not None:
+                return updated.with_changes(args=[updated.args[0].with_changes(value=key), *updated.args[1:]])
         return updated
+
+    # -- sys.modules keys ----------------------------------------------------------------------
+    def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
+        """``sys.modules["shop.svc"]`` (``sys`` and ``sys.modules`` by binding: ``import sys as s``,
+        ``from sys import modules``): the key of the chunk's module."""
+        if len(updated.slice) != 1 or not isinstance(updated.slice[0].slice, cst.Index) or not self._is_modules(updated.value):
+            return updated
+        key = self._entry(updated.slice[0].slice.value)
+        if key is None:
+            return updated
+        return updated.with_changes(slice=[updated.slice[0].with_changes(slice=cst.Index(key))])
+
+    def leave_Comparison(self, original: cst.Comparison, updated: cst.Comparison) -> cst.BaseExpression:
+        """``"shop.svc" in sys.modules``: asked of the chunk's module, as the lookups are."""
+        if len(updated.comparisons) != 1 or not isinstance(updated.comparisons[0].operator, (cst.In, cst.NotIn)) \
+                or not self._is_modules(updated.comparisons[0].comparator):
+            return updated
+        key = self._entry(updated.left)
+        return updated if key is None else updated.with_changes(left=key)
+
+    def _is_modules(self, node: cst.BaseExpression) -> bool:
+        chain = dotted_chain(node)
+        if chain is None:
+            return False
+        root, _, rest = chain.partition(".")
+        target = self._resolve(root)
+        return target is not None and target + ("." + rest if rest else "") == _MODULES
+
+    def _entry(self, key: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The chunk's ``sys.modules`` key of the bundled module a literal names, spelled from the
+        module's own ``__package__`` (the chunk's private package, ``loom_runtime.chunk_names``):
+        ``__package__.rsplit(".", 1)[0] + ".shop.svc"`` in ``shop/ext.py``; None: no literal
+        naming a bundled module, or ``__package__`` rebound where the key stands."""
+        value, exact = _pattern(key)  # a folded concatenation too, as the fingerprint reads it
+        if not exact or value not in self.targets or not self._module_global("__package__"):
+            return None
+        self.done.add(value)
+        root = "__package__" if self.level == 0 else f"__package__.rsplit('.', {self.level})[0]"
+        return cst.parse_expression(f"{root} + {'.' + value!r}")
 
     def _module_global(self, name: str) -> bool:
         """Whether ``name`` at the call is the module's own global (not rebound anywhere)."""

@@ -1295,10 +1295,11 @@ def _breaker2_chunk_cases_3() -> list[ChunkCase]:
             flow("import inspect\nreturn inspect.getmodule(helper).K", "from shop.h import helper\n"),
             h="K = 7\n\n\ndef helper(x):\n    return -x\n"), 0),
         # C12 (chunks, found by fp2-dyn): a bundled module's literal sys.modules['shop.svc'] names the live entry
-        # (KeyError in a fresh interpreter: the chunk registers its modules under private keys)
+        # (KeyError in a fresh interpreter: the chunk registers its modules under private keys); held since
+        # chunk_dynamic spells a bundled module's literal key from the chunk's __package__ (session 5)
         ChunkCase("sys-modules-entry-store-by-an-imported-module", project(
             flow("return mod.go(o)", "import shop.svc as mod\nimport shop.ext\n"), svc="def go(x):\n    return x\n",
-            ext="import sys\n\n\ndef go(x):\n    return -x\n\n\nsys.modules['shop.svc'].go = go\n"), 3, "C12"),
+            ext="import sys\n\n\ndef go(x):\n    return -x\n\n\nsys.modules['shop.svc'].go = go\n"), 3),
         # held
         ChunkCase("deepcopy-of-a-bundled-class-instance", project(
             flow("import copy\nreturn copy.deepcopy(Order()).v", "from shop.m import Order\n"), m=m), 0),
@@ -1311,6 +1312,39 @@ def _breaker2_chunk_cases_3() -> list[ChunkCase]:
 
 
 CHUNK_CASES = CHUNK_CASES + tuple(_breaker2_chunk_cases_3())
+
+
+def _dyn_chunk_cases() -> list[ChunkCase]:
+    """A bundled module's literal ``sys.modules`` key of a bundled module addresses the chunk's
+    module (``bundle.chunk_dynamic``: spelled from its ``__package__``), however ``sys.modules`` is
+    spelled and wherever the module sits in the package tree (fp2-dyn, session 5)."""
+    svc = "def go(x):\n    return x\n"
+    go = "\n\ndef go(x):\n    return -x\n\n\n"
+    head = "import shop.svc as mod\nimport shop.ext\n"
+    out = []
+    for name, ext in [
+        ("sys-modules-get-of-a-bundled-module", "import sys\n" + go + "sys.modules.get('shop.svc').go = go\n"),
+        ("sys-modules-from-sys-import-modules", "from sys import modules\n" + go + "modules['shop.svc'].go = go\n"),
+        ("sys-modules-folded-key-in-a-function-called-at-import",
+         "import sys as s\n" + go + "def patch():\n    s.modules['shop.' + 'svc'].go = go\n\n\npatch()\n"),
+        ("sys-modules-setdefault-of-a-bundled-module", "import sys\n" + go + "setattr(sys.modules.setdefault('shop.svc', None), 'go', go)\n"),
+    ]:
+        out.append(ChunkCase(name, project(flow("return mod.go(o)", head), svc=svc, ext=ext), 3))
+    # a module two packages down, and a package's __init__: the chunk's root is cut from __package__ at its depth
+    out.append(ChunkCase("sys-modules-key-in-a-subpackage-module", project(
+        flow("return mod.go(o)", "import shop.svc as mod\nimport shop.sub.ext\n"), svc=svc, sub__init="",
+        sub__ext="import sys\n" + go + "sys.modules['shop.svc'].go = go\n"), 3))
+    out.append(ChunkCase("sys-modules-key-in-a-package-init", project(
+        flow("return mod.go(o)", "import shop.svc as mod\n"), svc=svc,
+        init="import sys\n\nimport shop.svc\n" + go + "sys.modules['shop.svc'].go = go\n"), 3))
+    # read and tested in the flow itself: the chunk's own module, as live
+    out.append(ChunkCase("sys-modules-entry-read-and-tested-in-the-flow", project(
+        flow("import sys\nreturn 'shop.h' in sys.modules, 'shop.h' not in sys.modules, sys.modules['shop.h'].K + o",
+             "import shop.h\n"), h="K = 7\n"), 3))
+    return out
+
+
+CHUNK_CASES = CHUNK_CASES + tuple(_dyn_chunk_cases())
 
 
 def _breaker2_framework_pairs_2() -> list[tuple[ProjectPair, str]]:
