@@ -1519,6 +1519,8 @@ class _UseWalker:
             for target in binder.imports.get(root, ()):
                 # a lazy import: a binding to its target, with the attribute tail used
                 self.refs.globals.add(mark + "=" + target + chain[len(root):])
+            if binder.imports.get(root) and chain.rpartition(".")[2] in _MODULES_TAILS and id(node) not in self.modules_safe:
+                self.modules_value(chain, scope)  # ``import sys`` in the function, ``sys.modules`` handed out
             if binder.self_name == root:
                 parts = chain.split(".")
                 if len(parts) > 2 and parts[1] == "__class__":
