@@ -167,7 +167,12 @@ statement that changes a module as a whole (the entry replaced, ``setattr(svc, n
 it may change any of them). ``f.__globals__`` (and ``inspect.getmodule(f)``) is the namespace of
 the module that defines ``f`` (``namespace_keys``): certain for a plain ``def``/``class`` named by
 the chain; for a decorated one, a value, or an attribute a base may define (``Order.__init__``),
-every first-party module (the object may be code of any of them).
+every first-party module (the object may be code of any of them). A module fetched by name
+(``sys.modules.get("shop.h")``, ``__import__("shop.h", fromlist=[...])``, an alias of
+``sys.modules``, ``sys.modules[f.__module__]``: ``scopes``, breaker3's D5) is stored into the same
+way (``_view_target``); a function's such stores are what calling it changes (``call_effects``,
+and ``_own_view_targets`` for a module's own function called as it runs), so a ``def`` that is
+never called at import time is no statement abroad.
 
 A module's ``__annotations__`` read by its code (or through the module: ``m.__annotations__``)
 reaches every statement annotating a module-level name (``annotated``): what it holds is their

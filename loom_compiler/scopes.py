@@ -88,6 +88,33 @@ Rejected: keeping ``vars(m)`` as ``m`` used as a value (sound for reads, but a s
 was attached to ``vars`` and reached nothing) and resolving ``__globals__`` here (the module that
 defines an object is only known once its bindings are resolved).
 
+Modules fetched by name (breaker3's D5; ``_UseWalker.module_value``): any expression that evaluates
+to a module by its name stands for that module: ``sys.modules[k]``, ``sys.modules.get/setdefault/
+pop(k, ...)`` (``sys.modules`` through its imports and module-level plain aliases, ``mods =
+sys.modules``: ``analysis.stands_for`` feeds ``qualified``), ``importlib.import_module`` (relative
+names resolved), ``__import__``/``importlib.__import__`` (the named module with a non-empty
+``fromlist``, the top package without one), ``pkgutil.resolve_name``/``pydoc.locate`` (the object),
+and ``sys.modules[f.__module__]`` (the module defining ``f``, resolved as ``f.__globals__`` is; a
+store into it is ``>%<chain>``, never a store into ``f``). A store through one is a store into what
+it names, as for the views. Widening, where the module cannot be told: a computed name stores into
+every first-party module it may name (``>?<prefix>``; a constant, ``>?@<chain>``: the modules its
+values name), no longer into the module's own namespace alone; a fetched module that is not gone
+into at once (kept in a name, handed on, returned: ``m = sys.modules["shop.h"]`` then ``m.RATE =
+5``) counts as stored into; ``sys.modules`` itself handed out (``.values()``, ``.items()``,
+``.copy()``, passed to a call, kept in a local, aliased under an ``if``) stores into every
+first-party module; ``update``/``setdefault``/``pop``/``__setitem__``/``clear`` replace the entries
+they name (all, when computed). In a function body these stores are what *calling* the function
+changes (``References.deferred_stores``: ``effects.call_refs`` hands them to
+``closure.call_effects``, and a call at import time of one of the module's own functions to
+``closure``'s abroad rule), not a change made by the ``def``: a function that only returns
+``sys.modules[__name__]`` moves no flow unless a module calls it as it runs. Not widened: ``k in
+sys.modules``, its keys (``keys()``, ``len``, ``sorted``, iteration), a fetched module gone into
+right away (``sys.modules["shop.h"].RATE + 1``), a comparison, a getattr of it. Cost on the
+measured repositories: none fetches a module by name at import time (``benchmarks/README.md`` §5).
+Rejected: counting every use of the ``sys`` module as a possible store (every flow near
+``sys.argv`` or ``sys.exit`` would widen); ``sys`` handed to a function and modules found through
+other objects (``gc.get_objects()``) are a documented limit.
+
 Annotations (A1): those Python stores are references, quoted or not: a parameter's and a
 return's (``def f(x: "Money")``), a class or module variable's (``total: "Money"``): they are
 ``__annotations__``, evaluated at run time by ``typing.get_type_hints``, dataclasses, pydantic and
