@@ -17,7 +17,8 @@ Where the imports are comes from each module's summary (``import_schedule``: eve
 statement that imports, with its line and first-party targets; imports inside function bodies
 are lazy and run later). A module without a schedule (a caller that gave none) is assumed to
 import, at its top, the modules its bundled members use (the common layout). Members of a module
-the run never reaches (reached only through a lazy import) come last, in module and line order.
+the run never reaches (reached only through a lazy import) come last: each such module, in module
+order, is replayed as its lazy import would run it (its own imports first).
 
 Rejected: a dependency order over the members' references (it cannot tell a call-time reference
 from a load-time one, and a cycle had to be cut somewhere: a constant computed at load time could
@@ -186,5 +187,11 @@ def execution_order(
     drive(start)
     if started_out is not None:
         started_out.update(started)
+    # The modules importing ``start`` does not run are imported later, by a lazy import; each is
+    # replayed as that import would run it (its own top-level imports first), in module order:
+    # ``from shop import a, s`` in a function, where ``a`` does ``from shop.s import X``, runs ``s``
+    # before ``a``'s statements, as Python does (module and line order ran ``a`` first: E1).
+    for module in sorted({m for _, m, _ in members} - started):
+        drive(module)
     late = sorted((module, line, key) for key, module, line in members if key not in rank)
     return sorted((key for key, _, _ in members if key in rank), key=rank.__getitem__) + [key for _, _, key in late]
