@@ -2146,14 +2146,14 @@ def _breaker4_chunk_cases() -> list[ChunkCase]:
         # E4 ------------------------------------------------------------------------------------
         ChunkCase("class-body-import-of-a-module", project(
             flow("from shop.m import K\nreturn K.cfg.V"), m="class K:\n    import shop.cfg as cfg\n", cfg="V = 3\n"),
-            0, finding="E4"),
+            0),
         ChunkCase("class-body-from-import-of-a-value", project(
             flow("return K.V", "from shop.m import K"), m="class K:\n    from shop.cfg import V\n", cfg="V = 3\n"),
-            0, finding="E4"),
+            0),
         ChunkCase("class-body-from-import-of-a-function-used-as-a-method", project(
             flow("from shop.m import K\nreturn K().get()"),
             m="class K:\n    from shop.cfg import helper\n\n    def get(self):\n        return self.helper()\n",
-            cfg="def helper(self):\n    return 3\n"), 0, finding="E4"),
+            cfg="def helper(self):\n    return 3\n"), 0),
         # held: the module bound by a class attribute assignment
         ChunkCase("class-attribute-bound-to-an-imported-module", project(
             flow("from shop.m import K\nreturn K.cfg.V"), m="import shop.cfg\n\n\nclass K:\n    cfg = shop.cfg\n",
@@ -2245,19 +2245,21 @@ def _breaker4_pairs() -> list[ProjectPair]:
             ("module-by-from-import", "from shop import cfg", "K.cfg.V"),
             ("value", "from shop.cfg import V", "K.V")):
         base = project(flow(f"return {read}", "from shop.m import K"), m=f"class K:\n    {body}\n", cfg=cfg)
-        pairs.append(C(f"class-body-import-of-a-{name}-edited", k, base, edit(base, "shop/cfg.py", "V = 3", "V = 4"),
-                       finding="E4"))
+        pairs.append(C(f"class-body-import-of-a-{name}-edited", k, base, edit(base, "shop/cfg.py", "V = 3", "V = 4")))
     base = project(flow("return K().get()", "from shop.m import K"),
                    m="class K:\n    from shop.cfg import helper\n\n    def get(self):\n        return self.helper()\n",
                    cfg="def helper(self):\n    return 3\n")
     pairs.append(C("class-body-import-of-a-function-used-as-a-method-edited", k, base,
-                   edit(base, "shop/cfg.py", "return 3", "return 4"), finding="E4"))
+                   edit(base, "shop/cfg.py", "return 3", "return 4")))
     # held: the module bound by an assignment in the class body; a flow class's own class-body import
     base = project(flow("return K.cfg.V", "from shop.m import K"), m="import shop.cfg\n\n\nclass K:\n    cfg = shop.cfg\n",
                    cfg=cfg)
     pairs.append(C("class-attribute-bound-to-an-imported-module-edited", k, base, edit(base, "shop/cfg.py", "V = 3", "V = 4")))
     base = project(method_flow("    import shop.cfg as cfg\n", "return self.cfg.V"), cfg=cfg)
     pairs.append(C("flow-class-body-import-of-a-module-edited", k, base, edit(base, "shop/cfg.py", "V = 3", "V = 4")))
+    # the rule's other direction (lead): a class-body import reaches what it names, not its module
+    base = project(flow("return K.V", "from shop.m import K"), m="class K:\n    from shop.cfg import V\n", cfg="V = 3\nW = 1\n")
+    pairs.append(E("class-body-from-import-another-name-of-its-module-edited", k, base, edit(base, "shop/cfg.py", "W = 1", "W = 2")))
 
     # E6: the first import of a submodule sets the package's attribute of its name (after the
     # package's own binding of it): ``from shop import tools`` then gets the submodule
