@@ -312,8 +312,8 @@ class _Planner:
                 if chain.startswith("="):
                     parts = chain[1:].split(".")
                     depth = max((i for i in range(1, len(parts) + 1) if ".".join(parts[:i]) in self.summaries), default=0)
-                    if depth:
-                        self.walk(".".join(parts[:depth]), parts[depth:])
+                    if depth:  # from the top: each package on the way may rebind the next name
+                        self.walk(parts[0], parts[1:])
                     continue
                 root, *rest = chain.split(".")
                 if not rest or s is None:
@@ -331,8 +331,18 @@ class _Planner:
                 self.modules[module].exports.add(name)
                 self.dirty.add(module)
                 return
+            self.rebound(module, name)
             self.module(full)
             module = full
+
+    def rebound(self, package: str, name: str) -> None:
+        """``package.name`` is a submodule, but the package's own statements may bind ``name`` over
+        it (``from .tools import tools`` in ``shop/__init__.py``: live, ``shop.tools`` is then the
+        function); the chunk runs what binds it there, as live (breaker4's E2)."""
+        s = self.summaries.get(package)
+        if s is not None and any(name in u.names for u in s.units):
+            self.modules[package].exports.add(name)
+            self.dirty.add(package)
 
     def flow_class(self, class_qual: str, top: str, class_source: str | None, class_line: int,
                    parts_seen: set[tuple[str, int]]) -> None:
@@ -385,6 +395,7 @@ class _Planner:
                     if full in self.summaries:
                         self.imported_module(m, full)
                         self.as_modules.add(full)
+                        self.rebound(base, alias)
                     else:
                         self.modules[base].exports.add(alias)
                         self.dirty.add(base)

@@ -2127,15 +2127,15 @@ def _breaker4_chunk_cases() -> list[ChunkCase]:
             flow("return a.get(), s.X", "from shop import a, s"), s=s, a=a), 0),
         # E2 ------------------------------------------------------------------------------------
         ChunkCase("package-init-binds-a-function-named-like-its-submodule",
-                  {**project(flow("return tools()", "from shop import tools")), **tools}, 0, finding="E2"),
+                  {**project(flow("return tools()", "from shop import tools")), **tools}, 0),
         ChunkCase("package-init-binds-a-function-named-like-its-submodule-lazy-import",
-                  {**project(flow("from shop import tools\nreturn tools()")), **tools}, 0, finding="E2"),
+                  {**project(flow("from shop import tools\nreturn tools()")), **tools}, 0),
         ChunkCase("subpackage-init-binds-a-value-named-like-its-submodule", {
             **project(flow("import shop.sub\nreturn shop.sub.impl")),
-            "shop/sub/__init__.py": "from .impl import impl\n", "shop/sub/impl.py": "impl = 'value'\n"}, 0, finding="E2"),
+            "shop/sub/__init__.py": "from .impl import impl\n", "shop/sub/impl.py": "impl = 'value'\n"}, 0),
         ChunkCase("import-as-of-a-submodule-the-package-rebinds", {
             **project(flow("import shop.a.b as ab\nreturn ab if isinstance(ab, str) else ab.V")),
-            "shop/a/__init__.py": "from . import b\n\nb = 'attr'\n", "shop/a/b.py": "V = 'module'\n"}, 0, finding="E2"),
+            "shop/a/__init__.py": "from . import b\n\nb = 'attr'\n", "shop/a/b.py": "V = 'module'\n"}, 0),
         # held: the package binds it under another name; the flow imports the function from the submodule
         ChunkCase("package-init-binds-a-submodule-function-under-another-name", {
             **project(flow("return tool()", "from shop import tool")),
