@@ -641,11 +641,13 @@ class _UseWalker:
             for stmt in node.body.body:  # type: ignore[attr-defined]
                 binder.walk(stmt)
             local = binder.bound - binder.declared_global
+            self.refs.global_writes |= binder.bound & binder.declared_global  # ``class K: global G; G = 1`` (E12)
             self.refs.globals.update("!" + m for m in binder.modules)
             # an import in a class body binds a class ATTRIBUTE (``class K: from shop.cfg import V``
             # is ``K.V``; a function imported there is a method): what it binds is reached with the
             # class, used inside the body or not (breaker4's E4)
-            self.refs.globals.update("=" + t for k, targets in binder.imports.items() if k in local for t in targets)
+            # (and one under ``global f`` binds the module's ``f``: reached with the class too, E12)
+            self.refs.globals.update("=" + t for targets in binder.imports.values() for t in targets)
             inner = _Scope(scope, local, binder.declared_global, is_class=True,
                            imports={k: v for k, v in binder.imports.items() if k in local})
             for stmt in node.body.body:  # type: ignore[attr-defined]

@@ -2219,10 +2219,10 @@ def _breaker4_chunk_cases() -> list[ChunkCase]:
             0, finding="E11"),
         # E12 -----------------------------------------------------------------------------------
         ChunkCase("a-class-body-global-statement-rebinding-a-module-global", project(
-            flow("return m.G", "from shop import m"), m="G = 0\n\n\nclass K:\n    global G\n    G = 1\n"), 0, finding="E12"),
+            flow("return m.G", "from shop import m"), m="G = 0\n\n\nclass K:\n    global G\n    G = 1\n"), 0),
         ChunkCase("a-class-body-global-statement-defining-a-module-function", project(
             flow("return m.h()", "from shop import m"), m="class K:\n    global h\n\n    def h():\n        return 1\n"),
-            0, finding="E12"),
+            0),
         ChunkCase("module-replacing-itself-in-sys-modules", project(
             flow("from shop import m\nreturn m.answer, type(m).__name__"),
             m="import sys\n\n\nclass _M:\n    answer = 42\n\n\nsys.modules[__name__] = _M()\n"), 0, finding="E3"),
@@ -2330,11 +2330,10 @@ def _breaker4_pairs() -> list[ProjectPair]:
             ("in-a-function-called-at-load",
              "G = 0\n\n\ndef setg():\n    class K:\n        global G\n        G = 1\n\n\nsetg()\n", "m.G", "        G = 1", "        G = 2")):
         base = project(flow(f"return {read}", "from shop import m"), m=body)
-        pairs.append(C(f"a-class-body-global-statement-{name}-edited", k, base, edit(base, "shop/m.py", old, new), finding="E12"))
+        pairs.append(C(f"a-class-body-global-statement-{name}-edited", k, base, edit(base, "shop/m.py", old, new)))
     base = project(flow("return m.f()", "from shop import m"), m="class K:\n    global f\n    from shop.x import f\n",
                    x="def f():\n    return 1\n")
-    pairs.append(C("a-class-body-global-statement-import-edited", k, base, edit(base, "shop/x.py", "return 1", "return 2"),
-                   finding="E12"))
+    pairs.append(C("a-class-body-global-statement-import-edited", k, base, edit(base, "shop/x.py", "return 1", "return 2")))
     return pairs
 
 
