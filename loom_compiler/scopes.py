@@ -744,7 +744,11 @@ class _UseWalker:
                 inner = node
                 while isinstance(inner.value, cst.Attribute):
                     inner = inner.value
-                self.refs.members.add(nfkc(inner.attr.value))
+                attr = nfkc(inner.attr.value)
+                if attr == "__dict__":  # ``type(self).__dict__`` used whole: the class namespace escapes
+                    self.refs.dynamic.add("class")
+                else:
+                    self.refs.members.add(attr)
                 return
         self.unkept.add(id(node.value))
         self.walk(node.value, scope)
@@ -879,6 +883,10 @@ class _UseWalker:
             if id(node) not in self.globals_read or id(node) in self.globals_written:
                 self.refs.dynamic.add("module-write")
             self.refs.dynamic.add("module")
+        elif builtin and name == "vars" and len(args) == 1 and _instance_of(args[0].value, lambda n: self.self_of(n, scope)):
+            # ``vars(type(self))`` / ``vars(self)`` as a value (not subscripted by a literal name,
+            # which the views read as that attribute): the class namespace escapes
+            self.refs.dynamic.add("class")
         elif builtin and name in ("vars", "locals") and not args:
             if scope.parent is None:  # the module's namespace itself
                 self.refs.dynamic |= {"module", "module-write"}
@@ -1373,6 +1381,11 @@ class _UseWalker:
             if any(a.star or a.keyword is not None for a in args) or not args:
                 return None
             if isinstance(func, cst.Name) and not self.is_local(nfkc(func.value), scope):
+                if func.value == "type" and len(args) == 1 and isinstance(args[0].value, cst.Name) \
+                        and self.self_of(nfkc(args[0].value.value), scope):
+                    # ``type(self)`` is ``self.__class__``: ``vars(type(self))["V"]`` and
+                    # ``type(self).__dict__["V"]`` are ``self.__class__.V`` (they were no view at all)
+                    return f"{nfkc(args[0].value.value)}.__class__", False, False
                 if func.value == "vars" and len(args) == 1:
                     inner = self.view(args[0].value, scope, names)
                     names.append(("vars", func))
@@ -1556,7 +1569,9 @@ class _UseWalker:
                 self.modules_value(chain, scope)  # ``import sys`` in the function, ``sys.modules`` handed out
             if binder.self_name == root:
                 parts = chain.split(".")
-                if len(parts) > 2 and parts[1] == "__class__":
+                if len(parts) > 2 and parts[1] == "__class__" and parts[2] == "__dict__":
+                    self.refs.dynamic.add("class")  # ``self.__class__.__dict__`` used whole (not by a literal key)
+                elif len(parts) > 2 and parts[1] == "__class__":
                     self.refs.members.add(parts[2])
                 elif len(parts) > 1 and parts[1] not in ("__class__", "__dict__"):
                     self.refs.members.add(parts[1])

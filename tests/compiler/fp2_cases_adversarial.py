@@ -2338,3 +2338,33 @@ def _breaker4_pairs() -> list[ProjectPair]:
 
 
 PAIRS = PAIRS + tuple(_breaker4_pairs())
+
+
+def _class_namespace_pairs() -> list[ProjectPair]:
+    """lead (session 5): a method flow reading its class's namespace through ``type(self)``.
+    ``self.__class__.__dict__["V"]`` and ``vars(Checkout)["V"]`` were right; ``type(self).__dict__``
+    and ``vars(type(self))`` were no view at all (``type`` is self-safe), so editing ``V`` kept the
+    hash. A literal key reads that attribute; the namespace used whole (``.get``, a computed key,
+    iterated, handed on) is the whole class."""
+    k = "the class namespace through type(self)"
+    members = "    V = 1\n    W = 1\n"
+    pairs: list[ProjectPair] = []
+    for name, body in (
+            ("type-self-dict-literal-key", "return type(self).__dict__['V']"),
+            ("vars-type-self-literal-key", "return vars(type(self))['V']"),
+            ("type-self-dict-get", "return type(self).__dict__.get('V')"),
+            ("type-self-dict-computed-key", "k = 'V'\nreturn type(self).__dict__[k]"),
+            ("class-dict-computed-key", "k = 'V'\nreturn self.__class__.__dict__[k]"),
+            ("vars-type-self-computed-key", "k = 'V'\nreturn vars(type(self))[k]"),
+            ("vars-type-self-iterated", "return [v for _, v in vars(type(self)).items()]"),
+            ("type-self-dict-kept-in-a-name", "d = type(self).__dict__\nreturn d['V']")):
+        base = project(method_flow(members, body))
+        pairs.append(C(f"{name}-edited", k, base, edit(base, "shop/flows.py", "V = 1", "V = 2")))
+    for name, body in (("type-self-dict-literal-key", "return type(self).__dict__['V']"),
+                       ("vars-type-self-literal-key", "return vars(type(self))['V']")):
+        base = project(method_flow(members, body))
+        pairs.append(E(f"{name}-another-attribute-edited", k, base, edit(base, "shop/flows.py", "W = 1", "W = 2")))
+    return pairs
+
+
+PAIRS = PAIRS + tuple(_class_namespace_pairs())
