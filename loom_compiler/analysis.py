@@ -100,6 +100,7 @@ from .effects import (
     StatementFacts,
     attachments,
     call_refs,
+    changes_process_state,
     is_immutable_literal,
     literal_all,
     project_imports,
@@ -205,6 +206,10 @@ class Unit:
     #: instance of it held as a class attribute is handed the instance or the owner class
     #: (``closure``: breaker3's D4)
     descriptor: tuple[str, ...] = ()
+    #: chains of what the statement may run when the module runs beyond the callees it spells
+    #: (``effects.import_time_runs``: a def of the module it calls, the function values flowing
+    #: into a call it cannot resolve; ``()<chain>``: what calling it returns may run)
+    runs: tuple[str, ...] = ()
 
     @property
     def canonical(self) -> str:
@@ -599,7 +604,8 @@ class _Analyser:
                                         isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and kind != "step",
                                         isinstance(stmt, cst.ClassDef), _base_roots(stmt),
                                         any(f.unit == index and f.class_qualname for f in self.flows),
-                                        isinstance(stmt, cst.FunctionDef) and bool(stmt.decorators)))
+                                        isinstance(stmt, cst.FunctionDef) and bool(stmt.decorators),
+                                        _display_assignment(stmt)))
             projections.append(self.projections(stmt, st))
             pieces = split_if(stmt) if not st.names and refs is not None and not refs.dynamic \
                 and not refs.global_writes else None
@@ -609,7 +615,7 @@ class _Analyser:
         self.any_writer = any("module-write" in f.refs.dynamic for f in facts)
         for index, (pieces, piece_refs, _) in split.items():
             facts += [StatementFacts(index, set(), set(), r, False) for r in piece_refs]
-        attached, changes = attachments(facts, self.third_party, self.literal)
+        attached, changes, runs = attachments(facts, self.third_party, self.literal, star=bool(self.star_units))
         if self.profile is not None and self.profile.opaque:
             attached = exempt_engine_config(facts, attached, self.profile.opaque, self.import_targets, self.third_party)
         attached_pieces = self.pieces_of(split, attached[len(stmts):], attached)
@@ -647,7 +653,9 @@ class _Analyser:
                 if kind in ("class", "function") else "",
                 bases=_base_chains(stmts[index], nested=False) if kind == "class" else (),
                 descriptor=_descriptor_methods(stmts[index]) if kind == "class" else (),
-                call_refs=call_refs(facts[index], self.third_party, self.literal) if facts[index].callable else (),
+                call_refs=call_refs(facts[index], self.third_party, self.literal, self.process_state)
+                if facts[index].callable else (),
+                runs=_sorted(runs[index]),
                 pieces=tuple((start + k, text_, mark(canon), refs_, names)
                              for k, (text_, canon, refs_, names) in enumerate(attached_pieces.get(index, ()))),
                 header=mark(header) if header else "", header_references=_sorted(header_refs.globals),
@@ -912,6 +920,15 @@ class _Analyser:
                 continue
             targets += [t for local, t in st.aliases if local == name]
         return not any(self.first_party(t) for t in targets)
+
+    def process_state(self, chain: str) -> bool:
+        """Whether a global chain may name an API that changes process-wide state
+        (``effects.PROCESS_STATE``), by what its root is imported as (``r`` after ``from codecs
+        import register as r``; ``c.register`` after ``import codecs as c``), whichever import
+        of the root binds it."""
+        root, _, rest = chain.partition(".")
+        return any(changes_process_state(target + ("." + rest if rest else ""))
+                   for i in self.binders.get(root, ()) for local, target in self.statements[i].aliases if local == root)
 
     def _callable(self, name: str) -> bool:
         return any(isinstance(self.stmts[i], (cst.FunctionDef, cst.ClassDef)) for i in self.binders.get(name, ()))
@@ -1377,6 +1394,21 @@ _STATEMENT_PARTS = (cst.BaseSuite, cst.BaseCompoundStatement, cst.Else, cst.Fina
 
 _BLOCK_KEYWORDS = {cst.If: "if", cst.Try: "try", cst.TryStar: "try", cst.With: "with", cst.For: "for",
                    cst.While: "while", cst.Match: "match"}
+
+
+def _display_assignment(stmt: cst.CSTNode) -> bool:
+    """``NAME = [...]`` (or ``{...}``, a set, a tuple) alone on its line: the value is a builtin
+    container, whose methods (``HOOKS.append(f)``) call nothing they are given (``effects``)."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return False
+    small = stmt.body[0]
+    if isinstance(small, cst.Assign) and all(isinstance(t.target, cst.Name) for t in small.targets):
+        value = small.value
+    elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+        value = small.value
+    else:
+        return False
+    return isinstance(value, (cst.List, cst.Dict, cst.Set, cst.Tuple))
 
 
 def _literal_assignment(stmt: cst.CSTNode) -> str:

@@ -147,6 +147,13 @@ by a computed name (``setattr(h, name, v)``, ``vars(h)[k].x = v``) touches every
 anything of that module. Process-wide state a flow reads without naming it (``codecs.register``,
 ``copyreg.pickle``, ``locale.setlocale``, ``sys.setrecursionlimit``, ...:
 ``effects.PROCESS_STATE``) makes the statement relevant to every flow the module runs for (C6).
+A statement also changes what the code it may run beyond the callees it spells changes
+(``Unit.runs``, breaker3's D6/D7: the function values flowing into a call it cannot resolve,
+``HOOKS["s"]()``; a def of its own module it calls): ``_runs_effects`` follows them with
+``call_effects`` (for ``()<chain>``, whose result is called, with ``values``: every chain the
+reached code names is a callee too), and a third-party function among them counts when the name
+it resolves to changes process state (``reg = codecs.register; reg(f)``). A name only a star
+import binds is imported like any other (``GraphMemo.imported``: ``from shop.g import *; setup()``).
 
 A statement abroad that changes a third-party module's process state (``decimal.getcontext()
 .prec = 3``, ``warnings.simplefilter(...)``, ``os.environ.setdefault(...)``, also through a
@@ -339,17 +346,31 @@ class GraphMemo:
         self._abroad: dict[int, tuple[ModuleSummary, list[Unit]]] = {}
         self._prefixes: dict[int, tuple[ModuleSummary, tuple[str, ...]]] = {}
         self._viewing: dict[int, tuple[ModuleSummary, bool]] = {}
+        self._imported: dict[int, tuple[ModuleSummary, frozenset[str]]] = {}
 
     def abroad(self, summary: ModuleSummary) -> list[Unit]:
         """The statements of ``summary``'s module that change the objects of another module
         (``ClosureGraph.abroad``)."""
         hit = self._abroad.get(id(summary))
         if hit is None or hit[0] is not summary:
-            imported = {local for u in summary.units for local, _ in u.aliases}
+            imported = self.imported(summary)
             direct = _ModuleIndex.of(summary).direct if self.view_storing(summary) else None
             hit = self._abroad[id(summary)] = (
-                summary, [u for u in summary.units if imported & set(u.attached) or _stores_through_view(u)
+                summary, [u for u in summary.units if imported & set(u.attached) or u.runs or _stores_through_view(u)
                           or direct is not None and _own_view_targets(direct, u)])
+        return hit[1]
+
+    def imported(self, summary: ModuleSummary) -> frozenset[str]:
+        """The module-level names of a module an import binds: by name, or -- a name no statement
+        binds, in a module with a star import -- by the star import (``from shop.g import *``
+        then ``setup()``: ``ClosureGraph.resolve_chain`` finds ``shop.g.setup``, D6)."""
+        hit = self._imported.get(id(summary))
+        if hit is None or hit[0] is not summary:
+            names = {local for u in summary.units for local, _ in u.aliases}
+            if summary.star_imports:
+                binds = {n for u in summary.units for n in (*u.names, *u.global_writes)}
+                names |= {n for u in summary.units for n in u.attached} - binds
+            hit = self._imported[id(summary)] = (summary, frozenset(names))
         return hit[1]
 
     def view_storing(self, summary: ModuleSummary) -> bool:
@@ -403,7 +424,7 @@ class ClosureGraph:
         self._abroad_sets: dict[str, list[Unit]] = {}  # "abroad:<module>:<digest>" -> its statements
         self._executed: dict[frozenset[str], list[str]] = {}  # seed modules -> what runs
         self._reach: dict[str, tuple[list[str], set[str]]] = {}  # root key -> what it reaches
-        self._effects: dict[str, frozenset[str]] = {}  # memo of ``call_effects``
+        self._effects: dict[tuple[str, bool], frozenset[str]] = {}  # memo of ``call_effects``
         self._widened_by: dict[str, set[str]] = {}  # key -> the widening edges that reach it
         self._runs: dict[str, list[str]] = {}  # dotted import target -> first-party modules it runs
         self._imports: dict[str, list[str]] = {}  # module -> first-party modules it imports
@@ -1277,7 +1298,7 @@ class ClosureGraph:
         memo = (index.summary.module, unit.index)
         found = self._targets.get(memo)
         if found is None:
-            imported = {local for u in index.summary.units for local, _ in u.aliases}
+            imported = self.memo.imported(index.summary)
             keys: set[str] = set()
             chains = [c for c in unit.references if c.split(".")[0] in imported and c.split(".")[0] in unit.attached]
             # an imported name it changes without spelling it (``setup()`` whose body sets
@@ -1297,6 +1318,7 @@ class ClosureGraph:
                     # what calling it changes, in its module and the modules its callees live in
                     # (C11: ``setup()`` whose body fills ``shop.cfg.CFG``)
                     keys |= self.call_effects(key)
+            keys |= self._runs_effects(index, unit)
             # a third-party module's process state (``decimal.getcontext().prec = 3``,
             # ``warnings.simplefilter(...)``, ``os.environ.setdefault(...)``) is read through any
             # name of it: the top-level package stands for all of it (C6). Only for a statement
@@ -1316,7 +1338,33 @@ class ClosureGraph:
             found = self._targets[memo] = frozenset(keys)
         return found
 
-    def call_effects(self, key: str) -> frozenset[str]:
+    def _runs_effects(self, index: _ModuleIndex, unit: Unit) -> set[str]:
+        """Keys of what the code a statement may run beyond the callees it spells changes
+        (``Unit.runs``: a def of its own module it calls, the function values flowing into a call
+        it cannot resolve, D6/D7): for first-party code, what calling it changes
+        (``call_effects``; ``()<chain>``: with what its result may be); for a third-party
+        function, whether it changes process-wide state, by the qualified name the chain
+        resolves to (``reg = codecs.register; reg(f)`` is ``codecs.register``)."""
+        keys: set[str] = set()
+        module = index.summary.module
+        for chain in unit.runs:
+            values = chain.startswith("()")
+            for key in self.resolve_chain(index, chain.removeprefix("()")):
+                key = self._absent_attribute(key)
+                if key.startswith("import:") and not self._first_party_key(key):
+                    if changes_process_state(key[len("import:"):]):
+                        keys.add(key)
+                    continue
+                found = self.call_effects(key, values=values)
+                if not values and key.rpartition(".")[0] == module:
+                    # a def of the module, called: what it changes in the module and the names
+                    # it imports are ``effects.attachments``' part already; only process-wide
+                    # state is not (``def boot(): codecs.register(search)``, D7)
+                    found = frozenset(k for k in found if k.startswith("import:") and changes_process_state(k[len("import:"):]))
+                keys |= found
+        return keys
+
+    def call_effects(self, key: str, *, values: bool = False) -> frozenset[str]:
         """Keys of what calling the member ``key`` can change (breaker2's C11): what its code
         stores through, passes on, calls a method on or calls (``effects.call_refs``), resolved in
         its own module, and the same for every first-party callee among those, across modules,
@@ -1325,8 +1373,12 @@ class ClosureGraph:
         that is no def or class (``warm = partial(helper, 3)``, ``setup = make()``), and a module
         handed on (``init(st)``, ``getattr(st, name)()``), widen: the value itself counts as
         changed and everything its binding statements use (every function of the module) is a
-        callee."""
-        found = self._effects.get(key)
+        callee. ``values``: what the call returns is called too (``make()()``, D6): any function
+        a reached function's code names may be that result, so every chain a function uses is a
+        callee (transitively; widening, used only for a module statement's call it cannot
+        resolve)."""
+        memo = (key, values)
+        found = self._effects.get(memo)
         if found is None:
             out: set[str] = set()
             seen: set[str] = set()
@@ -1336,13 +1388,13 @@ class ClosureGraph:
                 if k in seen:
                     continue
                 seen.add(k)
-                changed, callees = self._call_step(k)
+                changed, callees = self._call_step(k, values)
                 out |= changed
                 todo += callees
-            found = self._effects[key] = frozenset(out)
+            found = self._effects[memo] = frozenset(out)
         return found
 
-    def _call_step(self, key: str) -> tuple[set[str], list[str]]:
+    def _call_step(self, key: str, values: bool = False) -> tuple[set[str], list[str]]:
         """(what calling ``key`` changes itself, the first-party members it may call in turn)."""
         if key.startswith("module:"):
             index = self.index(key[len("module:"):])
@@ -1364,6 +1416,8 @@ class ClosureGraph:
                 continue  # what it imports is its own key (``resolve_chain`` returns both)
             if u.kind in ("function", "class"):
                 chains: Iterable[str] = u.call_refs
+                if values:  # what it returns may be any function its code names (``call_effects``)
+                    chains = [*chains, *("+" + c for c in u.references if c[0] not in "!\"?'^~=>")]
                 if {"module", "module-write"} & set(u.dynamic):
                     # it reaches its module's namespace by a computed name (``globals()["CFG"]
                     # ["a"] = 5``): any name of the module, and what each is imported from

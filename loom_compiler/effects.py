@@ -108,6 +108,26 @@ registry, ``copyreg``, the locale, the recursion and int digit limits, warning f
 environment, ...): a flow reads that state without naming it (``"x".encode("shout")``), so a
 statement changing it belongs to every flow of the process that runs it (C6).
 
+A call the module statement cannot resolve to a known callee (breaker3's D6: ``HOOKS["s"]()``,
+``s = setup; s()``, ``for f in [setup]: f()``, ``make()()``) may run any function value that flows
+into it: ``import_time_runs`` lists, per statement, the chains of the functions it may run (every
+import, def or class of the module and star-bound name among what it reads and, transitively,
+what the statements binding or filling those names read: ``HOOKS = {"s": setup}``,
+``HOOKS.append(setup)``, ``@hook def boot``), and the defs of the module it calls by name;
+``closure`` follows what they change (``Unit.runs``), here the defs' own changes are attached. A
+process-wide API counts by the qualified name its spelling resolves to (D7: ``reg =
+codecs.register; reg(f)``; in a def, ``call_refs`` keeps every chain that may name one, called
+or not). Widening, on purpose: every function that flows in counts as called, whichever key or
+loop order the code would pick, and a call's result that is the callee (``make()()``) may be any
+function the called code names. Precision kept: a method of a builtin container display
+(``HOOKS = []`` then ``HOOKS.append(f)``) or of a value standing for third-party state
+(``app.include_router(r)``) is no unresolved call (measured on dbos-demo-apps: routes decorated
+by ``@app.get`` would otherwise each belong to what their bodies change); a call's result handed
+on as an argument (``loop.run_until_complete(main())``) counts as that call, not as any function
+its code names (measured on samples-python: the main block of a worker script otherwise joined
+its workflow's closure); and def and class statements are left out (their decorators' results
+applied to the definition is the documented ``@run_now`` limit above).
+
 Also here: a module's literal ``__all__`` (what ``from m import *`` binds), and the *projection*
 of a compound statement onto one name it imports (``with workflow.unsafe.imports_passed_through():``
 blocks bind many names; each name's meaning is the block with the imports of other names left
@@ -124,8 +144,8 @@ import libcst as cst
 from .canonical import literal_string_value
 from .scopes import References, import_bindings
 
-__all__ = ["StatementFacts", "attachments", "call_refs", "changes_process_state", "PROCESS_STATE", "literal_all",
-           "project_imports", "UNKNOWN_ALL", "split_if", "is_immutable_literal"]
+__all__ = ["StatementFacts", "attachments", "call_refs", "changes_process_state", "import_time_runs", "PROCESS_STATE",
+           "literal_all", "project_imports", "UNKNOWN_ALL", "split_if", "is_immutable_literal"]
 
 
 @dataclass(slots=True)
@@ -143,16 +163,24 @@ class StatementFacts:
     #: a decorated def: calling the name runs what the decorators returned, whose state is unknown
     #: (``functools.lru_cache``): a call can change the object itself
     decorated: bool = False
+    #: ``NAME = [...]`` / ``{...}``: a builtin container, whose methods run nothing they hold
+    display: bool = False
 
 
 def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bool],
-                literal: Callable[[str], bool] = lambda name: False) -> tuple[list[set[str]], dict[int, set[str]]]:
+                literal: Callable[[str], bool] = lambda name: False, *, star: bool = False,
+                ) -> tuple[list[set[str]], dict[int, set[str]], list[set[str]]]:
     """For each statement (or piece of one: several facts may share an index), the module-level
     names (other than those it binds) it belongs to: names some statement of the module binds (a
-    builtin such as ``property`` has no member); and, for each def and class (by index), the names
+    builtin such as ``property`` has no member), or, in a module with a star import (``star``),
+    may bind (``from shop.g import *`` then ``setup()``: the binding model resolves ``setup``
+    through the star import, D6); for each def and class (by index), the names
     of the module calling it can change (engine configuration is taken out afterwards by the
-    profiles: ``frameworks.engine_config``). ``literal``: names bound only to immutable literals, which no call can change."""
+    profiles: ``frameworks.engine_config``); and for each statement what it may run when the
+    module runs (``import_time_runs``). ``literal``: names bound only to immutable literals, which no call can change."""
     bound = {name for f in facts for name in f.names | set(f.refs.global_writes)}
+    if star:
+        bound |= {c.split(".")[0] for f in facts for c in f.refs.globals if _plain(c)}
     callables: dict[str, list[int]] = {}
     for f in facts:
         if f.callable:
@@ -196,7 +224,97 @@ def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bo
         attached &= bound
         attached -= f.names
         out.append(attached)
-    return out, {i: names & bound for i, names in changes.items()}
+    runs = import_time_runs(facts, callables, bound, out, third_party)
+    for f, attached, chains in zip(facts, out, runs):
+        for chain in chains:
+            # a def or class of the module the statement may run through a call it cannot
+            # resolve (``HOOKS["s"]()``, ``s = setup; s()``): what its code changes here
+            for i in callables.get(chain.removeprefix("()"), ()):
+                attached |= changes[i] & bound - f.names
+    return out, {i: names & bound for i, names in changes.items()}, runs
+
+
+def import_time_runs(facts: Sequence[StatementFacts], callables: Mapping[str, list[int]], bound: set[str],
+                     attached: Sequence[set[str]], third_party: Callable[[str], bool]) -> list[set[str]]:
+    """For each statement (aligned with ``facts``), chains of what it may run when the module runs
+    that its calls do not spell as a callee ``closure.changed_abroad`` follows by name (D6, D7):
+
+    * a def or class of the module it calls by name (``boot()``): ``closure`` follows what the
+      def's code runs into other modules and into process-wide state (``def boot():
+      codecs.register(search)``; what it changes in the module itself is ``attachments``' part);
+    * when it makes a call whose callee it cannot resolve to a known callee -- a subscript
+      (``HOOKS["s"]()``), a call's result (``make()()``), a name or chain whose root the module
+      binds by a statement that is no ``def``, ``class`` or import (an alias ``s = setup; s()``,
+      ``reg = codecs.register; reg(f)``; a loop variable ``for f in [setup]: f()``; a table
+      ``ns.f()``; not a method of a value that stands for third-party state, ``app.run()`` after
+      ``app = FastAPI()``, as in ``attachments``): every function value that can flow into it may be what runs. Those are the
+      chains rooted at an import, at a def or class of the module, or at a name only a star
+      import may bind (``bound`` then holds it), among its references and, transitively, the
+      references of the statements binding or changing the names it reads (``HOOKS = {"s":
+      setup}``, ``HOOKS.append(setup)``, ``HOOKS["s"] = setup``; a def a decorator registers,
+      ``@hook def boot``, is itself such a function). A method of a name bound only to a builtin
+      container display (``HOOKS = []``, then ``HOOKS.append(setup)``) is no such call. A
+      chain whose *call result* flows in (``make()()``, ``x = build(); x()``) is spelled
+      ``()<chain>``: what the callee returns may be any function its code reaches
+      (``closure.call_effects`` with ``values``).
+
+    Widening, on purpose: every such function counts as called, whatever the table's key or the
+    loop's order; an alias of a third-party function counts by what it resolves to
+    (``codecs.register`` is process-wide state, ``codecs.lookup`` is not)."""
+    binders: dict[str, list[int]] = {}  # name -> positions in ``facts`` of what binds or changes it
+    for k, f in enumerate(facts):
+        for name in f.names | f.refs.stores | attached[k]:
+            binders.setdefault(name, []).append(k)
+    imported = {name for f in facts for name in f.names - f.own_names}
+    values = {name for f in facts if not f.callable for name in f.own_names}
+    displays = {name for name in values if all(facts[k].display for k in binders[name] if name in facts[k].names)}
+    out: list[set[str]] = []
+    for k, f in enumerate(facts):
+        refs = f.refs
+        runs = {c for c in refs.name_calls_now if any(i < f.index for i in callables.get(c, ()))}
+        # a def or class statement runs its decorators, defaults and (a class) its body: what a
+        # decorator does with the definition is the documented limit of the module docstring
+        opaque = not f.callable and (bool(refs.opaque_now) or any(
+            c in values and (c in refs.name_calls_now or (c not in displays and not third_party(c)))
+            for c in refs.calls_now))
+        if opaque:
+            runs |= _inputs(facts, k, binders, callables, imported, bound)
+        out.append(runs)
+    return out
+
+
+def _inputs(facts: Sequence[StatementFacts], at: int, binders: Mapping[str, list[int]],
+            callables: Mapping[str, list[int]], imported: set[str], bound: set[str]) -> set[str]:
+    """The chains of ``import_time_runs``' second case for the statement ``facts[at]``, over a
+    visited set (a value bound from itself ends)."""
+    out: set[str] = set()
+    seen = {at}
+    todo = [at]
+    while todo:
+        f = facts[todo.pop()]
+        if f.callable:
+            out |= f.own_names  # a def that changes a name read (``@hook def boot``): it flows in
+            continue
+        refs = f.refs
+        # a call whose result is the callee (``make()()``, ``make().run()``) may return the
+        # function that runs; so may one that built a value the statement reads (``x = build()``
+        # then ``x()``). A call whose result is only an argument (``loop.run_until_complete(main())``)
+        # counts as called: its result is a value it computed, not a function it names
+        built = {o[2:] for o in refs.opaque_now if o.startswith("()") and o != "()"}
+        if f is not facts[at]:
+            built |= refs.calls_now
+        for chain in refs.globals:
+            if not _plain(chain):
+                continue
+            root = chain.split(".")[0]
+            mark = "()" if root in built else ""
+            if root in imported or root in callables or (root in bound and root not in binders):
+                out.add(mark + chain)
+            for k in binders.get(root, ()):
+                if k not in seen:
+                    seen.add(k)
+                    todo.append(k)
+    return out
 
 
 def _flow_class_names(facts: Sequence[StatementFacts], flow_classes: set[str]) -> dict[str, set[str]]:
@@ -265,7 +383,8 @@ def _transitive_changes(facts: Sequence[StatementFacts], callables: Mapping[str,
 
 
 def call_refs(fact: StatementFacts, third_party: Callable[[str], bool],
-              literal: Callable[[str], bool] = lambda name: False) -> tuple[str, ...]:
+              literal: Callable[[str], bool] = lambda name: False,
+              process: Callable[[str], bool] = lambda chain: False) -> tuple[str, ...]:
     """What calling the def or class of ``fact`` can change or run, as chains of its references
     (``closure.call_effects`` resolves them in the module and follows the first-party callees,
     across modules, transitively: breaker2's C11). The chains rooted at a name its code stores
@@ -282,7 +401,10 @@ def call_refs(fact: StatementFacts, third_party: Callable[[str], bool],
     ``References.opaque_calls``) may run any code the function can reach, so every chain it
     uses counts. Third-party names it only calls count only when the
     call changes process-wide state (``*codecs.register``: ``PROCESS_STATE``), as in the module's
-    own rule (``json.dumps(x)`` changes no ``json`` state a flow reads)."""
+    own rule (``json.dumps(x)`` changes no ``json`` state a flow reads); a chain that
+    ``process`` says names such an API counts whenever the code uses it, called or not: kept in a
+    local name and called through it (``reg = codecs.register; reg(search)``, D7), what it calls
+    is the API all the same."""
     refs = fact.refs
     roots = set(refs.global_writes) | {r for r in refs.mutates if not literal(r)}
     if fact.klass:
@@ -301,6 +423,8 @@ def call_refs(fact: StatementFacts, third_party: Callable[[str], bool],
             out.add("+" + chain)
         elif _plain(chain) and chain.split(".")[0] in refs.calls and third_party(chain.split(".")[0]):
             out.add("*" + chain)  # a third-party call: counts only if it changes process state (C6)
+        elif _plain(chain) and process(chain):
+            out.add("*" + chain)  # a process-state API used as a value (D7)
     if fact.decorated:
         out |= fact.own_names
     out |= refs.deferred_stores  # ``>`` targets: stores into other modules through a view (D5)

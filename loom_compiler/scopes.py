@@ -258,6 +258,12 @@ class References:
     #: what deferred code stores into another module's objects through a view or a module fetched
     #: by name, as ``>`` targets (``>shop.h.RATE``, ``>?<prefix>``, ``>%<chain>``; ``view_store``)
     deferred_stores: set[str] = field(default_factory=set)
+    #: what code run at import time calls that is no chain of a name: a subscript
+    #: (``HOOKS["s"]()``: ``[]``), the result of a call (``make()()``, ``get().run()``:
+    #: ``()<root>``, the root of the chain whose call built it, or ``()`` for none), anything
+    #: else (``(a or b)()``: ``?``); not a decorator's or a base's result applied to the
+    #: definition. ``effects.import_time_runs`` decides what such a statement may run
+    opaque_now: set[str] = field(default_factory=set)
 
 
 @dataclass(slots=True)
@@ -281,6 +287,27 @@ def _subscript_callee(node: cst.BaseExpression) -> bool:
     while isinstance(node, cst.Attribute):
         node = node.value
     return isinstance(node, cst.Subscript)
+
+
+def _opaque_callee(func: cst.BaseExpression, is_global: Callable[[str], bool]) -> str | None:
+    """``References.opaque_now`` of a call made at import time whose callee is ``func``: None when
+    the callee is a chain rooted at a name (what that name is bound to is the module's binding
+    model's to tell: ``effects.import_time_runs``) or a method of a literal (``"".join``)."""
+    node = func
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    if isinstance(node, cst.Name):
+        return None
+    if isinstance(node, cst.Subscript):
+        return "[]"
+    if isinstance(node, cst.Call):
+        chain = dotted_chain(node.func)
+        root = chain.split(".", 1)[0] if chain is not None else ""
+        return "()" + (root if root and is_global(root) else "")
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float, cst.List, cst.Dict,
+                         cst.Set, cst.Tuple)):
+        return None  # a builtin type's method
+    return "?"
 
 
 def dotted_chain(node: cst.BaseExpression) -> str | None:
@@ -636,7 +663,7 @@ class _UseWalker:
             # arguments) and its metaclass, and adds a subclass to each base (``__subclasses__``):
             # each base and keyword is a call it makes (breaker2's C7)
             for arg in (*node.bases, *node.keywords):  # type: ignore[attr-defined]
-                self.in_call(arg.value, scope, callee=arg.value)
+                self.in_call(arg.value, scope, callee=arg.value, plain=False)
             binder = _Binder(self.resolve_from)
             for stmt in node.body.body:  # type: ignore[attr-defined]
                 binder.walk(stmt)
@@ -676,7 +703,7 @@ class _UseWalker:
     def decorators(self, decorators: Iterable[cst.Decorator], scope: _Scope) -> None:
         # a decorator is a call made when the definition runs (with the definition as argument)
         for dec in decorators:
-            self.in_call(dec.decorator, scope, callee=dec.decorator)
+            self.in_call(dec.decorator, scope, callee=dec.decorator, plain=False)
 
     def params_header(self, params: cst.Parameters, scope: _Scope) -> None:
         for param in _all_params(params):
@@ -1205,7 +1232,8 @@ class _UseWalker:
                 self.by_name.add(id(arg.value))
 
     def in_call(self, func: cst.BaseExpression, scope: _Scope, *, callee: cst.BaseExpression,
-                rest: Iterable[cst.BaseExpression] = (), chain: tuple[str, cst.BaseExpression] | None = None) -> None:
+                rest: Iterable[cst.BaseExpression] = (), chain: tuple[str, cst.BaseExpression] | None = None,
+                plain: bool = True) -> None:
         """Walk a call: at import time every global root in it is a ``call_mentions`` (the call may
         change its callee and arguments); in deferred code the callee is a ``calls`` (a method
         call also a ``method_calls``) and the arguments are ``mutates``."""
@@ -1236,6 +1264,12 @@ class _UseWalker:
                     self.refs.opaque_calls.add(root)  # ``for f in HOOKS: f()``: taken out of a container
             elif not now and _subscript_callee(target):
                 self.refs.opaque_calls.add("[]")  # ``HOOKS[k]()``, ``REG[k].run()``
+            if now:
+                # a decorator or a base (``@d(a)``, ``class A(make())``) is the call of ``target``:
+                # what it returns is applied to the definition, a known callee's result
+                opaque = _opaque_callee(func if plain else target, lambda root: self.is_global(root, scope))
+                if opaque is not None:
+                    self.refs.opaque_now.add(opaque)
             self.walk(func, scope)
             if not now:
                 self.collectors.append(self.refs.mutates)

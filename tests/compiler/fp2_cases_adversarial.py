@@ -1679,10 +1679,10 @@ def _breaker3_pairs() -> list[ProjectPair]:
     k = "effects through a called function's body: the call spelled otherwise"
     g = "from shop.cfg import CFG\n\n\ndef setup(*a):\n    CFG['a'] = 5\n"
     for name, head, finding in [
-        ("setup-called-through-a-table", "from shop.g import setup\n\nHOOKS = {'s': setup}\nHOOKS['s']()\n", "D6"),
-        ("setup-called-through-an-alias", "from shop.g import setup\n\ns = setup\ns()\n", "D6"),
-        ("setup-called-in-a-for-loop", "from shop.g import setup\n\nfor f in [setup]:\n    f()\n", "D6"),
-        ("setup-from-a-star-import", "from shop.g import *\n\nsetup()\n", "D6"),
+        ("setup-called-through-a-table", "from shop.g import setup\n\nHOOKS = {'s': setup}\nHOOKS['s']()\n", None),
+        ("setup-called-through-an-alias", "from shop.g import setup\n\ns = setup\ns()\n", None),
+        ("setup-called-in-a-for-loop", "from shop.g import setup\n\nfor f in [setup]:\n    f()\n", None),
+        ("setup-from-a-star-import", "from shop.g import *\n\nsetup()\n", None),
         # (fp2-effects' branch holds the call spelled directly, through functools.partial, map, a lambda, a
         # default, a decorator, a class body, a constructor, a context manager, recursion: C11's own pairs)
     ]:
@@ -1691,7 +1691,7 @@ def _breaker3_pairs() -> list[ProjectPair]:
     base = project(flow("return CFG['a']", "from shop.cfg import CFG\nfrom shop.g import make\n\nmake()()\n"), cfg="CFG = {'a': 1}\n",
                    g="from shop.g2 import inner\n\n\ndef make():\n    return inner\n",
                    g2="from shop.cfg import CFG\n\n\ndef inner():\n    CFG['a'] = 5\n")
-    add(C("function-returned-by-another-module-called", k, base, edit(base, "shop/g2.py", "= 5", "= 6"), "D6"))
+    add(C("function-returned-by-another-module-called", k, base, edit(base, "shop/g2.py", "= 5", "= 6")))
     base = project(flow("return helper(o)", "from shop.h import helper\n"), h="def helper(x):\n    return x + EXTRA\n",
                    patch="from shop import h\n\n\ndef boot():\n    h.EXTRA = 5\n\n\nboot()\n", init="from . import patch\n")
     # fp2-dyn: boot() changes the module h as a whole (its callee stores through h): relevant to every member of h (C13's rule)
@@ -1706,7 +1706,7 @@ def _breaker3_pairs() -> list[ProjectPair]:
         ("codec-registered-inside-a-function-called-at-import", "def boot():\n    codecs.register(search)\n\n\nboot()\n"),
     ]:
         base = project(flow("return 'ab'.encode('shout')"), init=enc + call)
-        add(C(name, k, base, edit(base, "shop/__init__.py", "s.upper()", "s.lower()"), "D7"))
+        add(C(name, k, base, edit(base, "shop/__init__.py", "s.upper()", "s.lower()")))
     return pairs
 
 

@@ -1,0 +1,123 @@
+"""Import-time calls spelled otherwise (breaker3's D6, D7): the rule of ``effects.import_time_runs``
+and ``closure._runs_effects`` in both directions. A module statement that calls something it
+cannot resolve to a known callee (a table, an alias, a loop variable, a call's result) may run
+every function value that flows into it; a process-wide API is matched by what its name resolves
+to, not by its spelling; a star import binds what the binding model says it binds. Each
+``changed`` pair is a behavioural edit the hash must see; each ``equal`` pair is the look-alike
+the rule must not fire on (DESIGN §6: widen where the reach cannot be decided, never blindly).
+
+breaker3's own pairs (``fp2_cases_adversarial._breaker3_pairs``) are the first attack of each
+kind; these are the next ones.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fp2_cases_adversarial import C, E, ProjectPair, edit, flow, project
+from pair_harness import assert_pair, assert_well_formed
+
+CFG = "CFG = {'a': 1}\n"
+READS = "from shop.cfg import CFG\n"
+SETUP = READS + "\n\ndef setup(*a):\n    CFG['a'] = 5\n"
+FIVE = ("shop/g.py", "= 5", "= 6")
+ENC = ("import codecs\n\n\ndef _enc(s, errors='strict'):\n    return (s.upper().encode(), len(s))\n\n\ndef search(name):\n"
+       "    if name == 'shout':\n        return codecs.CodecInfo(_enc, None, name='shout')\n    return None\n\n\n")
+SHOUT = ("shop/__init__.py", "s.upper()", "s.lower()")
+
+
+def _d6() -> list[ProjectPair]:
+    out: list[ProjectPair] = []
+    add = out.append
+    k = "import-time calls: the callee spelled otherwise"
+    for name, head in [
+        ("table-imported-from-another-module", "from shop.hooks import HOOKS\n\nHOOKS['s']()\n"),
+        ("alias-of-an-alias", "from shop.g import setup\n\na = setup\nb = a\nb()\n"),
+        ("function-kept-as-an-attribute-of-a-namespace", "import types\n\nfrom shop.g import setup\n\nns = types.SimpleNamespace(f=setup)\nns.f()\n"),
+        ("table-filled-by-a-method-call-then-looped", "from shop.g import setup\n\nHOOKS = []\nHOOKS.append(setup)\nfor h in HOOKS:\n    h()\n"),
+        ("table-filled-by-a-subscript-store", "from shop.g import setup\n\nHOOKS = {}\nHOOKS['s'] = setup\nHOOKS['s']()\n"),
+        ("value-returned-by-a-call-of-another-module", "from shop.g import pick\n\ns = pick()\ns()\n"),
+        ("function-returned-by-a-function-of-the-module", "from shop.g import setup\n\n\ndef pick():\n    return setup\n\n\npick()()\n"),
+        ("callee-chosen-by-a-conditional-expression", "from shop.g import setup\n\n(setup if CFG else print)()\n"),
+        ("table-method-result-called", "from shop.g import setup\n\nHOOKS = {'s': setup}\nHOOKS.get('s')()\n"),
+        ("star-import-of-a-module-that-re-exports", "from shop.api import *\n\nsetup()\n"),
+    ]:
+        base = project(flow("return CFG['a']", READS + head), cfg=CFG, g=SETUP + "\n\ndef pick():\n    return setup\n",
+                       hooks="from shop.g import setup\n\nHOOKS = {'s': setup}\n", api="from shop.g import setup\n")
+        add(C(name, k, base, edit(base, *FIVE)))
+    # a store through a name only a star import binds, in a module that runs for the flow
+    base = project(flow("return CFG['a']", READS + "import shop.patch\n"), cfg=CFG, patch="from shop.cfg import *\n\nCFG['a'] = 5\n")
+    add(C("store-through-a-name-a-star-import-binds", k, base, edit(base, "shop/patch.py", "= 5", "= 6")))
+    # the table in the package's __init__, the flow in a module of it
+    base = project(flow("return CFG['a']", READS), cfg=CFG, g=SETUP, init="from shop.g import setup\n\nfor f in (setup,):\n    f()\n")
+    add(C("loop-over-a-tuple-in-the-package-init", k, base, edit(base, *FIVE)))
+    # a def of the module registered into a table by a decorator, the table looped at import time
+    base = project(flow("return CFG['a']", READS + "from shop.g import setup\n\nHOOKS = []\n\n\ndef hook(f):\n    HOOKS.append(f)\n"
+                        "    return f\n\n\n@hook\ndef boot():\n    setup()\n\n\nfor h in HOOKS:\n    h()\n"), cfg=CFG, g=SETUP)
+    add(C("def-registered-by-a-decorator-then-looped", k, base, edit(base, *FIVE)))
+
+    # equal: the same spellings where nothing calls the function at import time
+    for name, head in [
+        ("table-of-functions-never-called-at-import", "from shop.g import setup\n\nHOOKS = {'s': setup}\n"),
+        ("table-called-only-inside-a-function-nobody-calls", "from shop.g import setup\n\nHOOKS = {'s': setup}\n\n\n"
+                                                              "def run_hooks():\n    HOOKS['s']()\n"),
+        ("alias-never-called", "from shop.g import setup\n\ns = setup\n"),
+        ("loop-over-functions-that-only-prints-them", "from shop.g import setup\n\nfor f in [setup]:\n    print(f.__name__)\n"),
+        ("opaque-call-whose-inputs-hold-no-function-of-setup",
+         "from shop.g import setup\n\nHOOKS = {'p': print}\nHOOKS['p']('hi')\n"),
+        ("builtin-container-method-on-a-table-of-functions", "from shop.g import setup\n\nHOOKS = {'s': setup}\nHOOKS.update(t=len)\n"),
+        ("table-called-only-inside-another-flow", "from shop.g import setup\n\nHOOKS = {'s': setup}\n\n\n@flow('other')\n"
+                                                  "def other(ctx, o):\n    HOOKS['s']()\n"),
+        ("star-import-of-a-module-without-the-name-called", "from shop.other import *\n\nsetup = print\nsetup()\n"),
+    ]:
+        base = project(flow("return CFG['a']", READS + head), cfg=CFG, g=SETUP, other="X = 1\n")
+        add(E(name, k, base, edit(base, *FIVE)))
+    return out
+
+
+def _d7() -> list[ProjectPair]:
+    out: list[ProjectPair] = []
+    add = out.append
+    k = "import-time calls: process-wide state spelled otherwise"
+    for name, call in [
+        ("codec-registered-through-an-import-alias", "from codecs import register as r\n\nr(search)\n"),
+        ("codec-registered-through-a-module-alias", "import codecs as c\n\nc.register(search)\n"),
+        ("codec-registered-through-a-loop-over-registries", "for reg in [codecs.register]:\n    reg(search)\n"),
+        ("codec-registered-through-an-alias-called-in-a-function", "reg = codecs.register\n\n\ndef boot():\n    reg(search)\n\n\nboot()\n"),
+        ("codec-registered-through-a-local-alias-in-a-function", "def boot():\n    reg = codecs.register\n    reg(search)\n\n\nboot()\n"),
+        ("codec-registered-through-a-nested-function-call", "def _inner():\n    codecs.register(search)\n\n\ndef boot():\n    _inner()\n\n\nboot()\n"),
+        ("codec-registered-through-getattr", "getattr(codecs, 'register')(search)\n"),
+        ("codec-registered-through-a-table", "REGS = {'c': codecs.register}\nREGS['c'](search)\n"),
+    ]:
+        base = project(flow("return 'ab'.encode('shout')"), init=ENC + call)
+        add(C(name, k, base, edit(base, *SHOUT)))
+    # in another module, imported by the package: the function that registers is called there
+    base = project(flow("return 'ab'.encode('shout')"), init="from . import boot\n",
+                   codec=ENC.replace("import codecs\n", "import codecs\n", 1) + "\n\ndef install():\n    r = codecs.register\n    r(search)\n",
+                   boot="from shop.codec import install\n\nrun = install\nrun()\n")
+    add(C("codec-registered-by-an-alias-of-an-imported-function", k, base, edit(base, "shop/codec.py", "s.upper()", "s.lower()")))
+
+    # equal: the same spellings of a lookup, and a registration nothing runs at import time
+    for name, call in [
+        ("alias-of-codecs-lookup-called", "look = codecs.lookup\nlook('utf-8')\n"),
+        ("codecs-register-kept-in-a-name-never-called", "reg = codecs.register\n"),
+        ("register-inside-a-function-nobody-calls", "def boot():\n    codecs.register(search)\n"),
+        ("register-inside-a-function-only-a-flow-calls", "def boot():\n    codecs.register(search)\n\n\nRUN = [boot]\n"),
+        ("local-function-called-at-import-that-only-looks-up", "def boot():\n    look = codecs.lookup\n    look('utf-8')\n\n\nboot()\n"),
+    ]:
+        base = project(flow("return 'ab'.encode('shout')"), init=ENC + call)
+        add(E(name, k, base, edit(base, *SHOUT)))
+    return out
+
+
+PAIRS = tuple(_d6() + _d7())
+
+
+def test_the_table_is_well_formed() -> None:
+    assert_well_formed(PAIRS)
+
+
+@pytest.mark.parametrize("pair", [pytest.param(p, id=p.name) for p in PAIRS])
+def test_pair(tmp_path: Path, pair: ProjectPair) -> None:
+    assert_pair(tmp_path, pair)
