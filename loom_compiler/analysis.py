@@ -1396,19 +1396,23 @@ _BLOCK_KEYWORDS = {cst.If: "if", cst.Try: "try", cst.TryStar: "try", cst.With: "
                    cst.While: "while", cst.Match: "match"}
 
 
+def _lone_assignment(stmt: cst.CSTNode) -> tuple[bool, cst.BaseExpression | None]:
+    """(True, the value) for ``A = B = <value>`` or ``A: T = <value>`` (the value may be None)
+    alone on its line, names as targets; (False, None) for anything else."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return False, None
+    small = stmt.body[0]
+    if isinstance(small, cst.Assign) and all(isinstance(t.target, cst.Name) for t in small.targets):
+        return True, small.value
+    if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+        return True, small.value
+    return False, None
+
+
 def _display_assignment(stmt: cst.CSTNode) -> bool:
     """``NAME = [...]`` (or ``{...}``, a set, a tuple) alone on its line: the value is a builtin
     container, whose methods (``HOOKS.append(f)``) call nothing they are given (``effects``)."""
-    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
-        return False
-    small = stmt.body[0]
-    if isinstance(small, cst.Assign) and all(isinstance(t.target, cst.Name) for t in small.targets):
-        value = small.value
-    elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
-        value = small.value
-    else:
-        return False
-    return isinstance(value, (cst.List, cst.Dict, cst.Set, cst.Tuple))
+    return isinstance(_lone_assignment(stmt)[1], (cst.List, cst.Dict, cst.Set, cst.Tuple))
 
 
 def _literal_assignment(stmt: cst.CSTNode) -> str:
@@ -1416,14 +1420,8 @@ def _literal_assignment(stmt: cst.CSTNode) -> str:
     line; ``"environ"``: the value is ``os.environ.get(<literals>)``, ``os.getenv(<literals>)`` or
     ``os.environ[<literal>]`` (a ``str`` or the literal default; immutable when ``os`` is the
     standard module, which ``_Analyser.literal`` checks); else ``""``."""
-    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
-        return ""
-    small = stmt.body[0]
-    if isinstance(small, cst.Assign) and all(isinstance(t.target, cst.Name) for t in small.targets):
-        value = small.value
-    elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
-        value = small.value
-    else:
+    assigned, value = _lone_assignment(stmt)
+    if not assigned:
         return ""
     if is_immutable_literal(value):
         return "literal"

@@ -1303,22 +1303,29 @@ class ClosureGraph:
             chains = [c for c in unit.references if c.split(".")[0] in imported and c.split(".")[0] in unit.attached]
             # an imported name it changes without spelling it (``setup()`` whose body sets
             # ``decimal.getcontext().prec``): what the name is bound to
-            chains += sorted(imported & set(unit.attached) - {c.split(".")[0] for c in chains})
+            unspelled = sorted(imported & set(unit.attached) - {c.split(".")[0] for c in chains})
+            chains += unspelled
             keys |= self._view_stores(index, unit)
             if self.memo.view_storing(index.summary):
                 keys |= self._own_view_stores(index, unit)
+            runs = self._runs_effects(index, unit)
             for chain in chains:
                 for key in self.resolve_chain(index, chain):
                     module, _, name = key.rpartition(".")
                     if module == index.summary.module:
                         continue  # its own name for the import: not another module's object
+                    if chain in unspelled and key.startswith("import:") and any(k.startswith(key + ".") for k in runs):
+                        # a third-party module a def it runs changes: what of it the def's code
+                        # names (``builtins.len = f`` in ``boot()`` is ``builtins.len``, not all of
+                        # ``builtins``: B3's per-name rule)
+                        continue
                     # (a ``module:`` key: the module as a whole, handed on or written by a computed
                     # name, ``setattr(h, name, v)``: relevant to every flow reaching anything of it)
                     keys.add(self._absent_attribute(key))
                     # what calling it changes, in its module and the modules its callees live in
                     # (C11: ``setup()`` whose body fills ``shop.cfg.CFG``)
                     keys |= self.call_effects(key)
-            keys |= self._runs_effects(index, unit)
+            keys |= runs
             # a third-party module's process state (``decimal.getcontext().prec = 3``,
             # ``warnings.simplefilter(...)``, ``os.environ.setdefault(...)``) is read through any
             # name of it: the top-level package stands for all of it (C6). Only for a statement
@@ -1329,7 +1336,7 @@ class ClosureGraph:
             # it shares a package with, temporal's worker scripts their main blocks via asyncio)
             if not unit.names:
                 keys |= {_package_key(k) for k in keys if k.startswith("import:") and not self._first_party_key(k)
-                         and (not k.startswith("import:builtins.") or k == "import:builtins.__dict__")}
+                         and _package_state(k)}
             # process-wide state a flow reads without naming it (``codecs.register(search)``,
             # ``locale.setlocale(...)``, ``sys.setrecursionlimit(...)``): relevant to every flow
             # the module runs for (C6; ``effects.PROCESS_STATE``)
@@ -1358,9 +1365,10 @@ class ClosureGraph:
                 found = self.call_effects(key, values=values)
                 if not values and key.rpartition(".")[0] == module:
                     # a def of the module, called: what it changes in the module and the names
-                    # it imports are ``effects.attachments``' part already; only process-wide
-                    # state is not (``def boot(): codecs.register(search)``, D7)
-                    found = frozenset(k for k in found if k.startswith("import:") and changes_process_state(k[len("import:"):]))
+                    # it imports are ``effects.attachments``' part already; what it changes of
+                    # third-party state is not, by the name its code spells (``def boot():
+                    # codecs.register(search)``, D7; ``builtins.len = f``)
+                    found = frozenset(k for k in found if k.startswith("import:") and not self._first_party_key(k))
                 keys |= found
         return keys
 
@@ -1449,7 +1457,9 @@ class ClosureGraph:
                             if changes_process_state(k[len("import:"):]):
                                 changed.add(k)
                         else:  # stored through or handed on: that package's state (``package:`` keys)
-                            changed |= {k, _package_key(k)}
+                            # (a builtin by name only: ``builtins.len = f`` in ``boot()`` is
+                            # no change of every flow that uses some builtin, B3)
+                            changed |= {k, _package_key(k)} if _package_state(k) else {k}
                         continue
                     if not (called and self._plain_callee(k)) or self._flow_class(k):
                         # calling a plain def or class changes what its code does, not itself; but
@@ -1852,6 +1862,12 @@ def _own_view_targets(direct: Mapping[str, list[Unit]], unit: Unit) -> set[str]:
 def _stores_through_view(unit: Unit) -> bool:
     """Whether a statement stores into another module through a namespace view (``>`` references)."""
     return any(r[0] == ">" for r in unit.references)
+
+
+def _package_state(key: str) -> bool:
+    """Whether a change through the third-party ``import:`` key ``key`` stands for its package's
+    state (``_package_key``): always, but for one builtin changed by name (``builtins.len``)."""
+    return not key.startswith("import:builtins.") or key == "import:builtins.__dict__"
 
 
 def _package_key(key: str) -> str:

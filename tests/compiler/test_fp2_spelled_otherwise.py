@@ -7,7 +7,11 @@ to, not by its spelling; a star import binds what the binding model says it bind
 the rule must not fire on (DESIGN §6: widen where the reach cannot be decided, never blindly).
 
 breaker3's own pairs (``fp2_cases_adversarial._breaker3_pairs``) are the first attack of each
-kind; these are the next ones.
+kind; these are the next ones. Every ``changed`` pair fails on main before the rule, but those
+marked "held before" (an older rule sees them: the function is an argument, or its name an
+import); they guard the same route. Also here: a builtin replaced inside a function called at
+import time reaches the flows that use that builtin, not every flow using some builtin (the
+review's collateral note on session 4).
 """
 
 from __future__ import annotations
@@ -32,13 +36,17 @@ def _d6() -> list[ProjectPair]:
     add = out.append
     k = "import-time calls: the callee spelled otherwise"
     for name, head in [
+        # (held before D6/D7: a guard)
         ("table-imported-from-another-module", "from shop.hooks import HOOKS\n\nHOOKS['s']()\n"),
         ("alias-of-an-alias", "from shop.g import setup\n\na = setup\nb = a\nb()\n"),
+        # (held before D6/D7: a guard)
         ("function-kept-as-an-attribute-of-a-namespace", "import types\n\nfrom shop.g import setup\n\nns = types.SimpleNamespace(f=setup)\nns.f()\n"),
+        # (held before D6/D7: a guard)
         ("table-filled-by-a-method-call-then-looped", "from shop.g import setup\n\nHOOKS = []\nHOOKS.append(setup)\nfor h in HOOKS:\n    h()\n"),
         ("table-filled-by-a-subscript-store", "from shop.g import setup\n\nHOOKS = {}\nHOOKS['s'] = setup\nHOOKS['s']()\n"),
         ("value-returned-by-a-call-of-another-module", "from shop.g import pick\n\ns = pick()\ns()\n"),
         ("function-returned-by-a-function-of-the-module", "from shop.g import setup\n\n\ndef pick():\n    return setup\n\n\npick()()\n"),
+        # (held before D6/D7: a guard)
         ("callee-chosen-by-a-conditional-expression", "from shop.g import setup\n\n(setup if CFG else print)()\n"),
         ("table-method-result-called", "from shop.g import setup\n\nHOOKS = {'s': setup}\nHOOKS.get('s')()\n"),
         ("star-import-of-a-module-that-re-exports", "from shop.api import *\n\nsetup()\n"),
@@ -81,12 +89,15 @@ def _d7() -> list[ProjectPair]:
     add = out.append
     k = "import-time calls: process-wide state spelled otherwise"
     for name, call in [
+        # (held before D6/D7: a guard)
         ("codec-registered-through-an-import-alias", "from codecs import register as r\n\nr(search)\n"),
+        # (held before D6/D7: a guard)
         ("codec-registered-through-a-module-alias", "import codecs as c\n\nc.register(search)\n"),
         ("codec-registered-through-a-loop-over-registries", "for reg in [codecs.register]:\n    reg(search)\n"),
         ("codec-registered-through-an-alias-called-in-a-function", "reg = codecs.register\n\n\ndef boot():\n    reg(search)\n\n\nboot()\n"),
         ("codec-registered-through-a-local-alias-in-a-function", "def boot():\n    reg = codecs.register\n    reg(search)\n\n\nboot()\n"),
         ("codec-registered-through-a-nested-function-call", "def _inner():\n    codecs.register(search)\n\n\ndef boot():\n    _inner()\n\n\nboot()\n"),
+        # (held before D6/D7: a guard)
         ("codec-registered-through-getattr", "getattr(codecs, 'register')(search)\n"),
         ("codec-registered-through-a-table", "REGS = {'c': codecs.register}\nREGS['c'](search)\n"),
     ]:
@@ -111,7 +122,22 @@ def _d7() -> list[ProjectPair]:
     return out
 
 
-PAIRS = tuple(_d6() + _d7())
+def _builtins() -> list[ProjectPair]:
+    """A store into ``builtins`` inside a function called at import time changes the builtin it
+    names, for the flows that use that builtin: not every flow that uses any builtin (B3's
+    per-name rule, kept through ``closure.call_effects``)."""
+    k = "import-time calls: a builtin replaced inside a called function"
+    patch = ("import builtins\n\n_len = len\n\n\ndef _mylen(x):\n    return _len(x) + 1\n\n\n"
+             "def boot():\n    builtins.len = _mylen\n\n\nboot()\n")
+    edit_ = ("shop/patch.py", "+ 1", "+ 2")
+    base = project(flow("return len(o)"), init="from . import patch\n", patch=patch)
+    out = [C("builtin-replaced-by-a-called-function-used-by-the-flow", k, base, edit(base, *edit_))]
+    base = project(flow("return str(o)"), init="from . import patch\n", patch=patch)
+    out.append(E("builtin-replaced-by-a-called-function-the-flow-does-not-use", k, base, edit(base, *edit_)))
+    return out
+
+
+PAIRS = tuple(_d6() + _d7() + _builtins())
 
 
 def test_the_table_is_well_formed() -> None:
