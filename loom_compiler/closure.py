@@ -153,7 +153,12 @@ A statement also changes what the code it may run beyond the callees it spells c
 ``call_effects`` (for ``()<chain>``, whose result is called, with ``values``: every chain the
 reached code names is a callee too), and a third-party function among them counts when the name
 it resolves to changes process state (``reg = codecs.register; reg(f)``). A name only a star
-import binds is imported like any other (``GraphMemo.imported``: ``from shop.g import *; setup()``).
+import binds is imported like any other (``GraphMemo.imported``: ``from shop.g import *; setup()``;
+through a third-party star, ``from codecs import *; register(f)`` names ``codecs.register``:
+``_star_named``). What a def of the statement's own module changes there is ``effects``' part;
+``_runs_effects`` adds what it changes elsewhere through code that rule does not follow (a call it
+cannot resolve, ``def boot(): HOOKS["s"]()``; third-party state by the name its code spells,
+``builtins.len = f`` being that builtin, not every flow using some builtin).
 
 A statement abroad that changes a third-party module's process state (``decimal.getcontext()
 .prec = 3``, ``warnings.simplefilter(...)``, ``os.environ.setdefault(...)``, also through a
@@ -1322,6 +1327,7 @@ class ClosureGraph:
                     # (a ``module:`` key: the module as a whole, handed on or written by a computed
                     # name, ``setattr(h, name, v)``: relevant to every flow reaching anything of it)
                     keys.add(self._absent_attribute(key))
+                    keys |= _star_named(key, chain)
                     # what calling it changes, in its module and the modules its callees live in
                     # (C11: ``setup()`` whose body fills ``shop.cfg.CFG``)
                     keys |= self.call_effects(key)
@@ -1356,19 +1362,23 @@ class ClosureGraph:
         module = index.summary.module
         for chain in unit.runs:
             values = chain.startswith("()")
-            for key in self.resolve_chain(index, chain.removeprefix("()")):
+            chain = chain.removeprefix("()")
+            for key in self.resolve_chain(index, chain):
                 key = self._absent_attribute(key)
                 if key.startswith("import:") and not self._first_party_key(key):
-                    if changes_process_state(key[len("import:"):]):
-                        keys.add(key)
+                    keys.update(k for k in (key, *_star_named(key, chain)) if changes_process_state(k[len("import:"):]))
                     continue
                 found = self.call_effects(key, values=values)
                 if not values and key.rpartition(".")[0] == module:
-                    # a def of the module, called: what it changes in the module and the names
-                    # it imports are ``effects.attachments``' part already; what it changes of
-                    # third-party state is not, by the name its code spells (``def boot():
-                    # codecs.register(search)``, D7; ``builtins.len = f``)
-                    found = frozenset(k for k in found if k.startswith("import:") and not self._first_party_key(k))
+                    # a def of the module, called: what it changes in the module is
+                    # ``effects.attachments``' part already (and a third-party package's state
+                    # is added back by ``changed_abroad`` for a statement binding nothing); what
+                    # it changes elsewhere, through code the module's rule does not follow, is
+                    # not: third-party state by the name its code spells (``def boot():
+                    # codecs.register(search)``, D7; ``builtins.len = f``) and what a call it
+                    # cannot resolve runs (``def boot(): HOOKS["s"]()``)
+                    found = frozenset(k for k in found if not k.startswith("package:") and not (
+                        k.rpartition(".")[0] == module or k == "module:" + module))
                 keys |= found
         return keys
 
@@ -1862,6 +1872,15 @@ def _own_view_targets(direct: Mapping[str, list[Unit]], unit: Unit) -> set[str]:
 def _stores_through_view(unit: Unit) -> bool:
     """Whether a statement stores into another module through a namespace view (``>`` references)."""
     return any(r[0] == ">" for r in unit.references)
+
+
+def _star_named(key: str, chain: str) -> set[str]:
+    """For ``import:<module>.*`` (a third-party star import that may bind the chain's root), the
+    target the chain names through it (``from codecs import *`` then ``register(f)``:
+    ``import:codecs.register``, matched against ``effects.PROCESS_STATE`` like any spelling)."""
+    if key.startswith("import:") and key.endswith(".*"):
+        return {key[:-1] + chain}
+    return set()
 
 
 def _package_state(key: str) -> bool:

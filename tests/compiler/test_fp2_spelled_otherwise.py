@@ -60,6 +60,10 @@ def _d6() -> list[ProjectPair]:
     # the table in the package's __init__, the flow in a module of it
     base = project(flow("return CFG['a']", READS), cfg=CFG, g=SETUP, init="from shop.g import setup\n\nfor f in (setup,):\n    f()\n")
     add(C("loop-over-a-tuple-in-the-package-init", k, base, edit(base, *FIVE)))
+    # the table called inside a def of the module that is called at import time
+    base = project(flow("return CFG['a']", READS + "from shop.g import setup\n\nHOOKS = {'s': setup}\n\n\ndef boot():\n"
+                        "    HOOKS['s']()\n\n\nboot()\n"), cfg=CFG, g=SETUP)
+    add(C("table-called-in-a-function-called-at-import", k, base, edit(base, *FIVE)))
     # a def of the module registered into a table by a decorator, the table looped at import time
     base = project(flow("return CFG['a']", READS + "from shop.g import setup\n\nHOOKS = []\n\n\ndef hook(f):\n    HOOKS.append(f)\n"
                         "    return f\n\n\n@hook\ndef boot():\n    setup()\n\n\nfor h in HOOKS:\n    h()\n"), cfg=CFG, g=SETUP)
@@ -100,6 +104,9 @@ def _d7() -> list[ProjectPair]:
         # (held before D6/D7: a guard)
         ("codec-registered-through-getattr", "getattr(codecs, 'register')(search)\n"),
         ("codec-registered-through-a-table", "REGS = {'c': codecs.register}\nREGS['c'](search)\n"),
+        ("codec-registered-through-a-table-in-a-function-called-at-import",
+         "REGS = {'c': codecs.register}\n\n\ndef boot():\n    REGS['c'](search)\n\n\nboot()\n"),
+        ("codec-registered-through-a-star-import", "from codecs import *\n\nregister(search)\n"),
     ]:
         base = project(flow("return 'ab'.encode('shout')"), init=ENC + call)
         add(C(name, k, base, edit(base, *SHOUT)))
