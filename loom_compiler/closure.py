@@ -1370,15 +1370,15 @@ class ClosureGraph:
                     continue
                 found = self.call_effects(key, values=values)
                 if not values and key.rpartition(".")[0] == module:
-                    # a def of the module, called: what it changes in the module is
-                    # ``effects.attachments``' part already (and a third-party package's state
-                    # is added back by ``changed_abroad`` for a statement binding nothing); what
-                    # it changes elsewhere, through code the module's rule does not follow, is
-                    # not: third-party state by the name its code spells (``def boot():
-                    # codecs.register(search)``, D7; ``builtins.len = f``) and what a call it
-                    # cannot resolve runs (``def boot(): HOOKS["s"]()``)
-                    found = frozenset(k for k in found if not k.startswith("package:") and not (
-                        k.rpartition(".")[0] == module or k == "module:" + module))
+                    # a def of the module, called: what it changes in the module, and the
+                    # third-party names it stores through or hands on, are ``effects.attachments``'
+                    # part already (by their roots); what it changes elsewhere through code that
+                    # rule does not follow is not: process-wide state and a builtin by the name
+                    # its code spells (``def boot(): codecs.register(search)``, D7;
+                    # ``builtins.len = f``), first-party code a call it cannot resolve runs
+                    # (``def boot(): HOOKS["s"]()``)
+                    found = frozenset(k for k in found if _runs_key(k, module) or (
+                        k.startswith("import:") and self._first_party_key(k)))
                 keys |= found
         return keys
 
@@ -1872,6 +1872,17 @@ def _own_view_targets(direct: Mapping[str, list[Unit]], unit: Unit) -> set[str]:
 def _stores_through_view(unit: Unit) -> bool:
     """Whether a statement stores into another module through a namespace view (``>`` references)."""
     return any(r[0] == ">" for r in unit.references)
+
+
+def _runs_key(key: str, module: str) -> bool:
+    """Whether ``key``, changed by a def of ``module`` a statement of it calls, is a change
+    ``effects.attachments`` does not already give that statement (``ClosureGraph._runs_effects``):
+    process-wide state, one builtin, or a first-party member of another module."""
+    if key.startswith("import:"):
+        return changes_process_state(key[len("import:"):]) or key.startswith("import:builtins.")
+    if key.startswith("package:") or key == "module:" + module:
+        return False
+    return key.startswith("module:") or (":" not in key and key.rpartition(".")[0] != module)
 
 
 def _star_named(key: str, chain: str) -> set[str]:
