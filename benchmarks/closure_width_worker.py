@@ -198,7 +198,9 @@ def main() -> int:
             # bodies changes no class base and no argument handed to the engine, so no hash here
             # can move; skipped when re-fingerprinting for its edits (else every edit of every
             # worker script re-fingerprints every flow module of the project)
-            hook_only[module] = listed - {m.module for fp in flows for m in fp.closure}
+            # (a module's ``#engine`` member is the text of what it hands to the engine: an inserted
+            # statement is no argument of such a call, so that member alone keeps it hook-only too)
+            hook_only[module] = listed - {m.module for fp in flows for m in fp.closure if not m.qualname.endswith("#engine")}
     scan_seconds = time.perf_counter() - started
 
     def describe(fp: Any) -> dict[str, Any]:

@@ -337,9 +337,11 @@ class ModuleSummary:
     #: ``hidden_flows`` checks they are no flow decorator reached through first-party code
     foreign_decorators: tuple[tuple[str, int, int, str, tuple[str, ...]], ...] = ()
     #: under a profile with engine hooks (``frameworks.engine_hooks``): (class name, base chains)
-    #: of its module-level classes, and the chains its code hands to the engine's configuration
+    #: of its module-level classes, the chains its code hands to the engine's configuration, and
+    #: the canonical text of what it hands there (every workflow's ``<module>#engine`` member)
     engine_classes: tuple[tuple[str, tuple[str, ...]], ...] = ()
     engine_arguments: tuple[str, ...] = ()
+    engine_values: tuple[str, ...] = ()
 
     def import_map(self) -> dict[str, str]:
         return dict(self.imports)
@@ -688,12 +690,13 @@ class _Analyser:
         )
 
     def engine_hooks(self, stmts: Sequence[cst.CSTNode]) -> dict[str, tuple]:
-        """``ModuleSummary.engine_classes``/``engine_arguments`` under a profile with engine hooks."""
+        """``ModuleSummary.engine_classes``/``engine_arguments``/``engine_values`` under a profile
+        with engine hooks."""
         hooks = self.profile.engine_hooks if self.profile is not None else None
         if hooks is None:
             return {}
-        classes, arguments = hook_records(stmts, hooks, self.chain_names, self.resolve_from)
-        return {"engine_classes": classes, "engine_arguments": arguments}
+        classes, arguments, values = hook_records(stmts, hooks, self.chain_names, self.resolve_from)
+        return {"engine_classes": classes, "engine_arguments": arguments, "engine_values": values}
 
     def pieces_of(self, split: Mapping[int, tuple[list[cst.If], list[References], set[str]]],
                   piece_attached: Sequence[set[str]], attached: list[set[str]]) -> dict[int, list[tuple[str, str, tuple[str, ...], tuple[str, ...]]]]:

@@ -212,7 +212,7 @@ from loom_compiler.model import ClosureMember, MemberKind, SourceError
 
 from .analysis import NESTED_DESCRIPTOR, FlowSite, MemberUnit, ModuleSummary, Unit
 from .canonical import SCHEME
-from .frameworks.engine_hooks import ENGINE_HOOKS, find_hooks
+from .frameworks.engine_hooks import ENGINE_HOOKS, ENGINE_VALUES, engine_text, find_hooks
 from .effects import changes_process_state
 
 if TYPE_CHECKING:
@@ -605,7 +605,7 @@ class ClosureGraph:
             return key[len("module:"):]  # ``inspect.getmodule(module)`` is the module itself
         if key.startswith(("member:", "child:")):
             return key.partition(":")[2].partition("|")[0]  # defined in the class body of its module
-        if key.startswith(("hook:", "ref:", "abroad:")) or "#" in key:
+        if key.startswith(("hook:", "ref:", "abroad:", ENGINE_VALUES)) or "#" in key:
             return None
         module, _, name = key.rpartition(".")
         index = self.index(module)
@@ -769,6 +769,14 @@ class ClosureGraph:
         if key.startswith("hook:"):
             module, _, attr = key[len("hook:") :].partition(":")
             return _Node(key, "constant", module, f"(getattr {attr})", target=f"{module}.{attr}", hook=True)
+        if key.startswith(ENGINE_VALUES):
+            # what a module hands to the engine's configuration, as text (breaker3's D1): no code
+            # of its own to bundle (``<module>#engine``), what first-party code it names is bound
+            # to the flow beside it (``find_hooks``)
+            module = key[len(ENGINE_VALUES):]
+            summary = self.summary(module)
+            return _Node(key, "constant", module, engine_text(self, module),
+                         summary.path if summary is not None else None)
         base, _, part = key.partition("#")
         module, _, name = base.rpartition(".")
         index = self.index(module)
@@ -1238,7 +1246,8 @@ class ClosureGraph:
             return None
         values: list[str] = []
         for key in keys:
-            if key.startswith(("import:", "module:", "hook:", "child:", "member:", "ref:", "abroad:")) or "#" in key:
+            if key.startswith(("import:", "module:", "hook:", "child:", "member:", "ref:", "abroad:", ENGINE_VALUES)) \
+                    or "#" in key:
                 return None
             module, _, name = key.rpartition(".")
             index = self.index(module)
@@ -1421,7 +1430,8 @@ class ClosureGraph:
             module = index.summary.module
             return set(), [f"{module}.{name}" for name, units in index.direct.items()
                            if any(u.call_refs or u.kind not in ("import", "function", "class") for u in units)]
-        if key.startswith(("import:", "hook:", "child:", "member:", "ref:", "abroad:", "package:")) or "#" in key:
+        if key.startswith(("import:", "hook:", "child:", "member:", "ref:", "abroad:", "package:", ENGINE_VALUES)) \
+                or "#" in key:
             return set(), []
         module, _, name = key.rpartition(".")
         index = self.index(module)
@@ -1742,6 +1752,8 @@ def _reason(node: _Node, incoming: set[str]) -> str:
         return "whole module: used as a value"
     if WIDEN_CLASS in incoming:
         return "whole class: its instance is reached by a computed name or escapes"
+    if ENGINE_HOOKS in incoming and key.startswith(ENGINE_VALUES):
+        return "engine hook: what the module hands to the engine's configuration (runner, converter, failure types)"
     if ENGINE_HOOKS in incoming:
         return "engine hook: code the engine runs around every workflow (interceptor, data converter, codec)"
     if HANDS_INSTANCE in incoming:
@@ -1930,7 +1942,9 @@ def _name(key: str) -> str:
     if key.startswith("hook:"):
         return key[len("hook:") :].replace(":", ".")
     if key.startswith("abroad:"):
-        return key[len("abroad:") :].rpartition(":")[0] + "#abroad"  # its statements that change other modules
+        return key[len("abroad:") :].rpartition(":")[0] + "#abroad"
+    if key.startswith(ENGINE_VALUES):
+        return key[len(ENGINE_VALUES):] + "#engine"  # what the module hands to the engine's configuration  # its statements that change other modules
     return key
 
 

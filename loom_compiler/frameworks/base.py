@@ -93,25 +93,41 @@ class EngineHooks:
     callee_suffixes: tuple[str, ...]
     #: keywords that register the workflows and activities themselves (never hooks)
     registered: tuple[str, ...]
+    #: the engine's configuration callables, as the tail of their qualified name (``Worker``,
+    #: ``Client.connect``): every keyword argument they take is behaviour, but ``operational``
+    configurations: tuple[str, ...] = ()
+    #: keywords of ``configurations`` that only decide where and how fast the engine runs (task
+    #: queue, concurrency, timeouts, connection): never hashed
+    operational: tuple[str, ...] = ()
 
     @property
     def markers(self) -> frozenset[str]:
         """What a module that holds a hook spells (the byte prefilter): a hook class names its
-        base, a call hands a hook over under a hook keyword or to a hook's constructor."""
-        return frozenset({*self.base_suffixes, *self.callee_suffixes, *self.keywords})
+        base, a call hands a hook over under a hook keyword, to a hook's constructor or to one of
+        the configuration callables (an argument of theirs is behaviour unless operational)."""
+        return frozenset({*self.base_suffixes, *self.callee_suffixes, *self.keywords,
+                          *(c.split(".")[1] for c in self.configurations)})  # ``Client`` of ``Client.connect``
 
     def is_base(self, qualified: str) -> bool:
         """Whether ``qualified`` (a resolved name) is one of the engine's hook classes."""
         return qualified.startswith(self.package + ".") and qualified.rsplit(".", 1)[-1].endswith(self.base_suffixes)
 
     def takes(self, qualified: str, keyword: str | None) -> bool:
-        """Whether a call of ``qualified`` hands the argument (``keyword`` None: positional) to the
-        engine as code it runs around workflows."""
+        """Whether a call of ``qualified`` hands the argument (``keyword`` None: positional, ``**``:
+        a mapping of keywords) to the engine as code or configuration it runs workflows with."""
         if not qualified.startswith(self.package + ".") or keyword in self.registered:
             return False
         if keyword in self.keywords:
             return True
-        return any(part.endswith(self.callee_suffixes) for part in qualified.split(".")[1:])
+        if any(part.endswith(self.callee_suffixes) for part in qualified.split(".")[1:]):
+            return True
+        # a configuration callable: an unknown keyword (a later SDK's) is behaviour until listed
+        return keyword is not None and keyword not in self.operational and self.configures(qualified)
+
+    def configures(self, qualified: str) -> bool:
+        """Whether ``qualified`` is one of the engine's configuration callables."""
+        return qualified.startswith(self.package + ".") and any(
+            qualified == c or qualified.endswith("." + c) for c in self.configurations)
 
 
 class HookCandidates:

@@ -38,6 +38,42 @@ Each hook joins every flow's closure under the binding ``<engine hooks>`` (a nam
 class's or function's statements whole, and what they reach), so the hash moves when a hook's
 code or what it reaches changes, and when a hook appears or disappears.
 
+What is handed over is hashed too, code or not (breaker3's D1): ``Worker(...,
+workflow_failure_exception_types=[ValueError])`` decides whether an exception fails the workflow
+or retries its task, ``workflow_runner=UnsandboxedWorkflowRunner()`` lifts the sandbox,
+``data_converter=pydantic_data_converter`` decodes every payload, all on replay too. Each module
+that hands something over has the member ``<module>#engine`` in every workflow's closure: the
+canonical text of each such argument (``<callee>(<keyword>=<value>)``, the callee by its qualified
+name), of each local value it is followed to (``runner = SandboxedWorkflowRunner(...)``), and what
+each global name they spell resolves to (``pydantic_data_converter`` imported from elsewhere is
+another converter). Which arguments: every hook keyword (``keywords``) of any callee under the
+engine's package, every argument of a hook's constructor (``callee_suffixes``), a ``**mapping``
+handed to either, and *every keyword but the operational ones* of the engine's configuration
+callables (``configurations``: ``Worker``, ``Replayer``, ``Client``, ``Client.connect``, the test
+environments). Operational (``operational``, never hashed): where and as whom the engine runs
+(``task_queue``, ``namespace``, ``identity``, build ids and deployment configuration — those route
+executions, and loom's version id feeds them), how much and how fast (caches, ``max_concurrent_*``,
+pollers, rates, timeouts), connection settings, and the code that runs activities or the worker
+itself (``activity_executor``, ``on_fatal_error``): none is read by workflow code or changes what a
+replay does. Widen, not precise, for the rest: a keyword the profile does not list (one a later
+SDK release adds) is hashed until someone classifies it, so the cost of an unknown setting is a
+version more, never a silently shared hash (``tests/compiler/test_frameworks_hooks.py`` classifies
+every keyword of the installed SDK's signatures and fails on a new one). Precise was rejected: a
+list of behavioural keywords would keep the hash for every setting it does not know yet. Cost on
+temporalio/samples-python: see benchmarks/README §5.
+
+The engine's callables are recognised by binding, not by spelling (breaker3's D2): a callee is
+resolved as the module binds it (``W2 = Worker``, a star import), a local callee is followed to
+its values and local imports (``cls = Worker; cls(...)``), and ``functools.partial(Worker,
+client, interceptors=[...])`` is a call of ``Worker`` with those arguments (so is calling the
+partial later with more). Where the callee cannot be decided (a parameter, a call's result, a
+local bound otherwise) it may be the engine's: its arguments under a hook keyword are hashed and
+followed (widening; a callee decided to be something else, ``dict(interceptors=...)`` or a
+first-party function, hands nothing to the engine). A hook base is resolved the same way,
+through a star import of an engine module too (breaker3's D3: ``from temporalio.worker import *``
+then ``class Mine(Interceptor)``): the name is taken to be what that module exports, as an import
+by name is, without importing the engine.
+
 Where hooks are searched: the modules of the tree whose bytes spell one of ``markers`` (a hook
 class names its base; a call hands a hook over under a hook keyword or to a hook's constructor)
 and, to a fixpoint, the names of the hook classes found and of the names bound to the engine's
@@ -50,8 +86,9 @@ costs ~0.5 s, against 8 ms for fingerprinting a flow module without hooks.
 
 Not found (documented limits): a hook handed to the engine through a *parameter* of first-party
 code (``def make_worker(client, interceptors): return Worker(client, interceptors=interceptors)``)
-whose class does not subclass an engine hook class (the value is the caller's, under any name);
-hook keywords spelled only in a ``**kwargs`` dict handed to the engine; a statement of the
+whose class does not subclass an engine hook class (the value is the caller's, under any name;
+the same for a ``**options`` parameter); a first-party subclass of ``Worker`` called with hook
+keywords (a first-party callee is decided, and not the engine's); a statement of the
 configuring module that changes an imported hook (``EncryptionCodec.KEY = ...`` in the worker
 script), unless that module runs for the workflow (a statement of the hook's *own* module that
 stores into it or names it is part of the hook: ``<name>#defined``); under DBOS, a serializer that
@@ -71,25 +108,33 @@ from typing import Any, Protocol
 
 import libcst as cst
 
-from ..canonical import child_nodes, nfkc
+from ..canonical import canonical, child_nodes, nfkc
 from ..scopes import _Binder, _all_params, dotted_chain
 from .base import EngineHooks, HookCandidates
 
-__all__ = ["EngineHooks", "hook_records", "find_hooks", "ENGINE_HOOKS"]
+__all__ = ["EngineHooks", "hook_records", "find_hooks", "engine_text", "ENGINE_HOOKS", "ENGINE_VALUES"]
 
 #: the binding name under which the hooks join a flow (no spelling: a chunk skips it)
 ENGINE_HOOKS = "<engine hooks>"
+#: the key prefix of a module's ``<module>#engine`` member: what it hands to the engine, as text
+ENGINE_VALUES = "engine:"
 
+
+#: callables whose call stands for a call of their first argument with the others
+_PARTIAL = frozenset({"functools.partial"})
 
 #: (class name, its base chains as written) of every class defined at module level
 ClassBases = tuple[tuple[str, tuple[str, ...]], ...]
 
 
 def hook_records(body: Sequence[cst.CSTNode], hooks: EngineHooks, names_of: Callable[[str], "set[str]"],
-                 resolve_from: Callable[[cst.ImportFrom], "str | None"]) -> tuple[ClassBases, tuple[str, ...]]:
+                 resolve_from: Callable[[cst.ImportFrom], "str | None"]
+                 ) -> tuple[ClassBases, tuple[str, ...], tuple[str, ...]]:
     """(module-level classes with their base chains, the chains given to the engine's configuration
-    calls) of one module. A chain is a global chain of the module, ``=<target>`` for what a local
-    import binds, or the name of the module-level definition to take whole (see the docstring)."""
+    calls, the canonical text of what is given there) of one module. A chain is a global chain of
+    the module, ``=<target>`` for what a local import binds, or the name of the module-level
+    definition to take whole (see the docstring). A text is ``<callees>(<keyword>=<value>)`` for
+    an argument, ``<local>=<value>`` for a value a local it spells was bound to."""
     classes: list[tuple[str, tuple[str, ...]]] = []
     for stmt in _module_level(body):
         if isinstance(stmt, cst.ClassDef):
@@ -105,7 +150,7 @@ def hook_records(body: Sequence[cst.CSTNode], hooks: EngineHooks, names_of: Call
     for stmt in body:
         top = nfkc(stmt.name.value) if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) else None
         walker.walk(stmt, (), top)
-    return tuple(classes), tuple(sorted(walker.chains))
+    return tuple(classes), tuple(sorted(walker.chains)), tuple(sorted(walker.values))
 
 
 def _module_level(body: Iterable[cst.CSTNode]) -> Iterable[cst.CSTNode]:
@@ -171,6 +216,7 @@ class _ArgumentWalker:
         self.names_of = names_of
         self.resolve_from = resolve_from
         self.chains: set[str] = set()
+        self.values: set[str] = set()
 
     def walk(self, node: cst.CSTNode, scopes: tuple[_Function, ...], top: str | None) -> None:
         stack: list[tuple[cst.CSTNode, tuple[_Function, ...]]] = [(node, scopes)]
@@ -192,14 +238,76 @@ class _ArgumentWalker:
         return None
 
     def call(self, call: cst.Call, scopes: tuple[_Function, ...], top: str | None) -> None:
-        chain = dotted_chain(call.func)
-        if chain is None or self.local(chain.split(".")[0], scopes) is not None:
-            return
-        names = self.names_of(chain)
-        for arg in call.args:
-            keyword = nfkc(arg.keyword.value) if arg.keyword is not None else None
-            if any(self.hooks.takes(name, keyword) for name in names):
-                self.expression(arg.value, scopes, top, set())
+        names = self.callee(call.func, scopes, set())
+        args: Sequence[cst.Arg] = call.args
+        if names and names & _PARTIAL:
+            # ``functools.partial(Worker, client, interceptors=[...])``: the call of its first
+            # argument with the others (breaker3's D2); ``make()`` then calls the partial
+            if not args or args[0].keyword is not None or args[0].star:
+                return
+            names, args = self.callee(args[0].value, scopes, set()), args[1:]
+        position = 0
+        for arg in args:
+            if arg.star == "**":
+                keyword: str | None = "**"  # a mapping of keywords: any of them
+            elif arg.keyword is not None:
+                keyword = nfkc(arg.keyword.value)
+            else:
+                keyword, position = None, position + 1
+            if names is None:
+                # the callee cannot be decided (a parameter, a call's result, a local bound
+                # otherwise): it may be the engine's, so a hook keyword handed to it is a hook
+                if keyword not in self.hooks.keywords:
+                    continue
+                label = "?"
+            else:
+                taking = sorted(name for name in names if self.hooks.takes(name, keyword))
+                if not taking:
+                    continue
+                label = " ".join(taking)
+            spelled = keyword if keyword is not None else f"{arg.star}#{position}"
+            self.values.add(f"{label}({spelled}={canonical(arg.value)})")
+            self.expression(arg.value, scopes, top, set())
+
+    def callee(self, func: cst.BaseExpression, scopes: tuple[_Function, ...], seen: set[tuple[int, str]]
+               ) -> set[str] | None:
+        """Every qualified name a callee may stand for, by its bindings (a global chain as the
+        module binds it, a local followed to its values and imports: ``cls = Worker``); None when
+        it cannot be decided (a parameter, a call's result, a local bound otherwise)."""
+        if isinstance(func, cst.Call):  # ``functools.partial(Worker, ...)(...)``
+            inner = self.callee(func.func, scopes, seen)
+            if inner and inner & _PARTIAL and func.args and func.args[0].keyword is None and not func.args[0].star:
+                return self.callee(func.args[0].value, scopes, seen)
+            return None
+        chain = dotted_chain(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
+        if chain is None:
+            return None
+        return self.callee_chain(chain, scopes, seen)
+
+    def callee_chain(self, chain: str, scopes: tuple[_Function, ...], seen: set[tuple[int, str]]) -> set[str] | None:
+        root, _, rest = chain.partition(".")
+        scope = self.local(root, scopes)
+        if scope is None:
+            return self.names_of(chain)
+        if (id(scope), root) in seen:
+            return set()  # ``cls = cls`` or a cycle of locals: nothing more than the other values
+        seen.add((id(scope), root))
+        if root in scope.params or root in scope.other:
+            return None
+        tail = "." + rest if rest else ""
+        out = {target + tail for target in scope.imports.get(root, ())}
+        at = scopes.index(scope)
+        for value in scope.values.get(root, ()):
+            if isinstance(value, (cst.Name, cst.Attribute)) and (inner := dotted_chain(value)) is not None:
+                found = self.callee_chain(inner + tail, scopes[: at + 1], seen)
+            elif not tail:
+                found = self.callee(value, scopes[: at + 1], seen)  # ``make = functools.partial(Worker, ...)``
+            else:
+                found = None  # an attribute of what a call returned (``w = Worker(...)``; ``w.run()``)
+            if found is None:
+                return None
+            out |= found
+        return out
 
     def expression(self, expr: cst.CSTNode, scopes: tuple[_Function, ...], top: str | None,
                    seen: set[tuple[int, str]]) -> None:
@@ -242,6 +350,7 @@ class _ArgumentWalker:
             self.chains.add(f"={target}{tail}")
         at = scopes.index(scope)
         for value in scope.values.get(root, ()):
+            self.values.add(f"{root}={canonical(value)}")  # ``runner = SandboxedWorkflowRunner()``
             self.expression(value, scopes[: at + 1], top, seen)
         if root in scope.other and top is not None:
             self.chains.add(top)  # a class or function defined in the function: all of it
@@ -330,13 +439,13 @@ def _search(graph: _Graph, hooks: EngineHooks, candidates: Callable[[frozenset[s
                         continue
                     for chain in bases:
                         keys = graph.resolve_chain(index, chain)
-                        if any(k in classes or (k.startswith("import:") and hooks.is_base(k[len("import:"):]))
-                               for k in keys):
+                        if any(k in classes or _engine_base(hooks, k, chain) for k in keys):
                             classes.add(key)
                             grown = True
                             break
         names = {key.rpartition(".")[2] for key in classes}
-        names |= {local for summary in searched.values() for local, target in summary.imports if hooks.is_base(target)}
+        names |= {local for summary in searched.values() for local, target in summary.imports
+                  if hooks.is_base(target) or hooks.configures(target)}
         if names <= markers:
             break
         markers |= names
@@ -344,9 +453,40 @@ def _search(graph: _Graph, hooks: EngineHooks, candidates: Callable[[frozenset[s
     for module, summary in searched.items():
         index = graph.index(module)
         for chain in summary.engine_arguments:
-            keys = graph.resolve_target(chain[1:]) if chain.startswith("=") else _given(graph, index, chain)
-            given.update(k for k in keys if not k.startswith(_NOT_CODE) and "#" not in k)
+            given.update(k for k in _chain_keys(graph, index, chain) if not k.startswith(_NOT_CODE) and "#" not in k)
+        if summary.engine_values:
+            given.add(ENGINE_VALUES + module)  # the values themselves, as text (D1)
     return sorted(classes | given), tuple(sorted(searched)), frozenset(markers)
+
+
+def _engine_base(hooks: EngineHooks, key: str, chain: str) -> bool:
+    """Whether a base resolving to ``key`` (spelled ``chain``) is one of the engine's hook classes:
+    imported from the engine, or bound by a star import of one of its modules (``from
+    temporalio.worker import *`` then ``Interceptor``, breaker3's D3: the name is taken to be
+    what the module exports, as an import by name is, without importing the engine)."""
+    if not key.startswith("import:"):
+        return False
+    target = key[len("import:"):]
+    if target.endswith(".*"):
+        return hooks.is_base(f"{target[:-2]}.{chain}")
+    return hooks.is_base(target)
+
+
+def _chain_keys(graph: _Graph, index: Any, chain: str) -> list[str]:
+    return graph.resolve_target(chain[1:]) if chain.startswith("=") else _given(graph, index, chain)
+
+
+def engine_text(graph: _Graph, module: str) -> str:
+    """The hashed text of what ``module`` hands to the engine's configuration (``<module>#engine``):
+    each argument's and followed local's canonical text, then what each name they spell stands for
+    (``pydantic_data_converter`` imported from elsewhere is another converter; a third-party
+    name is hashed by the qualified name it resolves to, a first-party one also by its code)."""
+    summary, index = graph.summary(module), graph.index(module)
+    if summary is None or index is None:
+        return ""
+    lines = list(summary.engine_values)
+    lines += [f"{chain} -> {' '.join(sorted(set(_chain_keys(graph, index, chain))))}" for chain in summary.engine_arguments]
+    return "\n".join(lines)
 
 
 def _given(graph: _Graph, index: Any, chain: str) -> list[str]:

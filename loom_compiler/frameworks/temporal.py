@@ -27,7 +27,11 @@ decodes every payload with its data converter and codec and runs the workflow in
 runner, on a replay too. First-party subclasses of temporalio's interceptor, converter, codec,
 runner and plugin classes, and first-party code given to the worker/client/converter
 configuration (``Worker(interceptors=[...])``, ``Client.connect(data_converter=...)``,
-``DataConverter(payload_codec=...)``), are in the closure of every workflow of the project.
+``DataConverter(payload_codec=...)``), are in the closure of every workflow of the project; so is
+the text of every argument of the worker/client configuration that is not operational
+(``workflow_failure_exception_types=``, ``workflow_runner=``, a library data converter; not
+``task_queue``, ``namespace``, ``max_concurrent_*``: ``_HOOKS.operational``), the worker reached
+through an alias or ``functools.partial`` too.
 
 The flow id of ``Cls.run`` is the workflow type: ``@workflow.defn(name="...")``, else the class
 name, as the SDK derives it. ``temporalio.client.Client`` and ``temporalio.worker.Worker`` (and
@@ -73,10 +77,41 @@ _HOOKS = EngineHooks(
     keywords=("interceptors", "data_converter", "payload_converter_class", "payload_codec", "failure_converter_class",
               "external_storage", "workflow_runner", "unsandboxed_workflow_runner", "runner_class", "restrictions",
               "plugins", "workflow_failure_exception_types", "patch_activation_callback", "workflow_task_executor",
-              "encoder", "decoder", "custom_type_converters", "header_codec_behavior"),
+              "encoder", "decoder", "custom_type_converters", "header_codec_behavior",
+              # not code, but how every workflow runs: the debug mode relaxes the sandbox (breakpoint(),
+              # passthrough modules); unsafe eviction runs a workflow's ``finally`` outside its loop
+              "debug_mode", "disable_safe_workflow_eviction"),
     callee_suffixes=("Plugin", "Interceptor", "Converter", "Codec", "WorkflowRunner", "SandboxRestrictions"),
     # what registers the workflows and activities themselves (flows and steps, not hooks)
     registered=("workflows", "activities", "nexus_service_handlers", "task_queue"),
+    # every keyword of these is hashed into every workflow but the operational ones below: what a
+    # later SDK adds is behaviour until it is listed (tests/compiler/test_frameworks_hooks.py
+    # classifies every parameter of the installed SDK's signatures)
+    configurations=("worker.Worker", "worker.Replayer", "client.Client", "client.Client.connect",
+                    "testing.WorkflowEnvironment.start_local", "testing.WorkflowEnvironment.start_time_skipping"),
+    operational=(
+        # where and as whom: routing, identity, connection, transport (never read by workflow code)
+        "namespace", "identity", "build_id", "use_worker_versioning", "deployment_config", "target_host", "api_key",
+        "tls", "retry_config", "keep_alive_config", "connect_timeout", "rpc_metadata", "lazy", "runtime",
+        "http_connect_proxy_config", "dns_load_balancing_config", "grpc_compression", "payload_limits",
+        "disable_payload_error_limit", "default_workflow_query_reject_condition",
+        # how much and how fast: caches, concurrency, pollers, rates, timeouts
+        "max_cached_workflows", "max_concurrent_workflow_tasks", "max_concurrent_activities",
+        "max_concurrent_local_activities", "max_concurrent_nexus_tasks", "tuner", "max_concurrent_workflow_task_polls",
+        "nonsticky_to_sticky_poll_ratio", "max_concurrent_activity_task_polls", "sticky_queue_schedule_to_start_timeout",
+        "max_heartbeat_throttle_interval", "default_heartbeat_throttle_interval", "max_activities_per_second",
+        "max_task_queue_activities_per_second", "max_eager_activity_reservations_per_workflow_task",
+        "graceful_shutdown_timeout", "plugin_shutdown_timeout", "workflow_task_poller_behavior",
+        "activity_task_poller_behavior", "nexus_task_poller_behavior", "max_workflow_task_external_storage_concurrency",
+        "disable_eager_activity_execution", "no_remote_activities",
+        # code that runs activities or Nexus tasks, or the worker itself, never a workflow activation
+        "activity_executor", "nexus_task_executor", "shared_state_manager", "on_fatal_error",
+        # the test servers' own settings
+        "ip", "port", "ui", "ui_port", "download_dest_dir", "search_attributes", "dev_server_existing_path",
+        "dev_server_database_filename", "dev_server_log_format", "dev_server_log_level", "dev_server_download_version",
+        "dev_server_extra_args", "dev_server_download_ttl", "dev_server_startup_timeout", "test_server_existing_path",
+        "test_server_download_version", "test_server_extra_args", "test_server_download_ttl",
+        "test_server_startup_timeout"),
 )
 
 

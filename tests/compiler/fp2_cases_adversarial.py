@@ -1595,7 +1595,7 @@ def _breaker3_framework_pairs() -> list[tuple[ProjectPair, str]]:
                   f"    client = await Client.connect('localhost:7233', {old if where == 'c' else 'namespace=NS'})\n"
                   f"    await Worker(client, task_queue='q', workflows=[W], {old if where == 'w' else 'max_concurrent_activities=1'}).run()\n")
         base = project(flows, worker=worker)
-        out.append(temporal_pair(C(name, k, base, edit(base, "shop/worker.py", old, new), "D1")))
+        out.append(temporal_pair(C(name, k, base, edit(base, "shop/worker.py", old, new))))  # D1: closed (fw3)
 
     # -------------------------------------------------- D2: the engine's hook-taking call not spelled as a call of its global name
     k = "engine configuration: the call spelled otherwise"
@@ -1605,12 +1605,12 @@ def _breaker3_framework_pairs() -> list[tuple[ProjectPair, str]]:
     head = ("import functools\n\nfrom temporalio.client import Client\nfrom temporalio.worker import Worker\n\nfrom shop.flows import W\n"
             "from shop.interceptor import MyInterceptor\n\n\nasync def main():\n    client = await Client.connect('localhost:7233')\n")
     drop = ("shop/interceptor.py", "        return _Inbound\n", "        return None\n")
-    for name, body, finding in [
+    for name, body, finding in [  # D2: closed (fw3)
         ("worker-through-functools-partial",
          "    make = functools.partial(Worker, client, task_queue='q', workflows=[W], interceptors=[MyInterceptor()])\n"
-         "    await make().run()\n", "D2"),
+         "    await make().run()\n", None),
         ("worker-through-a-local-alias",
-         "    cls = Worker\n    await cls(client, task_queue='q', workflows=[W], interceptors=[MyInterceptor()]).run()\n", "D2"),
+         "    cls = Worker\n    await cls(client, task_queue='q', workflows=[W], interceptors=[MyInterceptor()]).run()\n", None),
         # held: the same protocol class handed to Worker(...) directly
         ("protocol-interceptor-handed-to-worker", "    await Worker(client, task_queue='q', workflows=[W], interceptors=[MyInterceptor()]).run()\n",
          None),
@@ -1626,7 +1626,7 @@ def _breaker3_framework_pairs() -> list[tuple[ProjectPair, str]]:
               "async def main(client):\n    await make_worker(client, [MyInterceptor()]).run()\n")
     more = ("shop/interceptor.py", "return (await super().execute_workflow(input)) + 1", "return await super().execute_workflow(input)")
     for name, imports, bases, finding in [
-        ("interceptor-base-from-a-star-import", "from temporalio.worker import *\n\n\n", "Interceptor", "D3"),
+        ("interceptor-base-from-a-star-import", "from temporalio.worker import *\n\n\n", "Interceptor", None),  # D3: closed (fw3)
         # held: the base imported by name, or through a module alias
         ("interceptor-base-imported-by-name", "from temporalio.worker import Interceptor, WorkflowInboundInterceptor\n\n\n", "Interceptor", None),
         ("interceptor-base-through-a-module-alias",

@@ -393,3 +393,153 @@ def test_a_hook_defined_in_the_worker_script_brings_only_its_definition(tmp_path
     assert not _moves(tmp_path / "main", files, _edit(files, "shop/worker.py", "x = 1", "x = 2"))
     assert _moves(tmp_path / "codec", files, _edit(files, "shop/worker.py", "return list(payloads)\n\n    async def decode",
                                                    "return list(reversed(payloads))\n\n    async def decode"))
+
+
+# -- what is handed to the engine's configuration, code or not (breaker3's D1) -----------------------
+CONFIGURED = '''from temporalio.client import Client
+from temporalio.worker import UnsandboxedWorkflowRunner, Worker
+
+from shop.flows import W
+
+
+async def main():
+    client = await Client.connect("localhost:7233", namespace="default", identity="a")
+    runner = UnsandboxedWorkflowRunner()
+    await Worker(client, task_queue="q", workflows=[W], workflow_failure_exception_types=[ValueError],
+                 workflow_runner=runner, max_concurrent_activities=1, graceful_shutdown_timeout=None).run()
+'''
+
+
+@pytest.mark.parametrize("old, new", [
+    ("workflow_failure_exception_types=[ValueError]", "workflow_failure_exception_types=[KeyError]"),
+    # a local followed to its value
+    ("runner = UnsandboxedWorkflowRunner()", "runner = UnsandboxedWorkflowRunner(); runner = None"),
+    # the same spelling, another class: the qualified name a name resolves to is hashed
+    ("from temporalio.worker import UnsandboxedWorkflowRunner, Worker",
+     "from temporalio.worker import Worker\nfrom temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner as UnsandboxedWorkflowRunner"),
+    # the sandbox relaxed by the debug mode; an unsafe eviction
+    ("max_concurrent_activities=1", "max_concurrent_activities=1, debug_mode=True"),
+    ("max_concurrent_activities=1", "max_concurrent_activities=1, disable_safe_workflow_eviction=True"),
+    # a keyword no SDK release this profile knows: behaviour until it is classified
+    ("max_concurrent_activities=1", "max_concurrent_activities=1, workflow_future_option=2"),
+    ('namespace="default"', 'namespace="default", header_codec_behavior=HeaderCodecBehavior.CODEC'),
+])
+def test_an_engine_configuration_value_edit_changes_every_workflow(tmp_path: Path, old: str, new: str) -> None:
+    files = {"shop/worker.py": CONFIGURED}
+    assert _moves(tmp_path, files, _edit(files, "shop/worker.py", old, new))
+
+
+@pytest.mark.parametrize("old, new", [
+    ('task_queue="q"', 'task_queue="r"'),
+    ("max_concurrent_activities=1", "max_concurrent_activities=2"),
+    ("graceful_shutdown_timeout=None", "graceful_shutdown_timeout=5"),
+    ('namespace="default"', 'namespace="prod"'),
+    ('identity="a"', 'identity="b"'),
+    ('"localhost:7233"', '"temporal:7233"'),
+    # the worker registering more workflows: the workflows themselves are flows
+    ("workflows=[W]", "workflows=[W, W]"),
+])
+def test_an_operational_setting_changes_nothing(tmp_path: Path, old: str, new: str) -> None:
+    files = {"shop/worker.py": CONFIGURED}
+    assert not _moves(tmp_path, files, _edit(files, "shop/worker.py", old, new))
+
+
+def test_configuration_values_handed_through_a_mapping_or_a_module_constant(tmp_path: Path) -> None:
+    """``Worker(client, **OPTIONS)`` hands over whatever the mapping holds (a hook keyword among
+    them); a module-level constant handed to a hook keyword is its statements."""
+    mapping = {"shop/worker.py": CONFIGURED.replace("async def main():\n", "OPTIONS = {'workflow_failure_exception_types': [ValueError]}\n\n\nasync def main():\n")
+               .replace("max_concurrent_activities=1,", "max_concurrent_activities=1, **OPTIONS,")}
+    assert _moves(tmp_path / "map", mapping, _edit(mapping, "shop/worker.py", "[ValueError]}", "[]}"))
+    constant = {"shop/worker.py": CONFIGURED.replace("async def main():\n", "TYPES = [ValueError]\n\n\nasync def main():\n")
+                .replace("workflow_failure_exception_types=[ValueError]", "workflow_failure_exception_types=TYPES")}
+    assert _moves(tmp_path / "const", constant, _edit(constant, "shop/worker.py", "TYPES = [ValueError]", "TYPES = []"))
+
+
+def test_a_value_handed_to_no_engine_call_changes_nothing(tmp_path: Path) -> None:
+    """A hook keyword handed to a callee that is certainly not the engine's (a first-party or
+    another library's function) is no engine configuration."""
+    files = {"shop/worker.py": CONFIGURED + "\n\ndef other(**kw):\n    return kw\n\n\ndef use():\n"
+                                            "    return other(workflow_failure_exception_types=[ValueError]), dict(interceptors=[1])\n"}
+    assert not _moves(tmp_path / "fp", files, _edit(files, "shop/worker.py", "other(workflow_failure_exception_types=[ValueError])",
+                                                   "other(workflow_failure_exception_types=[])"))
+    assert not _moves(tmp_path / "dict", files, _edit(files, "shop/worker.py", "interceptors=[1]", "interceptors=[2]"))
+
+
+# -- the engine's configuration callable spelled otherwise (breaker3's D2) ---------------------------
+PROTOCOL = {"shop/hooks.py": "class Tracer:\n    def go(self):\n        return 1\n"}
+_D2_HEAD = ("import functools\n\nfrom temporalio.client import Client\nfrom temporalio.worker import Worker\n\n"
+            "from shop.flows import W\nfrom shop.hooks import Tracer\n\n\n")
+
+
+@pytest.mark.parametrize("body", [
+    # a module-level alias, a partial called later with the hook, a partial called on the spot
+    "W2 = Worker\n\n\nasync def main(client):\n    await W2(client, task_queue='q', workflows=[W], interceptors=[Tracer()]).run()\n",
+    "async def main(client):\n    make = functools.partial(Worker, client, task_queue='q')\n"
+    "    await make(workflows=[W], interceptors=[Tracer()]).run()\n",
+    "async def main(client):\n    await functools.partial(Worker, client)(task_queue='q', interceptors=[Tracer()]).run()\n",
+    # a local import of the class under another name, then an alias of the alias
+    "async def main(client):\n    from temporalio.worker import Worker as Wk\n    cls = Wk\n    other = cls\n"
+    "    await other(client, task_queue='q', interceptors=[Tracer()]).run()\n",
+    # the callee cannot be decided (a parameter): it may be the engine's, so a hook keyword counts
+    "async def main(client, factory):\n    await factory(client, task_queue='q', interceptors=[Tracer()]).run()\n",
+])
+def test_the_engine_reached_by_binding_not_by_spelling(tmp_path: Path, body: str) -> None:
+    files = {**PROTOCOL, "shop/worker.py": _D2_HEAD + body}
+    assert _moves(tmp_path, files, _edit(files, "shop/hooks.py", "return 1", "return 2")), body
+
+
+@pytest.mark.parametrize("body", [
+    # an alias of something else, a partial of something else: decided, not the engine's
+    "async def main(client):\n    cls = dict\n    return cls(interceptors=[Tracer()])\n",
+    "def other(**kw):\n    return kw\n\n\nasync def main(client):\n    return functools.partial(other, interceptors=[Tracer()])()\n",
+    # an undecided callee handed no hook keyword
+    "async def main(client, factory):\n    return factory(client, task_queue='q', tracer=Tracer())\n",
+])
+def test_a_callee_that_is_not_the_engine_changes_nothing(tmp_path: Path, body: str) -> None:
+    files = {**PROTOCOL, "shop/worker.py": _D2_HEAD + body}
+    assert not _moves(tmp_path, files, _edit(files, "shop/hooks.py", "return 1", "return 2")), body
+
+
+# -- a hook base bound by a star import (breaker3's D3) ----------------------------------------------
+@pytest.mark.parametrize("head, base, hook", [
+    ("from temporalio.worker import *\n", "Interceptor", True),
+    ("from temporalio.converter import *\n", "PayloadCodec", True),
+    # a star import of another library, or a temporalio class that is no hook
+    ("from mylib.worker import *\n", "Interceptor", False),
+    ("from temporalio.exceptions import *\n", "ApplicationError", False),
+])
+def test_a_hook_base_from_a_star_import(tmp_path: Path, head: str, base: str, hook: bool) -> None:
+    before = {"shop/hook.py": f"{head}\n\nclass Mine({base}):\n    def go(self):\n        return 1\n"}
+    assert _moves(tmp_path, before, _edit(before, "shop/hook.py", "return 1", "return 2")) is hook
+
+
+def test_every_parameter_of_the_real_configuration_api_is_classified() -> None:
+    """Each keyword of temporalio's configuration callables is either hashed into every workflow
+    (a hook keyword, or any keyword not listed operational) or operational; an operational one
+    takes no code, and a later SDK's new keyword is hashed until it is listed (``takes``)."""
+    if importlib.util.find_spec("temporalio") is None:
+        pytest.skip("temporalio is not installed (pip install -r .ci/engines.txt)")
+    import temporalio.client
+    import temporalio.testing
+    import temporalio.worker
+
+    hooks = PROFILES["temporal"].engine_hooks
+    assert hooks is not None
+    for qualified, fn in [("temporalio.worker.Worker", temporalio.worker.Worker.__init__),
+                          ("temporalio.worker.Replayer", temporalio.worker.Replayer.__init__),
+                          ("temporalio.client.Client.connect", temporalio.client.Client.connect),
+                          ("temporalio.client.Client", temporalio.client.Client.__init__),
+                          ("temporalio.testing.WorkflowEnvironment.start_local", temporalio.testing.WorkflowEnvironment.start_local),
+                          ("temporalio.testing.WorkflowEnvironment.start_time_skipping",
+                           temporalio.testing.WorkflowEnvironment.start_time_skipping)]:
+        assert hooks.configures(qualified), qualified
+        for name, param in inspect.signature(fn).parameters.items():
+            if param.kind is not inspect.Parameter.KEYWORD_ONLY:
+                continue  # ``self``, the client, the target host: positional, operational
+            if name in hooks.operational:
+                assert not any(w in str(param.annotation) for w in ("Interceptor", "Converter", "Codec", "Runner", "Plugin")), name
+                assert not hooks.takes(qualified, name), (qualified, name)
+            else:
+                assert hooks.takes(qualified, name) or name in hooks.registered, (qualified, name)
+    assert hooks.takes("temporalio.worker.Worker", "workflow_future_option")  # unknown: hashed
+    assert not hooks.takes("temporalio.workflow.execute_activity", "workflow_future_option")  # not a configuration
