@@ -695,7 +695,7 @@ class _Analyser:
         hooks = self.profile.engine_hooks if self.profile is not None else None
         if hooks is None:
             return {}
-        classes, arguments, values = hook_records(stmts, hooks, self.chain_names, self.resolve_from)
+        classes, arguments, values = hook_records(stmts, hooks, self.chain_names, self.resolve_from, self.first_party)
         return {"engine_classes": classes, "engine_arguments": arguments, "engine_values": values}
 
     def pieces_of(self, split: Mapping[int, tuple[list[cst.If], list[References], set[str]]],

@@ -67,9 +67,13 @@ resolved as the module binds it (``W2 = Worker``, a star import), a local callee
 its values and local imports (``cls = Worker; cls(...)``), and ``functools.partial(Worker,
 client, interceptors=[...])`` is a call of ``Worker`` with those arguments (so is calling the
 partial later with more). Where the callee cannot be decided (a parameter, a call's result, a
-local bound otherwise) it may be the engine's: its arguments under a hook keyword are hashed and
-followed (widening; a callee decided to be something else, ``dict(interceptors=...)`` or a
-first-party function, hands nothing to the engine). A hook base is resolved the same way,
+local bound otherwise) it may be the engine's, and so may first-party code (a wrapper handing its
+keywords on, ``make_worker(client, interceptors=[...])``, or the engine's callable re-exported by
+a first-party module under another name: which one is decided across modules, after this
+module's summary): its arguments under a hook keyword are hashed and followed (widening; the cost
+is a version more when a first-party call handed e.g. ``plugins=`` to code that is not the
+engine's changes; a callee decided to be another library's or a builtin, ``dict(interceptors=
+...)``, hands nothing to the engine). A hook base is resolved the same way,
 through a star import of an engine module too (breaker3's D3: ``from temporalio.worker import *``
 then ``class Mine(Interceptor)``): the name is taken to be what that module exports, as an import
 by name is, without importing the engine.
@@ -87,8 +91,8 @@ costs ~0.5 s, against 8 ms for fingerprinting a flow module without hooks.
 Not found (documented limits): a hook handed to the engine through a *parameter* of first-party
 code (``def make_worker(client, interceptors): return Worker(client, interceptors=interceptors)``)
 whose class does not subclass an engine hook class (the value is the caller's, under any name;
-the same for a ``**options`` parameter); a first-party subclass of ``Worker`` called with hook
-keywords (a first-party callee is decided, and not the engine's); a statement of the
+the same for a ``**options`` parameter, and for a first-party wrapper given the hook by position,
+``make_worker(client, [MyInterceptor()])``); a statement of the
 configuring module that changes an imported hook (``EncryptionCodec.KEY = ...`` in the worker
 script), unless that module runs for the workflow (a statement of the hook's *own* module that
 stores into it or names it is part of the hook: ``<name>#defined``); under DBOS, a serializer that
@@ -128,7 +132,7 @@ ClassBases = tuple[tuple[str, tuple[str, ...]], ...]
 
 
 def hook_records(body: Sequence[cst.CSTNode], hooks: EngineHooks, names_of: Callable[[str], "set[str]"],
-                 resolve_from: Callable[[cst.ImportFrom], "str | None"]
+                 resolve_from: Callable[[cst.ImportFrom], "str | None"], first_party: Callable[[str], bool]
                  ) -> tuple[ClassBases, tuple[str, ...], tuple[str, ...]]:
     """(module-level classes with their base chains, the chains given to the engine's configuration
     calls, the canonical text of what is given there) of one module. A chain is a global chain of
@@ -146,7 +150,7 @@ def hook_records(body: Sequence[cst.CSTNode], hooks: EngineHooks, names_of: Call
                     bases.append(chain)
             if bases:
                 classes.append((nfkc(stmt.name.value), tuple(bases)))
-    walker = _ArgumentWalker(hooks, names_of, resolve_from)
+    walker = _ArgumentWalker(hooks, names_of, resolve_from, first_party)
     for stmt in body:
         top = nfkc(stmt.name.value) if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) else None
         walker.walk(stmt, (), top)
@@ -211,8 +215,9 @@ class _Function:
 
 class _ArgumentWalker:
     def __init__(self, hooks: EngineHooks, names_of: Callable[[str], "set[str]"],
-                 resolve_from: Callable[[cst.ImportFrom], "str | None"]) -> None:
+                 resolve_from: Callable[[cst.ImportFrom], "str | None"], first_party: Callable[[str], bool]) -> None:
         self.hooks = hooks
+        self.first_party = first_party
         self.names_of = names_of
         self.resolve_from = resolve_from
         self.chains: set[str] = set()
@@ -254,17 +259,17 @@ class _ArgumentWalker:
                 keyword = nfkc(arg.keyword.value)
             else:
                 keyword, position = None, position + 1
-            if names is None:
+            taking = sorted(name for name in names if self.hooks.takes(name, keyword)) if names is not None else []
+            if taking:
+                label = " ".join(taking)
+            elif keyword in self.hooks.keywords and (names is None or any(self.first_party(n) for n in names)):
                 # the callee cannot be decided (a parameter, a call's result, a local bound
-                # otherwise): it may be the engine's, so a hook keyword handed to it is a hook
-                if keyword not in self.hooks.keywords:
-                    continue
+                # otherwise), or is first-party code, which may hand it on (``make_worker(client,
+                # interceptors=[...])``) or re-export the engine's callable under its own name: it
+                # may be the engine's, so a hook keyword handed to it is a hook
                 label = "?"
             else:
-                taking = sorted(name for name in names if self.hooks.takes(name, keyword))
-                if not taking:
-                    continue
-                label = " ".join(taking)
+                continue
             spelled = keyword if keyword is not None else f"{arg.star}#{position}"
             self.values.add(f"{label}({spelled}={canonical(arg.value)})")
             self.expression(arg.value, scopes, top, set())

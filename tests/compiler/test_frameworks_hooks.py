@@ -456,13 +456,30 @@ def test_configuration_values_handed_through_a_mapping_or_a_module_constant(tmp_
 
 
 def test_a_value_handed_to_no_engine_call_changes_nothing(tmp_path: Path) -> None:
-    """A hook keyword handed to a callee that is certainly not the engine's (a first-party or
-    another library's function) is no engine configuration."""
-    files = {"shop/worker.py": CONFIGURED + "\n\ndef other(**kw):\n    return kw\n\n\ndef use():\n"
-                                            "    return other(workflow_failure_exception_types=[ValueError]), dict(interceptors=[1])\n"}
-    assert not _moves(tmp_path / "fp", files, _edit(files, "shop/worker.py", "other(workflow_failure_exception_types=[ValueError])",
-                                                   "other(workflow_failure_exception_types=[])"))
-    assert not _moves(tmp_path / "dict", files, _edit(files, "shop/worker.py", "interceptors=[1]", "interceptors=[2]"))
+    """A hook keyword handed to a callee that is certainly not the engine's (another library's
+    function, a builtin) is no engine configuration; an operational keyword handed to first-party
+    code is nothing either."""
+    files = {"shop/worker.py": CONFIGURED.replace("from shop.flows import W\n", "import mylib\n\nfrom shop.flows import W\n")
+             + "\n\ndef other(**kw):\n    return kw\n\n\ndef use():\n"
+               "    return mylib.run(workflow_failure_exception_types=[ValueError]), dict(interceptors=[1]), other(task_queue='q')\n"}
+    for old, new in [("mylib.run(workflow_failure_exception_types=[ValueError])", "mylib.run(workflow_failure_exception_types=[])"),
+                     ("interceptors=[1]", "interceptors=[2]"), ("other(task_queue='q')", "other(task_queue='r')")]:
+        assert not _moves(tmp_path / str(len(old)), files, _edit(files, "shop/worker.py", old, new)), old
+
+
+def test_a_hook_keyword_handed_to_first_party_code_counts(tmp_path: Path) -> None:
+    """First-party code handed a hook keyword may hand it on to the engine (a wrapper around
+    ``Worker``) or be the engine's callable re-exported under another name: widened, across
+    modules decided only later, so the argument is hashed and followed."""
+    wrapper = {**PROTOCOL, "shop/make.py": "from temporalio.worker import Worker\n\n\ndef make_worker(client, **kw):\n"
+                                           "    return Worker(client, task_queue='q', **kw)\n",
+               "shop/worker.py": "from shop.hooks import Tracer\nfrom shop.make import make_worker\n\n\nasync def main(client):\n"
+                                 "    await make_worker(client, interceptors=[Tracer()]).run()\n"}
+    assert _moves(tmp_path / "wrap", wrapper, _edit(wrapper, "shop/hooks.py", "return 1", "return 2"))
+    reexport = {"shop/compat.py": "from temporalio.worker import Worker as Engine\n",
+                "shop/worker.py": "from shop.compat import Engine\n\n\nasync def main(client):\n"
+                                  "    await Engine(client, task_queue='q', workflow_failure_exception_types=[ValueError]).run()\n"}
+    assert _moves(tmp_path / "re", reexport, _edit(reexport, "shop/worker.py", "[ValueError]", "[]"))
 
 
 # -- the engine's configuration callable spelled otherwise (breaker3's D2) ---------------------------
@@ -491,7 +508,7 @@ def test_the_engine_reached_by_binding_not_by_spelling(tmp_path: Path, body: str
 @pytest.mark.parametrize("body", [
     # an alias of something else, a partial of something else: decided, not the engine's
     "async def main(client):\n    cls = dict\n    return cls(interceptors=[Tracer()])\n",
-    "def other(**kw):\n    return kw\n\n\nasync def main(client):\n    return functools.partial(other, interceptors=[Tracer()])()\n",
+    "import mylib\n\n\nasync def main(client):\n    return functools.partial(mylib.run, interceptors=[Tracer()])()\n",
     # an undecided callee handed no hook keyword
     "async def main(client, factory):\n    return factory(client, task_queue='q', tracer=Tracer())\n",
 ])
@@ -541,5 +558,7 @@ def test_every_parameter_of_the_real_configuration_api_is_classified() -> None:
                 assert not hooks.takes(qualified, name), (qualified, name)
             else:
                 assert hooks.takes(qualified, name) or name in hooks.registered, (qualified, name)
+                # listed as a hook keyword too: handed to an undecided or first-party callee, it counts
+                assert name in hooks.keywords or name in hooks.registered, (qualified, name)
     assert hooks.takes("temporalio.worker.Worker", "workflow_future_option")  # unknown: hashed
     assert not hooks.takes("temporalio.workflow.execute_activity", "workflow_future_option")  # not a configuration
