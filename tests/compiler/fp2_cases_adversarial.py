@@ -2368,3 +2368,24 @@ def _class_namespace_pairs() -> list[ProjectPair]:
 
 
 PAIRS = PAIRS + tuple(_class_namespace_pairs())
+
+
+def _lead_pairs() -> list[ProjectPair]:
+    """The lead's probes (session 5, ``L<n>``), open: L1, a frame's namespace (``sys._getframe()
+    .f_globals``, ``inspect.currentframe()``, ``f_back``: the caller's module) read like
+    ``globals()``; L2, code loaded by path (``importlib.util.spec_from_file_location`` +
+    ``exec_module``, ``runpy.run_path``): the file is first-party code the closure cannot follow."""
+    k = "namespaces and code reached at run time"
+    pairs: list[ProjectPair] = []
+    base = project(flow("return get()", "from shop.m import get"),
+                   m="import sys\n\nX = 1\n\n\ndef get():\n    return sys._getframe().f_globals['X']\n")
+    pairs.append(C("frame-globals-of-the-helpers-module-edited", k, base, edit(base, "shop/m.py", "X = 1", "X = 2"), "L1"))
+    loader = ("import importlib.util\nimport os\n\n\ndef load():\n"
+              "    spec = importlib.util.spec_from_file_location('plug', os.path.join(os.path.dirname(__file__), 'plug.py'))\n"
+              "    mod = importlib.util.module_from_spec(spec)\n    spec.loader.exec_module(mod)\n    return mod.V\n")
+    base = project(flow("return load()", "from shop.load import load"), load=loader, plug="V = 1\n")
+    pairs.append(C("module-loaded-by-path-edited", k, base, edit(base, "shop/plug.py", "V = 1", "V = 2"), "L2"))
+    return pairs
+
+
+PAIRS = PAIRS + tuple(_lead_pairs())

@@ -23,13 +23,14 @@ from loom_compiler import LoomConfig, fingerprint_project
 
 def test_the_table_is_well_formed() -> None:
     assert_well_formed(PAIRS)
-    assert all(p.finding is None or p.finding[0] in "BCDE" for p in PAIRS)
+    assert all(p.finding is None or p.finding[0] in "BCDEL" for p in PAIRS)
 
 
 def _reason(finding: str) -> str:
     """``B<n>``: the first adversarial round (breaker); ``C<n>``: the second (breaker2); ``D<n>``: the third
-    (breaker3); ``E<n>``: the fourth (breaker4)."""
-    return f"TEAM.md {({'C': 'breaker2', 'D': 'breaker3', 'E': 'breaker4'}).get(finding[0], 'breaker')} finding {finding}"
+    (breaker3); ``E<n>``: the fourth (breaker4); ``L<n>``: the lead's probes (session 5)."""
+    who = {"C": "breaker2", "D": "breaker3", "E": "breaker4", "L": "lead"}.get(finding[0], "breaker")
+    return f"TEAM.md {who} finding {finding}"
 
 
 def _param(pair: ProjectPair):  # noqa: ANN202
