@@ -2374,7 +2374,8 @@ def _lead_pairs() -> list[ProjectPair]:
     """The lead's probes (session 5, ``L<n>``), open: L1, a frame's namespace (``sys._getframe()
     .f_globals``, ``inspect.currentframe()``, ``f_back``: the caller's module) read like
     ``globals()``; L2, code loaded by path (``importlib.util.spec_from_file_location`` +
-    ``exec_module``, ``runpy.run_path``): the file is first-party code the closure cannot follow."""
+    ``exec_module``, ``runpy.run_path``): the file is first-party code the closure cannot follow; L3, a
+    store through a local alias inside an import-time callee."""
     k = "namespaces and code reached at run time"
     pairs: list[ProjectPair] = []
     base = project(flow("return get()", "from shop.m import get"),
@@ -2385,6 +2386,12 @@ def _lead_pairs() -> list[ProjectPair]:
               "    mod = importlib.util.module_from_spec(spec)\n    spec.loader.exec_module(mod)\n    return mod.V\n")
     base = project(flow("return load()", "from shop.load import load"), load=loader, plug="V = 1\n")
     pairs.append(C("module-loaded-by-path-edited", k, base, edit(base, "shop/plug.py", "V = 1", "V = 2"), "L2"))
+    # L3: a local alias inside a function a module statement calls at import (``c = CFG; c['a'] = 5``):
+    # the store through the alias is not a store into CFG
+    base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.setup"), cfg="CFG = {'a': 1}\n",
+                   setup="from shop.cfg import CFG\n\n\ndef s():\n    c = CFG\n    c['a'] = 5\n\n\ns()\n")
+    pairs.append(C("store-through-a-local-alias-in-an-import-time-callee-edited", "effects across modules", base,
+                   edit(base, "shop/setup.py", "= 5", "= 6"), "L3"))
     return pairs
 
 
