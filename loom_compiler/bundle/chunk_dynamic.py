@@ -54,6 +54,7 @@ other resolvers of ``scopes._RESOLVERS`` (``pkgutil.resolve_name``, ``pydoc.loca
 from __future__ import annotations
 
 import ast
+import importlib.util
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
@@ -121,7 +122,21 @@ def _literals(text: str) -> frozenset[str]:
         first = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "name"), None)
         if isinstance(first, ast.Constant) and isinstance(first.value, str) and first.value[:1] != ".":
             out.add(first.value)
+        elif isinstance(first, ast.Constant) and isinstance(first.value, str) and (
+                absolute := _resolved(first.value, node)) is not None:
+            out.add(absolute)  # ``import_module(".x", "shop")``: a relative name with a literal package
     return frozenset(out)
+
+
+def _resolved(name: str, call: ast.Call) -> str | None:
+    """The absolute name ``import_module(name, package)`` imports when both are literals."""
+    package = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "package"), None)
+    if not (isinstance(package, ast.Constant) and isinstance(package.value, str) and package.value):
+        return None
+    try:
+        return importlib.util.resolve_name(name, package.value)
+    except (ImportError, ValueError):
+        return None
 
 
 def _folded(node: ast.expr) -> str | None:
@@ -263,6 +278,22 @@ class _Rewriter(cst.CSTTransformer):
         return self._resolve(name) == f"builtins.{name}" if name != "__package__" else (
             all(name not in s.binds for s in self.scopes) and name not in self.module_bindings)
 
+    def _relative_literal(self, call: cst.Call) -> tuple[cst.Arg, str] | None:
+        """``import_module(".x", "shop")``: a relative literal name with a literal package (live, it
+        imports ``shop.x``; as written in a chunk, the live module too: breaker4's E8)."""
+        if len(call.args) != 2 or any(a.keyword is not None and a.keyword.value not in ("name", "package")
+                                      for a in call.args):
+            return None
+        try:
+            node = ast.parse(cst.Module([]).code_for_node(call), mode="eval").body
+        except (SyntaxError, ValueError):
+            return None
+        first = node.args[0] if isinstance(node, ast.Call) and node.args else None
+        if not (isinstance(first, ast.Constant) and isinstance(first.value, str) and first.value[:1] == "."):
+            return None
+        absolute = _resolved(first.value, node)  # type: ignore[arg-type]
+        return (call.args[0], absolute) if absolute is not None and absolute in self.targets else None
+
     def _literal(self, call: cst.Call) -> tuple[cst.Arg, str] | None:
         if call.args and call.args[0].keyword is None and call.args[0].star == "":
             first: cst.Arg | None = call.args[0]
@@ -279,7 +310,7 @@ class _Rewriter(cst.CSTTransformer):
         return first, value
 
     def _import_module(self, call: cst.Call) -> cst.Call:
-        found = self._literal(call)
+        found = self._literal(call) or self._relative_literal(call)
         if found is None or any(a.star for a in call.args) or len(call.args) > 2 or not self._module_global("__package__"):
             return call
         _, name = found
