@@ -139,6 +139,17 @@ def _resolved(name: str, call: ast.Call) -> str | None:
         return None
 
 
+def _string(node: cst.BaseExpression) -> str | None:
+    """The value of a plain string literal node, else None."""
+    if not isinstance(node, cst.SimpleString):
+        return None
+    try:
+        value = ast.literal_eval(node.value)
+    except (SyntaxError, ValueError):
+        return None
+    return value if isinstance(value, str) else None
+
+
 def _folded(node: ast.expr) -> str | None:
     """The value of a string literal or a concatenation of literals (``"shop." + "svc"``)."""
     if isinstance(node, ast.Constant):
@@ -281,18 +292,16 @@ class _Rewriter(cst.CSTTransformer):
     def _relative_literal(self, call: cst.Call) -> tuple[cst.Arg, str] | None:
         """``import_module(".x", "shop")``: a relative literal name with a literal package (live, it
         imports ``shop.x``; as written in a chunk, the live module too: breaker4's E8)."""
-        if len(call.args) != 2 or any(a.keyword is not None and a.keyword.value not in ("name", "package")
-                                      for a in call.args):
+        if len(call.args) != 2 or any(a.keyword is not None or a.star for a in call.args):
+            return None
+        name, package = (_string(a.value) for a in call.args)
+        if name is None or package is None or name[:1] != "." or not package:
             return None
         try:
-            node = ast.parse(cst.Module([]).code_for_node(call), mode="eval").body
-        except (SyntaxError, ValueError):
+            absolute = importlib.util.resolve_name(name, package)
+        except (ImportError, ValueError):
             return None
-        first = node.args[0] if isinstance(node, ast.Call) and node.args else None
-        if not (isinstance(first, ast.Constant) and isinstance(first.value, str) and first.value[:1] == "."):
-            return None
-        absolute = _resolved(first.value, node)  # type: ignore[arg-type]
-        return (call.args[0], absolute) if absolute is not None and absolute in self.targets else None
+        return (call.args[0], absolute) if absolute in self.targets else None
 
     def _literal(self, call: cst.Call) -> tuple[cst.Arg, str] | None:
         if call.args and call.args[0].keyword is None and call.args[0].star == "":

@@ -2334,6 +2334,9 @@ def _breaker4_pairs() -> list[ProjectPair]:
     base = project(flow("return m.f()", "from shop import m"), m="class K:\n    global f\n    from shop.x import f\n",
                    x="def f():\n    return 1\n")
     pairs.append(C("a-class-body-global-statement-import-edited", k, base, edit(base, "shop/x.py", "return 1", "return 2")))
+    # the look-alike (lead): without ``global``, a class body's G is the class's, not the module's
+    base = project(flow("return m.G", "from shop import m"), m="G = 0\n\n\nclass K:\n    G = 1\n")
+    pairs.append(E("a-class-body-assignment-without-global-edited", k, base, edit(base, "shop/m.py", "    G = 1", "    G = 2")))
     return pairs
 
 
