@@ -15,7 +15,9 @@ works in the chunk, and a use that would fail live fails the same way.
 
 Where the imports are comes from each module's summary (``import_schedule``: every module-level
 statement that imports, with its line and first-party targets; imports inside function bodies
-are lazy and run later). A module without a schedule (a caller that gave none) is assumed to
+are lazy and run later). A load-time call of an importer with a literal name (``__import__("shop.x",
+fromlist=["f"])``, ``importlib.import_module(".x", __package__)``: the importer recognised by what
+the module binds its name to, as ``chunk_dynamic`` does) imports as the statement would. A module without a schedule (a caller that gave none) is assumed to
 import, at its top, the modules its bundled members use (the common layout). Members of a module
 the run never reaches (reached only through a lazy import) come last: each such module, in module
 order, is replayed as its lazy import would run it (its own imports first).
@@ -29,6 +31,7 @@ import cycle resolves in the order the statements say, which only the statements
 from __future__ import annotations
 
 import ast
+import importlib.util
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
@@ -52,15 +55,25 @@ class _SummaryLike(Protocol):
 def import_schedule(summary: _SummaryLike) -> Schedule:
     """Every module-level statement of ``summary`` that imports, with the absolute module names it
     imports (``import a.b`` -> ``a``, ``a.b``; ``from a import b`` -> ``a``, ``a.b``: whether
-    ``a.b`` is a module is for ``execution_order`` to decide; relative imports resolved)."""
-    out: list[tuple[int, tuple[str, ...]]] = []
+    ``a.b`` is a module is for ``execution_order`` to decide; relative imports resolved; a literal
+    importer call at load counts, ``_dynamic_targets``)."""
+    parsed: list[tuple[int, ast.Module]] = []
+    rest: list[_UnitLike] = []
     for unit in summary.units:
         if "import" not in unit.source:
-            continue
-        try:
-            tree = ast.parse(unit.source)
-        except SyntaxError:  # a unit is a statement of a module that parsed: never, but not fatal
-            continue
+            rest.append(unit)
+        elif (tree := _parsed(unit.source)) is not None:
+            parsed.append((unit.line, tree))
+    resolvers = _resolver_names(tree for _, tree in parsed)
+    # an importer bound under another name (``import_module as im``) is called in statements
+    # that never spell "import"
+    aliases = [name for name in resolvers if "import" not in name]
+    if aliases:
+        parsed += [(unit.line, tree) for unit in rest if any(a in unit.source for a in aliases)
+                   and (tree := _parsed(unit.source)) is not None]
+        parsed.sort(key=lambda p: p[0])
+    out: list[tuple[int, tuple[str, ...]]] = []
+    for line, tree in parsed:
         targets: list[str] = []
         for node in _load_time_nodes(tree):
             if isinstance(node, ast.Import):
@@ -72,9 +85,100 @@ def import_schedule(summary: _SummaryLike) -> Schedule:
                     continue
                 targets.extend(_chain(base))
                 targets.extend(f"{base}.{alias.name}" for alias in node.names if alias.name != "*")
+            elif isinstance(node, ast.Call) and resolvers:
+                targets.extend(_dynamic_targets(node, resolvers, summary.module, summary.is_package))
         if targets:
-            out.append((unit.line, tuple(dict.fromkeys(targets))))
+            out.append((line, tuple(dict.fromkeys(targets))))
     return tuple(out)
+
+
+def _parsed(source: str) -> ast.Module | None:
+    try:
+        return ast.parse(source)
+    except SyntaxError:  # a unit is a statement of a module that parsed: never, but not fatal
+        return None
+
+
+#: what a module-level import of a resolver binds: ``import importlib`` -> ``importlib``
+_RESOLVER_MODULES = frozenset({"importlib", "builtins"})
+_RESOLVERS = frozenset({"importlib.import_module", "importlib.__import__", "builtins.__import__"})
+
+
+def _resolver_names(trees: Iterable[ast.Module]) -> dict[str, str]:
+    """The module-level names that mean an importer where a load-time call spells them: each bound
+    only by an import of ``importlib``/``builtins`` or of one of their importers (``import
+    importlib as il``, ``from importlib import import_module``), and ``__import__`` unless the
+    module binds it otherwise. A name the module also binds by anything else (``def import_module``)
+    is left out: a call of it is the project's function, not an import."""
+    imported: dict[str, str] = {}
+    other: set[str] = set()
+    for tree in trees:
+        for node in _load_time_nodes(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                for alias in node.names:
+                    if isinstance(node, ast.Import):
+                        target = alias.name if alias.asname else alias.name.split(".")[0]
+                        name = alias.asname or target
+                    else:
+                        target, name = f"{node.module}.{alias.name}" if not node.level else "", alias.asname or alias.name
+                    if target in _RESOLVER_MODULES or target in _RESOLVERS:
+                        imported[name] = target
+                    else:
+                        other.add(name)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                other.add(node.id)
+        for statement in tree.body:  # a def or class binds its name (its node is not walked above)
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                other.add(statement.name)
+    names = {name: target for name, target in imported.items() if name not in other}
+    if "__import__" not in other:
+        names.setdefault("__import__", "builtins.__import__")
+    return names
+
+
+def _dynamic_targets(call: ast.Call, resolvers: Mapping[str, str], module: str, is_package: bool) -> list[str]:
+    """The modules a load-time importer call with a literal name starts (E7: ``mod =
+    __import__("shop.x", fromlist=["f"])`` or ``importlib.import_module("shop.x")`` at load, then
+    a use of ``mod`` at load; scheduling it as no import ran ``shop.x`` after its user): its chain,
+    and for ``__import__`` each literal ``fromlist`` entry, which may name a submodule. Relative
+    names resolve against a literal package, ``__package__``, or ``__import__``'s ``level``."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        resolver = resolvers.get(func.id)
+    elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        resolver = f"{resolvers.get(func.value.id)}.{func.attr}"
+    else:
+        return []
+    if resolver not in _RESOLVERS:
+        return []
+    first = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "name"), None)
+    if not (isinstance(first, ast.Constant) and isinstance(first.value, str) and first.value):
+        return []
+    name = first.value
+    if resolver == "importlib.import_module":
+        package = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "package"), None)
+        if name.startswith("."):
+            if isinstance(package, ast.Name) and package.id == "__package__":
+                anchor = module if is_package else module.rpartition(".")[0]
+            elif isinstance(package, ast.Constant) and isinstance(package.value, str):
+                anchor = package.value
+            else:
+                return []
+            try:
+                name = importlib.util.resolve_name(name, anchor)
+            except (ImportError, ValueError):  # beyond the top-level package: an error live too
+                return []
+        return _chain(name)
+    # ``__import__(name, globals, locals, fromlist, level)``
+    level_node = call.args[4] if len(call.args) > 4 else next((k.value for k in call.keywords if k.arg == "level"), None)
+    level = level_node.value if isinstance(level_node, ast.Constant) and isinstance(level_node.value, int) else 0
+    base = _absolute(module, is_package, name, level) if level else name
+    if not base:
+        return []
+    fromlist = call.args[3] if len(call.args) > 3 else next((k.value for k in call.keywords if k.arg == "fromlist"), None)
+    entries = [e.value for e in fromlist.elts if isinstance(e, ast.Constant) and isinstance(e.value, str) and e.value != "*"] \
+        if isinstance(fromlist, (ast.List, ast.Tuple)) else []
+    return _chain(base) + [f"{base}.{entry}" for entry in entries]
 
 
 def _load_time_nodes(tree: ast.AST) -> Iterable[ast.AST]:

@@ -2179,13 +2179,20 @@ def _breaker4_chunk_cases() -> list[ChunkCase]:
         # does not count it as an import, so shop.x (after shop.m by name) has not run yet
         ChunkCase("dunder-import-at-load-whose-module-is-used-at-load", project(
             flow("return m.f()", "from shop import m"), m="mod = __import__('shop.x', fromlist=['f'])\nf = mod.f\n",
-            x="def f():\n    return 1\n"), 0, finding="E7"),
+            x="def f():\n    return 1\n"), 0),
         ChunkCase("import-module-at-load-whose-module-is-used-at-load", project(
             flow("return m.f()", "from shop import m"),
-            m="import importlib\n\nf = importlib.import_module('shop.x').f\n", x="def f():\n    return 1\n"), 0, finding="E7"),
+            m="import importlib\n\nf = importlib.import_module('shop.x').f\n", x="def f():\n    return 1\n"), 0),
         ChunkCase("dunder-import-in-a-decorator-at-load", project(
             flow("return m.g()", "from shop import m"), m="@__import__('shop.x').x.wrap\ndef g():\n    pass\n",
-            x="def f():\n    return 1\n\n\ndef wrap(fn):\n    return lambda: f()\n"), 0, finding="E7"),
+            x="def f():\n    return 1\n\n\ndef wrap(fn):\n    return lambda: f()\n"), 0),
+        # the lead's: the same importers spelled relative, or bound by a from-import under an alias
+        ChunkCase("relative-import-module-at-load-whose-module-is-used-at-load", project(
+            flow("return m.f()", "from shop import m"),
+            m="import importlib\n\nf = importlib.import_module('.x', __package__).f\n", x="def f():\n    return 1\n"), 0),
+        ChunkCase("aliased-import-module-at-load-whose-module-is-used-at-load", project(
+            flow("return m.f()", "from shop import m"),
+            m="from importlib import import_module as im\n\nf = im('shop.x').f\n", x="def f():\n    return 1\n"), 0),
         # E8 ------------------------------------------------------------------------------------
         # importlib.import_module(".x", "shop"): a relative name with a literal package reaches
         # the live module (the fingerprint follows it: editing shop/x.py moves the hash)

@@ -56,6 +56,41 @@ def test_import_schedule_resolves_forms_and_skips_function_bodies():
     )
 
 
+def test_import_schedule_counts_literal_importer_calls_at_load_by_binding():
+    # E7: a literal dynamic import at load starts its module as an import statement does
+    s = _Summary("app.sub.a", [
+        (1, "import importlib as il\n"),
+        (2, "from importlib import import_module\n"),
+        (3, "x = __import__('app.x', fromlist=['f', 'g'])\n"),
+        (4, "y = il.import_module('..y', __package__)\n"),
+        (5, "z = import_module('.z', 'app')\n"),
+        (6, "@__import__('app.w').w.wrap\ndef g():\n    import_module('app.lazy')\n"),
+        (9, "v = __import__('v', globals(), None, ['h'], 1)\n"),
+        (10, "u = il.import_module(name)  # computed: not scheduled\n"),
+    ])
+    assert import_schedule(s) == (
+        (1, ("importlib",)),
+        (2, ("importlib", "importlib.import_module")),
+        (3, ("app", "app.x", "app.x.f", "app.x.g")),
+        (4, ("app", "app.y")),
+        (5, ("app", "app.z")),
+        (6, ("app", "app.w")),
+        (9, ("app", "app.sub", "app.sub.v", "app.sub.v.h")),
+    )
+
+
+def test_import_schedule_leaves_a_project_function_named_like_an_importer_alone():
+    s = _Summary("app.a", [
+        (1, "def import_module(name):\n    return name\n"),
+        (3, "def __import__(name, fromlist=()):\n    return name\n"),
+        (5, "x = import_module('app.x')\n"),
+        (6, "y = __import__('app.y')\n"),
+        (7, "class importlib:\n    import_module = staticmethod(len)\n"),
+        (9, "z = importlib.import_module('app.z')\n"),
+    ])
+    assert import_schedule(s) == ()
+
+
 def test_a_cycle_runs_the_imported_module_first_as_python_does():
     members = [("a.fa", "p.a", 5), ("a.top", "p.a", 1), ("b.fb", "p.b", 3), ("f.run", "p.flows", 9)]
     schedules = {"p.flows": ((1, ("p", "p.a")),), "p.a": ((2, ("p", "p.b")),), "p.b": ((1, ("p", "p.a")),)}
