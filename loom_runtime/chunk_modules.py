@@ -155,30 +155,47 @@ def run_modules(root: types.ModuleType, layout: ChunkLayout, text: str, path: Pa
     # before any run: a module that runs at load may use a lazy one at its own top level
     # (``from .r import X`` in a module a lazy ``import shop.plugs`` reached), which must run it
     for name in sorted(lazy):
-        _defer(name, modules, deferred[name])
+        _defer(name, modules, deferred[name], root)
     for i, (run, code) in enumerate(zip(layout.runs, codes)):
         if run.module in lazy:
             continue
         exec(code, modules[run.module].__dict__)
         if last[run.module] == i:
-            parent, _, attr = run.module.rpartition(".")
-            setattr(modules[parent] if parent else root, attr, modules[run.module])
+            _loaded(run.module, modules, root)
             adopt_definitions(modules[run.module].__dict__, modules[run.module].__name__)  # type: ignore[arg-type]
     return modules
+
+
+def _loaded(name: str, modules: dict[str, types.ModuleType], root: types.ModuleType) -> None:
+    """Bind ``name`` in its package once it has run, as Python does when a module finishes loading:
+    to what ``sys.modules`` holds under its key then, over whatever the package bound meanwhile. A
+    module may have replaced itself there (``sys.modules[__name__] = _Instance()``, the lazy-module
+    and config-object idiom): importers of it get the replacement live (E3), so the package's
+    attribute (``from . import m``) is the replacement too. A module that took its own entry out is
+    bound as itself (live, the import then raises ``KeyError``; a chunk is not the place to
+    reproduce that)."""
+    module = modules[name]
+    final = sys.modules.get(module.__name__.key, module)  # type: ignore[attr-defined]
+    parent, _, attr = name.rpartition(".")
+    setattr(modules[parent] if parent else root, attr, final)
 
 
 #: one lock for every deferred module: a first use may come from any thread, as an import may
 _LAZY_LOCK = threading.RLock()
 
 
-def _defer(name: str, modules: dict[str, types.ModuleType], codes: list[types.CodeType]) -> None:
+def _defer(name: str, modules: dict[str, types.ModuleType], codes: list[types.CodeType],
+           root: types.ModuleType) -> None:
     """Make ``modules[name]`` run ``codes`` at its first use: a module-level ``__getattr__``
     (PEP 562), which every lookup of a name it lacks goes through (``from .m import x``,
     ``m.x``), runs its lazy parent packages, then its runs, then answers the lookup (through the
     module's own ``__getattr__`` if its code defines one). A run that raises leaves the hook in
-    place, so the next use runs it again, as the next import of a module that failed does."""
+    place, so the next use runs it again, as the next import of a module that failed does. A module
+    that replaced itself in ``sys.modules`` is bound in its package as the replacement (``_loaded``),
+    and the module object a caller already holds (``from .m import answer`` asked it) answers from
+    the replacement from then on, as live that caller would have held the replacement."""
     module = modules[name]
-    state = {"done": False}
+    state: dict[str, Any] = {"done": False, "replaced": None}
 
     def run() -> None:
         with _LAZY_LOCK:
@@ -197,6 +214,11 @@ def _defer(name: str, modules: dict[str, types.ModuleType], codes: list[types.Co
                 for code in codes:
                     exec(code, module.__dict__)
                 adopt_definitions(module.__dict__, module.__name__)  # type: ignore[arg-type]
+                _loaded(name, modules, root)
+                final = sys.modules.get(module.__name__.key, module)  # type: ignore[attr-defined]
+                if final is not module:
+                    state["replaced"] = final
+                    module.__dict__.setdefault("__getattr__", __getattr__)
             except BaseException:
                 state["done"] = False
                 module.__dict__.setdefault("__getattr__", __getattr__)
@@ -210,6 +232,8 @@ def _defer(name: str, modules: dict[str, types.ModuleType], codes: list[types.Co
             return module.__dict__[attr]
         except KeyError:
             pass
+        if state["replaced"] is not None:
+            return getattr(state["replaced"], attr)
         own = module.__dict__.get("__getattr__")
         if own is not None and own is not __getattr__:
             return own(attr)

@@ -225,8 +225,8 @@ def _keep(plan: ChunkPlan, m: PlannedModule, stmt: Statement) -> Callable[[Impor
             return True
         if f"{site.module}.{site.attr}" in plan.modules or site.module not in plan.modules:
             return True  # a submodule, or a module the project lacks (fails as live)
-        if plan.available(site.module, site.attr):
-            return True
+        if plan.available(site.module, site.attr) or plan.replaces_itself(site.module):
+            return True  # bundled; or served by the object the module put in its place
         # the chunk's module lacks it: unreached, so dropped; unless live lacks it too, where the
         # import must fail as it does live (``try: from .fast import f, g / except ImportError``)
         return False if plan.binds_live(site.module, site.attr) else FAIL

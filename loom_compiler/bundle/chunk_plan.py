@@ -138,7 +138,14 @@ class ChunkPlan:
         if s is None:
             return False
         return (any(name in u.names for u in s.units) or bool(s.star_imports) or s.getattr_hook
-                or not s.exports_known or f"{module}.{name}" in self.summaries)
+                or not s.exports_known or f"{module}.{name}" in self.summaries or self.replaces_itself(module))
+
+    def replaces_itself(self, module: str) -> bool:
+        """Whether ``module`` may put another object in its own ``sys.modules`` entry as it runs
+        (``sys.modules[__name__] = _M()``: a ``>.`` store): what importing a name of it gets is that
+        object's attribute, which no statement of the module binds (E3)."""
+        s = self.summaries.get(module)
+        return s is not None and any(">." in u.references for u in s.units)
 
 
 def plan_chunk(

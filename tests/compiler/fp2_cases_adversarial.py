@@ -2232,7 +2232,17 @@ def _breaker4_chunk_cases() -> list[ChunkCase]:
             0),
         ChunkCase("module-replacing-itself-in-sys-modules", project(
             flow("from shop import m\nreturn m.answer, type(m).__name__"),
-            m="import sys\n\n\nclass _M:\n    answer = 42\n\n\nsys.modules[__name__] = _M()\n"), 0, finding="E3"),
+            m="import sys\n\n\nclass _M:\n    answer = 42\n\n\nsys.modules[__name__] = _M()\n"), 0),
+        # the lead's: the same module reached by a from-import of its name, lazily or at load
+        ChunkCase("name-imported-from-a-module-replacing-itself-in-sys-modules", project(
+            flow("from shop.m import answer\nreturn answer"),
+            m="import sys\n\n\nclass _M:\n    answer = 42\n\n\nsys.modules[__name__] = _M()\n"), 0),
+        ChunkCase("module-replacing-itself-in-sys-modules-imported-at-load", project(
+            flow("return m.answer, type(m).__name__", "from shop import m"),
+            m="import sys\n\n\nclass _M:\n    answer = 42\n\n\nsys.modules[__name__] = _M()\n"), 0),
+        ChunkCase("lazily-imported-module-replacing-itself-read-as-an-attribute", project(
+            flow("import shop.m\nreturn shop.m.answer, type(shop.m).__name__"),
+            m="import sys\n\n\nclass _M:\n    answer = 42\n\n\nsys.modules[__name__] = _M()\n"), 0),
     ]
 
 
