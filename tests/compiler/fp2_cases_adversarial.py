@@ -2416,3 +2416,117 @@ def _lead_pairs() -> list[ProjectPair]:
 
 
 PAIRS = PAIRS + tuple(_lead_pairs())
+
+
+def _breaker5_pairs() -> list[ProjectPair]:
+    """Fifth adversarial round (breaker5, session 6, ``F<n>`` on /work/TEAM.md): this session's
+    landings attacked. F1: a module imported at load by a literal importer call
+    (``importlib.import_module("shop.x")``, ``__import__("shop.x", fromlist=[...])``) runs as an
+    import does, so its state-changing statements belong to the flows its importer runs for; the
+    closure does not count it as executed (a plain ``import shop.x`` in the same place holds)."""
+    k = "a module imported at load by a literal importer call"
+    pairs: list[ProjectPair] = []
+    x = "from shop import log\n\nlog.L.append('x')\n\n\ndef f():\n    return 1\n"
+    for name, m in (
+            ("dunder-import", "from shop import log\n\nlog.L.append('m1')\nx = __import__('shop.x', fromlist=['f'])\n"),
+            ("import-module", "import importlib\nfrom shop import log\n\nlog.L.append('m1')\nimportlib.import_module('shop.x')\n")):
+        base = project(flow("return log.L", "from shop import m, log"), log="L = []\n", m=m, x=x)
+        pairs.append(C(f"{name}-at-load-of-a-module-changing-state-edited", k, base,
+                       edit(base, "shop/x.py", "append('x')", "append('y')"), finding="F1"))
+    # held: the same module imported by a statement
+    base = project(flow("return log.L", "from shop import m, log"), log="L = []\n",
+                   m="import shop.x\nfrom shop import log\n\nlog.L.append('m1')\n", x=x)
+    pairs.append(C("import-statement-at-load-of-a-module-changing-state-edited", k, base,
+                   edit(base, "shop/x.py", "append('x')", "append('y')")))
+    return pairs
+
+
+PAIRS = PAIRS + tuple(_breaker5_pairs())
+
+
+def _breaker5_chunk_cases() -> list[ChunkCase]:
+    """breaker5 (session 6): the lead's E3 (a module replacing itself in ``sys.modules``) and E7
+    (a literal importer call at load) in spellings their fixes did not cover. F1: the statements
+    of a module a literal importer call runs at load are dropped from the chunk
+    (``_breaker5_pairs``). F2: the replacement made by a function called at load
+    (``def _install(): sys.modules[__name__] = _M()``): importing a name of it fails in the chunk.
+    F3: a literal importer call inside a function called at load is not scheduled: the imported
+    module runs after its user and the chunk fails to load. F4: a relative importer name beyond
+    the top-level package raises ``ModuleNotFoundError`` naming the chunk's private package
+    (live: ``ImportError``, "attempted relative import beyond top-level package")."""
+    replaced = "import sys\n\n\nclass _M:\n    answer = 42\n\n\nsys.modules[__name__] = _M()\n"
+    by_function = "import sys\n\n\nclass _M:\n    answer = 42\n\n\ndef _install():\n    sys.modules[__name__] = _M()\n\n\n_install()\n"
+    f = "def f():\n    return 1\n"
+    return [
+        # F1 ------------------------------------------------------------------------------------
+        ChunkCase("dunder-import-at-load-runs-a-module-changing-state", project(
+            flow("return log.L", "from shop import m, log"), log="L = []\n",
+            m="from shop import log\n\nlog.L.append('m1')\nx = __import__('shop.x', fromlist=['f'])\nlog.L.append('m2')\n",
+            x="from shop import log\n\nlog.L.append('x')\n\n\ndef f():\n    return 1\n"), 0, finding="F1"),
+        # F2 ------------------------------------------------------------------------------------
+        ChunkCase("name-imported-lazily-from-a-module-a-function-replaces-at-load", project(
+            flow("from shop.m import answer\nreturn answer"), m=by_function), 0, finding="F2"),
+        ChunkCase("name-imported-at-load-from-a-module-a-function-replaces-at-load", project(
+            flow("return answer", "from shop.m import answer"), m=by_function), 0, finding="F2"),
+        # held: the module itself imported (lazily or at load), the replacement a ModuleType
+        # subclass, a __class__ assignment, a package, another first-party module, other spellings
+        ChunkCase("module-a-function-replaces-at-load-imported-lazily", project(
+            flow("from shop import m\nreturn m.answer, type(m).__name__"), m=by_function), 0),
+        ChunkCase("module-replaced-by-a-helper-of-another-module", project(
+            flow("from shop import m\nreturn m.answer, type(m).__name__"),
+            lazy="import sys\n\n\ndef install(name, obj):\n    sys.modules[name] = obj\n",
+            m="from shop.lazy import install\n\n\nclass _M:\n    answer = 42\n\n\ninstall(__name__, _M())\n"), 0),
+        ChunkCase("module-replaced-by-a-module-type-subclass-instance", project(
+            flow("from shop import m\nreturn m.answer, type(m).__name__"),
+            m="import sys\nimport types\n\n\nclass _M(types.ModuleType):\n    answer = 42\n\n\nsys.modules[__name__] = _M(__name__)\n"), 0),
+        ChunkCase("module-class-assigned-a-module-type-subclass-with-a-property", project(
+            flow("return m.answer, type(m).__name__", "from shop import m"),
+            m="import sys\nimport types\n\n\nclass _M(types.ModuleType):\n    @property\n    def answer(self):\n        return 42\n\n\n"
+              "sys.modules[__name__].__class__ = _M\n"), 0),
+        ChunkCase("package-replacing-itself-name-imported", {
+            **project(flow("from shop.sub import answer\nreturn answer")), "shop/sub/__init__.py": replaced}, 0),
+        ChunkCase("package-replacing-itself-read-as-an-attribute", {
+            **project(flow("import shop.sub\nreturn shop.sub.answer, type(shop.sub).__name__")), "shop/sub/__init__.py": replaced}, 0),
+        ChunkCase("module-replaced-by-another-first-party-module", project(
+            flow("from shop import m\nreturn m.answer, m.__name__"),
+            m="import sys\n\nimport shop.other\n\nsys.modules[__name__] = shop.other\n", other="answer = 42\n"), 0),
+        ChunkCase("module-replacing-itself-through-sys-modules-update", project(
+            flow("from shop import m\nreturn m.answer"),
+            m="import sys\n\n\nclass _M:\n    answer = 42\n\n\nsys.modules.update({__name__: _M()})\n"), 0),
+        ChunkCase("module-replacing-itself-read-at-load-by-another-module", project(
+            flow("return n.V", "from shop import n"), n="import shop.m\n\nV = (shop.m.answer, type(shop.m).__name__)\n",
+            m=replaced), 0),
+        # F3 ------------------------------------------------------------------------------------
+        ChunkCase("import-module-in-a-function-called-at-load", project(
+            flow("return m.F", "from shop import m"),
+            m="import importlib\n\n\ndef load():\n    return importlib.import_module('shop.x')\n\n\nF = load().f()\n", x=f), 0,
+            finding="F3"),
+        # held: the importer shadowed by a parameter, builtins.__import__, __import__ with a level,
+        # an import cycle through import_module, a class body, a try
+        ChunkCase("import-module-name-shadowed-by-a-decorator-factory-parameter", project(
+            flow("return m.g()", "from shop import m"),
+            m="import importlib\n\n\ndef deco(importlib):\n    return lambda fn: fn\n\n\n@deco(importlib)\ndef g():\n    return 1\n"), 0),
+        ChunkCase("builtins-dunder-import-at-load", project(
+            flow("return m.F", "from shop import m"), m="import builtins\n\nF = builtins.__import__('shop.x', fromlist=['f']).f()\n",
+            x=f), 0),
+        ChunkCase("dunder-import-with-a-level-at-load", project(
+            flow("return m.F", "from shop import m"), m="F = __import__('x', globals(), locals(), ['f'], 1).f()\n", x=f), 0),
+        ChunkCase("import-module-at-load-closing-an-import-cycle", project(
+            flow("return a.V", "from shop import a"),
+            a="import importlib\n\nb = importlib.import_module('shop.b')\nV = b.W + 1\n", b="import shop.a\n\nW = 1\n"), 0),
+        ChunkCase("import-module-at-load-in-a-class-body-and-a-try", project(
+            flow("return m.K.F, m.G", "from shop import m"),
+            m="import importlib\n\n\nclass K:\n    F = importlib.import_module('shop.x').f()\n\n\n"
+              "try:\n    G = importlib.import_module('shop.y').f()\nexcept ImportError:\n    G = 0\n", x=f, y=f), 0),
+        # F4 ------------------------------------------------------------------------------------
+        ChunkCase("import-module-of-a-relative-name-beyond-the-top-package", project(
+            flow("return m.F", "from shop import m"),
+            m="import importlib\n\ntry:\n    F = importlib.import_module('...x', __package__)\n"
+              "except ImportError as e:\n    F = type(e).__name__, str(e)\n", x=f), 0, finding="F4"),
+        ChunkCase("import-module-of-a-relative-name-beyond-the-top-package-in-the-flow", project(
+            flow("try:\n    importlib.import_module('..x', __package__)\nexcept ImportError as e:\n    return type(e).__name__, str(e)",
+                 "import importlib"), x=f), 0, finding="F4"),
+    ]
+
+
+CHUNK_CASES = CHUNK_CASES + tuple(_breaker5_chunk_cases())
