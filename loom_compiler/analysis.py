@@ -78,6 +78,7 @@ from .canonical import (
     canonical,
     canonical_statements,
     child_nodes,
+    exact_types,
     flatten_block,
     literal_string_value,
     nfkc,
@@ -485,6 +486,7 @@ class _Analyser:
         self.tree = tree
         self.defer = defer
         self.text = text
+        self.walrus = ":=" in text  # a walrus is one token: without it no walrus target is looked for
         # nested flows can only be where a flow decorator's name is spelled (``precheck``)
         self.may_nest = all_functions or might_define_flows(text.encode("utf-8", "surrogatepass"), config)
         self.layout = _Layout(tree, text, syntax, nested=self.may_nest)
@@ -531,7 +533,7 @@ class _Analyser:
         return references(node, method_of_class=method_of_class, resolve_from=self.resolve_from,
                           name_only=self.rules.name_only if self.rules is not None else None,
                           package=self.module if self.is_package else self.module.rpartition(".")[0],
-                          imports=self.stands_for, modules_names=self.modules_names)
+                          imports=self.stands_for, modules_names=self.modules_names, walrus=self.walrus)
 
     def header_of(self, node: cst.FunctionDef) -> cst.FunctionDef:
         """A definition with its body left out: what a step contributes besides its name
@@ -603,10 +605,10 @@ class _Analyser:
             drafts.append((kind, text, refs, step_name, code, start))
             st = self.statements[index]
             facts.append(StatementFacts(index, st.names, st.own_names, refs or References(),
-                                        isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and kind != "step",
-                                        isinstance(stmt, cst.ClassDef), _base_roots(stmt),
+                                        type(stmt) in (cst.FunctionDef, cst.ClassDef) and kind != "step",
+                                        type(stmt) is cst.ClassDef, _base_roots(stmt),
                                         any(f.unit == index and f.class_qualname for f in self.flows),
-                                        isinstance(stmt, cst.FunctionDef) and bool(stmt.decorators),
+                                        type(stmt) is cst.FunctionDef and bool(stmt.decorators),
                                         _display_assignment(stmt)))
             projections.append(self.projections(stmt, st))
             pieces = split_if(stmt) if not st.names and refs is not None and not refs.dynamic \
@@ -640,14 +642,14 @@ class _Analyser:
             else:
                 text = later.compute()
             header, header_refs = "", References()
-            if step_calls and kind == "function" and isinstance(stmts[index], cst.FunctionDef):
+            if step_calls and kind == "function" and type(stmts[index]) is cst.FunctionDef:
                 header, header_refs = self.step_header(stmts[index])
             units.append(Unit(
                 index=index, kind=kind, names=_sorted(st.names), form=mark(text) if text is not None else None,
                 references=_sorted([*refs.globals, *("!" + m for m in st.modules)]),
                 source=code, line=start, step_name=step_name, aliases=tuple(st.aliases), stars=tuple(st.stars),
                 global_writes=_sorted(refs.global_writes), attached=_sorted(attached[index]),
-                dynamic=_sorted(refs.dynamic - {"class", "class-write"}), simple_import=kind == "import" and isinstance(stmts[index], cst.SimpleStatementLine),
+                dynamic=_sorted(refs.dynamic - {"class", "class-write"}), simple_import=kind == "import" and type(stmts[index]) is cst.SimpleStatementLine,
                 projections=tuple((n, mark(t)) for n, t in projections[index]) if stamp is not None else projections[index],
                 changes=_sorted(changes.get(index, ())),
                 self_members=_sorted(refs.members) if kind in ("class", "function") else (),
@@ -683,7 +685,7 @@ class _Analyser:
             errors=tuple(self.errors),
             exports=exports if isinstance(exports, tuple) else None,
             exports_known=exports != UNKNOWN_ALL,
-            getattr_hook=any(isinstance(stmts[i], cst.FunctionDef) for i in self.binders.get("__getattr__", ())),
+            getattr_hook=any(type(stmts[i]) is cst.FunctionDef for i in self.binders.get("__getattr__", ())),
             runs=_sorted(m for st in self.statements for m in (*st.modules, *st.stars)),
             **hidden,
             **self.engine_hooks(stmts),
@@ -843,39 +845,39 @@ class _Analyser:
     def _alias_of(self, index: int, name: str) -> str | None:
         """``name = <dotted chain>`` at statement ``index`` (a plain alias): the chain, else None."""
         stmt = self.stmts[index]
-        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign)):
+        if not (type(stmt) is cst.SimpleStatementLine and len(stmt.body) == 1 and type(stmt.body[0]) is cst.Assign):
             return None
         assign = stmt.body[0]
-        if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name) \
+        if len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Name \
                 or nfkc(assign.targets[0].target.value) != name:
             return None
-        return dotted_chain(assign.value) if isinstance(assign.value, (cst.Name, cst.Attribute)) else None
+        return dotted_chain(assign.value) if type(assign.value) in (cst.Name, cst.Attribute) else None
 
     def bindings_of(self, stmt: cst.CSTNode) -> _Statement:
-        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        if type(stmt) in (cst.FunctionDef, cst.ClassDef):
             name = nfkc(stmt.name.value)
-            binder = _Binder(self.resolve_from)
+            binder = _Binder(self.resolve_from, walrus=self.walrus)
             binder.walk(stmt)  # its name, and what a walrus in its header binds (``def f(x=(N := 5))``)
             return _Statement(binder.bound - binder.declared_global, binder.bound - binder.declared_global,
                               [], [], True, ())
-        binder = _Binder(self.resolve_from)
+        binder = _Binder(self.resolve_from, walrus=self.walrus)
         binder.walk(stmt)
         names = binder.bound - binder.declared_global
         aliases = [(local, t) for local, targets in binder.imports.items() for t in targets]
         imported = set(binder.imports)
-        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        if type(stmt) in (cst.FunctionDef, cst.ClassDef):
             own = {nfkc(stmt.name.value)}
-        elif isinstance(stmt, cst.SimpleStatementLine):
-            own = bound_names([s for s in stmt.body if not isinstance(s, (cst.Import, cst.ImportFrom))])
+        elif type(stmt) is cst.SimpleStatementLine:
+            own = bound_names([s for s in stmt.body if type(s) not in (cst.Import, cst.ImportFrom)])
         else:
             own = names - imported
         # keep import order as written (the binder's dict groups by name)
         if len(aliases) > 1:
             aliases = self._ordered_aliases(stmt) or aliases
         built_by, built_from = None, frozenset()
-        if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign):
+        if type(stmt) is cst.SimpleStatementLine and len(stmt.body) == 1 and type(stmt.body[0]) is cst.Assign:
             value = stmt.body[0].value
-            if isinstance(value, cst.Call) and all(isinstance(t.target, cst.Name) for t in stmt.body[0].targets):
+            if type(value) is cst.Call and all(type(t.target) is cst.Name for t in stmt.body[0].targets):
                 chain = dotted_chain(value.func)
                 if chain is not None:
                     built_by = chain.split(".")[0]
@@ -890,13 +892,13 @@ class _Analyser:
         stack = [stmt]
         while stack:
             node = stack.pop()
-            if isinstance(node, (cst.Import, cst.ImportFrom)):
+            if type(node) in (cst.Import, cst.ImportFrom):
                 out.extend(import_bindings(node, self.resolve_from))
                 continue
-            if isinstance(node, cst.SimpleStatementLine):
-                stack.extend(reversed([s for s in node.body if isinstance(s, (cst.Import, cst.ImportFrom))]))
-            elif isinstance(node, _STATEMENT_PARTS) and not isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-                stack.extend(reversed([c for c in child_nodes(node) if isinstance(c, (*_STATEMENT_PARTS, cst.SimpleStatementLine))]))
+            if type(node) is cst.SimpleStatementLine:
+                stack.extend(reversed([s for s in node.body if type(s) in (cst.Import, cst.ImportFrom)]))
+            elif type(node) in _STATEMENT_PART_TYPES and type(node) not in (cst.FunctionDef, cst.ClassDef):
+                stack.extend(reversed([c for c in child_nodes(node) if type(c) in _STATEMENT_LINE_TYPES]))
         return out
 
     def third_party(self, name: str, seen: frozenset[str] = frozenset()) -> bool:
@@ -944,7 +946,7 @@ class _Analyser:
     def unit(self, index: int, stmt: cst.CSTNode) -> tuple[str, str | _Later, References | None, str | None]:
         """(kind, canonical, references, step name) of one module-level statement; the canonical
         form of a plain statement as a ``_Later`` (``run`` computes it now or defers it)."""
-        if isinstance(stmt, cst.FunctionDef):
+        if type(stmt) is cst.FunctionDef:
             if self.is_step(stmt, index):
                 header = stmt.with_changes(body=_PASS_BODY)  # its decorators run; its body is an effect
                 self.nested_flows(stmt, index, f"function `{nfkc(stmt.name.value)}`")
@@ -957,17 +959,17 @@ class _Analyser:
                 site = self.flows[-1]  # its canonical form is already the flow's own
                 return "function", site.canonical, refs, None
             return "function", _Later(lambda: canonical(stmt)), self.refs(stmt), None
-        if isinstance(stmt, cst.ClassDef):
+        if type(stmt) is cst.ClassDef:
             hashed = self.discover_class(stmt, prefix="", unit=index)
             self.nested_flows(stmt, index, None)
             return "class", _Later(lambda: canonical(hashed)), self.refs(hashed), None
         st = self.statements[index]
-        if isinstance(stmt, cst.SimpleStatementLine):
+        if type(stmt) is cst.SimpleStatementLine:
             body = list(stmt.body)
             refs = References()
             for small in body:
                 _merge(refs, self.refs(small))
-            if all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in body):
+            if all(type(s) in (cst.Import, cst.ImportFrom) for s in body):
                 kind = "import"
             else:
                 kind = "constant" if st.names else "statement"
@@ -976,7 +978,7 @@ class _Analyser:
         return ("constant" if st.names else "statement"), _Later(lambda: canonical(stmt)), self.refs(stmt), None
 
     def projections(self, stmt: cst.CSTNode, st: _Statement) -> tuple[tuple[str, str], ...]:
-        if not isinstance(stmt, (cst.With, cst.If)):
+        if type(stmt) not in (cst.With, cst.If):
             return ()
         imported = sorted({local for local, _ in st.aliases})
         if len(imported) < 2:
@@ -1295,7 +1297,7 @@ class _Analyser:
                 self.error(current, f"flow `{nfkc(current.name.value)}` is defined inside {where}; a flow must be a "
                            "module-level function or a method of a module-level class, so that the registry can "
                            "find it by name (it cannot be pinned where it is)", "flow-nested")
-            stack.extend(child for child in child_nodes(current) if isinstance(child, _STATEMENT_PARTS))
+            stack.extend(child for child in child_nodes(current) if type(child) in _STATEMENT_PART_TYPES)
 
     def _may_be_flow(self, node: cst.FunctionDef) -> bool:
         """A cheap test before the binding model: a decorator spells a flow decorator's last name."""
@@ -1394,6 +1396,9 @@ def _with_placeholder(node: cst.FunctionDef, mark: tuple[cst.Decorator, cst.Deco
 #: what a statement-only walk descends into (bodies, branches, handlers; never expressions)
 _STATEMENT_PARTS = (cst.BaseSuite, cst.BaseCompoundStatement, cst.Else, cst.Finally, cst.ExceptHandler,
                     cst.ExceptStarHandler, cst.MatchCase)
+#: the same as a set of exact types (a failing ``isinstance`` against libcst's ABCs is slow)
+_STATEMENT_PART_TYPES = exact_types(*_STATEMENT_PARTS)
+_STATEMENT_LINE_TYPES = _STATEMENT_PART_TYPES | {cst.SimpleStatementLine}
 
 _BLOCK_KEYWORDS = {cst.If: "if", cst.Try: "try", cst.TryStar: "try", cst.With: "with", cst.For: "for",
                    cst.While: "while", cst.Match: "match"}
@@ -1402,12 +1407,12 @@ _BLOCK_KEYWORDS = {cst.If: "if", cst.Try: "try", cst.TryStar: "try", cst.With: "
 def _lone_assignment(stmt: cst.CSTNode) -> tuple[bool, cst.BaseExpression | None]:
     """(True, the value) for ``A = B = <value>`` or ``A: T = <value>`` (the value may be None)
     alone on its line, names as targets; (False, None) for anything else."""
-    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+    if type(stmt) is not cst.SimpleStatementLine or len(stmt.body) != 1:
         return False, None
     small = stmt.body[0]
-    if isinstance(small, cst.Assign) and all(isinstance(t.target, cst.Name) for t in small.targets):
+    if type(small) is cst.Assign and all(type(t.target) is cst.Name for t in small.targets):
         return True, small.value
-    if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+    if type(small) is cst.AnnAssign and type(small.target) is cst.Name:
         return True, small.value
     return False, None
 
@@ -1415,7 +1420,7 @@ def _lone_assignment(stmt: cst.CSTNode) -> tuple[bool, cst.BaseExpression | None
 def _display_assignment(stmt: cst.CSTNode) -> bool:
     """``NAME = [...]`` (or ``{...}``, a set, a tuple) alone on its line: the value is a builtin
     container, whose methods (``HOOKS.append(f)``) call nothing they are given (``effects``)."""
-    return isinstance(_lone_assignment(stmt)[1], (cst.List, cst.Dict, cst.Set, cst.Tuple))
+    return type(_lone_assignment(stmt)[1]) in (cst.List, cst.Dict, cst.Set, cst.Tuple)
 
 
 def _literal_assignment(stmt: cst.CSTNode) -> str:
@@ -1443,10 +1448,10 @@ def _environ_read(node: cst.BaseExpression | None) -> bool:
 
 def _base_roots(stmt: cst.CSTNode) -> frozenset[str]:
     """The roots of a class statement's bases and keywords spelled as names or dotted chains."""
-    if not isinstance(stmt, cst.ClassDef):
+    if type(stmt) is not cst.ClassDef:
         return frozenset()
     # ``Base[int]`` names ``Base`` (its ``__class_getitem__`` runs, then the class is subclassed)
-    chains = (dotted_chain(arg.value.value if isinstance(arg.value, cst.Subscript) else arg.value)
+    chains = (dotted_chain(arg.value.value if type(arg.value) is cst.Subscript else arg.value)
               for arg in (*stmt.bases, *stmt.keywords))
     return frozenset(c.split(".")[0] for c in chains if c is not None)
 
@@ -1465,18 +1470,18 @@ _NOT_CHAINS = frozenset("=!\"?'^~>")
 
 def _descriptor_methods(stmt: cst.CSTNode) -> tuple[str, ...]:
     """The descriptor-protocol methods a class statement's own body defines or assigns."""
-    if not isinstance(stmt, cst.ClassDef):
+    if type(stmt) is not cst.ClassDef:
         return ()
     found: set[str] = set()
     body = stmt.body.body
     for inner in body:
-        smalls = inner.body if isinstance(inner, cst.SimpleStatementLine) else [inner]
+        smalls = inner.body if type(inner) is cst.SimpleStatementLine else [inner]
         for small in smalls:
-            if isinstance(small, cst.FunctionDef):
+            if type(small) is cst.FunctionDef:
                 found.add(nfkc(small.name.value))
-            elif isinstance(small, cst.Assign):
+            elif type(small) is cst.Assign:
                 found |= {n for t in small.targets for n in target_names(t.target)}
-            elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            elif type(small) is cst.AnnAssign and small.value is not None:
                 found |= target_names(small.target)
     return _sorted(found & DESCRIPTOR_METHODS)
 
@@ -1488,12 +1493,12 @@ def _base_chains(stmt: cst.CSTNode, *, nested: bool) -> tuple[str, ...]:
     a class, any base at all (its names may be the enclosing class body's): the MRO a subclass's
     ``self`` continues with (``closure``). Other keywords are arguments to the bases'
     ``__init_subclass__``, hashed with the class header."""
-    if not isinstance(stmt, cst.ClassDef):
+    if type(stmt) is not cst.ClassDef:
         return ()
     out: list[str] = []
     for arg in (*stmt.bases, *(k for k in stmt.keywords if k.keyword is not None and k.keyword.value == "metaclass")):
         expr = arg.value
-        if isinstance(expr, cst.Subscript):
+        if type(expr) is cst.Subscript:
             expr = expr.value
         chain = dotted_chain(expr) if arg.star == "" and not nested else None
         out.append(chain if chain is not None else "?")
@@ -1504,7 +1509,7 @@ def _test_roots(stmt: cst.If, refs_of) -> set[str]:  # noqa: ANN001
     """The global roots the tests of an ``if`` chain read."""
     roots: set[str] = set()
     node: cst.BaseSuite | cst.If | cst.Else | None = stmt
-    while isinstance(node, cst.If):
+    while type(node) is cst.If:
         roots |= {c.split(".")[0] for c in refs_of(node.test).globals}
         node = node.orelse
     return roots
@@ -1566,7 +1571,7 @@ def _first_line(source: str) -> str:
 
 
 def _is_compound(stmt: cst.CSTNode) -> bool:
-    return not isinstance(stmt, (cst.SimpleStatementLine, cst.FunctionDef, cst.ClassDef))
+    return type(stmt) not in (cst.SimpleStatementLine, cst.FunctionDef, cst.ClassDef)
 
 
 def _names_of(target: cst.BaseExpression) -> set[str]:
@@ -1616,7 +1621,7 @@ class _Layout:
     def _align(self, cst_body: Sequence[cst.CSTNode], ast_body: list[ast.stmt]) -> None:
         j = 0
         for stmt in cst_body:
-            n = len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
+            n = len(stmt.body) if type(stmt) is cst.SimpleStatementLine else 1
             group = ast_body[j : j + n]
             if len(group) != n:
                 return
@@ -1631,8 +1636,8 @@ class _Layout:
                 _ast_decorated_defs(first, found)
                 if found:
                     self.nested[id(stmt)] = found
-            if isinstance(stmt, cst.ClassDef) and isinstance(first, ast.ClassDef):
-                inner = stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else stmt.body.body
+            if type(stmt) is cst.ClassDef and isinstance(first, ast.ClassDef):
+                inner = stmt.body.body if type(stmt.body) is cst.IndentedBlock else stmt.body.body
                 self._align(inner, first.body)
 
     def position(self, node: cst.CSTNode) -> tuple[int, int] | None:
@@ -1751,7 +1756,7 @@ def _ast_decorated_defs(node: ast.AST, out: list[tuple[str, int, int]]) -> None:
 def _cst_decorated_defs(node: cst.CSTNode, out: list[cst.FunctionDef]) -> None:
     """``_ast_decorated_defs`` over libcst's tree (``child_nodes`` keeps field order: source order)."""
     for child in child_nodes(node):
-        if isinstance(child, _STATEMENT_PARTS):
+        if type(child) in _STATEMENT_PART_TYPES:
             if type(child) is cst.FunctionDef and child.decorators:
                 out.append(child)
             _cst_decorated_defs(child, out)

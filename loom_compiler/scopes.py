@@ -284,9 +284,9 @@ class _Scope:
 def _subscript_callee(node: cst.BaseExpression) -> bool:
     """``HOOKS[k]`` or ``REG[k].run``: a callee taken out of a container (calls on call results
     and literals, ``"".join``, ``super().f``, are not: their callee is what the call returned)."""
-    while isinstance(node, cst.Attribute):
+    while type(node) is cst.Attribute:
         node = node.value
-    return isinstance(node, cst.Subscript)
+    return type(node) is cst.Subscript
 
 
 def _opaque_callee(func: cst.BaseExpression, is_global: Callable[[str], bool]) -> str | None:
@@ -294,29 +294,31 @@ def _opaque_callee(func: cst.BaseExpression, is_global: Callable[[str], bool]) -
     the callee is a chain rooted at a name (what that name is bound to is the module's binding
     model's to tell: ``effects.import_time_runs``) or a method of a literal (``"".join``)."""
     node = func
-    while isinstance(node, cst.Attribute):
+    while type(node) is cst.Attribute:
         node = node.value
-    if isinstance(node, cst.Name):
+    if type(node) is cst.Name:
         return None
-    if isinstance(node, cst.Subscript):
+    if type(node) is cst.Subscript:
         return "[]"
-    if isinstance(node, cst.Call):
+    if type(node) is cst.Call:
         chain = dotted_chain(node.func)
         root = chain.split(".", 1)[0] if chain is not None else ""
         return "()" + (root if root and is_global(root) else "")
-    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float, cst.List, cst.Dict,
-                         cst.Set, cst.Tuple)):
+    if type(node) in (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float, cst.List, cst.Dict,
+                      cst.Set, cst.Tuple):
         return None  # a builtin type's method
     return "?"
 
 
 def dotted_chain(node: cst.BaseExpression) -> str | None:
     """``a.b.c`` for an attribute chain of plain names, else None."""
+    if type(node) is cst.Name:  # the common case: no list, no join
+        return nfkc(node.value)
     parts: list[str] = []
-    while isinstance(node, cst.Attribute):
+    while type(node) is cst.Attribute:
         parts.append(nfkc(node.attr.value))
         node = node.value
-    if not isinstance(node, cst.Name):
+    if type(node) is not cst.Name:
         return None
     parts.append(nfkc(node.value))
     return ".".join(reversed(parts))
@@ -326,14 +328,14 @@ def target_names(target: cst.CSTNode | None) -> set[str]:
     """Names bound by an assignment target (tuples/lists/starred unpacked)."""
     if target is None:
         return set()
-    if isinstance(target, cst.Name):
+    if type(target) is cst.Name:
         return {nfkc(target.value)}
-    if isinstance(target, (cst.Tuple, cst.List)):
+    if type(target) in (cst.Tuple, cst.List):
         out: set[str] = set()
         for el in target.elements:
             out |= target_names(el.value)
         return out
-    if isinstance(target, cst.StarredElement):
+    if type(target) is cst.StarredElement:
         return target_names(target.value)
     return set()
 
@@ -387,7 +389,7 @@ def _import_binds(node: cst.Import | cst.ImportFrom) -> set[str]:
 class _Binder:
     """Collects names bound in one scope, not descending into nested scopes."""
 
-    def __init__(self, resolve_from: FromResolver | None = None) -> None:
+    def __init__(self, resolve_from: FromResolver | None = None, *, walrus: bool = True) -> None:
         self.bound: set[str] = set()
         self.declared_global: set[str] = set()
         self.nonlocal_: set[str] = set()
@@ -399,6 +401,9 @@ class _Binder:
         self.modules: list[str] = []
         self.loops: set[str] = set()  # names ``for`` statements bind (``_Scope.loops``)
         self.resolve_from = resolve_from
+        #: False: the module's text spells no ``:=``, so no walrus target needs looking for (each
+        #: look walks a whole header or comprehension again)
+        self.walrus = walrus
 
     def walk(self, node: cst.CSTNode) -> None:
         if type(node) is cst.ConcatenatedString:
@@ -410,10 +415,10 @@ class _Binder:
             for child in child_nodes(node):
                 self.walk(child)
             return
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        if type(node) in (cst.FunctionDef, cst.ClassDef):
             self.bound.add(nfkc(node.name.value))
             # decorators, defaults, annotations and bases run here: a walrus in them binds here
-            if isinstance(node, cst.FunctionDef):
+            if type(node) is cst.FunctionDef:
                 header = [d.decorator for d in node.decorators]
                 for param in _all_params(node.params):
                     header += [x for x in (param.default, param.annotation) if x is not None]
@@ -421,58 +426,60 @@ class _Binder:
                     header.append(node.returns)
             else:
                 header = [d.decorator for d in node.decorators] + [a.value for a in (*node.bases, *node.keywords)]
-            for part in header:
-                self.bound |= _walrus_targets(part)
+            if self.walrus:
+                for part in header:
+                    self.bound |= _walrus_targets(part)
             return
-        if isinstance(node, cst.Lambda):
+        if type(node) is cst.Lambda:
             return
-        if isinstance(node, _COMPREHENSIONS):
-            self.bound |= _walrus_targets(node)  # a walrus in a comprehension binds in this scope
+        if type(node) in _COMPREHENSIONS:
+            if self.walrus:
+                self.bound |= _walrus_targets(node)  # a walrus in a comprehension binds in this scope
             return
-        if isinstance(node, cst.AssignTarget):
+        if type(node) is cst.AssignTarget:
             self.bound |= target_names(node.target)
-        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
+        elif type(node) in (cst.AnnAssign, cst.AugAssign):
             self.bound |= target_names(node.target)
-        elif isinstance(node, (cst.For, cst.CompFor)):
+        elif type(node) in (cst.For, cst.CompFor):
             names = target_names(node.target)
             self.bound |= names
-            if isinstance(node, cst.For):
+            if type(node) is cst.For:
                 self.loops |= names
-        elif isinstance(node, cst.WithItem) and node.asname is not None:
+        elif type(node) is cst.WithItem and node.asname is not None:
             self.bound |= target_names(node.asname.name)
-        elif isinstance(node, (cst.ExceptHandler, cst.ExceptStarHandler)) and node.name is not None:
+        elif type(node) in (cst.ExceptHandler, cst.ExceptStarHandler) and node.name is not None:
             self.bound |= target_names(node.name.name)
-        elif isinstance(node, cst.NamedExpr):
+        elif type(node) is cst.NamedExpr:
             self.bound |= target_names(node.target)
-        elif isinstance(node, cst.Del):
+        elif type(node) is cst.Del:
             self.bound |= target_names(node.target)
-        elif isinstance(node, (cst.Import, cst.ImportFrom)):
+        elif type(node) in (cst.Import, cst.ImportFrom):
             self.bound |= _import_binds(node)
             for local, target in import_bindings(node, self.resolve_from):
                 self.imports.setdefault(local, []).append(target)
-            if isinstance(node, cst.Import):
+            if type(node) is cst.Import:
                 self.modules += [c for a in node.names if (c := dotted_chain(a.name))]
             else:
                 base = self.resolve_from(node) if node.relative and self.resolve_from is not None else (
                     None if node.relative else dotted_chain(node.module) if node.module is not None else None)
                 if base:
                     self.modules.append(base)
-                    if isinstance(node.names, cst.ImportStar):
+                    if type(node.names) is cst.ImportStar:
                         self.stars.append(base)
                     else:
                         self.modules += [f"{base}.{nfkc(a.name.value)}" for a in node.names]  # type: ignore[union-attr]
             return
-        elif isinstance(node, cst.Global):
+        elif type(node) is cst.Global:
             self.declared_global |= {nfkc(n.name.value) for n in node.names}
             return
-        elif isinstance(node, cst.Nonlocal):
+        elif type(node) is cst.Nonlocal:
             self.nonlocal_ |= {nfkc(n.name.value) for n in node.names}
             return
-        elif isinstance(node, cst.MatchAs) and node.name is not None:
+        elif type(node) is cst.MatchAs and node.name is not None:
             self.bound.add(nfkc(node.name.value))
-        elif isinstance(node, cst.MatchStar) and node.name is not None:
+        elif type(node) is cst.MatchStar and node.name is not None:
             self.bound.add(nfkc(node.name.value))
-        elif isinstance(node, cst.MatchMapping) and node.rest is not None:
+        elif type(node) is cst.MatchMapping and node.rest is not None:
             self.bound.add(nfkc(node.rest.value))
         for child in child_nodes(node):
             self.walk(child)
@@ -504,15 +511,15 @@ def bound_names(stmts: Iterable[cst.CSTNode]) -> set[str]:
 def _store_base(target: cst.BaseExpression) -> list[cst.BaseExpression]:
     """The objects a store target writes *into* (``CFG`` of ``CFG["a"] = 2``, ``decimal`` of
     ``decimal.getcontext().prec = 6``); a plain name is a binding, not a store into anything."""
-    if isinstance(target, (cst.Tuple, cst.List)):
+    if type(target) in (cst.Tuple, cst.List):
         return [b for el in target.elements for b in _store_base(el.value)]
-    if isinstance(target, cst.StarredElement):
+    if type(target) is cst.StarredElement:
         return _store_base(target.value)
-    if not isinstance(target, (cst.Attribute, cst.Subscript)):
+    if type(target) not in (cst.Attribute, cst.Subscript):
         return []
     node: cst.BaseExpression = target
-    while isinstance(node, (cst.Attribute, cst.Subscript, cst.Call)):
-        node = node.func if isinstance(node, cst.Call) else node.value
+    while type(node) in (cst.Attribute, cst.Subscript, cst.Call):
+        node = node.func if type(node) is cst.Call else node.value
     return [node]
 
 
@@ -524,11 +531,11 @@ def _through_sys_modules(target: cst.BaseExpression, is_modules: Callable[[cst.B
     sys as s``, ``from sys import modules``)."""
     node = target
     if not itself:
-        if not isinstance(node, (cst.Attribute, cst.Subscript)):
+        if type(node) not in (cst.Attribute, cst.Subscript):
             return False
         node = node.value
-    while isinstance(node, (cst.Attribute, cst.Subscript)):
-        if isinstance(node, cst.Subscript) and is_modules(node.value):
+    while type(node) in (cst.Attribute, cst.Subscript):
+        if type(node) is cst.Subscript and is_modules(node.value):
             return True
         node = node.value
     return False
@@ -537,20 +544,21 @@ def _through_sys_modules(target: cst.BaseExpression, is_modules: Callable[[cst.B
 def _globals_call(target: cst.BaseExpression) -> cst.Call | None:
     """The ``globals()`` call a store target writes into, if any (``globals()["X"] = 1``)."""
     node = target
-    while isinstance(node, (cst.Attribute, cst.Subscript)):
+    while type(node) in (cst.Attribute, cst.Subscript):
         node = node.value
     return node if _is_call_to(node, "globals") else None  # type: ignore[return-value]
 
 
 def _is_call_to(node: cst.BaseExpression, name: str) -> bool:
-    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == name
+    return type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == name
 
 
 class _UseWalker:
     def __init__(self, refs: References, resolve_from: FromResolver | None, name_only: NameOnly | None = None,
                  package: str | None = None, imports: ImportTargets | None = None,
-                 modules_names: frozenset[str] = frozenset()) -> None:
+                 modules_names: frozenset[str] = frozenset(), walrus: bool = True) -> None:
         self.refs = refs
+        self.walrus = walrus  # False: no ``:=`` in the module (``_Binder.walrus``)
         self.resolve_from = resolve_from
         self.name_only = name_only
         self.package = package  # the module's ``__package__`` (None: unknown)
@@ -578,7 +586,7 @@ class _UseWalker:
     # -- scopes ---------------------------------------------------------------------------------
     def function_scope(self, params: cst.Parameters, body: Iterable[cst.CSTNode], parent: _Scope, *, method: bool) -> None:
         body = list(body)
-        binder = _Binder(self.resolve_from)
+        binder = _Binder(self.resolve_from, walrus=self.walrus)
         for stmt in body:
             binder.walk(stmt)
         names = _param_names(params)
@@ -664,7 +672,7 @@ class _UseWalker:
             # each base and keyword is a call it makes (breaker2's C7)
             for arg in (*node.bases, *node.keywords):  # type: ignore[attr-defined]
                 self.in_call(arg.value, scope, callee=arg.value, plain=False)
-            binder = _Binder(self.resolve_from)
+            binder = _Binder(self.resolve_from, walrus=self.walrus)
             for stmt in node.body.body:  # type: ignore[attr-defined]
                 binder.walk(stmt)
             local = binder.bound - binder.declared_global
@@ -724,7 +732,7 @@ class _UseWalker:
         self.unkept.add(id(node.left))
         for target in node.comparisons:
             self.unkept.add(id(target.comparator))
-            if isinstance(target.operator, (cst.In, cst.NotIn)):
+            if type(target.operator) in (cst.In, cst.NotIn):
                 self.modules_safe.add(id(target.comparator))
         for child in child_nodes(node):
             self.walk(child, scope)
@@ -747,7 +755,7 @@ class _UseWalker:
                 self.walk(cond.test, inner)
             self.walk(comp.target, inner)
             comp = comp.inner_for_in
-        if isinstance(node, cst.DictComp):
+        if type(node) is cst.DictComp:
             self.walk(node.key, inner)
             self.walk(node.value, inner)
         else:
@@ -762,14 +770,14 @@ class _UseWalker:
         if self.through_view(node, scope):
             return
         base = node
-        while isinstance(base, cst.Attribute):
+        while type(base) is cst.Attribute:
             base = base.value  # type: ignore[assignment]
-        if _is_call_to(base, "type") and len(base.args) == 1 and isinstance(base.args[0].value, cst.Name):  # type: ignore[attr-defined]
+        if _is_call_to(base, "type") and len(base.args) == 1 and type(base.args[0].value) is cst.Name:  # type: ignore[attr-defined]
             # ``type(self).LIMIT``: the class of the instance the method runs on
             arg = nfkc(base.args[0].value.value)  # type: ignore[attr-defined]
             if self.self_of(arg, scope):
                 inner = node
-                while isinstance(inner.value, cst.Attribute):
+                while type(inner.value) is cst.Attribute:
                     inner = inner.value
                 attr = nfkc(inner.attr.value)
                 if attr == "__dict__":  # ``type(self).__dict__`` used whole: the class namespace escapes
@@ -793,15 +801,15 @@ class _UseWalker:
             self.globals_read.add(id(value))
         elif len(node.slice) == 1 and "sys.modules" in self.qualified(value, scope):
             index = node.slice[0].slice
-            key, exact = _pattern(index.value) if isinstance(index, cst.Index) else ("", False)
+            key, exact = _pattern(index.value) if type(index) is cst.Index else ("", False)
             if exact and _DOTTED.fullmatch(key):
                 self.refs.globals.add("=" + nfkc(key))  # that module, used as a value: all of it
-            elif isinstance(index, cst.Index) and isinstance(index.value, cst.Name) and index.value.value == "__name__" \
+            elif type(index) is cst.Index and type(index.value) is cst.Name and index.value.value == "__name__" \
                     and self.is_global("__name__", scope):
                 self.refs.dynamic.add("module")  # ``sys.modules[__name__]``: its own module
             elif not exact:
                 # a computed name: any first-party module it may name (``?@`` a constant's value)
-                chain = dotted_chain(index.value) if isinstance(index, cst.Index) and not key else None
+                chain = dotted_chain(index.value) if type(index) is cst.Index and not key else None
                 if chain is not None and self.is_global(chain.split(".")[0], scope):
                     self.refs.globals.add("?@" + nfkc(chain))
                 else:
@@ -818,7 +826,7 @@ class _UseWalker:
         self.modules_safe.add(id(node.iter))  # iterating a dict yields its keys
         key = _annotation_key(node, lambda name: self.self_of(name, scope))
         if key is not None:
-            binder = _Binder(self.resolve_from)
+            binder = _Binder(self.resolve_from, walrus=self.walrus)
             binder.walk(node.body)
             if key[0] in binder.bound:
                 key = None
@@ -842,10 +850,10 @@ class _UseWalker:
         if id(node) in self.fetches:
             self.module_escapes(node, self.fetches[id(node)], scope)  # ``m = importlib.import_module(k)``
         func = node.func
-        name = nfkc(func.value) if isinstance(func, cst.Name) else None
+        name = nfkc(func.value) if type(func) is cst.Name else None
         builtin = name is not None and not self.is_local(name, scope)
         args = node.args
-        if isinstance(func, cst.Attribute):
+        if type(func) is cst.Attribute:
             self.modules_method(func, args, scope)
         elif builtin and name in _KEY_FUNCS and len(args) == 1:
             self.modules_safe.add(id(args[0].value))  # ``len(sys.modules)``, ``sorted(sys.modules)``: its keys
@@ -880,22 +888,22 @@ class _UseWalker:
                 return
             instance = _instance_of(obj, lambda n: self.self_of(n, scope))
             key = args[1].value
-            if instance is not None and isinstance(key, cst.Name) and self.annotation_keys.get(nfkc(key.value)) == instance \
+            if instance is not None and type(key) is cst.Name and self.annotation_keys.get(nfkc(key.value)) == instance \
                     and self.is_local(nfkc(key.value), scope):
                 # an annotated name of the instance's class (``for_loop``): those fields, not any member
                 self.refs.members.add("__annotations__")
-                if isinstance(obj, cst.Name):
+                if type(obj) is cst.Name:
                     self.self_safe.add(id(obj))
                 self.in_call(func, scope, callee=func, rest=[a.value for a in args])
                 return
-            if instance is not None and not isinstance(obj, cst.Name):
+            if instance is not None and type(obj) is not cst.Name:
                 # ``getattr(type(self), name)``: the class of the instance, by a computed name
                 self.refs.dynamic.add("class-write" if name in ("setattr", "delattr") else "class")
             if name in ("setattr", "delattr"):
                 self.store_into(obj, scope)
                 if _through_sys_modules(obj, self.is_sys_modules(scope), itself=True):
                     self.refs.dynamic |= {"module", "module-write"}
-                if isinstance(obj, cst.Name) and self.self_of(nfkc(obj.value), scope):
+                if type(obj) is cst.Name and self.self_of(nfkc(obj.value), scope):
                     # a write to the instance by a computed name runs the class's ``__setattr__``/
                     # ``__delattr__`` and data descriptors, never a plain method: "class-write"
                     # (``closure``: the whole class for the class's own code, as "class"; for a
@@ -904,7 +912,7 @@ class _UseWalker:
                     self.refs.dynamic.add("class-write")
         if builtin and name in _SELF_SAFE:
             for arg in args:
-                if isinstance(arg.value, cst.Name):
+                if type(arg.value) is cst.Name:
                     self.self_safe.add(id(arg.value))
         if builtin and name == "globals":
             if id(node) not in self.globals_read or id(node) in self.globals_written:
@@ -928,7 +936,7 @@ class _UseWalker:
         resolver = self.resolver(func, scope)
         if resolver is not None:
             self.module_argument(resolver, args, scope)
-        if isinstance(func, cst.Attribute) and _is_call_to(func.value, "globals") and func.attr.value in _DICT_READS:
+        if type(func) is cst.Attribute and _is_call_to(func.value, "globals") and func.attr.value in _DICT_READS:
             self.globals_read.add(id(func.value))
         if self.name_only is not None:
             self.mark_name_only(func, args, scope)
@@ -1053,7 +1061,7 @@ class _UseWalker:
         if kind is cst.Subscript:
             index = node.slice[0].slice if len(node.slice) == 1 else None  # type: ignore[attr-defined]
             value = node.value  # type: ignore[attr-defined]
-            if not isinstance(index, cst.Index) or (spelled := dotted_chain(value)) is None \
+            if type(index) is not cst.Index or (spelled := dotted_chain(value)) is None \
                     or "sys.modules" not in self.qualified(value, scope):
                 return None
             self.modules_safe.add(id(value))
@@ -1063,7 +1071,7 @@ class _UseWalker:
         if kind is not cst.Call:
             return None
         func, args = node.func, node.args  # type: ignore[attr-defined]
-        if isinstance(func, cst.Attribute) and func.attr.value in _ENTRY_GETTERS \
+        if type(func) is cst.Attribute and func.attr.value in _ENTRY_GETTERS \
                 and (spelled := dotted_chain(func.value)) is not None and "sys.modules" in self.qualified(func.value, scope):
             self.modules_safe.add(id(func.value))
             names.append((spelled, func.value))
@@ -1237,10 +1245,10 @@ class _UseWalker:
         """Walk a call: at import time every global root in it is a ``call_mentions`` (the call may
         change its callee and arguments); in deferred code the callee is a ``calls`` (a method
         call also a ``method_calls``) and the arguments are ``mutates``."""
-        target = func.func if isinstance(func, cst.Call) else func
+        target = func.func if type(func) is cst.Call else func
         callee_chain = dotted_chain(target)
         now = self.deferred == 0
-        if now and isinstance(target, cst.Attribute):
+        if now and type(target) is cst.Attribute:
             # a method of a namespace view called at import time (``__builtins__.update(len=f)``,
             # ``vars(svc).update(go=f)``): it may change any name of what the view names
             seen = self.view(target.value, scope)
@@ -1287,9 +1295,9 @@ class _UseWalker:
                 self.collectors.pop()
 
     def store(self, node: cst.CSTNode, scope: _Scope) -> None:
-        if isinstance(node, cst.Assign):
+        if type(node) is cst.Assign:
             targets = [t.target for t in node.targets]
-        elif isinstance(node, cst.Del):
+        elif type(node) is cst.Del:
             targets = [node.target]
         else:
             targets = [node.target]  # type: ignore[attr-defined]
@@ -1303,22 +1311,22 @@ class _UseWalker:
                 # ``sys.modules[__name__].V = 2``: a binding of any name of the module
                 self.refs.dynamic |= {"module", "module-write"}
             self.store_into_target(target, scope)
-        if isinstance(node, cst.AnnAssign) and scope.is_function:
+        if type(node) is cst.AnnAssign and scope.is_function:
             # a local annotation never runs: not a reference (DESIGN §6)
             self.walk(node.target, scope)
             if node.value is not None:
                 self.walk(node.value, scope)
             return
-        if isinstance(node, cst.AnnAssign):
+        if type(node) is cst.AnnAssign:
             # a class or module annotation is stored (``__annotations__``): its names are references
             self.walk(node.target, scope)
             self.annotation_of(node.annotation.annotation, scope)
             if node.value is not None:
                 self.walk(node.value, scope)
             return
-        if isinstance(node, cst.Assign) and _is_call_to(node.value, "globals"):
+        if type(node) is cst.Assign and _is_call_to(node.value, "globals"):
             self.globals_written.add(id(node.value))  # ``g = globals()``: it escapes
-        if isinstance(node, cst.Assign) and scope.parent is None and len(targets) == 1 and isinstance(targets[0], cst.Name) \
+        if type(node) is cst.Assign and scope.parent is None and len(targets) == 1 and type(targets[0]) is cst.Name \
                 and nfkc(targets[0].value) in self.modules_names:
             # ``mods = sys.modules`` at module level: an alias ``qualified`` follows (the uses of
             # ``mods`` are judged as those of ``sys.modules``), so this is no escape of it
@@ -1395,7 +1403,7 @@ class _UseWalker:
             return _view_attribute(inner, nfkc(node.attr.value))  # type: ignore[attr-defined]
         if kind is cst.Subscript:
             index = node.slice[0].slice if len(node.slice) == 1 else None  # type: ignore[attr-defined]
-            if not isinstance(index, cst.Index):
+            if type(index) is not cst.Index:
                 return None
             fetched = self.module_value(node, scope, names)  # type: ignore[arg-type]
             if fetched is not None:
@@ -1414,8 +1422,8 @@ class _UseWalker:
                 return (fetched, False, True) if _certain(fetched) else None
             if any(a.star or a.keyword is not None for a in args) or not args:
                 return None
-            if isinstance(func, cst.Name) and not self.is_local(nfkc(func.value), scope):
-                if func.value == "type" and len(args) == 1 and isinstance(args[0].value, cst.Name) \
+            if type(func) is cst.Name and not self.is_local(nfkc(func.value), scope):
+                if func.value == "type" and len(args) == 1 and type(args[0].value) is cst.Name \
                         and self.self_of(nfkc(args[0].value.value), scope):
                     # ``type(self)`` is ``self.__class__``: ``vars(type(self))["V"]`` and
                     # ``type(self).__dict__["V"]`` are ``self.__class__.V`` (they were no view at all)
@@ -1488,7 +1496,7 @@ class _UseWalker:
             self.stored.add(id(target))  # the module attribute or entry it replaces is written, not read
         if seen is None or not seen[2]:
             seen = None
-            container = target.value if isinstance(target, (cst.Attribute, cst.Subscript)) else None
+            container = target.value if type(target) in (cst.Attribute, cst.Subscript) else None
             names.clear()
             if container is not None:
                 inner = self.view(container, scope, names)
@@ -1502,7 +1510,7 @@ class _UseWalker:
                 self.store_into_target(target, scope)
                 return True
             node = target
-            while seen is None and isinstance(node, (cst.Attribute, cst.Subscript)):
+            while seen is None and type(node) in (cst.Attribute, cst.Subscript):
                 node = node.value
                 fetched = self.fetches.get(id(node))
                 if fetched is not None and fetched != ".":
@@ -1813,7 +1821,7 @@ def _code_imports(text: str, package: str | None, depth: int = 0) -> set[str]:
 
 def _all_params(params: cst.Parameters) -> list[cst.Param]:
     out = [*params.posonly_params, *params.params, *params.kwonly_params]
-    if isinstance(params.star_arg, cst.Param):
+    if type(params.star_arg) is cst.Param:
         out.append(params.star_arg)
     if params.star_kwarg is not None:
         out.append(params.star_kwarg)
@@ -1836,7 +1844,8 @@ def _is_staticmethod(node: cst.FunctionDef) -> bool:
 
 def references(node: cst.CSTNode, *, method_of_class: bool = False, resolve_from: FromResolver | None = None,
                name_only: NameOnly | None = None, package: str | None = None,
-               imports: ImportTargets | None = None, modules_names: frozenset[str] = frozenset()) -> References:
+               imports: ImportTargets | None = None, modules_names: frozenset[str] = frozenset(),
+               walrus: bool = True) -> References:
     """Global chains, members, effects and dynamic reach of a module-level statement or definition.
 
     ``method_of_class``: ``node`` is a ``FunctionDef`` taken out of a class body; its first
@@ -1848,11 +1857,12 @@ def references(node: cst.CSTNode, *, method_of_class: bool = False, resolve_from
     targets, a plain alias's) recognises a resolver or ``sys.modules`` spelled through an alias
     (``from importlib import import_module as im``, ``mods = sys.modules``); ``modules_names``:
     the module-level names that may stand for ``sys.modules`` (its uses as a value widen).
+    ``walrus=False``: the module's text spells no ``:=`` (no walrus target is looked for).
     """
     refs = References()
-    walker = _UseWalker(refs, resolve_from, name_only, package, imports, modules_names)
+    walker = _UseWalker(refs, resolve_from, name_only, package, imports, modules_names, walrus)
     module_scope = _Scope(None, set(), set())
-    if method_of_class and isinstance(node, cst.FunctionDef):
+    if method_of_class and type(node) is cst.FunctionDef:
         walker.function_header(node, module_scope)
         walker.function_scope(node.params, node.body.body, module_scope, method=not _is_staticmethod(node))
     else:
@@ -1868,13 +1878,13 @@ def _string_constant(node: cst.CSTNode) -> tuple[str, str] | None:
     """(name, value) when ``node`` is a plain module-level binding of one name to a string
     literal (``MOD = "shop.pricing"``, ``MOD: str = "shop." "pricing"``): ``closure`` takes such a
     name's value as certain when every statement binding it is one (``?@``/``?%`` references)."""
-    if isinstance(node, cst.Assign) and len(node.targets) == 1:
+    if type(node) is cst.Assign and len(node.targets) == 1:
         target, value = node.targets[0].target, node.value
-    elif isinstance(node, cst.AnnAssign) and node.value is not None:
+    elif type(node) is cst.AnnAssign and node.value is not None:
         target, value = node.target, node.value
     else:
         return None
-    if not isinstance(target, cst.Name):
+    if type(target) is not cst.Name:
         return None
     text, exact = _pattern(value)
     return (nfkc(target.value), text) if exact else None
