@@ -427,8 +427,11 @@ def _logical_lines(text: str) -> list[_Line]:
 # ------------------------------------------------------------------------------ libcst
 
 
-def _skip_validation(self: cst.CSTNode) -> None:
-    return None
+#: what each node's ``__post_init__`` is during an unvalidated parse: a do-nothing method in C
+#: (``object.__init__`` bound to the node, called with no arguments, returns None), not a Python
+#: function: the parse runs it once per node it builds (~30,000 for a 15-module closure), and a
+#: Python call each was ~5 % of the parse
+_skip_validation = object.__init__
 
 
 def parse_module_unvalidated(text: str) -> cst.Module:
