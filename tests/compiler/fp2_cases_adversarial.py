@@ -2530,3 +2530,77 @@ def _breaker5_chunk_cases() -> list[ChunkCase]:
 
 
 CHUNK_CASES = CHUNK_CASES + tuple(_breaker5_chunk_cases())
+
+
+def _breaker5_pairs_2() -> list[ProjectPair]:
+    """breaker5: F12, F1's family: a module imported by an import statement inside a def that runs
+    at load (called by a module statement, a decorator, a def of another module) runs as the
+    importer loads, so its state-changing statements belong to the flows the importer runs for;
+    the closure does not count it as executed. Held: the def never called."""
+    k = "a module imported by a def that runs at load"
+    x = "from shop import log\n\nlog.L.append('x')\n"
+    pairs: list[ProjectPair] = []
+    for name, m in (
+            ("a-def-called-at-load", "from shop import log\n\n\ndef load():\n    import shop.x\n\n\nlog.L.append('m1')\nload()\n"),
+            ("a-decorator-run-at-load", "def deco(fn):\n    import shop.x\n    return fn\n\n\n@deco\ndef g():\n    pass\n"),
+            ("a-def-of-another-module-called-at-load", "from shop.util import load\n\nload()\n")):
+        base = project(flow("return log.L", "from shop import m, log"), log="L = []\n", m=m, x=x, util="def load():\n    import shop.x\n")
+        pairs.append(C(f"module-imported-by-{name}-changing-state-edited", k, base,
+                       edit(base, "shop/x.py", "append('x')", "append('y')"), finding="F12"))
+    base = project(flow("return log.L", "from shop import m, log"), log="L = []\n", m="def load():\n    import shop.x\n", x=x)
+    pairs.append(E("module-imported-by-a-def-never-called-changing-state-edited", k, base,
+                   edit(base, "shop/x.py", "append('x')", "append('y')")))
+    return pairs
+
+
+PAIRS = PAIRS + tuple(_breaker5_pairs_2())
+
+
+def _breaker5_chunk_cases_2() -> list[ChunkCase]:
+    """breaker5: F12 in a chunk (the statement of the module a def imports at load is dropped), and
+    F13: F2/F3 through other ways a def runs at load: as a decorator or called in a class body (the
+    def replacing its module in ``sys.modules``), as a method or a lambda (the def importing)."""
+    replacing = "import sys\n\n\nclass _M:\n    answer = 42\n\n\n"
+    f = "def f():\n    return 1\n"
+    return [
+        ChunkCase("a-def-run-at-load-imports-a-module-changing-state", project(
+            flow("return log.L", "from shop import m, log"), log="L = []\n",
+            m="from shop import log\n\n\ndef load():\n    import shop.x\n\n\nlog.L.append('m1')\nload()\nlog.L.append('m2')\n",
+            x="from shop import log\n\nlog.L.append('x')\n"), 0, finding="F12"),
+        ChunkCase("a-decorator-replacing-its-module-in-sys-modules", project(
+            flow("from shop.m import answer\nreturn answer"),
+            m=replacing + "def _install(fn):\n    sys.modules[__name__] = _M()\n    return fn\n\n\n@_install\ndef g():\n    pass\n"), 0,
+            finding="F13"),
+        ChunkCase("a-def-called-in-a-class-body-replacing-its-module", project(
+            flow("from shop.m import answer\nreturn answer"),
+            m=replacing + "def _install():\n    sys.modules[__name__] = _M()\n\n\nclass K:\n    _install()\n"), 0, finding="F13"),
+        ChunkCase("a-method-called-at-load-calling-import-module", project(
+            flow("return m.F", "from shop import m"),
+            m="import importlib\n\n\nclass L:\n    def load(self):\n        return importlib.import_module('shop.x')\n\n\nF = L().load().f()\n",
+            x=f), 0, finding="F13"),
+        ChunkCase("a-lambda-called-at-load-calling-import-module", project(
+            flow("return m.F", "from shop import m"),
+            m="import importlib\n\nload = lambda: importlib.import_module('shop.x')\nF = load().f()\n", x=f), 0, finding="F13"),
+        # held (on the lead's F2/F3 fix): two-level call chains, an __init__ importing, a def of
+        # another module, a decorator importing, a def never called, a __main__ guard
+        ChunkCase("a-two-level-call-at-load-replacing-its-module", project(
+            flow("from shop.m import answer\nreturn answer"),
+            m=replacing + "def _put():\n    sys.modules[__name__] = _M()\n\n\ndef _install():\n    _put()\n\n\n_install()\n"), 0,
+            finding="F2"),
+        ChunkCase("a-replacing-def-never-called", project(
+            flow("from shop.m import answer\nreturn answer"),
+            m="import sys\n\nanswer = 1\n\n\nclass _M:\n    answer = 42\n\n\ndef _install():\n    sys.modules[__name__] = _M()\n\n\n"
+              "if __name__ == '__main__':\n    _install()\n"), 0),
+        ChunkCase("an-init-called-at-load-importing", project(
+            flow("return m.F", "from shop import m"),
+            m="class L:\n    def __init__(self):\n        from shop.x import f\n        self.v = f()\n\n\nF = L().v\n", x=f), 0),
+        ChunkCase("a-def-of-another-module-called-at-load-importing", project(
+            flow("return m.F", "from shop import m"),
+            util="def load():\n    from shop.x import f\n    return f()\n", m="from shop.util import load\n\nF = load()\n", x=f), 0),
+        ChunkCase("a-decorator-importing", project(
+            flow("return m.g()", "from shop import m"),
+            m="def deco(fn):\n    from shop.x import f\n    return f\n\n\n@deco\ndef g():\n    pass\n", x=f), 0),
+    ]
+
+
+CHUNK_CASES = CHUNK_CASES + tuple(_breaker5_chunk_cases_2())
