@@ -2604,3 +2604,80 @@ def _breaker5_chunk_cases_2() -> list[ChunkCase]:
 
 
 CHUNK_CASES = CHUNK_CASES + tuple(_breaker5_chunk_cases_2())
+
+
+def _breaker5_pairs_3() -> list[ProjectPair]:
+    """breaker5, held guards for perfA's walrus fast path (``scopes``: no walrus-target walk in a
+    module whose text spells no ``:=``; exact-type dispatch in the walk): a walrus at module level
+    binds a module global wherever it sits (a comprehension, a call argument, a decorator, a default,
+    an f-string, a subscript, a loop or ``with`` header, a ``match`` subject, an ``assert``; through
+    ``global`` in a def run at load), and editing its value moves the flow reading that global."""
+    k = "a module global bound by a walrus"
+    pairs: list[ProjectPair] = []
+    for name, m in (
+            ("a-comprehension", "G = 0\n[G := 55 for _ in range(1)]\n"),
+            ("an-if-test", "if (G := 55):\n    pass\n"),
+            ("a-call-argument", "print(G := 55)\n"),
+            ("a-decorator-argument", "def d(x):\n    return lambda f: f\n\n\n@d(G := 55)\ndef h():\n    pass\n"),
+            ("a-parameter-default", "def h(a=(G := 55)):\n    pass\n"),
+            ("an-f-string", "s = f'{(G := 55)}'\n"),
+            ("a-subscript", "t = [0][(G := 55) - 55]\n"),
+            ("a-while-test", "while (G := 55) < 0:\n    pass\n"),
+            ("a-nested-comprehension", "G = 0\nt = [[G := 55 for _ in range(1)] for _ in range(1)]\n"),
+            ("a-generator-consumed", "G = 0\nlist(G := 55 for _ in range(1))\n"),
+            ("a-dict-comprehension", "G = 0\n{k: (G := 55) for k in 'a'}\n"),
+            ("a-with-item", "import contextlib\nwith contextlib.nullcontext(G := 55):\n    pass\n"),
+            ("a-match-subject", "match (G := 55):\n    case _:\n        pass\n"),
+            ("an-assert", "assert (G := 55)\n"),
+            ("a-def-run-at-load-through-global", "G = 0\n\n\ndef s():\n    global G\n    (G := 55)\n\n\ns()\n")):
+        base = project(flow("return m.G", "from shop import m"), m=m)
+        pairs.append(C(f"walrus-in-{name}-at-module-level-edited", k, base, edit(base, "shop/m.py", ":= 55", ":= 66")))
+    return pairs
+
+
+PAIRS = PAIRS + tuple(_breaker5_pairs_3())
+
+
+def _breaker5_pairs_4() -> list[ProjectPair]:
+    """breaker5 on fixA's and fixB's branches (session 6), spellings their rules do not follow yet.
+    F6: a module-level object held as a class or instance attribute, stored through it. F7: an
+    alias bound through ``global`` by a def run at load. F9: a directory added with
+    ``site.addsitedir`` or a ``__path__`` reassigned (not appended). F10: code loaded by path from a
+    file that is not ``.py``. F11: E10 through a literal importer (``import_module('shop.b')`` loads
+    the submodule, and so binds the package's attribute, as an import statement does)."""
+    pairs: list[ProjectPair] = []
+    k = "effects through an object held elsewhere"
+    imp = "from shop.cfg import CFG\n\n\n"
+    for name, setup, finding in (
+            ("a-class-attribute-at-module-level", imp + "class K:\n    c = CFG\n\n\nK.c['a'] = (5)\n", "F6"),
+            ("a-class-attribute-in-a-def-run-at-load", imp + "class K:\n    c = CFG\n\n\ndef s():\n    K.c['a'] = (5)\n\n\ns()\n", "F6"),
+            ("an-instance-attribute", imp + "class H:\n    def __init__(self):\n        self.c = CFG\n\n\nH().c['a'] = (5)\n", "F6"),
+            ("a-name-a-def-run-at-load-binds-through-global",
+             imp + "c = None\n\n\ndef s():\n    global c\n    c = CFG\n\n\ns()\nc['a'] = (5)\n", "F7")):
+        base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.setup"), cfg="CFG = {'a': 1}\n", setup=setup)
+        pairs.append(C(f"store-into-an-object-through-{name}-edited", k, base, edit(base, "shop/setup.py", "(5)", "(6)"), finding))
+    k = "module lookup through sys.path and __path__"
+    helper = "def f():\n    return 1\n"
+    base = {**project(flow("import helper\nreturn helper.f()"),
+                      init="import os\nimport site\n\nsite.addsitedir(os.path.join(os.path.dirname(__file__), 'vendor'))\n"),
+            "shop/vendor/helper.py": helper}
+    pairs.append(C("module-found-through-a-site-dir-the-package-adds-edited", k, base,
+                   edit(base, "shop/vendor/helper.py", "return 1", "return 2"), "F9"))
+    base = {**project(flow("from shop.plug import f\nreturn f()"),
+                      init="import os\n\n__path__ = [os.path.dirname(__file__), os.path.join(os.path.dirname(__file__), 'extra')]\n"),
+            "shop/extra/plug.py": helper}
+    pairs.append(C("module-found-through-a-package-path-the-package-reassigns-edited", k, base,
+                   edit(base, "shop/extra/plug.py", "return 1", "return 2"), "F9"))
+    base = {**project(flow("return load()", "from shop.load import load"),
+                      load="import os\n\n\ndef load():\n    ns = {}\n    exec(open(os.path.join(os.path.dirname(__file__), 'plug.txt')).read(), ns)\n"
+                           "    return ns['V']\n"),
+            "shop/plug.txt": "V = 1\n"}
+    pairs.append(C("code-executed-from-a-non-py-file-by-path-edited", "namespaces and code reached at run time", base,
+                   edit(base, "shop/plug.txt", "V = 1", "V = 2"), "F10"))
+    base = project(flow("return shop.b.f()", "import shop.a"), a="import importlib\n\nimportlib.import_module('shop.b')\n", b=helper)
+    pairs.append(C("another-module-stops-importing-the-submodule-by-import-module", "a submodule read as an attribute another import loaded",
+                   base, edit(base, "shop/a.py", "import importlib\n\nimportlib.import_module('shop.b')\n", "X = 1\n"), "F11"))
+    return pairs
+
+
+PAIRS = PAIRS + tuple(_breaker5_pairs_4())
