@@ -2681,3 +2681,68 @@ def _breaker5_pairs_4() -> list[ProjectPair]:
 
 
 PAIRS = PAIRS + tuple(_breaker5_pairs_4())
+
+
+def _breaker5_pairs_5() -> list[ProjectPair]:
+    """breaker5, held guards for the widening rules of fixA (L1 frames, L3 aliases) and fixB (E6/E10
+    ``<loads>``, E9 ``sys.path``, L2 by path), the false-change direction: ordinary code each rule
+    must leave alone. A frame read for its code name, line or file (a logging helper's
+    ``inspect.stack()[1].function``) reads no namespace; a local alias only read, or a store into
+    another object; a ``sys.path`` directory nothing imports from; a ``.py`` file opened as data;
+    a submodule the flow imports itself, or an importing module edited elsewhere."""
+    pairs: list[ProjectPair] = []
+    k = "a frame read for something other than its namespace"
+    for name, body in (
+            ("stack-function-name", "return inspect.stack()[1].function"),
+            ("getframe-code-name", "return sys._getframe(1).f_code.co_name"),
+            ("currentframe-line-number", "return inspect.currentframe().f_back.f_lineno"),
+            ("getframe-file-name", "return sys._getframe(1).f_code.co_filename")):
+        m = "import inspect\nimport sys\n\nX = 1\n\n\ndef get():\n    " + body + "\n"
+        base = project(flow("return get()", "from shop.m import get"), m=m, other="Z = 1\n")
+        pairs.append(E(f"frame-{name}-another-module-edited", k, base, edit(base, "shop/other.py", "Z = 1", "Z = 2")))
+        pairs.append(E(f"frame-{name}-another-constant-of-its-module-edited", k, edit(base, "shop/m.py", "X = 1", "X = 1\nW = 1"),
+                       edit(base, "shop/m.py", "X = 1", "X = 1\nW = 2")))
+    k = "effects through a name standing for a module-level object"
+    for name, body in (
+            ("read-through-the-alias-store-into-a-local", "c = CFG\n    out = {}\n    out['a'] = c['a'] + (5)"),
+            ("alias-handed-to-len", "c = CFG\n    n = len(c) + (5)"),
+            ("alias-iterated", "c = CFG\n    t = [k for k in c if k != (5)]"),
+            ("alias-of-another-object", "c = OTHER\n    c['a'] = (5)")):
+        setup = "from shop.cfg import CFG, OTHER\n\n\ndef s():\n    " + body + "\n\n\ns()\n"
+        base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.setup"), cfg="CFG = {'a': 1}\nOTHER = {}\n",
+                       setup=setup)
+        pairs.append(E(f"import-time-callee-{name}-edited", k, base, edit(base, "shop/setup.py", "(5)", "(6)")))
+    for name, body in (("read-only", "c = CFG\nV = c['a'] + (5)\n"), ("read-in-a-def", "c = CFG\n\n\ndef t():\n    return c['a'] + (5)\n")):
+        base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.setup"), cfg="CFG = {'a': 1}\n",
+                       setup="from shop.cfg import CFG\n\n" + body)
+        pairs.append(E(f"module-level-alias-{name}-edited", k, base, edit(base, "shop/setup.py", "(5)", "(6)")))
+    k = "module lookup through sys.path and __path__"
+    vendor = "import os\nimport sys\n\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), 'vendor'))\n"
+    for name, body in (("no-import", "return 1"), ("a-stdlib-import", "import json\nreturn json.dumps(1)")):
+        base = {**project(flow(body), init=vendor), "shop/vendor/helper.py": "def f():\n    return 1\n"}
+        pairs.append(E(f"sys-path-directory-nothing-imports-from-flow-with-{name}-edited", k, base,
+                       edit(base, "shop/vendor/helper.py", "return 1", "return 2")))
+    base = {**project(flow("return load()", "from shop.load import load"),
+                      load="import os\n\n\ndef load():\n    with open(os.path.join(os.path.dirname(__file__), 'data.py')) as fh:\n"
+                           "        return len(fh.read())\n"), "shop/data.py": "V = 1\n"}
+    pairs.append(E("a-py-file-opened-as-data-edited", "namespaces and code reached at run time", base, edit(base, "shop/data.py", "V = 1", "V = 2")))
+    k = "a submodule read as an attribute another import loaded"
+    b = "def f():\n    return 1\n"
+    for name, flows, a, old, new in (
+            ("the-flow-imports-it-itself-another-module-stops", ("return shop.b.f()", "import shop.a\nimport shop.b"), "import shop.b\n",
+             "import shop.b\n", "X = 1\n"),
+            ("the-flow-from-imports-it-another-module-stops", ("from shop import b\nreturn b.f()", "import shop.a"), "import shop.b\n",
+             "import shop.b\n", "X = 1\n"),
+            ("the-importing-module-reformatted", ("return shop.b.f()", "import shop.a"), "import shop.b\n", "import shop.b\n",
+             "# loads b\nimport shop.b  # here\n"),
+            ("the-importing-module-gains-an-unused-def", ("return shop.b.f()", "import shop.a"), "import shop.b\n", "import shop.b\n",
+             "import shop.b\n\n\ndef unused():\n    return 2\n")):
+        base = project(flow(*flows), a=a, b=b, c="X = 1\n")
+        pairs.append(E(f"submodule-attribute-{name}", k, base, edit(base, "shop/a.py", old, new)))
+    base = project(flow("return shop.b.f()", "import shop.a"), a="import shop.b\n", b=b, c="X = 1\n")
+    pairs.append(E("submodule-attribute-a-module-the-flow-never-runs-starts-importing-it", k, base,
+                   edit(base, "shop/c.py", "X = 1\n", "import shop.b\n")))
+    return pairs
+
+
+PAIRS = PAIRS + tuple(_breaker5_pairs_5())
