@@ -2746,3 +2746,37 @@ def _breaker5_pairs_5() -> list[ProjectPair]:
 
 
 PAIRS = PAIRS + tuple(_breaker5_pairs_5())
+
+
+def _breaker5_chunk_cases_3() -> list[ChunkCase]:
+    """breaker5, held guards for perfB's build-wide closure and per-module chunk pieces: two flows
+    of one build share modules, each chunk must still run what its own flow's live module runs.
+    The shared modules imported in opposite orders (their load-time appends show the order), one
+    flow importing a module lazily that the other imports at load (directly and through a chain),
+    and two flows reaching different members of one module."""
+    log = "L = []\n"
+    a = "from shop import log\n\nlog.L.append('a')\n\n\ndef fa():\n    return 'a'\n"
+    b = "from shop import log\n\nlog.L.append('b')\n\n\ndef fb():\n    return 'b'\n"
+    c = "from shop import log\nfrom shop import a\n\nlog.L.append('c')\nV = a.fa() + 'c'\n"
+    h = "from shop import log\n\nX = 1\n\n\ndef f():\n    return X\n\n\ndef g():\n    return Y\n\n\nY = 2\nlog.L.append('h')\n"
+
+    def two(first: tuple[str, str], second: tuple[str, str], **files: str) -> dict[str, str]:
+        out = project(flow(first[1], first[0]), **files)
+        out["shop/flows2.py"] = HEAD + second[0] + "\n\n@flow(\"other\")\ndef other(ctx, o):\n" + \
+            "".join("    " + line + "\n" for line in second[1].split("\n"))
+        return out
+    projects = {
+        "shared-modules-imported-in-opposite-orders": two(("from shop import a, b, log", "return log.L, a.fa(), b.fb()"),
+                                                          ("from shop import b, a, log", "return log.L, a.fa(), b.fb()"), log=log, a=a, b=b),
+        "a-module-one-flow-imports-lazily-the-other-at-load": two(("from shop import log", "from shop import a\nreturn log.L, a.fa()"),
+                                                                  ("from shop import a, log", "return log.L, a.fa()"), log=log, a=a),
+        "a-chain-one-flow-starts-lazily-the-other-at-load": two(("from shop import log", "from shop import c\nreturn log.L, c.V"),
+                                                                ("from shop import a, log", "from shop import c\nreturn log.L, a.fa(), c.V"),
+                                                                log=log, a=a, c=c),
+        "two-flows-reaching-different-members-of-one-module": two(("from shop.h import f\nfrom shop import log", "return f(), log.L"),
+                                                                  ("from shop.h import g\nfrom shop import log", "return g(), log.L"), h=h, log=log),
+    }
+    return [ChunkCase(f"two-flows-{name}-{fid}", files, 0, flow_id=fid) for name, files in projects.items() for fid in ("checkout", "other")]
+
+
+CHUNK_CASES = CHUNK_CASES + tuple(_breaker5_chunk_cases_3())
