@@ -2780,3 +2780,42 @@ def _breaker5_chunk_cases_3() -> list[ChunkCase]:
 
 
 CHUNK_CASES = CHUNK_CASES + tuple(_breaker5_chunk_cases_3())
+
+
+def _breaker5_pairs_6() -> list[ProjectPair]:
+    """breaker5, held guards for perfA's exact-type statement dispatch (``analysis``: the statement
+    kinds a module's units are made of): a module global bound inside every kind of module-level
+    statement (``try``/``except*``/``finally``/``else``, ``match`` and its guard, ``with``, loop
+    ``else``, ``if``/``elif``/``else``, a loop target, augmented/annotated/tuple/starred/chained
+    assignments, ``;``, ``del`` then a rebinding, an import alias, a class body, a lambda,
+    ``global`` at module level, ``exec`` of a literal): editing the value moves the flow reading it."""
+    k = "a module global bound inside each statement kind"
+    pairs: list[ProjectPair] = []
+    for name, m in (
+            ("a-try-under-except-star", "try:\n    G = 55\nexcept* ValueError:\n    pass\n"),
+            ("an-except-star-handler", "try:\n    raise ValueError\nexcept* ValueError:\n    G = 55\n"),
+            ("a-finally", "try:\n    pass\nfinally:\n    G = 55\n"),
+            ("a-try-else", "try:\n    pass\nexcept ValueError:\n    pass\nelse:\n    G = 55\n"),
+            ("a-match-case", "X = 1\nmatch X:\n    case 1:\n        G = 55\n"),
+            ("a-match-guard", "X = 1\nG = 0\nmatch X:\n    case 1 if X < 55:\n        G = 1\n"),
+            ("a-with-target", "import contextlib\nwith contextlib.nullcontext(55) as G:\n    pass\n"),
+            ("a-while-else", "while False:\n    pass\nelse:\n    G = 55\n"),
+            ("a-for-else", "for _ in ():\n    pass\nelse:\n    G = 55\n"),
+            ("an-else-after-elif", "if False:\n    G = 1\nelif False:\n    G = 2\nelse:\n    G = 55\n"),
+            ("a-for-target", "for G in (55,):\n    pass\n"),
+            ("an-augmented-assignment", "G = 1\nG += 55\n"),
+            ("an-annotated-assignment", "G: int = 55\n"),
+            ("a-starred-assignment", "*G, H = 55, 1\n"),
+            ("a-chained-assignment", "G = H = 55\n"),
+            ("a-semicolon-line", "H = 1; G = 55\n"),
+            ("a-rebinding-after-del", "G = 1\ndel G\nG = 55\n"),
+            ("an-import-alias", "from shop.v import V55 as G\n"),
+            ("a-class-body", "class K:\n    V = 55\n\n\nG = K.V\n"),
+            ("a-module-level-global-statement", "global G\nG = 55\n"),
+            ("an-exec-of-a-literal", "exec('G = 55')\n")):
+        base = project(flow("return m.G", "from shop import m"), m=m, v="V55 = 55\nV66 = 66\n")
+        pairs.append(C(f"global-bound-in-{name}-edited", k, base, edit(base, "shop/m.py", "55", "66")))
+    return pairs
+
+
+PAIRS = PAIRS + tuple(_breaker5_pairs_6())
