@@ -63,7 +63,7 @@ import os
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -244,6 +244,7 @@ def build_project(
     use_cache: bool = True,
     tree: SourceTree | None = None,
     fingerprints: bool = True,
+    read_tree: DirectorySourceTree | None = None,
 ) -> BuildReport:
     """Build ``config.root`` into ``out`` (default ``config.out``, relative to the root).
 
@@ -251,8 +252,11 @@ def build_project(
     ``from_git`` adds refs to ``config.history``. ``tree`` replaces the working tree (tests).
     ``fingerprints=False``: the report's ``flows`` is empty (``summary.flows`` still counts them)
     and an unchanged flow module is served from its small head entry (``version_facts``) without
-    decoding its fingerprints and chunks: most of a no-change build, and ``loom build`` prints none.
-    Raises ``ConfigError`` (a ``GitError`` for a bad ref) on usage problems; source problems are
+    decoding its fingerprints and chunks: most of a no-change build, and ``loom build`` prints none;
+    and a working tree that reads as the last build left it is served from that build's record
+    (``build_record``) without running the pipeline. ``read_tree``: the working tree as
+    ``build_record.served_build`` read it and did not serve (``loom build``), collected without
+    reading its files again. Raises ``ConfigError`` (a ``GitError`` for a bad ref) on usage problems; source problems are
     returned in ``BuildReport.errors`` with nothing written.
     """
     started = time.perf_counter()
@@ -265,16 +269,32 @@ def build_project(
     except ValueError:
         out_rel = None
     cache = SummaryCache(config.root / CACHE_DIRNAME, enabled=use_cache)
+    # a build of the working tree alone (no refs, which can move) keeps a record of its outcome
+    recorded = use_cache and tree is None and not from_git and not config.history
     pipeline = _Pipeline(config, cache, jobs=None if jobs is None else max(1, jobs), progress=progress, hide=out_rel,
-                         heads=not fingerprints)
+                         heads=not fingerprints, reads=recorded)
 
     from .output_lock import output_lock
 
     try:
         with output_lock(out_dir), _fewer_gc_passes():
-            return _build_locked(config, out_dir, manifest_path, pipeline, cache, started, from_git, tree)
+            if recorded and not fingerprints and read_tree is None:
+                from .build_record import served_build
+
+                served, read_tree = served_build(config, out_dir, out_rel)
+                if served is not None:
+                    return _served_report(out_dir, manifest_path, served, started)
+            return _build_locked(config, out_dir, manifest_path, pipeline, cache, started, from_git, tree,
+                                 read_tree if recorded else None)
     finally:
         cache.flush()
+
+
+def _served_report(out_dir: Path, manifest_path: Path, served: Any, started: float) -> BuildReport:
+    """The report of a build served from its record (``build_record``): nothing parsed or written."""
+    summary = replace(served.summary, seconds=time.perf_counter() - started)
+    return BuildReport(out_dir, manifest_path, load_manifest(manifest_path), (), (), (), served.flow_ids, (), (),
+                       served.warnings, (), (), (), summary)
 
 
 class _FullEntriesNeeded(Exception):
@@ -283,7 +303,8 @@ class _FullEntriesNeeded(Exception):
 
 
 def _build_locked(config: LoomConfig, out_dir: Path, manifest_path: Path, pipeline: _Pipeline, cache: SummaryCache,
-                  started: float, from_git: Sequence[str], tree: SourceTree | None) -> BuildReport:
+                  started: float, from_git: Sequence[str], tree: SourceTree | None,
+                  read_tree: DirectorySourceTree | None = None) -> BuildReport:
     errors: list[SourceError] = []
     previous: Manifest | None = None
     if manifest_path.exists():
@@ -294,7 +315,8 @@ def _build_locked(config: LoomConfig, out_dir: Path, manifest_path: Path, pipeli
                                       f"{exc}; the build would drop its versions, so it stops. Restore the file "
                                       "or delete it to start a new history", code="manifest"))
     try:
-        return _build_from(config, out_dir, manifest_path, pipeline, cache, started, from_git, tree, previous, list(errors))
+        return _build_from(config, out_dir, manifest_path, pipeline, cache, started, from_git, tree, previous, list(errors),
+                           read_tree)
     except _FullEntriesNeeded:
         # nothing was written yet (chunks are placed before any write); rare: an entry lost or foreign
         pipeline.heads = False
@@ -303,10 +325,10 @@ def _build_locked(config: LoomConfig, out_dir: Path, manifest_path: Path, pipeli
 
 def _build_from(config: LoomConfig, out_dir: Path, manifest_path: Path, pipeline: _Pipeline, cache: SummaryCache,
                 started: float, from_git: Sequence[str], tree: SourceTree | None, previous: Manifest | None,
-                errors: list[SourceError]) -> BuildReport:
+                errors: list[SourceError], read_tree: DirectorySourceTree | None = None) -> BuildReport:
     warnings: list[str] = []
     try:
-        current, history = _collect_all(pipeline, tree, config, from_git, warnings)
+        current, history = _collect_all(pipeline, tree, config, from_git, warnings, read_tree)
     finally:
         pipeline.close()
     errors.extend(current.errors)
@@ -437,6 +459,8 @@ def _build_from(config: LoomConfig, out_dir: Path, manifest_path: Path, pipeline
     if _file_bytes(manifest_path) != data:
         atomic_write_bytes(manifest_path, data)
         written.append(MANIFEST_NAME)
+    if pipeline.reads and not history:
+        _keep_record(config, out_dir, pipeline, cache, current, current_entries, merged.manifest, data, warnings)
 
     unchanged = tuple(sorted(f for f, e in current_entries.items() if (f, e.code_hash) in known))
     before = previous.flows if previous is not None else {}
@@ -447,9 +471,36 @@ def _build_from(config: LoomConfig, out_dir: Path, manifest_path: Path, pipeline
                   from_history=sum(1 for v in merged.new_versions if v not in current_keys))
 
 
+def _keep_record(config: LoomConfig, out_dir: Path, pipeline: _Pipeline, cache: SummaryCache, current: _Collected,
+                 entries: Mapping[str, VersionEntry], manifest: Manifest, data: bytes, warnings: Sequence[str]) -> None:
+    """Put the record a rebuild of this very state is served from (``build_record``): what this
+    build read, the manifest's digest, where each chunk is (or is missing) and what it reported."""
+    src = current.source
+    if src is None or src.errors:
+        return
+    from .build_record import BuildRecord, record_key
+
+    placed = [(f, e.code_hash, e.chunk, e.chunk_digest) for f, e in sorted(entries.items())]
+    candidates = [p for f, h, rel, _d in placed for p in dict.fromkeys((chunk_path_for(f, h), rel))]
+    if len(set(candidates)) != len(candidates):
+        return  # two versions could compete for one path: ``place`` would depend on their order
+    ours = {rel for _f, _h, rel, _d in placed}
+    older = tuple(sorted({(v.chunk, (out_dir / v.chunk).is_file()) for fe in manifest.flows.values()
+                          for v in fe.versions.values() if v.chunk not in ours}))
+    walked = [(m, src.path(m) or "", src.sha(m) or "") for m in src.module_names()]
+    names = {m for m, _path, _sha in walked}
+    beyond = tuple(sorted((d for d in current.deps if d[0] not in names and not d[0].startswith("<")),
+                          key=lambda d: (d[0], d[1] or "", d[2] or "")))
+    modules = len({m for m, _path, sha in current.deps if sha is not None and not m.startswith("<")})
+    record = (beyond, hashlib.sha256(data).hexdigest(), tuple(placed), older, tuple(warnings), tuple(sorted(entries)),
+              modules)
+    cache.put(record_key(config, out_dir, pipeline.hide, walked), record, BuildRecord)
+
+
 def _collect_all(pipeline: _Pipeline, tree: SourceTree | None, config: LoomConfig, from_git: Sequence[str],
-                 warnings: list[str]) -> tuple[_Collected, list[tuple[str, _Collected]]]:
-    current = _collect_stable(pipeline, tree, config)
+                 warnings: list[str], read_tree: DirectorySourceTree | None = None,
+                 ) -> tuple[_Collected, list[tuple[str, _Collected]]]:
+    current = _collect_stable(pipeline, tree, config, read_tree=read_tree)
     history: list[tuple[str, _Collected]] = []
     if config.history or from_git:
         from .history import GitSourceTree
@@ -468,7 +519,7 @@ def _collect_all(pipeline: _Pipeline, tree: SourceTree | None, config: LoomConfi
 
 
 def _collect_stable(pipeline: _Pipeline, tree: SourceTree | None, config: LoomConfig, *,
-                    label: str = "loom build") -> _Collected:
+                    label: str = "loom build", read_tree: DirectorySourceTree | None = None) -> _Collected:
     """The working tree's flows, from a tree that did not move while it was read.
 
     After collecting, every file read and directory listed is checked against its signature when
@@ -476,11 +527,13 @@ def _collect_stable(pipeline: _Pipeline, tree: SourceTree | None, config: LoomCo
     saving, a file deleted or rewritten mid-build) the result mixes two trees: it is thrown away and
     the tree collected again (the cache makes that cheap), up to ``STABLE_ATTEMPTS`` times; then
     the build fails naming what kept changing. A tree given by the caller cannot be re-read: its
-    move is an error at once."""
+    move is an error at once. ``read_tree``: the working tree already read (``build_record``), for
+    the first attempt."""
     attempt = 0
     while True:
         attempt += 1
-        source = tree if tree is not None else DirectorySourceTree(config=config)
+        source = tree if tree is not None else read_tree if attempt == 1 and read_tree is not None \
+            else DirectorySourceTree(config=config)
         parsed, refingerprinted = len(pipeline.parsed), len(pipeline.refingerprinted)
         got = pipeline.collect(source, label=label)
         changed = getattr(source, "changed", None)

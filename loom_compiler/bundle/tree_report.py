@@ -47,7 +47,7 @@ from .cache import CACHE_DIRNAME, Deps, SummaryCache, cache_key
 if TYPE_CHECKING:
     from ..config import LoomConfig
 
-__all__ = ["Report", "TreeReads", "keep_report", "output_dir", "served_report"]
+__all__ = ["Report", "TreeReads", "keep_report", "output_dir", "served_report", "unchanged_beyond"]
 
 #: ``(what the pipeline read beyond the walk, standard output, error lines, exit status)``
 Report = tuple[Deps, str, tuple[str, ...], int]
@@ -83,7 +83,7 @@ def served_report(config: LoomConfig, command: str, renderer: Sequence[Path], hi
     if tree.walk_errors:
         return None
     report = cache.get(_key(config, command, renderer, hide, sorted(walked)), Report)
-    if report is None or not _unchanged(tree, prefix, report[0]) or tree.changed():
+    if report is None or not unchanged_beyond(tree, prefix, report[0]) or tree.changed():
         return None
     return report
 
@@ -122,8 +122,9 @@ def _key(config: LoomConfig, command: str, renderer: Sequence[Path], hide: str |
                      kind="report", value_type=Report)
 
 
-def _unchanged(tree: DirectorySourceTree, prefix: str | None, beyond: Deps) -> bool:
-    """Whether every dependency of ``beyond`` is as in ``tree`` (``<...>`` ones: facts of the walk)."""
+def unchanged_beyond(tree: DirectorySourceTree, prefix: str | None, beyond: Deps) -> bool:
+    """Whether every dependency of ``beyond`` is as in ``tree`` (``<...>`` ones: facts of the walk;
+    ``prefix``: the hidden output directory). Also ``build_record``'s."""
     for module, path, sha in beyond:
         if module.startswith("<"):
             continue

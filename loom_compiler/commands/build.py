@@ -12,6 +12,7 @@ configuration error (a bad flag, a ``[tool.loom]`` key, an unknown git ref).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -34,15 +35,32 @@ def build_command(path: Path, out: Path | None, jobs: int | None, from_git: tupl
     """Write per-version chunks and the cumulative manifest for the project at PATH."""
     from loom_runtime.errors import ConfigError, LoomError
 
-    from ..bundle.build import build_project
+    import time
+
     from ..bundle.progress import format_summary, make_progress
     from ..config import load_config, scan_notice
 
+    started = time.perf_counter()
     try:
         config = load_config(path)
         notice = scan_notice(config, "loom build")
         if notice:
             click.echo(notice, err=True)
+        read_tree = None
+        if not no_cache and not from_git and not config.history:
+            # a tree that reads as the last build left it: that build's record, without importing
+            # the pipeline (``bundle.build_record``); else the tree as read goes to the build
+            from ..bundle.build_record import serve
+
+            served, read_tree = serve(config, out.resolve() if out is not None else None)
+            if served is not None:
+                for warning in served.warnings:
+                    click.echo(f"warning: {warning}", err=True)
+                if not quiet:
+                    click.echo(format_summary(replace(served.summary, seconds=time.perf_counter() - started)))
+                raise SystemExit(0)
+        from ..bundle.build import build_project
+
         report = build_project(
             config,
             out=out.resolve() if out is not None else None,
@@ -51,6 +69,7 @@ def build_command(path: Path, out: Path | None, jobs: int | None, from_git: tupl
             progress=make_progress(enabled=False) if quiet else make_progress(),
             use_cache=not no_cache,
             fingerprints=False,  # it prints none: unchanged flow modules are served from their small head entries
+            read_tree=read_tree,
         )
     except ConfigError as exc:
         click.echo(f"loom build: {exc}", err=True)

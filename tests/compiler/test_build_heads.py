@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 from loom_compiler.bundle import cache as cache_module
 from loom_compiler.bundle.build import Deps, FlowsEntry, FlowsHead, build_project
+from loom_compiler.bundle.build_record import BuildRecord
 from loom_compiler.bundle.cache_codec import CacheFormatError
 from loom_compiler.cli import main
 from loom_compiler.config import load_config
@@ -121,21 +122,36 @@ def test_heads_write_what_full_entries_write_through_every_kind_of_change(projec
     assert refused == ["duplicate id"]
 
 
+def _drop_build_records(root: Path) -> None:
+    """Delete the whole-build records (``build_record``): the next no-change build runs the pipeline."""
+    for path in entries(root, BuildRecord):
+        path.unlink()
+
+
 def test_a_no_change_build_reads_only_head_entries(project: Path, decoded: list[Any]):
     first = build(project)
+    _drop_build_records(project)
     decoded.clear()
     report = build(project, fingerprints=False)
     assert report.ok and report.written == () and report.unchanged == ("checkout", "refund")
-    assert FlowsHead in decoded and set(decoded) <= {FlowsHead, Deps}  # no full flow entry, no summary
+    assert FlowsHead in decoded and set(decoded) <= {FlowsHead, Deps, BuildRecord}  # no full flow entry, no summary
     assert report.summary.flows == 2 and report.flows == () and first.manifest == report.manifest
+    decoded.clear()  # that build kept a record: the next reads nothing else
+    again = build(project, fingerprints=False)
+    assert decoded == [BuildRecord] and outcome(again, project) == outcome(report, project)
+    assert again.manifest == report.manifest
 
 
 def test_the_cli_build_reads_only_head_entries(project: Path, decoded: list[Any], monkeypatch: pytest.MonkeyPatch):
     monkeypatch.chdir(project)
     assert CliRunner().invoke(main, ["build", "-q"]).exit_code == 0
+    _drop_build_records(project)
     decoded.clear()
     assert CliRunner().invoke(main, ["build", "-q"]).exit_code == 0
-    assert FlowsHead in decoded and set(decoded) <= {FlowsHead, Deps}
+    assert FlowsHead in decoded and set(decoded) <= {FlowsHead, Deps, BuildRecord}
+    decoded.clear()
+    assert CliRunner().invoke(main, ["build", "-q"]).exit_code == 0
+    assert decoded == [BuildRecord]
 
 
 def test_an_edit_decodes_no_full_entry_of_the_flow_modules_it_does_not_reach(project: Path, decoded: list[Any]):
@@ -179,8 +195,10 @@ def test_a_corrupt_head_is_a_miss_and_is_written_again(project: Path, decoded: l
     heads = entries(project, FlowsHead)
     for path in heads:
         path.write_bytes(junk)
+    _drop_build_records(project)
     report = build(project, fingerprints=False)
     assert report.ok and report.refingerprinted == () and files_of(project / "build/loom") == out
+    _drop_build_records(project)
     decoded.clear()
     assert build(project, fingerprints=False).ok and set(decoded) <= {FlowsHead, Deps}  # the heads are back
 
@@ -216,6 +234,7 @@ def test_flow_modules_that_reach_the_same_modules_share_one_deps_entry(tmp_path:
             f"from loom_runtime import flow\nfrom app.lib import double\n\n\n"
             f"@flow(\"f{i}\")\ndef f{i}(ctx, x):\n    return double(x) + {i}\n")
     assert build(root).ok
+    _drop_build_records(root)
     decoded.clear()
     report = build(root, fingerprints=False)
     assert report.ok and report.written == () and report.summary.flows == 4
@@ -227,10 +246,12 @@ def test_a_lost_deps_entry_falls_back_to_the_full_entries(project: Path, decoded
     out = files_of(project / "build/loom")
     for path in entries(project, Deps):
         path.unlink()
+    _drop_build_records(project)
     decoded.clear()
     report = build(project, fingerprints=False)
     assert report.ok and report.refingerprinted == () and report.written == ()
     assert FlowsEntry in decoded and files_of(project / "build/loom") == out
+    _drop_build_records(project)
     decoded.clear()
     assert build(project, fingerprints=False).ok and FlowsEntry not in decoded  # heads and deps written again
 
