@@ -595,6 +595,7 @@ class _Source:
         self.errors: dict[str, SourceError] = {}
         self._hooks: dict[frozenset[str], list[str]] = {}  # memo of ``hook_candidates``
         self.hook_memo: dict[str, object] = {}  # the engine-hook search of this tree state (``HookCandidates``)
+        self._known: Callable[[str], str | None] | None = getattr(tree, "known_digest", None)
 
     def module_names(self) -> list[str]:
         return [m for m in self.tree.module_names() if self.path(m) is not None]
@@ -678,7 +679,9 @@ class _Source:
                 self._sha[module] = hashlib.sha256("\n".join(f"{m} {self.sha(m)}" for m in listed).encode()).hexdigest()
                 return self._sha[module]
             data = self.data(module)
-            self._sha[module] = hashlib.sha256(data).hexdigest() if data is not None else None
+            # a tree the served check walked (``build_record.WalkedTree``) hashed its files already
+            known = self._known(module) if self._known is not None and data is not None else None
+            self._sha[module] = known or (hashlib.sha256(data).hexdigest() if data is not None else None)
         return self._sha[module]
 
 

@@ -59,7 +59,7 @@ from typing import TYPE_CHECKING
 from loom_runtime.hashing import sha256_digest
 
 from ..sources import DirectorySourceTree, SourceReadError
-from .cache import CACHE_DIRNAME, Deps, SummaryCache, cache_key
+from .cache import CACHE_DIRNAME, Deps, SummaryCache, cache_key, package_sources
 from .chunk_file import chunk_path_for
 from .progress import BuildSummary
 from .tree_report import unchanged_beyond
@@ -104,6 +104,7 @@ class WalkedTree(DirectorySourceTree):
         super().__init__(config=config)
         self._walked: list[tuple[str, str, str]] | None = None
         self._bytes: dict[str, bytes] = {}
+        self._digests: dict[str, str] = {}  # file path -> sha256 hex of ``_bytes[path]``
 
     def walk(self):  # type: ignore[override]  # the same triples, walked once
         if self._walked is None:
@@ -116,8 +117,21 @@ class WalkedTree(DirectorySourceTree):
             data = self._bytes[path] = super().read_file(path, rel)
         return data
 
+    def file_digest(self, path: str, rel: str) -> str:
+        """The sha256 (hex) of ``read_file(path, rel)``, hashed once."""
+        digest = self._digests.get(path)
+        if digest is None:
+            digest = self._digests[path] = hashlib.sha256(self.read_file(path, rel)).hexdigest()
+        return digest
 
-def walked_modules(tree: DirectorySourceTree, hide: str | None) -> list[tuple[str, str, str]] | None:
+    def known_digest(self, module: str) -> str | None:
+        """The sha256 of ``read(module)`` when the walk hashed that file (the build's ``_Source``
+        then hashes it no second time), else None."""
+        entry = self._lookup(module)
+        return self._digests.get(entry.path) if entry is not None else None
+
+
+def walked_modules(tree: WalkedTree, hide: str | None) -> list[tuple[str, str, str]] | None:
     """``(module, path, sha256)`` of every module ``tree`` lists outside the hidden output
     directory, sorted; None when a file cannot be read or a directory cannot be listed."""
     prefix = _hidden_prefix(hide)
@@ -125,7 +139,7 @@ def walked_modules(tree: DirectorySourceTree, hide: str | None) -> list[tuple[st
     try:
         for module, rel, path in tree.walk():
             if prefix is None or not rel.startswith(prefix):
-                walked.append((module, rel, hashlib.sha256(tree.read_file(path, rel)).hexdigest()))
+                walked.append((module, rel, tree.file_digest(path, rel)))
     except SourceReadError:
         return None
     if tree.walk_errors:
@@ -192,10 +206,9 @@ def _runtime_token() -> str:
     """sha256 over ``loom_runtime``'s source: it writes the manifest a record vouches for."""
     import loom_runtime
 
-    pkg = Path(loom_runtime.__file__).resolve().parent
     h = hashlib.sha256()
-    for path in sorted(pkg.rglob("*.py")):
-        h.update(path.relative_to(pkg).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    for rel, data in package_sources(os.path.dirname(loom_runtime.__file__)):
+        h.update(rel.encode() + b"\0" + data + b"\0")
     return h.hexdigest()
 
 

@@ -44,7 +44,8 @@ from loom_runtime.schemes import FINGERPRINT_SCHEME  # not .manifest: a warm hoo
 
 from .cache_codec import CacheFormatError, decode, encode, schema_digest
 
-__all__ = ["CACHE_DIRNAME", "Deps", "SummaryCache", "cache_key", "compiler_token", "encode_entry", "write_entries"]
+__all__ = ["CACHE_DIRNAME", "Deps", "SummaryCache", "cache_key", "compiler_token", "encode_entry", "package_sources",
+           "write_entries"]
 
 CACHE_DIRNAME = ".loom-cache"
 # One flat directory of entries: no 256-way fan-out by key prefix (ext4, APFS and NTFS index large
@@ -68,14 +69,35 @@ def compiler_token(*, with_bundler: bool = False) -> str:
     """sha256 over the compiler's own source files: a fixed bug in the analysis must not be served
     from a cache filled by the buggy version, even when the scheme name stayed the same. Summaries
     do not depend on the bundler's code (``with_bundler=False``); cached chunks do."""
-    pkg = Path(__file__).resolve().parent.parent
     h = hashlib.sha256()
-    for path in sorted(pkg.rglob("*.py")):
-        rel = path.relative_to(pkg).as_posix()
-        if rel.startswith("commands/") or rel in ("cli.py", "__main__.py") or (rel.startswith("bundle/") and not with_bundler):
-            continue
-        h.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
+    for rel, data in _compiler_sources():  # read once for both tokens
+        if with_bundler or not rel.startswith("bundle/"):
+            h.update(rel.encode() + b"\0" + data + b"\0")
     return h.hexdigest()
+
+
+def _compiler_sources() -> tuple[tuple[str, bytes], ...]:
+    """The compiler's sources that a cached value depends on (not the commands' and the CLI's)."""
+    return tuple((rel, data) for rel, data in package_sources(os.path.dirname(os.path.dirname(__file__)))
+                 if not rel.startswith("commands/") and rel not in ("cli.py", "__main__.py"))
+
+
+@lru_cache(maxsize=None)
+def package_sources(directory: str) -> tuple[tuple[str, bytes], ...]:
+    """``(POSIX path under directory, bytes)`` of every ``.py`` file under ``directory``, in
+    ``pathlib`` order; read once per process (a build needs two tokens of the compiler's: a
+    ``pathlib`` walk and read per token cost a one-edit ``loom build`` ~5 ms)."""
+    root = os.path.realpath(directory)
+    found: list[tuple[list[str], str]] = []
+    for top, _dirs, files in os.walk(root):
+        base = os.path.relpath(top, root)
+        parts = [] if base == "." else base.split(os.sep)
+        found.extend(([*parts, name], os.path.join(top, name)) for name in files if name.endswith(".py"))
+    out = []
+    for parts, path in sorted(found):  # component-wise, as ``sorted(Path.rglob())``
+        with open(path, "rb") as fh:
+            out.append(("/".join(parts), fh.read()))
+    return tuple(out)
 
 
 @lru_cache(maxsize=None)

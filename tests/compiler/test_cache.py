@@ -298,3 +298,28 @@ def test_real_summaries_and_flow_entries_round_trip(project: Path):
             seen[kind] += 1
     assert seen["summary"] >= 3 and seen["flows"] >= 2, seen
     assert cache.hits == 0 and report.ok
+
+
+def test_the_compiler_tokens_hash_every_source_file_in_path_order(tmp_path: Path):
+    # read once for both tokens (``package_sources``): the same bytes, in the order and with the
+    # exclusions the tokens were defined by (a pathlib walk per token)
+    import hashlib
+
+    from loom_compiler.bundle import cache as cache_module
+
+    pkg = Path(cache_module.__file__).resolve().parent.parent
+    for with_bundler in (False, True):
+        h = hashlib.sha256()
+        for path in sorted(pkg.rglob("*.py")):
+            rel = path.relative_to(pkg).as_posix()
+            if rel.startswith("commands/") or rel in ("cli.py", "__main__.py") or (
+                    rel.startswith("bundle/") and not with_bundler):
+                continue
+            h.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
+        assert cache_module.compiler_token(with_bundler=with_bundler) == h.hexdigest()
+    # component-wise order, as pathlib sorts: ``a/z.py`` before ``a.b/x.py`` ('/' sorts after '.')
+    for rel in ("a/z.py", "a.b/x.py", "a_c.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(rel)
+    got = [rel for rel, _data in cache_module.package_sources(str(tmp_path))]
+    assert got == [p.relative_to(tmp_path).as_posix() for p in sorted(tmp_path.rglob("*.py"))] == ["a/z.py", "a.b/x.py", "a_c.py"]
