@@ -352,6 +352,12 @@ class GraphMemo:
         self._prefixes: dict[int, tuple[ModuleSummary, tuple[str, ...]]] = {}
         self._viewing: dict[int, tuple[ModuleSummary, bool]] = {}
         self._imported: dict[int, tuple[ModuleSummary, frozenset[str]]] = {}
+        #: module -> (the modules running it runs, transitively, and every module whose summary
+        #: that answer read, with the summary read): ``ClosureGraph.executed`` of one module, for
+        #: the graphs that agree on what is first-party (``ClosureGraph._shares_reach``)
+        self._reach: dict[str, tuple[frozenset[str], tuple[tuple[str, ModuleSummary | None], ...]]] = {}
+        self._reach_config: tuple[object] | None = None  # (the configuration answers are for,)
+        self._first_party: dict[str, bool] = {}  # ``configured_first_party``
 
     def abroad(self, summary: ModuleSummary) -> list[Unit]:
         """The statements of ``summary``'s module that change the objects of another module
@@ -386,6 +392,31 @@ class GraphMemo:
             hit = self._viewing[id(summary)] = (summary, any(
                 c[0] == ">" for u in summary.units if u.kind in ("function", "class") for c in u.call_refs))
         return hit[1]
+
+    def configured_first_party(self, config: LoomConfig, module: str) -> bool:
+        """``config.is_first_party(module)``, once per build and module (every graph asks it of the
+        ~150 names its flows' modules import)."""
+        if not self.same_config(config):
+            return config.is_first_party(module)
+        known = self._first_party.get(module)
+        if known is None:
+            known = self._first_party[module] = config.is_first_party(module)
+        return known
+
+    def same_config(self, config: object) -> bool:
+        """Whether ``config`` is the configuration of the graphs that asked before (the first one
+        asking sets it): answers of ``reach`` and ``configured_first_party`` hold for one."""
+        if self._reach_config is None:
+            self._reach_config = (config,)
+        return self._reach_config[0] is config
+
+    def reach(self, module: str) -> tuple[frozenset[str], tuple[tuple[str, ModuleSummary | None], ...]] | None:
+        """What ``remember_reach`` kept for ``module`` (``ClosureGraph.executed``)."""
+        return self._reach.get(module)
+
+    def remember_reach(self, module: str, runs: frozenset[str],
+                       read: tuple[tuple[str, ModuleSummary | None], ...]) -> None:
+        self._reach[module] = (runs, read)
 
     def run_prefixes(self, summary: ModuleSummary) -> tuple[str, ...]:
         """Every module an import the module's statements run at module level may run (``a``,
@@ -433,6 +464,7 @@ class ClosureGraph:
         self._widened_by: dict[str, set[str]] = {}  # key -> the widening edges that reach it
         self._runs: dict[str, list[str]] = {}  # dotted import target -> first-party modules it runs
         self._imports: dict[str, list[str]] = {}  # module -> first-party modules it imports
+        self._shared_reach: bool | None = None  # memo of ``_shares_reach``
         self._missing: dict[str, str] = {}  # import target -> the sourceless module it names ("": none)
         self._mro: dict[tuple[str, tuple[str, ...]], tuple[frozenset[str], str]] = {}  # memo of ``inherited``
         self._mro_open: set[tuple[str, tuple[str, ...]]] = set()  # ``inherited`` computations under way (a cycle)
@@ -454,7 +486,7 @@ class ClosureGraph:
             if module in self.summaries:
                 known = True
             elif self.config is not None and self.config.packages:
-                known = self.config.is_first_party(module)
+                known = self.memo.configured_first_party(self.config, module)
             else:
                 known = self.loader is not None
             self._first_party[module] = known
@@ -1586,9 +1618,68 @@ class ClosureGraph:
                 module = todo.pop()
                 if module not in seen:
                     seen.add(module)
-                    todo += self._imports_of(module)
+                    # a seed's imports by the build's answers (a flow module is seldom another's import)
+                    for imported in self._imports_of(module):
+                        if imported not in seen:
+                            seen |= self._reach_of(imported)
             found = self._executed[frozen] = sorted(seen)
         return found
+
+    def _reach_of(self, start: str) -> frozenset[str]:
+        """``start`` and every first-party module it imports at module level, transitively.
+
+        Once per build for graphs that agree on what is first-party (``_shares_reach``): the 120
+        flow modules of the build benchmark each walked the imports of the same ~55 modules. A
+        graph served the build's answer still reads, through its own ``summary`` (its loader
+        records what the flow module depends on; an unreadable module is its error), every
+        module the answer was computed from, and takes the answer only if each reads as the
+        same summary object (a tree state of another ``collect`` reads new objects)."""
+        shared = self._shares_reach()
+        if shared:
+            hit = self.memo.reach(start)
+            if hit is not None:
+                runs, read = hit
+                summary, loaded = self.summary, self._loaded
+                if all((loaded[name] if name in loaded else summary(name)) is was for name, was in read):
+                    return runs
+        seen: set[str] = set()
+        order: list[str] = []
+        todo = [start]
+        while todo:
+            module = todo.pop()
+            if module not in seen:
+                seen.add(module)
+                order.append(module)
+                todo += self._imports_of(module)
+        runs = frozenset(seen)
+        if shared:
+            # what the walk read: each module's summary, and each first-party module its imports
+            # may run (``_imports_of``), in the walk's order
+            read: dict[str, ModuleSummary | None] = {}
+            for module in order:
+                read.setdefault(module, self.summary(module))
+                summary = self.summary(module)
+                for name in self.memo.run_prefixes(summary) if summary is not None else ():
+                    if name not in read and self.first_party(name):
+                        read[name] = self.summary(name)
+            self.memo.remember_reach(start, runs, tuple(read.items()))
+        return runs
+
+    def _shares_reach(self) -> bool:
+        """Whether this graph decides first-party-ness as every other graph of its build does
+        (by the configuration alone, or every module with a loader), so that the build's answers
+        of ``_reach_of`` are this graph's too."""
+        shares = self._shared_reach
+        if shares is None:
+            config = self.config
+            if self.loader is None or not self.memo.same_config(config):
+                shares = False
+            elif config is not None and config.packages:
+                shares = all(config.is_first_party(m) for m in self.summaries)
+            else:
+                shares = True
+            self._shared_reach = shares
+        return shares
 
     def _modules_of(self, dotted: str) -> list[str]:
         """The first-party modules an import of ``dotted`` runs (``a``, ``a.b``, ``a.b.c``)."""

@@ -1075,9 +1075,12 @@ class _Pipeline:
             return self._deps(src, requested), flows, errors
         built: list[_Built] = []
         errs = list(errors)
+        # every module the closures read (emitting reads none): once per flow module, not per flow
+        summary_type = _ModuleSummary()
+        read = {m: s for m in requested if isinstance(s := memo.get(m), summary_type)} if flows else {}
         for fp in flows:
             try:
-                chunk = self._emit(fp, summary, {m: s for m in requested if isinstance(s := memo.get(m), _ModuleSummary())})
+                chunk = self._emit(fp, summary, read)
             except ChunkError as exc:
                 errs.append(SourceError(exc.path, exc.line, exc.column, str(exc), code="bundle"))
                 continue

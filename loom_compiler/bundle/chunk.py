@@ -119,7 +119,9 @@ def emit_chunk(
     statements, imported = _rewritten(plan, memo)
     if import_schedules is None:
         # each module's schedule, once per build (the same library modules in every chunk)
-        import_schedules = {m: _schedule(memo, s) for m, s in summaries.items()}
+        table = memo.table("schedule-of")
+        import_schedules = {m: hit[1] if (hit := table.get(id(s))) is not None and hit[0] is s else _schedule(memo, s)
+                            for m, s in summaries.items()}
     runs, lazy = _runs(fp, plan, statements, import_schedules, imported)
     entry = f"{fp.module}.{fp.function}"
     bundled = {s.module for s in statements.values()}
