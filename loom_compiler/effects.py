@@ -188,6 +188,11 @@ def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bo
                 callables.setdefault(name, []).append(f.index)
     facts_by = {f.index: f for f in facts if f.callable}
     changes = _transitive_changes(facts, callables, third_party, literal)
+    held = _aliases(facts, literal)
+    for i, names in changes.items():
+        # a def writing through a module-level alias (``c = CFG``; ``def s(): c["a"] = 5``)
+        # changes what it stands for (L3)
+        names |= {r for name in list(names) for r in held.get(name, ())}
     # a class holding a method flow, called: the instance it builds may be the one the flow runs
     # on (``inst = Checkout(5)``, a DBOS configured instance), so the call is part of the class
     # (breaker2's C14; in another module the call of an imported name already counts)
@@ -215,6 +220,9 @@ def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bo
         if f.names:
             mentioned = {r for r in mentioned if not third_party(r)}
         attached = set(refs.stores) | mentioned
+        # a store through a name bound to a module-level object (``c = CFG`` then ``c["a"] = 5``,
+        # ``for c in (CFG,): c["a"] = 5``, ``put(c)``; not ``print(c)``) changes that object (L3)
+        attached |= {r for name in refs.stores | (mentioned & refs.passes) for r in held.get(name, ())}
         for callee in refs.calls_now:
             for i in earlier[callee]:
                 attached |= changes[i]
@@ -314,6 +322,32 @@ def _inputs(facts: Sequence[StatementFacts], at: int, binders: Mapping[str, list
                 if k not in seen:
                     seen.add(k)
                     todo.append(k)
+    return out
+
+
+def _aliases(facts: Sequence[StatementFacts], literal: Callable[[str], bool]) -> dict[str, set[str]]:
+    """Module-level name -> the other module-level names whose object it may hold or be part of
+    (lead's L3): bound by a statement that is no def or class from a value that is one of them or
+    part of one (``References.aliases``: ``c = CFG``, ``c = cfg.CFG["sub"]``, ``a, b = CFG, 1``,
+    ``for c in (CFG,)``), transitively (``d = c``), in no particular order (a function body may
+    store through a name bound below it). A name bound only to an immutable literal holds nothing
+    a store can change (``literal``). Widening, on purpose: every name a statement binds stands
+    for every root its value may be (``a, b = CFG, OTHER``: both for both)."""
+    direct: dict[str, set[str]] = {}
+    for f in facts:
+        if not f.callable and f.refs.aliases:
+            for name in f.own_names:
+                direct.setdefault(name, set()).update(r for r in f.refs.aliases if r != name and not literal(r))
+    out: dict[str, set[str]] = {}
+    for name in direct:
+        found: set[str] = set()
+        todo = [name]
+        while todo:
+            for r in direct.get(todo.pop(), ()):
+                if r not in found and r != name:
+                    found.add(r)
+                    todo.append(r)
+        out[name] = found
     return out
 
 

@@ -204,7 +204,7 @@ _BINDER_SPECIAL = frozenset(
         cst.FunctionDef, cst.ClassDef, cst.Lambda, *_COMPREHENSIONS, cst.AssignTarget, cst.AnnAssign,
         cst.AugAssign, cst.For, cst.CompFor, cst.WithItem, cst.ExceptHandler, cst.ExceptStarHandler,
         cst.NamedExpr, cst.Del, cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal, cst.MatchAs,
-        cst.MatchStar, cst.MatchMapping,
+        cst.MatchStar, cst.MatchMapping, cst.Assign,
     }
 )
 _USE_SPECIAL = frozenset(
@@ -212,11 +212,19 @@ _USE_SPECIAL = frozenset(
         cst.Name, cst.Attribute, cst.FunctionDef, cst.Lambda, cst.ClassDef, *_COMPREHENSIONS, cst.Arg,
         cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal, cst.MatchKeywordElement, cst.ConcatenatedString,
         cst.Call, cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Del, cst.Subscript, cst.SimpleString, cst.Expr,
-        cst.For, cst.Comparison,
+        cst.For, cst.Comparison, cst.WithItem, cst.NamedExpr,
     }
 )
 #: builtins whose first argument may be ``self`` without it escaping
 _SELF_SAFE = frozenset({"super", "type", "isinstance", "issubclass", "id"})
+#: builtins that change none of their arguments (what they call on them, ``__str__``, ``__len__``,
+#: is the argument's own code): a local standing for a global handed to one is no change of it
+#: (``x = CFG["a"]; print(x)``; L3's equal side)
+_READ_ONLY_BUILTINS = frozenset({
+    "print", "len", "str", "repr", "ascii", "format", "isinstance", "issubclass", "hash", "id", "type", "bool",
+    "int", "float", "complex", "abs", "round", "sorted", "min", "max", "sum", "any", "all", "tuple", "list", "set",
+    "frozenset", "dict", "bytes", "hex", "oct", "bin", "ord", "chr", "callable", "divmod", "pow",
+})
 _ATTR_FUNCS = frozenset({"getattr", "setattr", "hasattr", "delattr"})
 #: resolvers whose call evaluates to what they name: the module (``import_module``, ``__import__``
 #: with a ``fromlist``), or the object (``pkgutil.resolve_name``, ``pydoc.locate``)
@@ -264,6 +272,15 @@ class References:
     #: else (``(a or b)()``: ``?``); not a decorator's or a base's result applied to the
     #: definition. ``effects.import_time_runs`` decides what such a statement may run
     opaque_now: set[str] = field(default_factory=set)
+    #: at module level, the global roots the value a name is bound to may be (part of): ``c =
+    #: CFG``, ``c = cfg.CFG["sub"]``, ``c, d = CFG, 1``, ``for c in (CFG,)``, ``(c := CFG)``
+    #: (``_value_names``): a store through a name this statement binds is a store into these
+    #: (``effects.attachments``, lead's L3)
+    aliases: set[str] = field(default_factory=set)
+    #: of ``call_mentions``, the roots used where the call may change them: its callee, or an
+    #: argument of a call that is no read-only builtin (``print(c)`` is not; ``put(c)`` is):
+    #: ``effects.attachments`` follows a module-level alias through these only
+    passes: set[str] = field(default_factory=set)
 
 
 @dataclass(slots=True)
@@ -275,6 +292,9 @@ class _Scope:
     self_name: str | None = None  # first parameter of a method
     imports: dict[str, list[str]] = field(default_factory=dict)  # local name -> absolute targets
     loops: set[str] = field(default_factory=set)  # names bound by a ``for`` or a comprehension
+    #: local name -> the names (of this scope or global) whose object its value may be or be part
+    #: of (``_value_names``): a store through the local is a store through those (L3)
+    aliases: dict[str, set[str]] = field(default_factory=dict)
 
     @property
     def is_function(self) -> bool:
@@ -400,10 +420,17 @@ class _Binder:
         #: ``a`` and ``a.b``, which may be a submodule): they run, whatever name is bound
         self.modules: list[str] = []
         self.loops: set[str] = set()  # names ``for`` statements bind (``_Scope.loops``)
+        self.aliases: dict[str, set[str]] = {}  # name -> what its value may be (``_Scope.aliases``)
         self.resolve_from = resolve_from
         #: False: the module's text spells no ``:=``, so no walrus target needs looking for (each
         #: look walks a whole header or comprehension again)
         self.walrus = walrus
+
+    def alias(self, names: set[str], value: cst.BaseExpression | None, *, unpack: bool) -> None:
+        found = _value_names(value, unpack=unpack) if value is not None and names else ()
+        for name in names:
+            if found:
+                self.aliases.setdefault(name, set()).update(found)
 
     def walk(self, node: cst.CSTNode) -> None:
         if type(node) is cst.ConcatenatedString:
@@ -438,19 +465,27 @@ class _Binder:
             return
         if type(node) is cst.AssignTarget:
             self.bound |= target_names(node.target)
+        elif type(node) is cst.Assign:
+            for target in node.targets:
+                self.alias(target_names(target.target), node.value, unpack=type(target.target) is not cst.Name)
         elif type(node) in (cst.AnnAssign, cst.AugAssign):
             self.bound |= target_names(node.target)
+            if type(node) is cst.AnnAssign:
+                self.alias(target_names(node.target), node.value, unpack=False)
         elif type(node) in (cst.For, cst.CompFor):
             names = target_names(node.target)
             self.bound |= names
+            self.alias(names, node.iter, unpack=True)
             if type(node) is cst.For:
                 self.loops |= names
         elif type(node) is cst.WithItem and node.asname is not None:
             self.bound |= target_names(node.asname.name)
+            self.alias(target_names(node.asname.name), node.item, unpack=False)
         elif type(node) in (cst.ExceptHandler, cst.ExceptStarHandler) and node.name is not None:
             self.bound |= target_names(node.name.name)
         elif type(node) is cst.NamedExpr:
             self.bound |= target_names(node.target)
+            self.alias(target_names(node.target), node.value, unpack=False)
         elif type(node) is cst.Del:
             self.bound |= target_names(node.target)
         elif type(node) in (cst.Import, cst.ImportFrom):
@@ -498,6 +533,48 @@ def _walrus_targets(node: cst.CSTNode) -> set[str]:
             continue
         stack.extend(child_nodes(current))
     return out
+
+
+#: methods whose result is (part of) the object they are called on: ``CFG.get("sub")``,
+#: ``CFG.setdefault("sub", {})``, ``for c in CFG.values()``
+_PART_METHODS = frozenset({"get", "setdefault", "pop", "popitem", "values", "items", "__getitem__", "__enter__"})
+#: builtins whose result is (part of) their first argument: ``getattr(m, "CFG")``, ``next(iter(CFGS))``
+_PART_FUNCS = frozenset({"getattr", "next", "iter", "reversed", "vars"})
+
+
+def _value_names(node: cst.BaseExpression, *, unpack: bool = False) -> set[str]:
+    """The names whose object the value of ``node`` may be, or be part of (lead's L3): ``CFG``,
+    ``CFG.sub``, ``CFG["sub"]``, ``m.CFG``, ``CFG.get("sub")``, ``getattr(m, "CFG")``, either
+    side of ``a or b`` and ``a if t else b``, a walrus's value; with ``unpack`` (a tuple target,
+    a loop's iterable), the elements of a display too (``c, d = CFG, 1``; ``for c in (CFG,)``).
+    A store through a name bound to such a value stores into these. Not a call's result (its
+    arguments are what the call may change, a rule of its own), an operator's, a comprehension's,
+    nor a display bound whole (``HOOKS = [CFG]``: a store into ``HOOKS`` is no store into ``CFG``;
+    what is taken out of it again is the documented limit of ``effects``)."""
+    kind = type(node)
+    if kind is cst.Name:
+        return {nfkc(node.value)}  # type: ignore[attr-defined]
+    if kind in (cst.Attribute, cst.Subscript):
+        return _value_names(node.value)  # type: ignore[attr-defined]
+    if kind is cst.Call:
+        func = node.func  # type: ignore[attr-defined]
+        if isinstance(func, cst.Attribute) and func.attr.value in _PART_METHODS:
+            return _value_names(func.value, unpack=unpack)
+        if isinstance(func, cst.Name) and func.value in _PART_FUNCS and node.args:  # type: ignore[attr-defined]
+            return _value_names(node.args[0].value, unpack=unpack)  # type: ignore[attr-defined]
+        return set()
+    if kind is cst.IfExp:
+        return _value_names(node.body, unpack=unpack) | _value_names(node.orelse, unpack=unpack)  # type: ignore[attr-defined]
+    if kind is cst.BooleanOperation:
+        return _value_names(node.left, unpack=unpack) | _value_names(node.right, unpack=unpack)  # type: ignore[attr-defined]
+    if kind is cst.NamedExpr:
+        return _value_names(node.value, unpack=unpack)  # type: ignore[attr-defined]
+    if unpack and kind in (cst.Tuple, cst.List, cst.Set):
+        out: set[str] = set()
+        for element in node.elements:  # type: ignore[attr-defined]
+            out |= _value_names(element.value)
+        return out
+    return set()
 
 
 def bound_names(stmts: Iterable[cst.CSTNode]) -> set[str]:
@@ -574,6 +651,9 @@ class _UseWalker:
         self.by_name: set[int] = set()  # ids of argument nodes referenced by name only
         self.deferred = 0  # > 0 inside a function or lambda body: code that runs later
         self.collectors: list[set[str]] = []  # every global root used is added to each
+        #: one per call whose arguments are being walked: whether its callee is a read-only
+        #: builtin (``_READ_ONLY_BUILTINS``), for the locals standing for globals handed to it
+        self.read_only_args: list[bool] = []
         self.self_safe: set[int] = set()  # ids of Name nodes where ``self`` does not escape
         self.globals_read: set[int] = set()  # ids of ``globals()`` calls only read from
         #: loop variables that hold an annotated name of the instance's class inside their loop's
@@ -594,7 +674,7 @@ class _UseWalker:
         self_name = names[0] if method and names and _first_is_positional(params) else None
         imports = {k: v for k, v in binder.imports.items() if k in local}
         scope = _Scope(parent, local, binder.declared_global, self_name=self_name, imports=imports,
-                       loops=binder.loops & local)
+                       loops=binder.loops & local, aliases={k: v for k, v in binder.aliases.items() if k in local})
         self.refs.global_writes |= binder.bound & binder.declared_global
         self.refs.globals.update("!" + m for m in binder.modules)  # a lazy import runs that module
         for name in binder.declared_global:
@@ -684,7 +764,8 @@ class _UseWalker:
             # (and one under ``global f`` binds the module's ``f``: reached with the class too, E12)
             self.refs.globals.update("=" + t for targets in binder.imports.values() for t in targets)
             inner = _Scope(scope, local, binder.declared_global, is_class=True,
-                           imports={k: v for k, v in binder.imports.items() if k in local})
+                           imports={k: v for k, v in binder.imports.items() if k in local},
+                           aliases={k: v for k, v in binder.aliases.items() if k in local})
             for stmt in node.body.body:  # type: ignore[attr-defined]
                 self.walk(stmt, inner)
             return
@@ -699,6 +780,10 @@ class _UseWalker:
         if kind is cst.MatchKeywordElement:
             self.walk(node.pattern, scope)  # type: ignore[attr-defined]
             return
+        if scope.parent is None and kind is cst.NamedExpr:
+            self.refs.aliases |= _value_names(node.value)  # type: ignore[attr-defined]
+        elif scope.parent is None and kind is cst.WithItem and node.asname is not None:  # type: ignore[attr-defined]
+            self.refs.aliases |= _value_names(node.item)  # type: ignore[attr-defined]
         for child in child_nodes(node):
             self.walk(child, scope)
 
@@ -742,11 +827,16 @@ class _UseWalker:
         self.modules_safe.add(id(first.iter))  # iterating a dict yields its keys
         self.walk(first.iter, scope)  # the outermost iterable runs in the enclosing scope
         local: set[str] = set()
+        aliases: dict[str, set[str]] = {}
         comp: cst.CompFor | None = first
         while comp is not None:
-            local |= target_names(comp.target)
+            names = target_names(comp.target)
+            local |= names
+            found = _value_names(comp.iter, unpack=True)
+            for name in names if found else ():
+                aliases.setdefault(name, set()).update(found)
             comp = comp.inner_for_in
-        inner = _Scope(scope, local, set(), loops=local)
+        inner = _Scope(scope, local, set(), loops=local, aliases=aliases)
         comp = first
         while comp is not None:
             if comp is not first:
@@ -824,6 +914,8 @@ class _UseWalker:
         (the member ``__annotations__``: ``analysis`` makes the annotated names members), not any
         member. Not when the body binds ``key`` again."""
         self.modules_safe.add(id(node.iter))  # iterating a dict yields its keys
+        if scope.parent is None:
+            self.refs.aliases |= _value_names(node.iter, unpack=True)
         key = _annotation_key(node, lambda name: self.self_of(name, scope))
         if key is not None:
             binder = _Binder(self.resolve_from, walrus=self.walrus)
@@ -940,7 +1032,10 @@ class _UseWalker:
             self.globals_read.add(id(func.value))
         if self.name_only is not None:
             self.mark_name_only(func, args, scope)
-        self.in_call(func, scope, callee=func, rest=[a.value for a in args])
+        # a read-only builtin (``print(x)``, ``len(x)``; not ``print(..., file=buf)``, which writes)
+        read_only = builtin and name in _READ_ONLY_BUILTINS and not any(
+            a.keyword is not None and a.keyword.value == "file" for a in args)
+        self.in_call(func, scope, callee=func, rest=[a.value for a in args], read_only=read_only)
 
     # -- names of modules and code, given as strings (dynamic reach) ----------------------------
     def string(self, value: str) -> None:
@@ -1241,7 +1336,7 @@ class _UseWalker:
 
     def in_call(self, func: cst.BaseExpression, scope: _Scope, *, callee: cst.BaseExpression,
                 rest: Iterable[cst.BaseExpression] = (), chain: tuple[str, cst.BaseExpression] | None = None,
-                plain: bool = True) -> None:
+                plain: bool = True, read_only: bool = False) -> None:
         """Walk a call: at import time every global root in it is a ``call_mentions`` (the call may
         change its callee and arguments); in deferred code the callee is a ``calls`` (a method
         call also a ``method_calls``) and the arguments are ``mutates``."""
@@ -1256,6 +1351,7 @@ class _UseWalker:
                 self.store_chain(seen[0], scope)
         if now:
             self.collectors.append(self.refs.call_mentions)
+        self.read_only_args.append(False)  # the callee: calling a method on it may change it
         try:
             if callee_chain is not None:
                 root = callee_chain.split(".", 1)[0]
@@ -1268,8 +1364,18 @@ class _UseWalker:
                         self.refs.calls.add(root)
                         if "." in callee_chain:
                             self.refs.method_calls.add(root)
-                elif not now and "." not in callee_chain and self.loop_bound(root, scope):
-                    self.refs.opaque_calls.add(root)  # ``for f in HOOKS: f()``: taken out of a container
+                else:
+                    if not now and "." not in callee_chain and self.loop_bound(root, scope):
+                        self.refs.opaque_calls.add(root)  # ``for f in HOOKS: f()``: taken out of a container
+                    # a local standing for a global (``c = CFG; c.update(a=5)``, ``f = setup; f()``):
+                    # the call is one of what it stands for (L3)
+                    held = self.stands_for(root, scope)
+                    if held and now:
+                        self.refs.calls_now |= held
+                    elif held:
+                        self.refs.calls |= held
+                        if "." in callee_chain:
+                            self.refs.method_calls |= held
             elif not now and _subscript_callee(target):
                 self.refs.opaque_calls.add("[]")  # ``HOOKS[k]()``, ``REG[k].run()``
             if now:
@@ -1281,6 +1387,7 @@ class _UseWalker:
             self.walk(func, scope)
             if not now:
                 self.collectors.append(self.refs.mutates)
+            self.read_only_args[-1] = read_only
             try:
                 if chain is not None:
                     text, obj = chain
@@ -1291,6 +1398,7 @@ class _UseWalker:
                 if not now:
                     self.collectors.pop()
         finally:
+            self.read_only_args.pop()
             if now:
                 self.collectors.pop()
 
@@ -1301,6 +1409,13 @@ class _UseWalker:
             targets = [node.target]
         else:
             targets = [node.target]  # type: ignore[attr-defined]
+        if scope.parent is None and isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
+            unpack = any(not isinstance(t, cst.Name) for t in targets)
+            self.refs.aliases |= _value_names(node.value, unpack=unpack)
+        if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
+            # ``c += [1]`` changes the object ``c`` holds in place (a list's ``__iadd__``): a store
+            # through ``c`` (and what a local ``c`` may stand for, L3), besides the rebinding
+            self.store_root(nfkc(node.target.value), scope)
         for target in targets:
             if self.store_through_view(target, scope):
                 continue
@@ -1545,9 +1660,7 @@ class _UseWalker:
             # the chain where the statement is)
             self.view_store("%" + chain)
             return
-        root = chain.split(".", 1)[0]
-        if self.is_global(root, scope):
-            (self.refs.stores if self.deferred == 0 else self.refs.mutates).add(root)
+        self.store_root(chain.split(".", 1)[0], scope)
 
     def store_into_target(self, target: cst.BaseExpression, scope: _Scope) -> None:
         for base in _store_base(target):
@@ -1557,11 +1670,34 @@ class _UseWalker:
         """Record a write into the object ``obj`` names (its root, when that is global)."""
         while isinstance(obj, (cst.Attribute, cst.Subscript, cst.Call)):
             obj = obj.func if isinstance(obj, cst.Call) else obj.value
-        if not isinstance(obj, cst.Name):
-            return
-        root = nfkc(obj.value)
-        if self.is_global(root, scope):
-            (self.refs.stores if self.deferred == 0 else self.refs.mutates).add(root)
+        if isinstance(obj, cst.Name):
+            self.store_root(nfkc(obj.value), scope)
+
+    def store_root(self, root: str, scope: _Scope) -> None:
+        """Record a write into the object the name ``root`` holds: a global root, or every global
+        a local name may stand for (``c = CFG; c["a"] = 5`` writes into ``CFG``: L3)."""
+        (self.refs.stores if self.deferred == 0 else self.refs.mutates).update(self.stands_for(root, scope))
+
+    def stands_for(self, root: str, scope: _Scope) -> set[str]:
+        """The global roots whose object the name ``root`` may hold in ``scope``: itself when it is
+        global; for a local, what its bindings' values may be (``_Scope.aliases``: ``c = CFG``,
+        ``c = cfg.CFG["sub"]``, ``for c in (CFG,)``, through other locals and enclosing
+        functions), nothing for a local bound otherwise (a parameter: what the caller passes is the
+        call's argument, which the call is taken to change; ``c = {}``)."""
+        out: set[str] = set()
+        seen: set[tuple[int, str]] = set()
+        todo = [(root, scope)]
+        while todo:
+            name, where = todo.pop()
+            binder = self.resolve(name, where)
+            if binder is None:
+                out.add(name)
+                continue
+            if (id(binder), name) in seen:
+                continue
+            seen.add((id(binder), name))
+            todo += [(value, binder) for value in binder.aliases.get(name, ())]
+        return out
 
     # -- resolution -----------------------------------------------------------------------------
     def resolve(self, root: str, scope: _Scope) -> _Scope | None:
@@ -1609,6 +1745,12 @@ class _UseWalker:
                 self.refs.globals.add(mark + "=" + target + chain[len(root):])
             if binder.imports.get(root) and chain.rpartition(".")[2] in _MODULES_TAILS and id(node) not in self.modules_safe:
                 self.modules_value(chain, scope)  # ``import sys`` in the function, ``sys.modules`` handed out
+            if self.collectors and binder.aliases and mark == "" and not (self.read_only_args and self.read_only_args[-1]):
+                # a local standing for a global, handed to a call (``put(c)`` after ``c = CFG``):
+                # the call may change what it stands for, as if it were spelled (L3)
+                held = self.stands_for(root, scope)
+                for collector in self.collectors:
+                    collector |= held
             if binder.self_name == root:
                 parts = chain.split(".")
                 if len(parts) > 2 and parts[1] == "__class__" and parts[2] == "__dict__":
@@ -1622,6 +1764,8 @@ class _UseWalker:
                     self.refs.dynamic.add("class")
             return
         self.refs.globals.add(mark + chain)
+        if self.collectors and self.deferred == 0 and not mark and not (self.read_only_args and self.read_only_args[-1]):
+            self.refs.passes.add(root)
         if (chain.rpartition(".")[2] in _MODULES_TAILS or root in self.modules_names) and id(node) not in self.modules_safe:
             self.modules_value(chain, scope)
         if mark:

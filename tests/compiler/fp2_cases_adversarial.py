@@ -1838,7 +1838,7 @@ def _core3_pairs() -> list[ProjectPair]:
     base = {"shop/__init__.py": "from . import main\n", "shop/flows.py": flows,
             "shop/main.py": "from shop.flows import Checkout\n\nK = Checkout\nINST = K(5)\n"}
     # a local alias of an imported name called at import time: the spelling of D6 (fp2-effects)
-    add(C("instance-built-through-a-local-alias-in-another-module", k, base, edit(base, "shop/main.py", "(5)", "(6)"), "D8"))
+    add(C("instance-built-through-a-local-alias-in-another-module", k, base, edit(base, "shop/main.py", "(5)", "(6)")))
     # held: the same spellings building another class
     for name, tail in [
         ("factory-building-another-class", "def make():\n    return Other((5))\n\n\nother = make()\n"),
@@ -2411,7 +2411,7 @@ def _lead_pairs() -> list[ProjectPair]:
     base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.setup"), cfg="CFG = {'a': 1}\n",
                    setup="from shop.cfg import CFG\n\n\ndef s():\n    c = CFG\n    c['a'] = 5\n\n\ns()\n")
     pairs.append(C("store-through-a-local-alias-in-an-import-time-callee-edited", "effects across modules", base,
-                   edit(base, "shop/setup.py", "= 5", "= 6"), "L3"))
+                   edit(base, "shop/setup.py", "= 5", "= 6")))
     return pairs
 
 
