@@ -128,6 +128,13 @@ its code names (measured on samples-python: the main block of a worker script ot
 its workflow's closure); and def and class statements are left out (their decorators' results
 applied to the definition is the documented ``@run_now`` limit above).
 
+A name a module statement binds to a module-level object or part of one (``c = CFG``, ``K =
+Checkout``, ``d = c``, ``for c in (CFG,)``: ``scopes.References.aliases``, lead's L3) stands for
+it (``_aliases``): a statement storing through the name, calling a method on it or handing it to
+a call that is no read-only builtin (``References.passes``: ``print(c)`` is not), and a def
+changing it, change that object too; so ``K = Checkout; INST = K(5)`` in another module builds the
+flow's instance (D8), and ``c = CFG; c["a"] = 5`` is a statement abroad changing ``CFG``.
+
 Also here: a module's literal ``__all__`` (what ``from m import *`` binds), and the *projection*
 of a compound statement onto one name it imports (``with workflow.unsafe.imports_passed_through():``
 blocks bind many names; each name's meaning is the block with the imports of other names left

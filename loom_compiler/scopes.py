@@ -115,6 +115,39 @@ Rejected: counting every use of the ``sys`` module as a possible store (every fl
 ``sys.argv`` or ``sys.exit`` would widen); ``sys`` handed to a function and modules found through
 other objects (``gc.get_objects()``) are a documented limit.
 
+Names standing for module-level objects (lead's L3; ``_value_names``, ``_Scope.aliases``,
+``_UseWalker.stands_for``): a local bound to a value that is a module-level object or part of one
+(``c = CFG``, ``c = cfg.CFG["sub"]``, ``c = CFG.get("sub")``, ``getattr(m, "CFG")``, either side of
+``or``/``if``-``else``; with a tuple target or a loop, the elements of a display: ``c, d = CFG, 1``,
+``for c in (CFG,)``; a walrus, a ``with`` target, a comprehension variable; another such local, of
+this function or an enclosing one) holds that object: a store through it (``c["a"] = 5``,
+``c += [1]``), a method called on it (``c.update(a=5)``), a call of it (``f = setup; f()``) or the
+local handed to a call (``put(c)``) is what the same code spelled with the global is. At module
+level the statement records the roots its value may be (``References.aliases``) and
+``effects.attachments`` follows the names it binds. Widening, on purpose: a name stands for every
+root of every binding of it, whichever runs. Precision kept: a local handed to a read-only builtin
+(``print(c)``, ``len(c)``; not ``print(..., file=c)``) changes nothing (``References.passes`` at
+module level), and a call's result (``c = make(CFG)``: the call's arguments are changed by the
+call's own rule) or a new display (``HOLD = [CFG]``) stands for nothing. Left out (a documented
+limit): an object taken back out of a display holding it (``HOLD[0]["a"] = 5``) or returned by a
+function (``get()["a"] = 5``). Rejected: a separate pass over each function body for its aliases
+(the binder's walk already visits every binding).
+
+Frames (lead's L1; ``_UseWalker.frame_namespace``): ``<frame>.f_globals`` (and ``f_locals``, the
+same dict at module level) is a namespace view like ``globals()``. The running code's own frame
+(``sys._getframe()``/``sys._getframe(0)``/``inspect.currentframe()``, through any import) is its
+own module: ``dynamic`` "module" when only read, "module-write" too when stored through, kept or
+handed on; its ``f_locals`` inside a function are its locals (nothing global). Any other frame
+(``f_back``, ``sys._getframe(n)``, ``inspect.stack()[i].frame``, a frame kept in a name, a
+traceback's ``tb_frame``) is a caller's: the module that calls the code cannot be told, so it is
+``?`` (every first-party module, whole), and a store through it (or its namespace kept or handed
+on) is ``>?`` (a change of any of them). The test is the attribute name, so a frame reached by any
+route counts; ``getattr(frame, "f_globals")`` too. Widening, chosen: enumerating the callers would
+need the reverse of every closure; only flows that reach such code pay (dbos-transact-py's vendored
+``_croniter`` reads ``inspect.stack()[2][0].f_globals``; no measured flow reaches it). A frame used
+for ``f_lineno`` or ``f_code.co_name`` widens nothing. Left out: ``f_builtins``, and a frame namespace
+fetched by ``operator.attrgetter``.
+
 Annotations (A1): those Python stores are references, quoted or not: a parameter's and a
 return's (``def f(x: "Money")``), a class or module variable's (``total: "Money"``): they are
 ``__annotations__``, evaluated at run time by ``typing.get_type_hints``, dataclasses, pydantic and
@@ -244,6 +277,11 @@ _KEY_FUNCS = frozenset({"len", "list", "sorted", "set", "tuple", "frozenset", "i
 #: handing out its modules (``use`` checks these against ``qualified``)
 _MODULES_TAILS = frozenset({"modules", "values", "items", "copy"})
 _DICT_READS = frozenset({"get", "keys", "values", "items", "copy", "__contains__", "__getitem__"})
+#: a frame's namespaces (lead's L1): ``f_globals`` is its module's ``globals()``, ``f_locals`` its
+#: locals (at module level the same dict)
+_FRAME_NAMESPACES = frozenset({"f_globals", "f_locals"})
+#: what evaluates to the frame of the code that calls it, given no argument (or ``0``)
+_OWN_FRAME = frozenset({"sys._getframe", "inspect.currentframe"})
 
 
 @dataclass(slots=True)
@@ -662,6 +700,8 @@ class _UseWalker:
         self.globals_written: set[int] = set()
         self.stored: set[int] = set()  # ids of store targets that write a module through a view
         self.annotation = 0  # > 0 inside an annotation Python stores: strings are forward references
+        self.frames_read: set[int] = set()  # ids of ``<frame>.f_globals`` nodes only read from (L1)
+        self.frames_written: set[int] = set()  # ids of those stored through
 
     # -- scopes ---------------------------------------------------------------------------------
     def function_scope(self, params: cst.Parameters, body: Iterable[cst.CSTNode], parent: _Scope, *, method: bool) -> None:
@@ -855,8 +895,12 @@ class _UseWalker:
     def attribute(self, node: cst.Attribute, scope: _Scope) -> None:
         chain = dotted_chain(node)
         if chain is not None:
+            if "f_" in chain:
+                self.frame_in_chain(node, scope)
             self.use(chain.split(".", 1)[0], chain, scope, node)
             return
+        if node.attr.value in _FRAME_NAMESPACES:
+            self.frame_namespace(node, node.value, scope)
         if self.through_view(node, scope):
             return
         base = node
@@ -885,6 +929,8 @@ class _UseWalker:
             return
         value = node.value
         self.unkept.add(id(value))
+        if type(value) is cst.Attribute and value.attr.value in _FRAME_NAMESPACES:
+            self.frames_read.add(id(value))  # ``sys._getframe().f_globals["X"]``: read (a store is ``frames_written``)
         if id(node) in self.fetches:
             self.module_escapes(node, self.fetches[id(node)], scope)  # ``m = sys.modules[k]``
         if _is_call_to(value, "globals") and not self.is_local("globals", scope):
@@ -953,6 +999,8 @@ class _UseWalker:
             text, exact = _pattern(args[1].value)
             literal = text if exact else None  # ``getattr(shop, "pri" + "cing")`` is ``shop.pricing``
             obj = args[0].value
+            if literal in _FRAME_NAMESPACES and dotted_chain(obj) is None:
+                self.frame_namespace(node, obj, scope)  # ``getattr(sys._getframe(1), "f_globals")``
             spelled: list[tuple[str, cst.CSTNode]] = []
             seen = self.view(obj, scope, spelled) if dotted_chain(obj) is None else None
             self.unkept.add(id(obj))  # the module it is given is gone into, not kept
@@ -1422,6 +1470,11 @@ class _UseWalker:
             written = _globals_call(target)
             if written is not None:
                 self.globals_written.add(id(written))  # ``globals()["X"] = 1`` binds a name
+            base = target
+            while isinstance(base, (cst.Attribute, cst.Subscript)):
+                if type(base.value) is cst.Attribute and base.value.attr.value in _FRAME_NAMESPACES:
+                    self.frames_written.add(id(base.value))  # ``sys._getframe(1).f_globals["X"] = 1``
+                base = base.value
             if _through_sys_modules(target, self.is_sys_modules(scope)):
                 # ``sys.modules[__name__].V = 2``: a binding of any name of the module
                 self.refs.dynamic |= {"module", "module-write"}
@@ -1486,6 +1539,57 @@ class _UseWalker:
         finally:
             self.annotation = depth
         return True
+
+    # -- frames (lead's L1) -------------------------------------------------------------------------
+    def frame_in_chain(self, node: cst.Attribute, scope: _Scope) -> None:
+        """A dotted chain going through a frame's namespace (``frame.f_globals``, ``f.f_back.f_locals
+        .get``): the frame is held in a name, whose depth is not followed (``frame_namespace``)."""
+        current: cst.BaseExpression = node
+        outer: cst.Attribute | None = None
+        while isinstance(current, cst.Attribute):
+            if current.attr.value in _FRAME_NAMESPACES:
+                if outer is not None and outer.attr.value in _DICT_READS:
+                    self.frames_read.add(id(current))  # ``frame.f_globals.get("X")``
+                self.frame_namespace(current, current.value, scope)
+                return
+            outer = current
+            current = current.value
+
+    def frame_namespace(self, node: cst.CSTNode, frame: cst.BaseExpression, scope: _Scope) -> None:
+        """A frame's namespace (``f_globals``/``f_locals`` of ``frame``) is a namespace view like
+        ``globals()`` (lead's L1). The frame of the running code (``sys._getframe()``,
+        ``sys._getframe(0)``, ``inspect.currentframe()``, spelled through any import) is its own
+        module: read, ``dynamic`` "module" (the whole module, as ``globals()[k]``), stored through or
+        handed on, "module-write" too; its ``f_locals`` in a function is the function's own locals
+        (nothing global). Any other frame (``f_back``, ``sys._getframe(1)``, ``inspect.stack()[i]
+        .frame``, a traceback's ``tb_frame``, a frame kept in a name) is a caller's, in a module
+        that cannot be told statically: any module that may call the code, so every first-party
+        module (``?``, all of each, like a module named by a computed string), and a store through
+        it (or the namespace kept or handed on) changes any of them (``>?``). Widening, chosen:
+        the callers are not enumerated (that needs the reverse of every closure; the cost is paid
+        only by the flows that reach such code: none on the measured repositories' flows)."""
+        attr = node.attr.value if isinstance(node, cst.Attribute) else "f_globals"
+        read = id(node) in self.frames_read and id(node) not in self.frames_written
+        if self.own_frame(frame, scope):
+            if attr == "f_locals" and scope.parent is not None:
+                return  # the function's (or class body's) own locals
+            self.refs.dynamic.add("module")
+            if not read:
+                self.refs.dynamic.add("module-write")
+            return
+        self.refs.globals.add("?")
+        if not read:
+            self.view_store("?")
+
+    def own_frame(self, frame: cst.BaseExpression, scope: _Scope) -> bool:
+        """Whether ``frame`` is a call evaluating to the frame of the code that runs it."""
+        if not isinstance(frame, cst.Call) or len(frame.args) > 1:
+            return False
+        if frame.args:
+            value = frame.args[0].value
+            if frame.args[0].keyword is not None or not (isinstance(value, cst.Integer) and value.evaluated_value == 0):
+                return False
+        return bool(_OWN_FRAME & set(self.qualified(frame.func, scope)))
 
     # -- namespace views (breaker2's C13, C17) ------------------------------------------------------
     def view(self, node: cst.BaseExpression, scope: _Scope,
