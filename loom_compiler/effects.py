@@ -229,7 +229,12 @@ def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bo
         attached = set(refs.stores) | mentioned
         # a store through a name bound to a module-level object (``c = CFG`` then ``c["a"] = 5``,
         # ``for c in (CFG,): c["a"] = 5``, ``put(c)``; not ``print(c)``) changes that object (L3)
-        attached |= {r for name in refs.stores | (mentioned & refs.passes) for r in held.get(name, ())}
+        # (what a name handed on stands for is judged as a mention: not a third-party name when
+        # the statement binds one, as above)
+        via = {r for name in mentioned & refs.passes for r in held.get(name, ())}
+        if f.names:
+            via = {r for r in via if not third_party(r)}
+        attached |= via | {r for name in refs.stores for r in held.get(name, ())}
         for callee in refs.calls_now:
             for i in earlier[callee]:
                 attached |= changes[i]
