@@ -30,7 +30,8 @@ again before serving.
 * each current version's chunk: the file the manifest names has the chunk's digest, and a
   version placed at a variant path (another text of the same codeHash was there first) still
   finds other bytes at its first-choice path, exactly as the build's ``place`` would decide: a
-  deleted or edited chunk makes the build run and write it again;
+  deleted chunk makes the build run and write it again (an edited one: its text beside it, as a
+  variant, since existing bytes are never rewritten);
 * every older version's chunk: present or missing as it was (a missing one is a warning the
   record carries).
 
