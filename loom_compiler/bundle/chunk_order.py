@@ -65,6 +65,7 @@ def import_schedule(summary: _SummaryLike) -> Schedule:
         elif (tree := _parsed(unit.source)) is not None:
             parsed.append((unit.line, tree))
     resolvers = _resolver_names(tree for _, tree in parsed)
+    called = _called_imports(summary)
     # an importer bound under another name (``import_module as im``) is called in statements
     # that never spell "import"
     aliases = [name for name in resolvers if "import" not in name]
@@ -73,8 +74,13 @@ def import_schedule(summary: _SummaryLike) -> Schedule:
                    and (tree := _parsed(unit.source)) is not None]
         parsed.sort(key=lambda p: p[0])
     out: list[tuple[int, tuple[str, ...]]] = []
-    for line, tree in parsed:
+    trees = dict(parsed)
+    for line in sorted(set(trees) | set(called)):
+        tree = trees.get(line)
         targets: list[str] = []
+        if tree is None:
+            out.append((line, tuple(dict.fromkeys(called[line]))))
+            continue
         for node in _load_time_nodes(tree):
             if isinstance(node, ast.Import):
                 for alias in node.names:
@@ -87,9 +93,57 @@ def import_schedule(summary: _SummaryLike) -> Schedule:
                 targets.extend(f"{base}.{alias.name}" for alias in node.names if alias.name != "*")
             elif isinstance(node, ast.Call) and resolvers:
                 targets.extend(_dynamic_targets(node, resolvers, summary.module, summary.is_package))
+        targets += called.get(line, ())
         if targets:
             out.append((line, tuple(dict.fromkeys(targets))))
     return tuple(out)
+
+
+def _called_imports(summary: _SummaryLike) -> dict[int, list[str]]:
+    """Per line of a statement that calls a def of the module as it runs (``F = load().f()``, a
+    decorator, a class body: the analysis' ``Unit.runs``), the modules the def's lazy imports load
+    (the import statements of its body, and its ``=<target>`` references: literal importer calls,
+    resolved), through the defs it names in turn (F3: ``def load(): return
+    importlib.import_module("shop.x")`` called at load ran ``shop.x`` after its user)."""
+    units = summary.units
+    defs: dict[str, _UnitLike] = {}
+    for unit in units:
+        if getattr(unit, "kind", None) == "function":
+            for name in getattr(unit, "names", ()):
+                defs[name] = unit
+    if not defs:
+        return {}
+    out: dict[int, list[str]] = {}
+    for unit in units:
+        runs = [r.removeprefix("()") for r in getattr(unit, "runs", ())]
+        queue = [r for r in runs if r in defs]
+        seen: set[str] = set()
+        targets: list[str] = []
+        while queue:
+            name = queue.pop(0)
+            if name in seen:
+                continue
+            seen.add(name)
+            tree = _parsed(defs[name].source) if "import" in defs[name].source else None
+            body = tree.body[0].body if tree is not None and isinstance(
+                tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)) else []
+            for node in (n for stmt in body for n in _load_time_nodes(stmt)):  # nested defs run later
+                if isinstance(node, ast.Import):
+                    for alias in node.names:
+                        targets.extend(_chain(alias.name))
+                elif isinstance(node, ast.ImportFrom):
+                    base = _absolute(summary.module, summary.is_package, node.module, node.level)
+                    if base is not None:
+                        targets.extend(_chain(base))
+                        targets.extend(f"{base}.{a.name}" for a in node.names if a.name != "*")
+            for ref in getattr(defs[name], "references", ()):
+                if ref.startswith("="):
+                    targets.extend(_chain(ref[1:]))
+                elif ref in defs:
+                    queue.append(ref)  # a def it names may be called in turn
+        if targets:
+            out[unit.line] = targets
+    return out
 
 
 def _parsed(source: str) -> ast.Module | None:

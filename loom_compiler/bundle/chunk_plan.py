@@ -145,7 +145,30 @@ class ChunkPlan:
         (``sys.modules[__name__] = _M()``: a ``>.`` store): what importing a name of it gets is that
         object's attribute, which no statement of the module binds (E3)."""
         s = self.summaries.get(module)
-        return s is not None and any(">." in u.references for u in s.units)
+        if s is None:
+            return False
+        if any(">." in u.references for u in s.units):
+            return True
+        # F2: a def the module runs at load (``def _install(): sys.modules[__name__] = _M()``,
+        # then ``_install()``) whose body reads ``sys.modules`` by ``__name__``: a store through it
+        # is deferred (a function body's), so the module-level ``>.`` mark is not there; widened
+        # to any such use (a read only keeps an import the chunk would otherwise drop)
+        bound = dict(a for u in s.units for a in u.aliases)
+        modules = {n for n, t in bound.items() if t == "sys.modules"} | {
+            f"{n}.modules" for n, t in bound.items() if t == "sys"}
+        defs = {n: u for u in s.units if u.kind == "function" for n in u.names}
+        queue = [r.removeprefix("()") for u in s.units for r in u.runs]
+        seen: set[str] = set()
+        while queue:
+            name = queue.pop()
+            if name in seen or name not in defs:
+                continue
+            seen.add(name)
+            refs = defs[name].references
+            if "__name__" in refs and any(r.split("[")[0] in modules for r in refs):
+                return True
+            queue.extend(r for r in refs if r in defs)
+        return False
 
 
 def plan_chunk(

@@ -79,6 +79,19 @@ def test_import_schedule_counts_literal_importer_calls_at_load_by_binding():
     )
 
 
+def test_import_schedule_counts_the_lazy_imports_of_a_def_the_module_runs_at_load():
+    # F3: a statement running a def of the module (``Unit.runs``) imports what the def's body
+    # imports, through the defs it names; a def nothing runs at load imports nothing then
+    from loom_compiler.analysis import analyse_module
+
+    source = (
+        "import importlib\n\n\ndef load():\n    return importlib.import_module('app.x')\n\n\n"
+        "def outer():\n    from .y import g\n    return load()\n\n\ndef unused():\n    import app.z\n\n\n"
+        "F = outer().f()\n")
+    summary = analyse_module(source, module="app.m", path="app/m.py")
+    assert import_schedule(summary) == ((1, ("importlib",)), (17, ("app", "app.y", "app.y.g", "app.x")))
+
+
 def test_import_schedule_leaves_a_project_function_named_like_an_importer_alone():
     s = _Summary("app.a", [
         (1, "def import_module(name):\n    return name\n"),
