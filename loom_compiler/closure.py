@@ -232,6 +232,7 @@ FLOW_BINDINGS = "<bindings>"  # the flow's name is bound by other statements too
 CLASS_EFFECTS = "<effects>"  # module statements that change the flow's class
 MODULE_GETATTR = "<getattr>"  # the module whose ``__getattr__`` serves the member
 IMPORTED_EFFECTS = "<imported>"  # statements of a module the flow's code imports that change what it reaches
+SUBMODULE_LOADS = "<loads>"  # which modules that run import a submodule the code reads as its package's attribute
 NAMED = "<named {}>"  # a string that names first-party code (``"shop.pricing"``)
 COMPUTED = "<computed {}>"  # a module name computed at run time, known to start with ``{}``
 CONSTANT = "<value {}>"  # a constant whose value names a module
@@ -281,6 +282,9 @@ class _Node:
     warnings: tuple[SourceError, ...] = ()  # first-party imports its code uses with no source, once expanded
     bases: tuple[str, ...] = ()  # a method flow: its class's bases and metaclass (``FlowSite.bases``)
     values: tuple[str, ...] = ()  # a method flow: what its class statement evaluates into it (``FlowSite.values``)
+    #: submodules its code reads as an attribute of their package without importing them
+    #: (``(package, name)``; ``SUBMODULE_LOADS``), once expanded
+    loads: tuple[tuple[str, str], ...] = ()
 
 
 def hash_record(*fields: str) -> str:
@@ -469,6 +473,13 @@ class ClosureGraph:
         self._mro: dict[tuple[str, tuple[str, ...]], tuple[frozenset[str], str]] = {}  # memo of ``inherited``
         self._mro_open: set[tuple[str, tuple[str, ...]]] = set()  # ``inherited`` computations under way (a cycle)
         self._descriptors: dict[str, bool] = {}  # memo of ``_descriptor`` (final answers only)
+        #: while a node is expanded: the submodule reads its resolution meets (``_note_reads``),
+        #: and the modules certainly loaded where the chain being resolved is read (None: the
+        #: target is an import's own, which loads it)
+        self._reads: set[tuple[str, str]] | None = None
+        self._loaded_here: frozenset[str] | None = None
+        self._tail_start = 1 << 30  # the index in the chain resolved of the first name the code spells on an import
+        self._importers: dict[tuple[str, str], str] = {}  # (module, submodule) -> its ``<loads>`` text
         self.modules = modules
         self._listing: list[str] | None = None  # every module of the tree (memo of ``modules``)
         profile = getattr(config, "profile", None) if config is not None else None
@@ -583,17 +594,65 @@ class ClosureGraph:
             (u,) = units
             targets = [t for local, t in u.aliases if local == root]
             if u.simple_import and len(targets) == 1:
-                return self.resolve_target(targets[0] + tail, seen)  # the plain ``from x import y``
+                return self._resolve_bound(where, targets[0], tail, seen)  # the plain ``from x import y``
             if u.stars and root not in u.names and "module-write" not in u.dynamic:
                 return self._star_keys(u, root, chain, seen)
         keys = [f"{module}.{root}"]
         for u in units:
             for local, target in u.aliases:
                 if local == root:
-                    keys += self.resolve_target(target + tail, seen)
+                    keys += self._resolve_bound(where, target, tail, seen)
             if u.stars:
                 keys += self._star_keys(u, root, chain, seen)
         return keys
+
+    def _resolve_bound(self, where: _ModuleIndex, target: str, tail: str, seen: frozenset[tuple[str, str]],
+                       loaded: frozenset[str] | None = None) -> list[str]:
+        """``resolve_target`` of what an import binds (``target``) with the tail the code spells on
+        it (``import shop.a`` then ``shop.b.f``: ``shop`` and ``.b.f``): a submodule on the way
+        that neither ``where``'s module-level imports nor ``loaded`` load is read as an attribute
+        of its package (``_note_reads``), and in the tail a name the package binds itself over a
+        submodule is that binding or the submodule (E6)."""
+        outer = self._loaded_here, self._tail_start
+        self._loaded_here = self._module_loads(where.summary) | (loaded or frozenset())
+        self._tail_start = target.count(".") + 1
+        try:
+            return self.resolve_target(target + tail, seen)
+        finally:
+            self._loaded_here, self._tail_start = outer
+
+    def _module_loads(self, summary: ModuleSummary) -> frozenset[str]:
+        """Every module a module's own module-level imports load (``import a.b.c``: ``a``, ``a.b``,
+        ``a.b.c``): loaded before any of its functions runs."""
+        return frozenset(self.memo.run_prefixes(summary))
+
+    def _note_reads(self, parts: list[str], upto: int) -> None:
+        """Record, for the node being expanded, each submodule among ``parts[:upto]`` (``a.b`` of
+        ``a.b.c``) that the code reads as an attribute of its package: Python sets ``a.b`` only
+        when some import loads ``a.b`` (E10), and over a name the package binds itself (E6), so
+        what it is depends on which modules that run import it. Certain, so not noted: a
+        submodule the reading module or the resolved import loads (``_loaded_here``), or its
+        package's own module-level imports load, when the package binds no such name."""
+        if self._reads is None:
+            return
+        for j in range(2, upto + 1):
+            package, sub = ".".join(parts[: j - 1]), ".".join(parts[:j])
+            pkg = self.index(package) if self.first_party(package) else None
+            if pkg is None or not pkg.summary.is_package or self.index(sub) is None:
+                continue
+            name = parts[j - 1]
+            if self._rebinds(pkg, name, sub):  # E6: the package's own binding, or the submodule once imported
+                self._reads.add((package, name))
+            elif self._loaded_here is not None and sub not in self._loaded_here \
+                    and sub not in self._module_loads(pkg.summary):
+                self._reads.add((package, name))
+
+    def _rebinds(self, pkg: _ModuleIndex, name: str, sub: str) -> bool:
+        """Whether package ``pkg`` binds ``name`` by a statement other than an import of its
+        submodule ``sub`` itself (``def tools()``, ``from .tools import tools``): ``pkg.name`` is
+        then that binding or the submodule, whichever was set last (E6)."""
+        return any(not any(local == name and target == sub for local, target in u.aliases)
+                   for u in pkg.direct.get(name, ()))
 
     def annotated(self, where: _ModuleIndex) -> list[str]:
         """What the module's ``__annotations__`` holds (``__annotations__`` read by its code,
@@ -637,7 +696,7 @@ class ClosureGraph:
             return key[len("module:"):]  # ``inspect.getmodule(module)`` is the module itself
         if key.startswith(("member:", "child:")):
             return key.partition(":")[2].partition("|")[0]  # defined in the class body of its module
-        if key.startswith(("hook:", "ref:", "abroad:", ENGINE_VALUES)) or "#" in key:
+        if key.startswith(("hook:", "ref:", "abroad:", "loads:", ENGINE_VALUES)) or "#" in key:
             return None
         module, _, name = key.rpartition(".")
         index = self.index(module)
@@ -671,16 +730,19 @@ class ClosureGraph:
             head, _, rest = target.partition(".__globals__")
             return self.namespace_keys(head, self.resolve_target(head, seen), rest[1:])
         parts = target.split(".")
-        # ``from a import b`` (and ``import a.b as c``) is the attribute ``b`` of package ``a``, the
-        # submodule only when ``a`` binds no ``b`` itself: ``from .pricing import pricing`` in
-        # ``a/__init__.py`` (a function named like its submodule) is what ``b`` means
+        # ``from a import b`` (and ``import a.b as c``) is the attribute ``b`` of package ``a``:
+        # what ``a`` binds as ``b`` itself (``from .pricing import pricing`` in ``a/__init__.py``,
+        # a function named like its submodule), or the submodule ``a.b`` once an import loaded it
+        # (Python sets the attribute then, over the package's binding: E6), so both when both exist
+        own: list[str] = []
         if len(parts) > 1:
             package = ".".join(parts[:-1])
             index = self.index(package) if self.first_party(package) else None
             if index is not None and index.summary.is_package and parts[-1] in index.direct:
-                found = self.resolve_chain(index, parts[-1], seen)
-                if found:
-                    return found
+                own = self.resolve_chain(index, parts[-1], seen)
+                if own and not (self.first_party(target) and self.index(target) is not None
+                                and self._rebinds(index, parts[-1], target)):
+                    return own
         for i in range(len(parts), 0, -1):
             module = ".".join(parts[:i])
             if not self.first_party(module):
@@ -688,15 +750,23 @@ class ClosureGraph:
             other = self.index(module)
             if other is None:
                 continue
+            self._note_reads(parts, i)
             if i == len(parts) or parts[i] == "__dict__":
-                return ["module:" + module]  # the module object itself, used as a value: all of it
+                return [*own, "module:" + module]  # the module object itself, used as a value: all of it
+            if 1 < i <= len(parts) and i - 1 >= self._tail_start:
+                # E6 on the way: ``a.b.x`` where ``a`` binds ``b`` itself is that binding's ``x``
+                # too, until an import of ``a.b`` sets the attribute
+                package = ".".join(parts[: i - 1])
+                pkg = self.index(package) if self.first_party(package) else None
+                if pkg is not None and pkg.summary.is_package and self._rebinds(pkg, parts[i - 1], module):
+                    own = self.resolve_chain(pkg, ".".join(parts[i - 1:]), seen)
             found = self.resolve_chain(other, ".".join(parts[i:]), seen)
             if found:
-                return found
+                return [*own, *found]
             if other.summary.getattr_hook:
                 # served by its PEP 562 ``__getattr__``: that attribute of all of the module
-                return [f"hook:{module}:{parts[i]}"]
-            return ["import:" + target]
+                return [*own, f"hook:{module}:{parts[i]}"]
+            return [*own, "import:" + target]
         return ["import:" + target]
 
     # -- nodes ----------------------------------------------------------------------------------
@@ -916,6 +986,15 @@ class ClosureGraph:
         if node.bindings is not None:
             return node.bindings
         self._hashes = None
+        outer_reads, self._reads = self._reads, set()
+        try:
+            self._expand(node)
+        finally:
+            node.loads = tuple(sorted(self._reads))
+            self._reads = outer_reads
+        return node.bindings  # type: ignore[return-value]
+
+    def _expand(self, node: _Node) -> None:
         bindings: dict[tuple[str, str], None] = {}
         free: set[str] = set()
         if node.hook:
@@ -935,7 +1014,15 @@ class ClosureGraph:
                     # a name-only reference: bound under the chain as spelled (a chunk reads it so)
                     self._bind(bindings, node, chain[1:], self.name_only_keys(where, chain[1:]))
                 elif chain.startswith("="):
-                    self._bind(bindings, node, chain, self.resolve_target(chain[1:]))
+                    # a lazy import's target with the tail spelled on it: the node's own imports
+                    # ("!" refs) and its module's load what they name
+                    imports = [r[1:] for r in node.refs if r[0] == "!"]
+                    loaded = frozenset(p for r in imports for p in _prefixes(r))
+                    # the import it spells: the longest the node makes that the chain starts with
+                    target = max((r for r in imports if chain[1:] == r or chain[1:].startswith(r + ".")),
+                                 key=len, default=chain[1:].split(".")[0])
+                    self._bind(bindings, node, chain,
+                               self._resolve_bound(where, target, chain[1 + len(target):], frozenset(), loaded))
                 elif chain.startswith("~"):
                     # an import of a whole module's statements: its target, unless it is a module
                     # (what is used through a module binding is resolved at the use)
@@ -1014,7 +1101,6 @@ class ClosureGraph:
         if node.kind != "import" and node.kind != "step":
             node.warnings = tuple(self._sourceless(node, name, key[len("import:"):]) for name, key in node.bindings
                                   if key.startswith("import:") and self._missing_module(key[len("import:"):]))
-        return node.bindings
 
     def hook_keys(self) -> list[str]:
         """Keys of the project's engine hooks (``frameworks.engine_hooks.find_hooks``), once."""
@@ -1308,6 +1394,11 @@ class ClosureGraph:
         if root.kind == "flow":
             while True:
                 added, dropped = self._imported_effects(root, walk.order, frozenset(walk.seeds), walk.free)
+                loads = self._submodule_loads(root, walk.order, frozenset(walk.seeds))
+                if loads is not None:
+                    added.append(loads[0])
+                    if loads[1] is not None:
+                        dropped.append(loads[1])
                 if not added:
                     break
                 # a flow reached by another flow reaches more now: so does the other one
@@ -1755,6 +1846,52 @@ class ClosureGraph:
                 dropped.append(old)  # its statements are a subset of the new set's
         return added, dropped
 
+    def _submodule_loads(self, root: _Node, reached: list[str], seeds: frozenset[str]) -> tuple[str, str | None] | None:
+        """Bind the flow to ``<loads>`` (E6/E10): for each submodule its reached code reads as an
+        attribute of its package without importing it (``_note_reads``), which of the modules
+        that run for the flow import it, and how (the import statements; one inside a function as
+        such): whether ``shop.b`` is there, or which of the package's ``tools`` and the submodule
+        ``shop.tools`` it is, depends on exactly that. (the key bound now, the key it replaces),
+        None when nothing changed."""
+        nodes = self.nodes
+        reads = sorted({r for key in reached if (n := nodes.get(key)) is not None for r in n.loads})
+        old = next((key for name, key in root.bindings or () if name == SUBMODULE_LOADS), None)
+        if not reads:
+            return None
+        executed = self.executed(seeds)
+        lines = [self._importers_text(module, package, name) for package, name in reads for module in executed]
+        text = "\n".join(["(loads " + " ".join(f"{p}.{n}" for p, n in reads) + ")", *filter(None, lines)])
+        key = f"loads:{root.module}:" + hash_record(text)[7:19]
+        if key == old:
+            return None
+        if key not in nodes:
+            nodes[key] = _Node(key, "constant", root.module, text)
+        root.bindings = sorted({*(b for b in root.bindings or () if b[1] != old), (SUBMODULE_LOADS, key)})
+        self._hashes = None
+        return key, old
+
+    def _importers_text(self, module: str, package: str, name: str) -> str:
+        """How ``module`` imports ``package.name`` ("": it does not): its statements that do, in
+        order (a function's, whose import runs only when it is called, as the function's name);
+        in the package itself, its statements binding ``name`` too, in order with them (the last
+        one to run decides what ``package.name`` is)."""
+        found = self._importers.get((module, f"{package}.{name}"))
+        if found is None:
+            sub = f"{package}.{name}"
+            summary = self.summary(module)
+            out: list[str] = []
+            for u in summary.units if summary is not None else ():
+                imports = any((r[0] == "!" and (r[1:] == sub or r[1:].startswith(sub + "."))) or r == '"' + sub
+                              for r in u.references)
+                if imports and u.kind in ("function", "step"):
+                    out.append(f"(in {' '.join(u.names)})")
+                elif imports:
+                    out.append(u.canonical)
+                elif module == package and name in u.names:
+                    out.append(f"(binds {name})")
+            found = self._importers[(module, sub)] = f"(module {module} {sub})\n" + "\n".join(out) if out else ""
+        return found
+
     def _owner(self, target: str) -> str | None:
         """The first-party module (in the tree) an import target that resolved to no member is an
         attribute of (``shop.svc.go`` when ``shop.svc`` binds no ``go``)."""
@@ -1814,6 +1951,12 @@ class ClosureGraph:
         return member
 
 
+def _prefixes(dotted: str) -> list[str]:
+    """``a``, ``a.b``, ``a.b.c`` of ``a.b.c``: the modules an import of it loads."""
+    parts = dotted.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
+
+
 def _import_line(node: _Node, last: str) -> int:
     """The line of the lazy import of a module whose last name is ``last`` in ``node``'s text
     (the summary records what code imports, not where); the node's own line if none is found."""
@@ -1854,6 +1997,8 @@ def _reason(node: _Node, incoming: set[str]) -> str:
         return "whole class: a base whose code is not read (third-party, builtin, computed) may call any member"
     if key.startswith("abroad:"):
         return "module statements that change another module's objects, run by an import of the flow's code"
+    if key.startswith("loads:"):
+        return "which modules that run import a submodule the code reads as an attribute of its package"
     if key.endswith("#bindings"):
         return "every other statement binding the flow's name"
     if key.endswith("#effects"):
@@ -2038,6 +2183,8 @@ def _name(key: str) -> str:
         return key[len("hook:") :].replace(":", ".")
     if key.startswith("abroad:"):
         return key[len("abroad:") :].rpartition(":")[0] + "#abroad"  # its statements that change other modules
+    if key.startswith("loads:"):
+        return key[len("loads:") :].rpartition(":")[0] + "#loads"  # which modules import the submodules it reads
     if key.startswith(ENGINE_VALUES):
         return key[len(ENGINE_VALUES):] + "#engine"  # what the module hands to the engine's configuration
     return key
