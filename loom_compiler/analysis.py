@@ -111,6 +111,7 @@ from .deferred_forms import MAX_DEFERRED_CHARS, MAX_DEFERRED_MODULE, DeferredFor
 from .parsing import node_position, parse_module_unvalidated, parse_source, too_deep_error
 from .precheck import decorator_markers, might_define_flows
 from .scopes import References, _Binder, bound_names, dotted_chain, references, target_names
+from .static_paths import TRIGGERS, path_uses
 
 if TYPE_CHECKING:
     from .config import LoomConfig
@@ -343,6 +344,15 @@ class ModuleSummary:
     engine_classes: tuple[tuple[str, tuple[str, ...]], ...] = ()
     engine_arguments: tuple[str, ...] = ()
     engine_values: tuple[str, ...] = ()
+    #: directories its code puts on ``sys.path`` ("sys") or its ``__path__`` ("pkg"), decided
+    #: statically (``static_paths``): (kind, put first, the dotted package the directory is in
+    #: the tree's naming, "" for a top-level one), in source order (``closure`` looks imports up
+    #: there, E9)
+    search_paths: tuple[tuple[str, bool, str], ...] = ()
+    #: what the fingerprint cannot follow in its code, to warn about: (unit index, line, column,
+    #: kind "sys"/"pkg"/"load", message) of each ``sys.path``/``__path__`` change and each load of
+    #: a file by path whose path is undecidable (``static_paths``)
+    path_warnings: tuple[tuple[int, int, int, str, str], ...] = ()
 
     def import_map(self) -> dict[str, str]:
         return dict(self.imports)
@@ -631,6 +641,15 @@ class _Analyser:
         # pass of ``dataclasses.replace`` over every unit of a module with ``annotations`` cost more)
         stamp = _future_stamp(stmts)
         mark: Callable[[str], str] = stamp if stamp is not None else _unmarked
+        search_paths: list[tuple[str, bool, str]] = []
+        path_warnings: list[tuple[int, int, int, str, str]] = []
+        loaded_by_path: dict[int, list[str]] = {}
+        for index, (kind, later, refs, step_name, code, start) in enumerate(drafts):
+            if any(word in code for word in TRIGGERS):
+                self._current = stmts[index]
+                loaded = self.path_uses(index, stmts[index], search_paths, path_warnings)
+                if loaded:
+                    loaded_by_path[index] = loaded
         for index, (kind, later, refs, step_name, code, start) in enumerate(drafts):
             st = self.statements[index]
             refs = refs or References()
@@ -646,7 +665,7 @@ class _Analyser:
                 header, header_refs = self.step_header(stmts[index])
             units.append(Unit(
                 index=index, kind=kind, names=_sorted(st.names), form=mark(text) if text is not None else None,
-                references=_sorted([*refs.globals, *("!" + m for m in st.modules)]),
+                references=_sorted([*refs.globals, *("!" + m for m in st.modules), *loaded_by_path.get(index, ())]),
                 source=code, line=start, step_name=step_name, aliases=tuple(st.aliases), stars=tuple(st.stars),
                 global_writes=_sorted(refs.global_writes), attached=_sorted(attached[index]),
                 dynamic=_sorted(refs.dynamic - {"class", "class-write"}), simple_import=kind == "import" and type(stmts[index]) is cst.SimpleStatementLine,
@@ -664,6 +683,13 @@ class _Analyser:
                              for k, (text_, canon, refs_, names) in enumerate(attached_pieces.get(index, ()))),
                 header=mark(header) if header else "", header_references=_sorted(header_refs.globals),
             ))
+        if loaded_by_path:  # a flow or method flow loading a file by path reaches it like its own code
+            self.flows = [dataclasses.replace(f, references=_sorted({*f.references, *loaded_by_path[f.unit]}))
+                          if f.unit in loaded_by_path else f for f in self.flows]
+            classes = {f.class_qualname.split(".")[0]: f.unit for f in self.flows if f.class_qualname}
+            self.members = [dataclasses.replace(m, references=_sorted({*m.references, *loaded_by_path[u]}))
+                            if (u := classes.get(m.qualname.split(".")[0], -1)) in loaded_by_path else m
+                            for m in self.members]
         self.flows = self.one_flow_per_name(self.flows)
         hidden = self.hidden_flow_decorators(units)  # before ``errors`` is read: it may add some
         exports = literal_all(stmts[i] for i, u in enumerate(units) if "__all__" in u.names or "__all__" in u.attached)
@@ -687,9 +713,100 @@ class _Analyser:
             exports_known=exports != UNKNOWN_ALL,
             getattr_hook=any(type(stmts[i]) is cst.FunctionDef for i in self.binders.get("__getattr__", ())),
             runs=_sorted(m for st in self.statements for m in (*st.modules, *st.stars)),
+            search_paths=tuple(search_paths),
+            path_warnings=tuple(path_warnings),
             **hidden,
             **self.engine_hooks(stmts),
         )
+
+    # -- paths computed from ``__file__`` (``static_paths``: E9, L2) -------------------------------
+    def path_uses(self, index: int, stmt: cst.CSTNode, search_paths: list[tuple[str, bool, str]],
+                  warnings: list[tuple[int, int, int, str, str]]) -> list[str]:
+        """Record the ``sys.path``/``__path__`` directories ``stmt`` adds (``search_paths``) and
+        warn about those it adds undecidably; return the references (``"<module>``: a string
+        naming first-party code, reached whole) of the files it loads by path."""
+        loaded: list[str] = []
+        path = self.path.replace("\\", "/")
+        for use in path_uses(stmt, path, self._qualified_chain, self._module_value, self.position):
+            if use.kind == "load":
+                dotted = self._module_at(use.path) if use.path is not None else None
+                if dotted is not None:
+                    loaded.append('"' + dotted)
+                    continue
+                what = ("a path the compiler cannot decide" if use.path is None
+                        else f"`{use.path}`, which is no module file of the project")
+                warnings.append((index, use.line, use.column, "load",
+                                 f"`{use.spelled}` loads code from {what}: the fingerprint does not follow it, so "
+                                 "an edit to that code keeps the hash of the flows that run it. Spell the path "
+                                 "from `__file__` with literals (os.path.join(os.path.dirname(__file__), "
+                                 "'plug.py')), import the module instead, or bump the flow's version= whenever "
+                                 "that code changes"))
+                continue
+            dotted = self._package_at(use.path) if use.path is not None else None
+            if dotted is not None:
+                search_paths.append((use.kind, use.first, dotted))
+                continue
+            what = ("a directory the compiler cannot decide" if use.path is None
+                    else f"`{use.path}`, which is no package directory of the project")
+            warnings.append((index, use.line, use.column, use.kind,
+                             f"`{use.spelled}` adds {what}: the fingerprint does not look imports up there, so a "
+                             "module found through it is hashed by name only. Spell the directory from "
+                             "`__file__` with literals (os.path.join(os.path.dirname(__file__), 'vendor')), or "
+                             "bump the flow's version= whenever code there changes"))
+        return loaded
+
+    def _qualified_chain(self, chain: str) -> str | None:
+        """What a dotted chain of this module stands for (``join`` -> ``os.path.join``); a name
+        nothing binds is a builtin (``open``); None when it is bound otherwise."""
+        root, _, rest = chain.partition(".")
+        if root not in self.binders:
+            return chain
+        targets = set(self.import_targets(root) or ())
+        if len(targets) != 1:
+            return None
+        return targets.pop() + ("." + rest if rest else "")
+
+    def _module_value(self, name: str) -> cst.BaseExpression | None:
+        """The expression a module-level name is bound to, when one plain assignment binds it."""
+        binders = self.binders.get(name, ())
+        if len(binders) != 1:
+            return None
+        stmt = self.stmts[binders[0]]
+        if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign):
+            assign = stmt.body[0]
+            if len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name):
+                return assign.value
+        return None
+
+    def _prefix(self) -> str:
+        """The directory (POSIX, relative to the root, "" or ending in "/") module names are
+        computed from: the module's path minus its dotted name as a path."""
+        path = self.path.replace("\\", "/")
+        own = self.module.replace(".", "/") + ("/__init__.py" if self.is_package else ".py")
+        return path[: len(path) - len(own)] if path.endswith(own) and self.module else ""
+
+    def _package_at(self, directory: str) -> str | None:
+        """The dotted name of a project directory in the tree's naming ("" for the prefix itself),
+        None when it cannot be one (outside the prefix, a part that is no identifier)."""
+        prefix = self._prefix()
+        if directory + "/" == prefix or (directory == "" and prefix == ""):
+            return ""
+        if not (directory + "/").startswith(prefix):
+            return None
+        parts = directory[len(prefix):].split("/")
+        return ".".join(parts) if all(p.isidentifier() for p in parts) else None
+
+    def _module_at(self, file: str) -> str | None:
+        """The dotted name of a project ``.py`` file in the tree's naming, None when it is none."""
+        if not file.endswith(".py"):
+            return None
+        directory, _, name = file[:-3].rpartition("/")
+        package = self._package_at(directory)
+        if package is None or not name.isidentifier():
+            return None
+        if name == "__init__":
+            return package or None
+        return f"{package}.{name}" if package else name
 
     def engine_hooks(self, stmts: Sequence[cst.CSTNode]) -> dict[str, tuple]:
         """``ModuleSummary.engine_classes``/``engine_arguments``/``engine_values`` under a profile

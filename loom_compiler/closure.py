@@ -479,6 +479,7 @@ class ClosureGraph:
         self._reads: set[tuple[str, str]] | None = None
         self._loaded_here: frozenset[str] | None = None
         self._tail_start = 1 << 30  # the index in the chain resolved of the first name the code spells on an import
+        self._search_from: str | None = None  # the module whose code's chain is being resolved (``sys.path``)
         self._importers: dict[tuple[str, str], str] = {}  # (module, submodule) -> its ``<loads>`` text
         self.modules = modules
         self._listing: list[str] | None = None  # every module of the tree (memo of ``modules``)
@@ -613,13 +614,69 @@ class ClosureGraph:
         that neither ``where``'s module-level imports nor ``loaded`` load is read as an attribute
         of its package (``_note_reads``), and in the tail a name the package binds itself over a
         submodule is that binding or the submodule (E6)."""
-        outer = self._loaded_here, self._tail_start
+        outer = self._loaded_here, self._tail_start, self._search_from
         self._loaded_here = self._module_loads(where.summary) | (loaded or frozenset())
-        self._tail_start = target.count(".") + 1
+        self._search_from = where.summary.module
+        searched = self._through_search_paths(target)
+        self._tail_start = searched.count(".") + 1
         try:
-            return self.resolve_target(target + tail, seen)
+            return self.resolve_target(searched + tail, seen)
         finally:
-            self._loaded_here, self._tail_start = outer
+            self._loaded_here, self._tail_start, self._search_from = outer
+
+    def _through_search_paths(self, target: str) -> str:
+        """``target`` as the tree names the module an import of it loads (E9): through a
+        directory the importing module or a package above it puts on ``sys.path``
+        (``import helper`` -> ``shop.vendor.helper``), and through a directory a package adds to
+        its ``__path__`` (``shop.plug`` -> ``shop.extra.plug``), in Python's search order;
+        ``target`` itself when neither applies."""
+        parts = target.split(".")
+        if self._search_from is not None and not (self.first_party(parts[0]) and self.index(parts[0]) is not None):
+            module = self._search_from.split(".")
+            for i in range(len(module), 0, -1):
+                summary = self.summary(".".join(module[:i])) if self.first_party(".".join(module[:i])) else None
+                for kind, _, directory in summary.search_paths if summary is not None else ():
+                    if kind == "sys" and directory and self._found(f"{directory}.{parts[0]}"):
+                        parts = directory.split(".") + parts
+                        break
+                else:
+                    continue
+                break
+        i = 1
+        while i < len(parts):
+            package = ".".join(parts[:i])
+            summary = self.summary(package) if self.first_party(package) else None
+            entries = [e for e in summary.search_paths if e[0] == "pkg"] if summary is not None and summary.is_package else []
+            if entries:
+                own = f"{package}.{parts[i]}"
+                # ``insert(0, d)``: d before the package's own directory; ``append``: after it
+                order = [d for _, first, d in entries if first] + [package] + [d for _, first, d in entries if not first]
+                for directory in order:
+                    if directory == package:
+                        if self.first_party(own) and self.index(own) is not None:
+                            break
+                        continue
+                    if directory and self._found(f"{directory}.{parts[i]}"):
+                        parts = directory.split(".") + parts[i:]
+                        i = directory.count(".") + 1
+                        break
+            i += 1
+        return ".".join(parts)
+
+    def _found(self, module: str) -> bool:
+        """Whether the tree holds ``module`` (a module found through a directory a package puts
+        on a search path is first-party code, whatever ``packages`` says)."""
+        if self.first_party(module):
+            return self.index(module) is not None
+        summary = self.loader(module) if self.loader is not None else None
+        if summary is None or isinstance(summary, SourceError):
+            return False
+        for prefix in _prefixes(module):
+            self._first_party.setdefault(prefix, True)
+        self._first_party[module] = True
+        self._loaded.pop(module, None)
+        self.indices.pop(module, None)
+        return self.index(module) is not None
 
     def _module_loads(self, summary: ModuleSummary) -> frozenset[str]:
         """Every module a module's own module-level imports load (``import a.b.c``: ``a``, ``a.b``,
@@ -1101,6 +1158,34 @@ class ClosureGraph:
         if node.kind != "import" and node.kind != "step":
             node.warnings = tuple(self._sourceless(node, name, key[len("import:"):]) for name, key in node.bindings
                                   if key.startswith("import:") and self._missing_module(key[len("import:"):]))
+            node.warnings += self._load_warnings(node, where)
+
+    def _load_warnings(self, node: _Node, where: _ModuleIndex | None) -> tuple[SourceError, ...]:
+        """Warnings at each load of a file by path in the node's code whose path is undecidable
+        (``static_paths``, L2): the code it runs is not in the closure."""
+        s = where.summary if where is not None else None
+        if s is None or not s.path_warnings:
+            return ()
+        units = {p[0] % PIECE_STRIDE for p in node.parts}
+        if node.kind == "flow" and node.key.startswith(s.module + "."):
+            flow = where.flows.get(node.key[len(s.module) + 1:])
+            if flow is not None:
+                units.add(flow.unit)
+        if node.cls is not None:
+            units.update(u.index for u in where.direct.get(node.cls.split(".")[0], ()))
+        return tuple(SourceError(s.path, line, column, message, code="path-undecidable")
+                     for index, line, column, kind, message in s.path_warnings if kind == "load" and index in units)
+
+    def _search_warnings(self, seeds: frozenset[str]) -> tuple[SourceError, ...]:
+        """Warnings at each ``sys.path``/``__path__`` change with an undecidable directory in the
+        modules that run for a flow (E9): an import may be served from there unseen."""
+        out: list[SourceError] = []
+        for module in self.executed(seeds):
+            s = self.summary(module)
+            for _, line, column, kind, message in s.path_warnings if s is not None else ():
+                if kind != "load":
+                    out.append(SourceError(s.path, line, column, message, code="path-undecidable"))
+        return tuple(out)
 
     def hook_keys(self) -> list[str]:
         """Keys of the project's engine hooks (``frameworks.engine_hooks.find_hooks``), once."""
@@ -1406,6 +1491,9 @@ class ClosureGraph:
                     del self._reach[key]
                 walk.replace(dropped, added)
                 walk.run()
+            extra = self._search_warnings(frozenset(walk.seeds))
+            if extra:
+                root.warnings = tuple(dict.fromkeys((*root.warnings, *extra)))
         self._reach[root.key] = (walk.order, set(walk.order))
         return walk.order
 

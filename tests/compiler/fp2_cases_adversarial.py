@@ -1005,7 +1005,7 @@ def _breaker2_pairs_3() -> list[ProjectPair]:
     base = project(flow("return helper(o)", "from shop.sub.h import helper\n"),
                    sub__init="import os\n\n__path__.append(os.path.join(os.path.dirname(__file__), '..', 'alt'))\n",
                    alt__h="def helper(x):\n    return x\n")
-    add(C("package-path-extended-at-import", k, base, edit(base, "shop/alt/h.py", "return x", "return -x"), "B12"))
+    add(C("package-path-extended-at-import", k, base, edit(base, "shop/alt/h.py", "return x", "return -x")))  # B12: fixed (closure follows __path__)
     # held: module lookup spellings
     base = project(flow("return discount(o)", "try:\n    from ..pricing import discount\nexcept ImportError:\n    from .pricing import discount\n"),
                    pricing="def discount(x):\n    return x\n")
@@ -2306,12 +2306,12 @@ def _breaker4_pairs() -> list[ProjectPair]:
                       init="import os\nimport sys\n\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), 'vendor'))\n"),
              "shop/vendor/helper.py": "def f():\n    return 1\n"}
     pairs.append(C("module-found-through-a-sys-path-entry-the-package-adds-edited", k, base,
-                   edit(base, "shop/vendor/helper.py", "return 1", "return 2"), finding="E9"))
+                   edit(base, "shop/vendor/helper.py", "return 1", "return 2")))
     base = {**project(flow("from shop.plug import f\nreturn f()"),
                       init="import os\n\n__path__.append(os.path.join(os.path.dirname(__file__), 'extra'))\n"),
              "shop/extra/plug.py": "def f():\n    return 1\n"}
     pairs.append(C("module-found-through-a-package-path-the-package-extends-edited", k, base,
-                   edit(base, "shop/extra/plug.py", "return 1", "return 2"), finding="E9"))
+                   edit(base, "shop/extra/plug.py", "return 1", "return 2")))
 
     # E10: ``shop.b`` read as an attribute of ``shop`` exists only once an import loaded the
     # submodule (the flow's own ``import shop.a`` runs a, whose ``import shop.b`` does it): another
@@ -2405,7 +2405,7 @@ def _lead_pairs() -> list[ProjectPair]:
               "    spec = importlib.util.spec_from_file_location('plug', os.path.join(os.path.dirname(__file__), 'plug.py'))\n"
               "    mod = importlib.util.module_from_spec(spec)\n    spec.loader.exec_module(mod)\n    return mod.V\n")
     base = project(flow("return load()", "from shop.load import load"), load=loader, plug="V = 1\n")
-    pairs.append(C("module-loaded-by-path-edited", k, base, edit(base, "shop/plug.py", "V = 1", "V = 2"), "L2"))
+    pairs.append(C("module-loaded-by-path-edited", k, base, edit(base, "shop/plug.py", "V = 1", "V = 2")))
     # L3: a local alias inside a function a module statement calls at import (``c = CFG; c['a'] = 5``):
     # the store through the alias is not a store into CFG
     base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.setup"), cfg="CFG = {'a': 1}\n",

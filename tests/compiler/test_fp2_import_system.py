@@ -103,7 +103,110 @@ def _rebound_attribute_pairs() -> list[ProjectPair]:
     return out
 
 
-PAIRS = tuple(_submodule_attribute_pairs() + _rebound_attribute_pairs())
+VENDOR = "def f():\n    return 1\n"
+JOIN = "os.path.join(os.path.dirname(__file__), 'vendor')"
+
+
+def _search_path_pairs() -> list[ProjectPair]:
+    """E9: a directory the package puts on ``sys.path`` or its ``__path__`` is where an import
+    finds its file, for every spelling of a path the compiler can decide."""
+    out: list[ProjectPair] = []
+    add = out.append
+    k = "module lookup through sys.path and __path__"
+    for name, init in (
+            ("os-path-join-insert", f"import os\nimport sys\n\nsys.path.insert(0, {JOIN})\n"),
+            ("os-path-join-append", f"import os\nimport sys\n\nsys.path.append({JOIN})\n"),
+            ("abspath-of-dirname", "import os\nimport sys\n\nsys.path.insert(0, os.path.join(os.path.dirname("
+                                   "os.path.abspath(__file__)), 'vendor'))\n"),
+            ("realpath-through-a-constant", "import os\nimport sys\n\nHERE = os.path.dirname(os.path.realpath(__file__))"
+                                            "\nsys.path.insert(0, os.path.join(HERE, 'vendor'))\n"),
+            ("pathlib-parent-divided", "import sys\nfrom pathlib import Path\n\nsys.path.insert(0, str(Path(__file__)"
+                                       ".parent / 'vendor'))\n"),
+            ("pathlib-resolve-joinpath", "import sys\nimport pathlib\n\nsys.path.insert(0, str(pathlib.Path(__file__)"
+                                         ".resolve().parent.joinpath('vendor')))\n"),
+            ("from-imported-join", "from os.path import dirname, join\nfrom sys import path\n\n"
+                                   "path.insert(0, join(dirname(__file__), 'vendor'))\n"),
+            ("extend-with-a-list", f"import os\nimport sys\n\nsys.path.extend([{JOIN}])\n"),
+            ("slice-assignment", f"import os\nimport sys\n\nsys.path[0:0] = [{JOIN}]\n")):
+        base = {**project(flow("import helper\nreturn helper.f()"), init=init), "shop/vendor/helper.py": VENDOR}
+        add(C(f"sys-path-{name}-module-edited", k, base, edit(base, "shop/vendor/helper.py", "return 1", "return 2")))
+    base = {**project(flow("return helper.f()", "import helper"),
+                      init=f"import os\nimport sys\n\nsys.path.insert(0, {JOIN})\n"), "shop/vendor/helper.py": VENDOR}
+    add(C("sys-path-module-imported-at-module-level-edited", k, base,
+          edit(base, "shop/vendor/helper.py", "return 1", "return 2")))
+    # a directory above the package (``..``), still in the project
+    base = {**project(flow("import helper\nreturn helper.f()"),
+                      init="import os\nimport sys\n\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', "
+                           "'libs'))\n"), "libs/helper.py": VENDOR}
+    add(C("sys-path-directory-above-the-package-edited", k, base, edit(base, "libs/helper.py", "return 1", "return 2")))
+    for name, init in (
+            ("append", "import os\n\n__path__.append(os.path.join(os.path.dirname(__file__), 'extra'))\n"),
+            ("insert", "import os\n\n__path__.insert(0, os.path.join(os.path.dirname(__file__), 'extra'))\n"),
+            ("augmented", "import os\n\n__path__ += [os.path.join(os.path.dirname(__file__), 'extra')]\n")):
+        base = {**project(flow("from shop.plug import f\nreturn f()"), init=init), "shop/extra/plug.py": VENDOR}
+        add(C(f"package-path-{name}-module-edited", k, base, edit(base, "shop/extra/plug.py", "return 1", "return 2")))
+    # Python's order: ``insert(0, d)`` puts d before the package's own directory
+    base = {**project(flow("from shop.plug import f\nreturn f()"),
+                      init="import os\n\n__path__.append(os.path.join(os.path.dirname(__file__), 'extra'))\n",
+                      plug="def f():\n    return 0\n"), "shop/extra/plug.py": VENDOR}
+    add(C("package-path-appended-then-inserted-first", k, base,
+          edit(base, "shop/__init__.py", "__path__.append(os.path", "__path__.insert(0, os.path")))
+    add(C("package-path-appended-its-own-module-wins-edited", k, base, edit(base, "shop/plug.py", "return 0", "return 5")))
+    add(E("package-path-appended-the-shadowed-module-edited", k, base,
+          edit(base, "shop/extra/plug.py", "return 1", "return 2")))
+    # ordinary code: a third-party directory on sys.path, a module found first-party anyway
+    base = project(flow("import json\nreturn json.dumps(o)"),
+                   init="import os\nimport sys\n\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), 'vendor'))\n",
+                   pricing="RATE = 1\n")
+    base = {**base, "shop/vendor/other.py": VENDOR}
+    add(E("sys-path-entry-a-module-of-it-the-flow-does-not-import-edited", k, base,
+          edit(base, "shop/vendor/other.py", "return 1", "return 2")))
+    base = {**project(flow("import helper\nreturn helper.f()"),
+                      init="import os\nimport sys\n\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), 'vendor'))\n"),
+            "shop/vendor/helper.py": VENDOR}
+    add(E("sys-path-entry-another-package-statement-edited", k, base, edit(base, "shop/__init__.py", "import os\n",
+                                                                          "import os\n\nX = 1\n")))
+    return out
+
+
+def _loaded_by_path_pairs() -> list[ProjectPair]:
+    """L2: first-party code loaded by a path the compiler can decide is code the flow reaches."""
+    out: list[ProjectPair] = []
+    add = out.append
+    k = "code loaded by path"
+    path = "os.path.join(os.path.dirname(__file__), 'plug.py')"
+    for name, body in (
+            ("spec-from-file-location", f"spec = importlib.util.spec_from_file_location('plug', {path})\n"
+                                        "    mod = importlib.util.module_from_spec(spec)\n    spec.loader.exec_module(mod)\n"
+                                        "    return mod.V"),
+            ("spec-from-file-location-keyword", f"spec = importlib.util.spec_from_file_location('plug', location={path})\n"
+                                                "    mod = importlib.util.module_from_spec(spec)\n"
+                                                "    spec.loader.exec_module(mod)\n    return mod.V"),
+            ("run-path", f"return runpy.run_path({path})['V']"),
+            ("source-file-loader", f"return importlib.machinery.SourceFileLoader('plug', {path}).load_module().V"),
+            ("exec-of-open-read", f"ns = {{}}\n    exec(open({path}).read(), ns)\n    return ns['V']"),
+            ("exec-of-path-read-text", "ns = {}\n    exec((Path(__file__).parent / 'plug.py').read_text(), ns)\n"
+                                       "    return ns['V']"),
+            ("a-local-path-name", f"p = {path}\n    return runpy.run_path(p)['V']"),
+            ("a-module-constant", "return runpy.run_path(PLUG)['V']")):
+        loader = ("import importlib.machinery\nimport importlib.util\nimport os\nimport runpy\nfrom pathlib import Path\n\n"
+                  f"PLUG = {path}\n\n\ndef load():\n    {body}\n")
+        base = project(flow("return load()", "from shop.load import load"), load=loader, plug="V = 1\n")
+        add(C(f"loaded-by-path-{name}-module-edited", k, base, edit(base, "shop/plug.py", "V = 1", "V = 2")))
+    # in the flow itself
+    base = project(flow(f"return runpy.run_path({path})['V']", "import os\nimport runpy"), plug="V = 1\n")
+    add(C("loaded-by-path-in-the-flow-module-edited", k, base, edit(base, "shop/plug.py", "V = 1", "V = 2")))
+    # ordinary code: a data file opened by path is no code; a loader nothing the flow runs calls
+    base = project(flow("return load()", "from shop.load import load"),
+                   load=f"import os\n\n\ndef load():\n    return open({path}).read()\n", plug="V = 1\n")
+    add(E("a-file-only-read-edited", k, base, edit(base, "shop/plug.py", "V = 1", "V = 2")))
+    base = project(flow("return 1", "from shop import load"),
+                   load=f"import os\nimport runpy\n\n\ndef load():\n    return runpy.run_path({path})\n", plug="V = 1\n")
+    add(E("a-loader-the-flow-does-not-call-edited", k, base, edit(base, "shop/plug.py", "V = 1", "V = 2")))
+    return out
+
+
+PAIRS = tuple(_submodule_attribute_pairs() + _rebound_attribute_pairs() + _search_path_pairs() + _loaded_by_path_pairs())
 
 
 def test_the_table_is_well_formed() -> None:
@@ -124,3 +227,53 @@ def test_the_loads_member_names_the_modules_that_import_the_submodule(tmp_path: 
     (loads,) = [m for m in fp.closure if m.qualname == "shop.flows#loads"]
     assert "(loads shop.b)" in loads.canonical and "(module shop.a shop.b)" in loads.canonical
     assert "which modules that run import a submodule" in loads.reason
+
+
+def _warnings(tmp_path: Path, files: dict[str, str]) -> list[str]:
+    pair = ProjectPair("x", "changed", "", files, files)
+    fp = fingerprint(tmp_path, pair, files)
+    return [f"{w.path}:{w.line}:{w.column}:{w.code}" for w in fp.warnings]
+
+
+def test_an_undecidable_sys_path_entry_of_a_module_that_runs_is_warned_at_its_position(tmp_path: Path) -> None:
+    files = project(flow("return 1"), init="import os\nimport sys\n\nsys.path.insert(0, os.environ['LIBS'])\n")
+    assert _warnings(tmp_path / "a", files) == ["shop/__init__.py:4:1:path-undecidable"]
+    files = project(flow("return 1"), init="__path__.append(where())\n")
+    assert _warnings(tmp_path / "b", files) == ["shop/__init__.py:1:1:path-undecidable"]
+    # a working-directory relative entry depends on where the process starts
+    files = project(flow("return 1"), init="import sys\n\nsys.path.append('vendor')\n")
+    assert _warnings(tmp_path / "c", files) == ["shop/__init__.py:3:1:path-undecidable"]
+
+
+def test_decided_and_namespace_package_path_changes_are_not_warned(tmp_path: Path) -> None:
+    files = project(flow("return 1"), init=f"import os\nimport sys\n\nsys.path.insert(0, {JOIN})\n"
+                                           "__path__ = __import__('pkgutil').extend_path(__path__, __name__)\n")
+    assert _warnings(tmp_path / "a", files) == []
+    # a module that does not run for the flow is none of its business
+    files = project(flow("return 1"), other="import os\nimport sys\n\nsys.path.insert(0, os.environ['LIBS'])\n")
+    assert _warnings(tmp_path / "b", files) == []
+
+
+def test_an_undecidable_load_by_path_in_reached_code_is_warned_at_its_position(tmp_path: Path) -> None:
+    load = "import runpy\n\n\ndef load(name):\n    return runpy.run_path(name)\n\n\ndef other(name):\n    return runpy.run_path(name)\n"
+    files = project(flow("return load(o)", "from shop.load import load"), load=load)
+    assert _warnings(tmp_path / "a", files) == ["shop/load.py:5:12:path-undecidable"]
+    # a path decided outside the package's modules (a data file): no module to follow, said so
+    files = project(flow("return load()", "from shop.load import load"),
+                    load="import os\nimport runpy\n\n\ndef load():\n    return runpy.run_path(os.path.join("
+                         "os.path.dirname(__file__), 'plug.txt'))\n")
+    (warning,) = fingerprint(tmp_path / "b", ProjectPair("x", "changed", "", files, files), files).warnings
+    assert "`shop/plug.txt`, which is no module file of the project" in warning.message
+
+
+def test_the_cli_prints_the_warning_and_succeeds(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from helpers.project_files import write_files
+    from loom_compiler.cli import main
+
+    write_files(tmp_path, project(flow("return 1"), init="import os\nimport sys\n\nsys.path.insert(0, os.getcwd())\n"))
+    (tmp_path / "pyproject.toml").write_text("[tool.loom]\npackages = ['shop']\n", encoding="utf-8")
+    run = CliRunner().invoke(main, ["fingerprint", str(tmp_path), "--root", str(tmp_path)])
+    assert run.exit_code == 0, run.output
+    assert "warning: shop/__init__.py:4:1: `sys.path.insert` adds a directory the compiler cannot decide" in run.stderr

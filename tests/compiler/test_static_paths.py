@@ -1,0 +1,109 @@
+"""``static_paths``: the evaluator of paths a module computes from its ``__file__`` (E9, L2), and
+the finder of ``sys.path``/``__path__`` additions and loads of a file by path."""
+
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+
+from loom_compiler.static_paths import evaluate, path_uses
+
+FILE = "shop/sub/__init__.py"
+IMPORTS = {"os": "os", "osp": "os.path", "join": "os.path.join", "dirname": "os.path.dirname", "Path": "pathlib.Path",
+           "pathlib": "pathlib", "sys": "sys", "runpy": "runpy", "importlib": "importlib", "path": "sys.path"}
+
+
+def _resolve(chain: str) -> str | None:
+    root, _, rest = chain.partition(".")
+    if root in IMPORTS:
+        return IMPORTS[root] + ("." + rest if rest else "")
+    return chain  # a builtin
+
+
+def _eval(source: str, names: dict[str, str] | None = None) -> str | None:
+    values = {k: cst.parse_expression(v) for k, v in (names or {}).items()}
+    return evaluate(cst.parse_expression(source), FILE, _resolve, values.get)
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("__file__", FILE),
+    ("os.path.dirname(__file__)", "shop/sub"),
+    ("os.path.join(os.path.dirname(__file__), 'vendor')", "shop/sub/vendor"),
+    ("os.path.join(os.path.dirname(os.path.abspath(__file__)), 'a', 'b.py')", "shop/sub/a/b.py"),
+    ("os.path.realpath(os.path.join(os.path.dirname(__file__), '..', 'lib'))", "shop/lib"),
+    ("os.path.normpath(os.path.join(dirname(__file__), '.', 'x'))", "shop/sub/x"),
+    ("osp.join(osp.dirname(__file__), 'x')", "shop/sub/x"),
+    ("join(dirname(dirname(__file__)), 'x')", "shop/x"),
+    ("str(Path(__file__).parent / 'vendor')", "shop/sub/vendor"),
+    ("Path(__file__).resolve().parent.parent / 'x' / 'y'", "shop/x/y"),
+    ("pathlib.Path(__file__).parents[1].joinpath('x', 'y')", "shop/x/y"),
+    ("os.fspath(Path(__file__).absolute().parent)", "shop/sub"),
+    ("os.path.join(os.path.dirname(__file__), '..', '..')", ""),
+    ("os.path.join(HERE, 'vendor')", "shop/sub/vendor"),
+])
+def test_decided(source: str, expected: str) -> None:
+    assert _eval(source, {"HERE": "os.path.dirname(__file__)"}) == expected
+
+
+@pytest.mark.parametrize("source", [
+    "'vendor'",  # relative to the working directory
+    "os.getcwd()",
+    "os.environ['LIBS']",
+    "os.path.join(os.path.dirname(__file__), name)",  # a name bound otherwise
+    "os.path.join(os.path.dirname(__file__), '/abs')",  # an absolute part replaces the base
+    "os.path.join(os.path.dirname(__file__), '..', '..', '..')",  # leaves the project
+    "Path(__file__).parents[5]",
+    "os.path.dirname(__file__) + '/x'",  # string arithmetic is not followed
+    "f'{os.path.dirname(__file__)}/x'",
+    "os.path.join(HERE, 'x')",  # HERE bound to itself
+    "os.path.join(os.path.dirname(__file__), 'x', sep='/')",
+])
+def test_undecided(source: str) -> None:
+    assert _eval(source, {"HERE": "HERE"}) is None
+
+
+def _uses(source: str) -> list[tuple[str, str | None, int, int, bool]]:
+    module = cst.parse_module(source)
+    wrapper = cst.metadata.MetadataWrapper(module, unsafe_skip_copy=True)
+    positions = wrapper.resolve(cst.metadata.PositionProvider)
+
+    def position(node: cst.CSTNode) -> tuple[int, int]:
+        start = positions[node].start
+        return start.line, start.column + 1
+
+    out = []
+    for stmt in module.body:
+        out += [(u.kind, u.path, u.line, u.column, u.first)
+                for u in path_uses(stmt, FILE, _resolve, lambda name: None, position)]
+    return out
+
+
+def test_sys_path_and_package_path_additions_in_order() -> None:
+    source = ("sys.path.insert(0, os.path.join(os.path.dirname(__file__), 'a'))\n"
+              "sys.path.append(os.path.join(os.path.dirname(__file__), 'b'))\n"
+              "path.insert(1, os.path.join(os.path.dirname(__file__), 'c'))\n"
+              "__path__.append(os.path.join(os.path.dirname(__file__), 'd'))\n"
+              "__path__ += [os.path.join(os.path.dirname(__file__), 'e')]\n"
+              "if True:\n    sys.path[0:0] = [os.environ['X']]\n"
+              "__path__ = __import__('pkgutil').extend_path(__path__, __name__)\n"
+              "other.path.append('x')\n")
+    assert _uses(source) == [
+        ("sys", "shop/sub/a", 1, 1, True), ("sys", "shop/sub/b", 2, 1, False), ("sys", "shop/sub/c", 3, 1, False),
+        ("pkg", "shop/sub/d", 4, 1, False), ("pkg", "shop/sub/e", 5, 1, False), ("sys", None, 7, 5, True)]
+
+
+def test_loads_by_path_with_a_functions_own_names() -> None:
+    source = ("def load(name):\n"
+              "    p = os.path.join(os.path.dirname(__file__), 'plug.py')\n"
+              "    importlib.util.spec_from_file_location('plug', p)\n"
+              "    runpy.run_path(path_name=p)\n"
+              "    exec(open(p).read())\n"
+              "    exec(compile(Path(p).read_text(), p, 'exec'))\n"
+              "    importlib.machinery.SourceFileLoader('x', name).load_module()\n"
+              "    exec('x = 1')\n"
+              "    q = 1\n"
+              "    q = os.path.join(os.path.dirname(__file__), 'plug.py')\n"
+              "    runpy.run_path(q)\n")
+    plug = "shop/sub/plug.py"
+    assert _uses(source) == [("load", plug, 3, 5, False), ("load", plug, 4, 5, False), ("load", plug, 5, 5, False),
+                             ("load", plug, 6, 5, False), ("load", None, 7, 5, False), ("load", None, 11, 5, False)]
