@@ -47,6 +47,14 @@ Flows that cannot be pinned (defined inside a function, in a class defined insid
 inside a module-level ``if``/``try``/``with`` block) are reported with their location, never
 skipped: the registry finds a flow by the module attribute path of its definition.
 
+Paths computed from ``__file__`` (``static_paths``, issue 12's E9/L2): a statement whose text
+names ``sys.path``, ``__path__``, a loader by path or ``exec`` is searched for them; a directory
+it puts on ``sys.path``/``__path__`` is ``ModuleSummary.search_paths`` (in the tree's naming), a
+first-party file it loads by path is a reference ``"<module>`` of the unit (and of a flow or
+method flow in it: code named by a string, reached whole), and a path it cannot decide is
+``ModuleSummary.path_warnings`` (``closure`` warns on the flows it concerns). The text test keeps
+the cost to the statements that may hold one.
+
 Parsing is ``parsing.parse_source``: CPython compiles the text first (what it refuses is refused
 with its message and position), then libcst parses it without re-validating its own nodes.
 

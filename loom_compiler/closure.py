@@ -190,6 +190,28 @@ A module's ``__annotations__`` read by its code (or through the module: ``m.__an
 reaches every statement annotating a module-level name (``annotated``): what it holds is their
 annotations, whose names ``scopes`` references (string annotations parsed, A1).
 
+Python's import system beside the statements (breaker4's E6/E9/E10, the lead's L2). A submodule
+is an attribute of its package only once an import loaded it, set over whatever the package bound
+under that name (``def tools()`` beside ``shop/tools.py``): a chain that reads a submodule as its
+package's attribute (``import shop.a`` then ``shop.b.f()``) where neither its own module's
+module-level imports, the import that binds its root, the node's own lazy imports nor the
+package's ``__init__`` load it (``_note_reads``; those load it for certain), or that reads a name
+the package binds over a submodule (wherever it is spelled, ``from shop import tools`` included),
+binds the flow to ``<loads>`` (``_submodule_loads``): for each such submodule, which of the
+modules that run for the flow import it and with which statements (an import inside a function
+as the function's name; in the package, its own bindings of the name in order with them). Widened
+so: a module starting or stopping to import it moves the flow, whether or not its import runs
+before the read (the order of modules' imports is a run-time fact), and where the package binds
+the name both that binding and the submodule are candidates (``resolve_target``). Cost: 0
+collateral on the three measured repositories (none reads a submodule so). Directories a
+package puts on ``sys.path`` or its ``__path__`` (``ModuleSummary.search_paths``, decided from
+``__file__`` by ``static_paths``) are searched as Python does (``_through_search_paths``:
+``insert(0, d)`` before the package's own directory, ``append`` after; ``sys.path`` entries of
+the module whose code imports and of its packages, for a name that is no first-party module
+already), and a file loaded by path (``spec_from_file_location``, ``run_path``, ...) is a string
+naming its module (``"shop.plug``: reached whole, ``analysis.path_uses``). A path the compiler
+cannot decide is a ``path-undecidable`` warning (``_load_warnings``, ``_search_warnings``).
+
 Not followed (documented limits): a module nothing that runs for the flow imports (loaded by name
 from configuration); a computed module name handed to code that is not recognisably an importer
 (a third-party function importing it deep inside).

@@ -36,8 +36,8 @@ import libcst as cst
 __all__ = ["PathUse", "evaluate", "path_uses", "TRIGGERS"]
 
 #: words a statement's source must hold for ``path_uses`` to look at it (a cheap text test first)
-TRIGGERS = ("sys.path", "path.insert", "path.append", "path.extend", "__path__", "spec_from_file_location",
-            "run_path", "FileLoader", "exec")
+TRIGGERS = ("sys.path", "path.insert", "path.append", "path.extend", "path[", "__path__", "spec_from_file_location",
+            "run_path", "FileLoader", "exec(")
 
 _IDENTITY = frozenset({"os.path.abspath", "os.path.realpath", "os.path.normpath", "os.fspath", "str",
                        "builtins.str", "pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath",
@@ -255,8 +255,8 @@ def _use(node: cst.CSTNode, file: str, resolve: Callable[[str], str | None],
          value_of: Callable[[str], cst.BaseExpression | None]
          ) -> tuple[str, bool, cst.BaseExpression | None, str] | None:
     """(kind, first, the path expression or None when it is not one path, how it is spelled)."""
-    if isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.AddAssign):
-        kind = _path_list(node.target, resolve)
+    if isinstance(node, cst.AugAssign):
+        kind = _path_list(node.target, resolve) if isinstance(node.operator, cst.AddAssign) else None
         if kind is not None:
             return kind, False, _single_item(node.value), f"{_spelled(kind)} +="
         return None

@@ -107,3 +107,7 @@ def test_loads_by_path_with_a_functions_own_names() -> None:
     plug = "shop/sub/plug.py"
     assert _uses(source) == [("load", plug, 3, 5, False), ("load", plug, 4, 5, False), ("load", plug, 5, 5, False),
                              ("load", plug, 6, 5, False), ("load", None, 7, 5, False), ("load", None, 11, 5, False)]
+
+
+def test_other_statements_are_no_uses() -> None:
+    assert _uses("total -= 1\nsys.path -= 1\nx = [1]\nx[0:0] = [2]\nsys.path.remove('x')\n__path__.sort()\n") == []
