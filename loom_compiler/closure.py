@@ -1076,6 +1076,7 @@ class ClosureGraph:
     def _expand(self, node: _Node) -> None:
         bindings: dict[tuple[str, str], None] = {}
         free: set[str] = set()
+        where: _ModuleIndex | None = None
         if node.hook:
             self._bind(bindings, node, MODULE_GETATTR, ["module:" + node.module])
         elif node.kind != "import" and (node.kind != "step" or node.canonical):
