@@ -432,6 +432,31 @@ def _fresh_forms(summary: ModuleSummary, reload: Callable[[], ModuleSummary | So
     return found
 
 
+def _load_time_imports(units: Sequence[Unit]) -> set[str]:
+    """Modules a module's statements import as they run beyond its import statements (breaker5's
+    F1, F12): a literal importer call at load (``x = __import__("shop.x", fromlist=["f"])``,
+    ``importlib.import_module("shop.y")``: a statement's ``=<target>`` references), and the lazy
+    imports of a def the module runs at load (``Unit.runs``: ``def load(): import shop.z`` then
+    ``load()``, through the defs it names in turn). Wider than Python where a class body's
+    reference comes from a method (that method runs later): the module then counts as run, which
+    only adds statements to a closure."""
+    defs = {name: u for u in units if u.kind == "function" for name in u.names}
+    out = {ref[1:] for u in units if u.kind != "function" for ref in u.references if ref[:1] == "="}
+    queue = [r.removeprefix("()") for u in units for r in u.runs]
+    seen: set[str] = set()
+    while queue:
+        name = queue.pop()
+        if name in seen or name not in defs:
+            continue
+        seen.add(name)
+        for ref in defs[name].references:
+            if ref[:1] in ("=", "!"):
+                out.add(ref[1:])
+            elif ref in defs:
+                queue.append(ref)
+    return out
+
+
 def analyse_module(
     source: bytes | str,
     *,
@@ -720,7 +745,7 @@ class _Analyser:
             exports=exports if isinstance(exports, tuple) else None,
             exports_known=exports != UNKNOWN_ALL,
             getattr_hook=any(type(stmts[i]) is cst.FunctionDef for i in self.binders.get("__getattr__", ())),
-            runs=_sorted(m for st in self.statements for m in (*st.modules, *st.stars)),
+            runs=_sorted({*(m for st in self.statements for m in (*st.modules, *st.stars)), *_load_time_imports(units)}),
             search_paths=tuple(search_paths),
             path_warnings=tuple(path_warnings),
             **hidden,
