@@ -35,6 +35,8 @@ import importlib.util
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
+from ..analysis import defs_run_by, lazy_imports
+
 __all__ = ["Schedule", "import_schedule", "execution_order"]
 
 #: ``(line, modules imported by the statement on that line, in order)`` per importing statement
@@ -101,48 +103,21 @@ def import_schedule(summary: _SummaryLike) -> Schedule:
 
 def _called_imports(summary: _SummaryLike) -> dict[int, list[str]]:
     """Per line of a statement that calls a def of the module as it runs (``F = load().f()``, a
-    decorator, a class body: the analysis' ``Unit.runs``), the modules the def's lazy imports load
-    (the import statements of its body, and its ``=<target>`` references: literal importer calls,
-    resolved), through the defs it names in turn (F3: ``def load(): return
-    importlib.import_module("shop.x")`` called at load ran ``shop.x`` after its user)."""
+    decorator, a class body: the analysis' ``Unit.runs``), the modules the defs it may run import
+    (``analysis.defs_run_by``, ``analysis.lazy_imports``: import statements of their bodies and
+    literal importer calls, resolved). F3: ``def load(): return importlib.import_module("shop.x")``
+    called at load ran ``shop.x`` after its user. A summary without those fields (a caller's
+    stand-in) has none."""
     units = summary.units
-    defs: dict[str, _UnitLike] = {}
-    for unit in units:
-        if getattr(unit, "kind", None) == "function":
-            for name in getattr(unit, "names", ()):
-                defs[name] = unit
-    if not defs:
+    if not all(hasattr(u, "runs") for u in units):
         return {}
     out: dict[int, list[str]] = {}
     for unit in units:
-        runs = [r.removeprefix("()") for r in getattr(unit, "runs", ())]
-        queue = [r for r in runs if r in defs]
-        seen: set[str] = set()
-        targets: list[str] = []
-        while queue:
-            name = queue.pop(0)
-            if name in seen:
-                continue
-            seen.add(name)
-            tree = _parsed(defs[name].source) if "import" in defs[name].source else None
-            body = tree.body[0].body if tree is not None and isinstance(
-                tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)) else []
-            for node in (n for stmt in body for n in _load_time_nodes(stmt)):  # nested defs run later
-                if isinstance(node, ast.Import):
-                    for alias in node.names:
-                        targets.extend(_chain(alias.name))
-                elif isinstance(node, ast.ImportFrom):
-                    base = _absolute(summary.module, summary.is_package, node.module, node.level)
-                    if base is not None:
-                        targets.extend(_chain(base))
-                        targets.extend(f"{base}.{a.name}" for a in node.names if a.name != "*")
-            for ref in getattr(defs[name], "references", ()):
-                if ref.startswith("="):
-                    targets.extend(_chain(ref[1:]))
-                elif ref in defs:
-                    queue.append(ref)  # a def it names may be called in turn
-        if targets:
-            out[unit.line] = targets
+        if unit.runs:  # type: ignore[attr-defined]
+            targets = [t for d in defs_run_by(units, unit.runs) for m in lazy_imports(d)  # type: ignore[arg-type, attr-defined]
+                       for t in _chain(m)]
+            if targets:
+                out[unit.line] = targets
     return out
 
 

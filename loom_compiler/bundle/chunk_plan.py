@@ -59,7 +59,7 @@ import builtins
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from ..analysis import ModuleSummary, Unit
+from ..analysis import ModuleSummary, Unit, defs_run_by
 from ..model import ClosureMember, FlowFingerprint
 from .chunk_class import keep_class_members
 from .chunk_file import ChunkError
@@ -156,19 +156,8 @@ class ChunkPlan:
         bound = dict(a for u in s.units for a in u.aliases)
         modules = {n for n, t in bound.items() if t == "sys.modules"} | {
             f"{n}.modules" for n, t in bound.items() if t == "sys"}
-        defs = {n: u for u in s.units if u.kind == "function" for n in u.names}
-        queue = [r.removeprefix("()") for u in s.units for r in u.runs]
-        seen: set[str] = set()
-        while queue:
-            name = queue.pop()
-            if name in seen or name not in defs:
-                continue
-            seen.add(name)
-            refs = defs[name].references
-            if "__name__" in refs and any(r.split("[")[0] in modules for r in refs):
-                return True
-            queue.extend(r for r in refs if r in defs)
-        return False
+        return any("__name__" in d.references and any(r.split("[")[0] in modules for r in d.references)
+                   for d in defs_run_by(s.units, (r for u in s.units for r in u.runs)))
 
 
 def plan_chunk(
