@@ -10,14 +10,18 @@ entry is never invalidated: it is simply not asked for again (stale entries cost
 ``pricing.py`` alone; which *flows* it affects follows from the first-party import graph at
 fingerprint time.
 
-**What an entry can do: nothing but be a value.** An entry is the line ``loom-cache/2 <key>``
-followed by the value as plain JSON (``cache_codec``: scalars, lists and objects, rebuilt into the
+**What an entry can do: nothing but be a value.** An entry is the line
+``loom-cache/3 <key> <sha256 of the rest>`` followed by the value as plain JSON (``cache_codec``: scalars, lists and objects, rebuilt into the
 annotated dataclasses with every value type-checked). Reading one never runs code from it, and an
 entry that is not exactly a value of the expected type — truncated, another key's, an old pickle,
 crafted, 100,000 levels deep — is a cache miss (the module is parsed again), never a crashed or
-misled ``loom build``. What the cache still decides is *content*: a hand-crafted but well-typed
-entry could carry a wrong fingerprint or chunk text, as a poisoned ccache or Bazel cache could; share
-``.loom-cache`` only between jobs that may also write the build output.
+misled ``loom build``. The header's digest of the value's bytes makes damage a miss too: a flipped
+bit or an edited byte inside a string keeps the JSON valid and well typed (``RATE = 1`` read back
+as ``RATE = 0`` in a chunk's text, under the codeHash of the source that says 1), and only a
+digest tells the two apart (``loom-cache/2`` had none: breaker5's F5). What the cache still
+decides is *content*: a hand-crafted entry whose author also recomputed the digest could carry a
+wrong fingerprint or chunk text, as a poisoned ccache or Bazel cache could; share ``.loom-cache``
+only between jobs that may also write the build output.
 
 Entries are written through a temp file and ``os.replace``: a concurrent or interrupted build sees
 a whole entry or none. They are not fsynced (unlike the manifest): a lost entry after a power cut
@@ -53,7 +57,7 @@ CACHE_DIRNAME = ".loom-cache"
 ENTRIES_DIRNAME = "entries"
 #: The entry format; in every key and on every entry's first line (an entry of another format is
 #: never looked up, and if renamed into place it is refused on read).
-FORMAT = "loom-cache/2"
+FORMAT = "loom-cache/3"
 _SUFFIX = ".json"
 
 #: What a cached value depends on besides its key (a flow module's entry: the modules its closure
@@ -117,21 +121,28 @@ def cache_key(*, config_digest: str, module: str, path: str, content_sha256: str
 
 def encode_entry(key: str, value: Any, value_type: Any) -> bytes:
     """The bytes of one entry: the header line, then the value (``TypeError`` if it cannot be cached)."""
-    return f"{FORMAT} {key}\n".encode("ascii") + encode(value, value_type)
+    return _entry(key, encode(value, value_type))
 
 
-def _holds(key: str, data: bytes, content_sha256: str) -> bool:
-    """Whether ``data`` is an entry under ``key`` whose value's bytes have sha256 ``content_sha256``."""
-    header = f"{FORMAT} {key}\n".encode("ascii")
-    return data.startswith(header) and hashlib.sha256(memoryview(data)[len(header):]).hexdigest() == content_sha256
+def _entry(key: str, body: bytes) -> bytes:
+    return f"{FORMAT} {key} {hashlib.sha256(body).hexdigest()}\n".encode("ascii") + body
 
 
-def decode_entry(key: str, data: bytes, value_type: Any) -> Any:
-    """The value of an entry read under ``key``; ``CacheFormatError`` unless it is exactly one."""
-    header = f"{FORMAT} {key}\n".encode("ascii")
-    if not data.startswith(header):
+def decode_entry(key: str, data: bytes, value_type: Any, *, content_sha256: str | None = None) -> Any:
+    """The value of an entry read under ``key``; ``CacheFormatError`` unless it is exactly one:
+    the header names this format and key, and the sha256 of the bytes after it is the one the
+    header records (and ``content_sha256``, when the entry is named by its content)."""
+    prefix = f"{FORMAT} {key} ".encode("ascii")
+    end = len(prefix) + 64
+    if not data.startswith(prefix) or data[end:end + 1] != b"\n":
         raise CacheFormatError(f"not a {FORMAT} entry for this key")
-    return decode(data[len(header):], value_type)
+    body = memoryview(data)[end + 1:]
+    digest = hashlib.sha256(body).hexdigest()
+    if data[len(prefix):end] != digest.encode("ascii"):
+        raise CacheFormatError("damaged: its bytes are not the ones its header records")
+    if content_sha256 is not None and digest != content_sha256:
+        raise CacheFormatError("not the value this entry's name is the digest of")
+    return decode(bytes(body), value_type)
 
 
 class SummaryCache:
@@ -175,9 +186,7 @@ class SummaryCache:
             return None
         try:
             data = read_regular_file(self._file(key))  # a FIFO planted there must not hang the build
-            if content_sha256 is not None and not _holds(key, data, content_sha256):
-                raise CacheFormatError("not the value this entry's name is the digest of")
-            value = decode_entry(key, data, value_type)
+            value = decode_entry(key, data, value_type, content_sha256=content_sha256)
         except (OSError, CacheFormatError):  # absent, unreadable, or not this value: parse again
             self.misses += 1
             return None
@@ -190,8 +199,7 @@ class SummaryCache:
         ``encoded``: ``cache_codec.encode(value, value_type)``, when the caller has it already."""
         if not self.enabled:
             return
-        self._unflushed[key] = (encode_entry(key, value, value_type) if encoded is None
-                                else f"{FORMAT} {key}\n".encode("ascii") + encoded)
+        self._unflushed[key] = _entry(key, encode(value, value_type) if encoded is None else encoded)
         self._values[key] = value
 
     def flush(self) -> None:

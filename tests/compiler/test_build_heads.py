@@ -37,9 +37,9 @@ def decoded(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     types: list[Any] = []
     real = cache_module.decode_entry
 
-    def spy(key: str, data: bytes, value_type: Any) -> Any:
+    def spy(key: str, data: bytes, value_type: Any, **kw: Any) -> Any:
         types.append(value_type)
-        return real(key, data, value_type)
+        return real(key, data, value_type, **kw)
 
     monkeypatch.setattr(cache_module, "decode_entry", spy)
     return types
@@ -188,7 +188,7 @@ def test_a_head_whose_full_entry_is_gone_is_collected_again_and_the_chunk_is_the
     assert files_of(project / "build/loom") == out
 
 
-@pytest.mark.parametrize("junk", [b"", b"loom-cache/2 nothing\n[]", b"{not json"])
+@pytest.mark.parametrize("junk", [b"", f"{cache_module.FORMAT} nothing\n[]".encode(), b"{not json"])
 def test_a_corrupt_head_is_a_miss_and_is_written_again(project: Path, decoded: list[Any], junk: bytes):
     build(project)
     out = files_of(project / "build/loom")

@@ -20,7 +20,7 @@ import pytest
 
 from loom_compiler.analysis import ModuleSummary, analyse_module
 from loom_compiler.bundle.build import FlowsEntry, build_project
-from loom_compiler.bundle.cache import SummaryCache, cache_key, decode_entry, encode_entry
+from loom_compiler.bundle.cache import FORMAT, SummaryCache, cache_key, decode_entry, encode_entry
 from loom_compiler.bundle.cache_codec import CacheFormatError, decode, encode, schema_digest
 from loom_compiler.config import load_config
 from loom_compiler.model import SourceError
@@ -173,8 +173,64 @@ def test_an_entry_read_under_another_key_is_refused(tmp_path: Path):
     value = SourceError("a.py", 1, 2, "bad")
     data = encode_entry(key(), value, SUMMARY)
     assert decode_entry(key(), data, SUMMARY) == value
-    with pytest.raises(CacheFormatError, match="not a loom-cache/2 entry for this key"):
+    with pytest.raises(CacheFormatError, match=f"not a {FORMAT} entry for this key"):
         decode_entry(key(module="other"), data, SUMMARY)
+
+
+def _one_byte_changed(data: bytes, old: bytes, new: bytes) -> bytes:
+    assert data.count(old) == 1 and len(old) == len(new)
+    return data.replace(old, new)
+
+
+def test_a_damaged_entry_whose_json_stays_valid_is_refused_and_read_as_a_miss(tmp_path: Path):
+    # breaker5's F5: one byte inside a string keeps the JSON valid and the value well typed;
+    # only the header's digest of the body tells the entry is not what was written
+    value = SourceError("a.py", 1, 2, "RATE = 1")
+    data = encode_entry(key(), value, SUMMARY)
+    damaged = _one_byte_changed(data, b"RATE = 1", b"RATE = 0")
+    decode(damaged.split(b"\n", 1)[1], SUMMARY)  # still a well-typed value without the digest
+    with pytest.raises(CacheFormatError, match="damaged"):
+        decode_entry(key(), damaged, SUMMARY)
+    cache = SummaryCache(tmp_path)
+    cache.put(key(), value, SUMMARY)
+    cache.flush()
+    cache._path(key()).write_bytes(damaged)
+    fresh = SummaryCache(tmp_path)
+    assert fresh.get(key(), SUMMARY) is None and fresh.misses == 1
+    cache._path(key()).write_bytes(data)
+    assert SummaryCache(tmp_path).get(key(), SUMMARY) == value
+
+
+@pytest.mark.parametrize("header", [
+    "{format} {key}\n",  # the previous format's header: no digest
+    "{format} {key} {digest}\n\n",  # a byte added after the header
+    "{format} {key} {digest} \n",
+    "{format} {key} {other}\n",  # the digest of other bytes
+    "{format} {key} {upper}\n",
+])
+def test_an_entry_whose_header_does_not_record_its_bytes_is_refused(header: str):
+    import hashlib
+
+    value = SourceError("a.py", 1, 2, "x")
+    body = encode_entry(key(), value, SUMMARY).split(b"\n", 1)[1]
+    digest = hashlib.sha256(body).hexdigest()
+    data = header.format(format=FORMAT, key=key(), digest=digest, other=hashlib.sha256(b"x").hexdigest(),
+                         upper=digest.upper()).encode() + body
+    with pytest.raises(CacheFormatError):
+        decode_entry(key(), data, SUMMARY)
+    assert decode_entry(key(), f"{FORMAT} {key()} {digest}\n".encode() + body, SUMMARY) == value
+
+
+def test_an_entry_named_by_its_content_is_served_only_under_that_name(tmp_path: Path):
+    import hashlib
+
+    value = SourceError("a.py", 1, 2, "x")
+    body = encode(value, SUMMARY)
+    cache = SummaryCache(tmp_path)
+    cache.put(key(), value, SUMMARY, encoded=body)
+    cache.flush()
+    assert SummaryCache(tmp_path).get(key(), SUMMARY, content_sha256=hashlib.sha256(body).hexdigest()) == value
+    assert SummaryCache(tmp_path).get(key(), SUMMARY, content_sha256="0" * 64) is None
 
 
 def test_a_fifo_or_directory_in_place_of_an_entry_is_a_miss_not_a_hang(tmp_path: Path):
