@@ -3002,3 +3002,208 @@ def _alias_and_frame_chunk_cases() -> list[ChunkCase]:
 
 
 CHUNK_CASES = CHUNK_CASES + tuple(_alias_and_frame_chunk_cases())
+
+
+def _breaker6_pairs() -> list[ProjectPair]:
+    """breaker6 (session 7) on main and on fixC's, fixD's and fixE's branches. Strict xfails
+    (``finding``): G1 an object held by a route the holder rule does not follow (an inherited class
+    attribute, a class ``__dict__``, a display subscripted at once, a shallow copy of a holder); G2
+    a class holding it handed to code Python runs as the class is made (a class decorator,
+    ``__init_subclass__``, ``__set_name__``, a metaclass); G3 a first-party module's global as
+    the holder; G5 a module imported at load by code the load-run rule does not see run (a default
+    argument's importer call, ``__class_getitem__``, a ``singledispatch`` implementation, a
+    literal ``exec`` string); G6 an import or a call under ``if TYPE_CHECKING:``/``if False:``
+    (never runs) moving the hash; G9 code loaded by path spelled in ways the path evaluator does
+    not read (a ``with`` block, ``Path.with_name``, ``pkgutil.get_data``, ``importlib.resources``,
+    ``eval``, f-string and ``+`` paths, a plugin glob, a ``.pth`` file in a site dir). The pairs
+    without ``finding`` held on main and on the branches as archived at 03:30 (guards)."""
+    pairs: list[ProjectPair] = []
+    add = pairs.append
+    # ---------------------------------------------- holders (G1-G3; fixC)
+    k = "effects through an object held elsewhere"
+    imp = "from shop.cfg import CFG\n\n\n"
+    util = "def put(d):\n    d['a'] = 5\n\n\nH = None\n\n\ndef poke():\n    H['a'] = 7\n"
+    for name, setup, finding in [
+        ("an-attribute-a-subclass-inherits", imp + "class K:\n    c = CFG\n\n\nclass J(K):\n    pass\n\n\nJ.c['a'] = (5)\n", "G1"),
+        ("the-class-dunder-dict", imp + "class K:\n    c = CFG\n\n\nK.__dict__['c']['a'] = (5)\n", "G1"),
+        ("a-display-subscripted-at-once", imp + "c = (CFG,)[0]\nc['a'] = (5)\n", "G1"),
+        ("a-shallow-copy-of-a-display", imp + "HOLD = [CFG]\nlist(HOLD)[0]['a'] = (5)\n", "G1"),
+        ("a-class-decorator", imp + "def deco(cls):\n    cls.c['a'] = (5)\n    return cls\n\n\n@deco\nclass K:\n    c = CFG\n", "G2"),
+        ("init-subclass", imp + "class B:\n    def __init_subclass__(cls):\n        cls.c['a'] = (5)\n\n\nclass K(B):\n    c = CFG\n", "G2"),
+        ("set-name-of-a-descriptor", imp + "class D:\n    def __set_name__(self, owner, name):\n        owner.c['a'] = (5)\n\n\n"
+                                     "class K:\n    c = CFG\n    d = D()\n", "G2"),
+        ("a-metaclass-init", imp + "class M(type):\n    def __init__(cls, *a):\n        cls.c['a'] = (5)\n\n\nclass K(metaclass=M):\n    c = CFG\n", "G2"),
+        ("a-global-of-another-first-party-module", imp + "from shop import util\n\nutil.H = CFG\nutil.H['a'] = (5)\n", "G3"),
+        # held on main and fp2-core
+        ("a-call-built-dict", imp + "HOLD = dict(k=CFG)\nHOLD['k']['a'] = (5)\n", None),
+        ("setdefault", imp + "HOLD = {}\nHOLD.setdefault('k', CFG)['a'] = (5)\n", None),
+        ("a-literal-setattr", imp + "class K:\n    pass\n\n\nsetattr(K, 'c', CFG)\nK.c['a'] = (5)\n", None),
+        ("functools-partial", "import functools\n" + imp + "def f(d):\n    d['a'] = (5)\n\n\np = functools.partial(f, CFG)\np()\n", None),
+        ("a-closure-cell", imp + "def mk():\n    c = CFG\n\n    def inner():\n        c['a'] = (5)\n    return inner\n\n\nmk()()\n", None),
+        ("a-closure-over-a-parameter", imp + "def mk(c):\n    def inner():\n        c['a'] = (5)\n    return inner\n\n\nmk(CFG)()\n", None),
+        ("a-default-argument", imp + "def s(c=CFG):\n    c['a'] = (5)\n\n\ns()\n", None),
+        ("a-keyword-only-default", imp + "def s(*, c=CFG):\n    c['a'] = (5)\n\n\ns()\n", None),
+        ("a-lambda-default", imp + "s = lambda c=CFG: c.update(a=(5))\ns()\n", None),
+        ("a-method-storing-into-self", imp + "class H:\n    def put(self, d):\n        self.c = d\n\n\nh = H()\nh.put(CFG)\nh.c['a'] = (5)\n", None),
+        ("a-method-storing-into-its-argument", imp + "class H:\n    def put(self, d):\n        d['a'] = (5)\n\n\nH().put(CFG)\n", None),
+        ("a-tuple-unpacking", imp + "a, b = CFG, 1\na['a'] = (5)\n", None),
+        ("a-conditional-expression", imp + "c = CFG if len('x') else None\nc['a'] = (5)\n", None),
+        ("next-of-an-iterator", imp + "c = next(iter([CFG]))\nc['a'] = (5)\n", None),
+        ("a-dict-items-loop", imp + "for k, v in {'k': CFG}.items():\n    v['a'] = (5)\n", None),
+        ("map-over-a-display", imp + "list(map(lambda d: d.update(a=(5)), [CFG]))\n", None),
+        ("operator-setitem", "import operator\n" + imp + "operator.setitem(CFG, 'a', (5))\n", None),
+        ("type-built-class", imp + "K = type('K', (), {'c': CFG})\nK.c['a'] = (5)\n", None),
+        ("a-dataclass-field", "from dataclasses import dataclass\n" + imp + "@dataclass\nclass H:\n    d: dict\n\n\nH(CFG).d['a'] = (5)\n", None),
+        ("a-namedtuple-field", "from collections import namedtuple\n" + imp + "P = namedtuple('P', 'd')\nP(CFG).d['a'] = (5)\n", None),
+        ("a-decorator-calling-the-function-with-it",
+         imp + "def deco(f):\n    f(CFG)\n    return f\n\n\n@deco\ndef g(d):\n    d['a'] = (5)\n", None),
+        ("an-instance-whose-method-stores-through-self",
+         imp + "class H:\n    def __init__(self, d):\n        self.d = d\n\n    def go(self):\n        self.d['a'] = (5)\n\n\nH(CFG).go()\n", None),
+    ]:
+        base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.setup"), cfg="CFG = {'a': 1}\n",
+                       setup=setup, util=util)
+        add(C(f"b6-store-into-an-object-through-{name}-edited", k, base, edit(base, "shop/setup.py", "(5)", "(6)"), finding))
+    for name, setup, path, old, new, finding in [
+        ("a-global-of-another-first-party-module-a-def-there-stores-through", imp + "from shop import util\n\nutil.H = CFG\nutil.poke()\n",
+         "shop/util.py", "H['a'] = 7", "H['a'] = 8", "G3"),
+        ("a-def-of-a-third-module-it-is-handed-to", imp + "from shop.util import put\n\nput(CFG)\n",
+         "shop/util.py", "d['a'] = 5", "d['a'] = 6", None),
+    ]:
+        base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.setup"), cfg="CFG = {'a': 1}\n",
+                       setup=setup, util=util)
+        add(C(f"b6-store-into-an-object-through-{name}-edited", k, base, edit(base, path, old, new), finding))
+
+    # ---------------------------------------------- what runs at load (G5, G6; fixD)
+    k = "a module imported by code another module runs at load"
+    log = "L = []\n"
+    x = "from shop import log\n\nlog.L.append('x')\n"
+    lazy = "def load():\n    import shop.x\n"
+    for expect, name, m, finding in [
+        ("changed", "a-default-argument-calling-an-importer",
+         "import importlib\n\n\ndef f(a=importlib.import_module('shop.x')):\n    pass\n", "G5"),
+        ("changed", "class-getitem", "class L:\n    def __class_getitem__(cls, k):\n        import shop.x\n\n\nL[int]\n", "G5"),
+        ("changed", "a-singledispatch-implementation",
+         "import functools\n\n\n@functools.singledispatch\ndef r(v):\n    pass\n\n\n@r.register(int)\ndef _(v):\n    import shop.x\n\n\nr(1)\n", "G5"),
+        ("changed", "a-literal-exec-string", "exec('import shop.x')\n", "G5"),
+        ("equal", "an-import-under-type-checking", "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    import shop.x\n", "G6"),
+        ("equal", "a-def-called-under-type-checking", "from typing import TYPE_CHECKING\n\n" + lazy + "\n\nif TYPE_CHECKING:\n    load()\n", "G6"),
+        ("equal", "a-def-called-under-if-false", lazy + "\n\nif False:\n    load()\n", "G6"),
+        # held on main and fp2-dyn
+        ("changed", "a-def-called-through-an-alias", lazy + "\n\ngo = load\ngo()\n", None),
+        ("changed", "a-decorator-factory", "def deco(a):\n    import shop.x\n\n    def w(f):\n        return f\n    return w\n\n\n@deco(1)\ndef g():\n    pass\n", None),
+        ("changed", "a-decorator-factorys-inner-decorator",
+         "def deco(a):\n    def w(f):\n        import shop.x\n        return f\n    return w\n\n\n@deco(1)\ndef g():\n    pass\n", None),
+        ("changed", "a-class-decorator", "def cd(cls):\n    import shop.x\n    return cls\n\n\n@cd\nclass K:\n    pass\n", None),
+        ("changed", "a-default-argument-calling-a-def", lazy + "\n\ndef f(a=load()):\n    pass\n", None),
+        ("changed", "a-lambda-default-calling-a-def", lazy + "\n\nf = lambda a=load(): a\n", None),
+        ("changed", "an-annotation-calling-a-def", lazy + "\n\ndef f(a: load()):\n    pass\n", None),
+        ("changed", "a-class-keyword-calling-a-def",
+         "class B:\n    def __init_subclass__(cls, **kw):\n        pass\n\n\n" + lazy + "\n\nclass K(B, k=load()):\n    pass\n", None),
+        ("changed", "functools-partial-called", "import functools\n\n" + lazy + "\n\nfunctools.partial(load)()\n", None),
+        ("changed", "a-hook-table-called", lazy + "\n\nHOOKS = {'a': load}\nHOOKS['a']()\n", None),
+        ("changed", "a-generator-drained", "def gen():\n    import shop.x\n    yield 1\n\n\nlist(gen())\n", None),
+        ("changed", "a-recursive-def", "def a(n):\n    if n:\n        return a(n - 1)\n    import shop.x\n\n\na(2)\n", None),
+        ("changed", "a-returned-inner-def-called", "def outer():\n    def inner():\n        import shop.x\n    return inner\n\n\nouter()()\n", None),
+        ("changed", "a-def-called-in-finally", lazy + "\n\ntry:\n    pass\nfinally:\n    load()\n", None),
+        ("changed", "a-def-called-in-an-assert", lazy + "\n\nassert load() is None\n", None),
+    ]:
+        base = project(flow("return log.L", "from shop import m, log"), log=log, x=x, m=m)
+        after = edit(base, "shop/x.py", "append('x')", "append('y')")
+        add((C if expect == "changed" else E)(f"b6-module-imported-by-{name}-edited", k, base, after, finding))
+
+    # ---------------------------------------------- code loaded by path (G9; fixE)
+    k = "namespaces and code reached at run time"
+    here = "os.path.dirname(__file__)"
+    v1 = {"shop/plug.txt": "V = 1\n"}
+    for name, load, files, path, old, new, finding in [
+        ("read-in-a-with-block", f"def load():\n    ns = {{}}\n    with open(os.path.join({here}, 'plug.txt')) as fh:\n        src = fh.read()\n"
+                                 "    exec(src, ns)\n    return ns['V']\n", v1, "shop/plug.txt", "V = 1", "V = 2", "G9"),
+        ("pathlib-with-name", "from pathlib import Path\n\n\ndef load():\n    ns = {}\n    exec(Path(__file__).with_name('plug.txt').read_text(), ns)\n"
+                              "    return ns['V']\n", v1, "shop/plug.txt", "V = 1", "V = 2", "G9"),
+        ("pkgutil-get-data", "import pkgutil\n\n\ndef load():\n    ns = {}\n    exec(pkgutil.get_data('shop', 'plug.txt'), ns)\n    return ns['V']\n",
+         v1, "shop/plug.txt", "V = 1", "V = 2", "G9"),
+        ("importlib-resources", "import importlib.resources\n\n\ndef load():\n    ns = {}\n"
+                                "    exec(importlib.resources.files('shop').joinpath('plug.txt').read_text(), ns)\n    return ns['V']\n",
+         v1, "shop/plug.txt", "V = 1", "V = 2", "G9"),
+        ("eval", f"def load():\n    return eval(open(os.path.join({here}, 'plug.txt')).read())\n",
+         {"shop/plug.txt": "1 + 1\n"}, "shop/plug.txt", "1 + 1", "1 + 2", "G9"),
+        ("an-f-string-path", "def load():\n    ns = {}\n    exec(open(f'{os.path.dirname(__file__)}/plug.txt').read(), ns)\n    return ns['V']\n",
+         v1, "shop/plug.txt", "V = 1", "V = 2", "G9"),
+        ("a-concatenated-path", "def load():\n    ns = {}\n    exec(open(os.path.dirname(__file__) + '/plug.txt').read(), ns)\n    return ns['V']\n",
+         v1, "shop/plug.txt", "V = 1", "V = 2", "G9"),
+        ("a-plugin-glob", f"import glob\n\n\ndef load():\n    ns = {{}}\n    for p in sorted(glob.glob(os.path.join({here}, 'plugins', '*.txt'))):\n"
+                          "        exec(open(p).read(), ns)\n    return ns['V']\n",
+         {"shop/plugins/a.txt": "V = 1\n"}, "shop/plugins/a.txt", "V = 1", "V = 2", "G9"),
+        ("a-pth-file-of-a-site-dir-naming-a-directory", f"import site\n\nsite.addsitedir(os.path.join({here}, 'vendor'))\n\n\n"
+                                                        "def load():\n    import phelper\n    return phelper.V\n",
+         {"shop/vendor/x.pth": "extra\n", "shop/vendor/extra/phelper.py": "V = 1\n"}, "shop/vendor/extra/phelper.py", "V = 1", "V = 2", "G9"),
+        ("a-pth-file-of-a-site-dir-running-code", f"import site\n\nsite.addsitedir(os.path.join({here}, 'vendor'))\n\n\n"
+                                                  "def load():\n    import builtins\n    return builtins.PV\n",
+         {"shop/vendor/x.pth": "import builtins; builtins.PV = 1\n"}, "shop/vendor/x.pth", "PV = 1", "PV = 2", "G9"),
+        # held on main and fp2-effects
+        ("spec-from-file-location", f"import importlib.util\n\n\ndef load():\n"
+                                    f"    spec = importlib.util.spec_from_file_location('plug', os.path.join({here}, 'plug.py'))\n"
+                                    "    m = importlib.util.module_from_spec(spec)\n    spec.loader.exec_module(m)\n    return m.V\n",
+         {"shop/plug.py": "V = 1\n"}, "shop/plug.py", "V = 1", "V = 2", None),
+        ("runpy-run-path", f"import runpy\n\n\ndef load():\n    return runpy.run_path(os.path.join({here}, 'plug.py'))['V']\n",
+         {"shop/plug.py": "V = 1\n"}, "shop/plug.py", "V = 1", "V = 2", None),
+        ("runpy-run-module", "import runpy\n\n\ndef load():\n    return runpy.run_module('shop.plug')['V']\n",
+         {"shop/plug.py": "V = 1\n"}, "shop/plug.py", "V = 1", "V = 2", None),
+        ("source-file-loader", f"from importlib.machinery import SourceFileLoader\n\n\ndef load():\n"
+                               f"    return SourceFileLoader('plug', os.path.join({here}, 'plug.py')).load_module().V\n",
+         {"shop/plug.py": "V = 1\n"}, "shop/plug.py", "V = 1", "V = 2", None),
+    ]:
+        base = {**project(flow("return load()", "from shop.load import load"), load="import os\n" + load), **files}
+        add(C(f"b6-code-loaded-by-path-{name}-edited", k, base, edit(base, path, old, new), finding))
+    base = {**project(flow("return load()", "from shop.load import load"),
+                      load=f"import os\n\n\ndef load():\n    ns = {{}}\n    exec(open(os.path.join({here}, 'plug.txt')).read(), ns)\n"
+                           "    return ns['V']\n"), "shop/plug.txt": "V = 1\n", "shop/other.txt": "W = 1\n"}
+    add(E("b6-code-loaded-by-path-another-text-file-edited", k, base, edit(base, "shop/other.txt", "W = 1", "W = 2")))
+    return pairs
+
+
+PAIRS = PAIRS + tuple(_breaker6_pairs())
+
+
+def _breaker6_chunk_cases() -> list[ChunkCase]:
+    """breaker6 (session 7): where a chunk starts a module a statement's code imports at load.
+    Each shop/m.py logs ``m1``, runs one statement, logs ``m2``; shop/x.py logs ``x``. G8 (strict
+    xfails): live runs x inside the statement (a default argument's importer call,
+    ``__class_getitem__``, a ``singledispatch`` implementation, a literal ``exec`` string: the
+    chunk must not import the live module either), the chunk does not; G7's main part: a def
+    called under ``if TYPE_CHECKING:`` never runs, yet the chunk runs x. Held (guards, G7 on
+    fixD's branch): a def only registered or handed on for later (``atexit``, a thread never
+    started, an instance whose importing method nothing calls) starts no module."""
+    log = "L = []\n"
+    x = "from shop import log\n\nlog.L.append('x')\n"
+    lazy = "def load():\n    import shop.x\n"
+    cases: list[ChunkCase] = []
+    for name, defs, stmt, finding in [
+        ("a-default-argument-calling-an-importer", "import importlib\n", "def f(a=importlib.import_module('shop.x')):\n    pass", "G8"),
+        ("class-getitem", "class L:\n    def __class_getitem__(cls, k):\n        import shop.x\n", "L[int]", "G8"),
+        ("a-singledispatch-implementation",
+         "import functools\n\n\n@functools.singledispatch\ndef r(v):\n    pass\n\n\n@r.register(int)\ndef _(v):\n    import shop.x\n", "r(1)", "G8"),
+        ("a-literal-exec-string", "", "exec('import shop.x')", "G8"),
+        ("a-def-called-under-type-checking", "from typing import TYPE_CHECKING\n" + lazy, "if TYPE_CHECKING:\n    load()", "G7"),
+        # held on main (G7 on fp2-dyn f107b80)
+        ("a-def-registered-with-atexit", "import atexit\n" + lazy, "atexit.register(load)", None),
+        ("a-def-given-to-a-thread-never-started", "import threading\n" + lazy, "T = threading.Thread(target=load)", None),
+        ("an-instance-whose-importing-method-nothing-calls", "class L:\n    def go(self):\n        import shop.x\n", "OBJ = L()", None),
+        # held on main and fp2-dyn
+        ("a-def-called-through-an-alias", lazy, "go = load\ngo()", None),
+        ("a-decorator-factorys-inner-decorator", "def deco(a):\n    def w(f):\n        import shop.x\n        return f\n    return w\n",
+         "@deco(1)\ndef g():\n    pass", None),
+        ("a-class-decorator", "def cd(cls):\n    import shop.x\n    return cls\n", "@cd\nclass K:\n    pass", None),
+        ("a-default-argument-calling-a-def", lazy, "def f(a=load()):\n    pass", None),
+        ("functools-partial-called", "import functools\n" + lazy, "functools.partial(load)()", None),
+        ("a-hook-table-called", lazy, "HOOKS = {'a': load}\nHOOKS['a']()", None),
+        ("a-generator-drained", "def gen():\n    import shop.x\n    yield 1\n", "list(gen())", None),
+        ("an-importer-called-in-a-class-body", "import importlib\n", "class K:\n    importlib.import_module('shop.x')", None),
+    ]:
+        m = "from shop import log\n" + defs + "\n\nlog.L.append('m1')\n" + stmt + "\nlog.L.append('m2')\n"
+        cases.append(ChunkCase(f"b6-module-imported-by-{name}-runs-where-live-runs-it",
+                               project(flow("return log.L", "from shop import m, log"), log=log, x=x, m=m), 0, finding))
+    return cases
+
+
+CHUNK_CASES = CHUNK_CASES + tuple(_breaker6_chunk_cases())

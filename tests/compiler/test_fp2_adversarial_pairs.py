@@ -23,7 +23,7 @@ from loom_compiler import LoomConfig, fingerprint_project
 
 def test_the_table_is_well_formed() -> None:
     assert_well_formed(PAIRS)
-    assert all(p.finding is None or p.finding[0] in "BCDEFL" for p in PAIRS)
+    assert all(p.finding is None or p.finding[0] in "BCDEFGL" for p in PAIRS)
 
 
 #: findings decided as limits, not bugs: docs/concepts/fingerprint.md "What the fingerprint cannot
@@ -33,8 +33,8 @@ LIMITS = frozenset({"B12", "B20", "E11"})
 
 def _reason(finding: str) -> str:
     """``B<n>``: the first adversarial round (breaker); ``C<n>``: the second (breaker2); ``D<n>``: the third
-    (breaker3); ``E<n>``: the fourth (breaker4); ``F<n>``: the fifth (breaker5, session 6); ``L<n>``: the lead's probes (session 5)."""
-    who = {"C": "breaker2", "D": "breaker3", "E": "breaker4", "F": "breaker5", "L": "lead"}.get(finding[0], "breaker")
+    (breaker3); ``E<n>``: the fourth (breaker4); ``F<n>``: the fifth (breaker5, session 6); ``G<n>``: the sixth (breaker6, session 7); ``L<n>``: the lead's probes (session 5)."""
+    who = {"C": "breaker2", "D": "breaker3", "E": "breaker4", "F": "breaker5", "G": "breaker6", "L": "lead"}.get(finding[0], "breaker")
     kind = "documented limit" if finding in LIMITS else "finding"
     return f"TEAM.md {who} {kind} {finding}"
 
