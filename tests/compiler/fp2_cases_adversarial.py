@@ -3173,7 +3173,8 @@ def _breaker6_chunk_cases() -> list[ChunkCase]:
     chunk must not import the live module either), the chunk does not; G7's main part: a def
     called under ``if TYPE_CHECKING:`` never runs, yet the chunk runs x. Held (guards, G7 on
     fixD's branch): a def only registered or handed on for later (``atexit``, a thread never
-    started, an instance whose importing method nothing calls) starts no module."""
+    started, an instance whose importing method nothing calls) starts no module. G11 (strict
+    xfails): an import in the class body of the flow's own class, read through ``self``."""
     log = "L = []\n"
     x = "from shop import log\n\nlog.L.append('x')\n"
     lazy = "def load():\n    import shop.x\n"
@@ -3203,6 +3204,18 @@ def _breaker6_chunk_cases() -> list[ChunkCase]:
         m = "from shop import log\n" + defs + "\n\nlog.L.append('m1')\n" + stmt + "\nlog.L.append('m2')\n"
         cases.append(ChunkCase(f"b6-module-imported-by-{name}-runs-where-live-runs-it",
                                project(flow("return log.L", "from shop import m, log"), log=log, x=x, m=m), 0, finding))
+    # G11: an import in the class body of a method flow's own class, read through ``self``, is
+    # not in the chunk's class (AttributeError); held: read through the class name, an assignment
+    m = "def a():\n    return 7\n"
+    for name, members, body, finding in [
+        ("a-first-party-module", "    import shop.m as mm\n", "return self.mm.a()", "G11"),
+        ("a-third-party-module", "    import json\n", "return self.json.dumps(1)", "G11"),
+        ("a-first-party-class", "    from shop.m import K as helper\n", "return self.helper.V", "G11"),
+        ("a-third-party-function-read-through-the-class", "    from json import dumps\n", "return Checkout.dumps(1)", None),
+        ("an-assignment-of-an-imported-function", "    helper = staticmethod(a)\n", "return self.helper()", None),
+    ]:
+        cases.append(ChunkCase(f"b6-the-flows-own-class-body-importing-{name}", project(
+            method_flow(members, body, head="from shop.m import a\n"), m=m + "\n\nclass K:\n    V = 8\n"), 0, finding))
     return cases
 
 
