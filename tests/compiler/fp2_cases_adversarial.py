@@ -3174,7 +3174,8 @@ def _breaker6_chunk_cases() -> list[ChunkCase]:
     called under ``if TYPE_CHECKING:`` never runs, yet the chunk runs x. Held (guards, G7 on
     fixD's branch): a def only registered or handed on for later (``atexit``, a thread never
     started, an instance whose importing method nothing calls) starts no module. G11 (strict
-    xfails): an import in the class body of the flow's own class, read through ``self``."""
+    xfails): an import, a compound statement, a walrus or a ``del`` in the class body of the
+    flow's own class, read through ``self``."""
     log = "L = []\n"
     x = "from shop import log\n\nlog.L.append('x')\n"
     lazy = "def load():\n    import shop.x\n"
@@ -3216,6 +3217,26 @@ def _breaker6_chunk_cases() -> list[ChunkCase]:
     ]:
         cases.append(ChunkCase(f"b6-the-flows-own-class-body-importing-{name}", project(
             method_flow(members, body, head="from shop.m import a\n"), m=m + "\n\nclass K:\n    V = 8\n"), 0, finding))
+    # G11 too: a compound statement, a walrus or a ``del`` in that class body (the fingerprint
+    # holds: an edit of each moves the hash)
+    for name, members, body, finding in [
+        ("an-if", "    if True:\n        X = 5\n    else:\n        X = 6\n", "return self.X", "G11"),
+        ("a-try", "    try:\n        import json as J\n    except ImportError:\n        J = None\n", "return self.J.dumps(2)", "G11"),
+        ("a-with", "    import contextlib\n    with contextlib.suppress(Exception):\n        Y = 4\n", "return self.Y", "G11"),
+        ("a-walrus", "    W = (V := 9)\n", "return self.V", "G11"),
+        ("a-del", "    D = 1\n    E = 2\n    del D\n", "return hasattr(self, 'D'), self.E", "G11"),
+        ("a-loop-through-locals", "    for _n in ('p', 'q'):\n        locals()[_n] = 3\n", "return self.p", None),
+        ("a-call", "    Z = a()\n", "return self.Z", None),
+        ("a-comprehension", "    T = [i * 2 for i in range(3)]\n", "return self.T", None),
+        ("an-annotated-assignment", "    A: int = 3\n", "return self.A", None),
+        ("an-exec", "    exec('Q = 11')\n", "return self.Q", None),
+        ("a-nested-class", "    class Inner:\n        V = 12\n", "return self.Inner.V", None),
+        ("a-property", "    @property\n    def p(self):\n        return 13\n", "return self.p", None),
+        ("a-global-statement", "    global G\n    G = 14\n", "return G", None),
+        ("slots", "    __slots__ = ('x',)\n", "self.x = 1\nreturn self.x", None),
+    ]:
+        cases.append(ChunkCase(f"b6-the-flows-own-class-body-with-{name}", project(
+            method_flow(members, body, head="from shop.m import a\n"), m=m), 0, finding))
     return cases
 
 
