@@ -116,6 +116,7 @@ from .effects import (
     split_if,
 )
 from .deferred_forms import MAX_DEFERRED_CHARS, MAX_DEFERRED_MODULE, DeferredForms, ReloadError
+from .load_runs import module_load_imports
 from .parsing import node_position, parse_module_unvalidated, parse_source, too_deep_error
 from .precheck import decorator_markers, might_define_flows
 from .scopes import References, _Binder, bound_names, dotted_chain, references, target_names
@@ -432,39 +433,17 @@ def _fresh_forms(summary: ModuleSummary, reload: Callable[[], ModuleSummary | So
     return found
 
 
-def defs_run_by(units: Sequence[Unit], runs: Iterable[str]) -> list[Unit]:
-    """The module-level defs of ``units`` that running ``runs`` (``Unit.runs`` chains: ``load``,
-    ``()load``) may run: those named, and the defs of the module each of them names in turn (a
-    name read, not proven called: widening). One rule for the fingerprint (``_load_time_imports``)
-    and the chunk (``chunk_order``, ``chunk_plan.replaces_itself``)."""
-    defs = {name: u for u in units if u.kind == "function" for name in u.names}
-    queue = [r.removeprefix("()") for r in runs]
-    seen: dict[str, Unit] = {}
-    while queue:
-        name = queue.pop()
-        if name in seen or name not in defs:
-            continue
-        seen[name] = defs[name]
-        queue.extend(ref for ref in defs[name].references if ref in defs)
-    return list(seen.values())
-
-
-def lazy_imports(unit: Unit) -> list[str]:
-    """What running ``unit``'s code imports beyond its statement's own imports: its ``=<target>``
-    (a literal importer call, resolved) and, for a def, ``!<module>`` (its body's imports)."""
-    marks = ("=", "!") if unit.kind == "function" else ("=",)
-    return [ref[1:] for ref in unit.references if ref[:1] in marks]
-
-
 def _load_time_imports(units: Sequence[Unit]) -> set[str]:
     """Modules a module's statements import as they run beyond its import statements (breaker5's
     F1, F12): a literal importer call at load (``x = __import__("shop.x", fromlist=["f"])``,
-    ``importlib.import_module("shop.y")``), and the imports of a def the module runs at load
-    (``def load(): import shop.z`` then ``load()``; ``defs_run_by``). Wider than Python where a
-    class body's reference comes from a method (that method runs later): the module then counts as
-    run, which only adds statements to a closure."""
-    out = {m for u in units if u.kind != "function" for m in lazy_imports(u)}
-    out.update(m for d in defs_run_by(units, (r for u in units for r in u.runs)) for m in lazy_imports(d))
+    ``importlib.import_module("shop.y")``), and the imports of the code of the module a statement
+    runs (``def load(): import shop.z`` then ``load()``, a decorator, a class body, a method, a
+    lambda: ``load_runs``, one rule with the chunk). Wider than Python where a class body's or a
+    value's ``=`` reference comes from a method or a lambda nothing calls at load: the module then
+    counts as run, which only adds statements to a closure. What code of *another* module a
+    statement runs imports is ``closure``'s to add (it needs that module's summary)."""
+    out = {ref[1:] for u in units if u.kind != "function" for ref in u.references if ref[:1] == "="}
+    out.update(module_load_imports(units))
     return out
 
 

@@ -236,6 +236,7 @@ from .analysis import NESTED_DESCRIPTOR, FlowSite, MemberUnit, ModuleSummary, Un
 from .canonical import SCHEME
 from .frameworks.engine_hooks import ENGINE_HOOKS, ENGINE_VALUES, engine_text, find_hooks
 from .effects import changes_process_state
+from .load_runs import LoadRuns, RunIndex, seeds
 
 if TYPE_CHECKING:
     from .config import LoomConfig
@@ -384,6 +385,8 @@ class GraphMemo:
         self._reach: dict[str, tuple[frozenset[str], tuple[tuple[str, ModuleSummary | None], ...]]] = {}
         self._reach_config: tuple[object] | None = None  # (the configuration answers are for,)
         self._first_party: dict[str, bool] = {}  # ``configured_first_party``
+        #: what the code a module's statements run at load imports (``load_runs``)
+        self.load_runs = LoadRuns()
 
     def abroad(self, summary: ModuleSummary) -> list[Unit]:
         """The statements of ``summary``'s module that change the objects of another module
@@ -391,10 +394,10 @@ class GraphMemo:
         hit = self._abroad.get(id(summary))
         if hit is None or hit[0] is not summary:
             imported = self.imported(summary)
-            direct = _ModuleIndex.of(summary).direct if self.view_storing(summary) else None
+            runs = self.load_runs.index(summary) if self.view_storing(summary) else None
             hit = self._abroad[id(summary)] = (
                 summary, [u for u in summary.units if imported & set(u.attached) or u.runs or _stores_through_view(u)
-                          or direct is not None and _own_view_targets(direct, u)])
+                          or runs is not None and _own_view_targets(runs, u)])
         return hit[1]
 
     def imported(self, summary: ModuleSummary) -> frozenset[str]:
@@ -490,6 +493,7 @@ class ClosureGraph:
         self._widened_by: dict[str, set[str]] = {}  # key -> the widening edges that reach it
         self._runs: dict[str, list[str]] = {}  # dotted import target -> first-party modules it runs
         self._imports: dict[str, list[str]] = {}  # module -> first-party modules it imports
+        self._imports_read: dict[str, tuple[str, ...]] = {}  # module -> what ``_imports_of`` looked up for it
         self._shared_reach: bool | None = None  # memo of ``_shares_reach``
         self._missing: dict[str, str] = {}  # import target -> the sourceless module it names ("": none)
         self._mro: dict[tuple[str, tuple[str, ...]], tuple[frozenset[str], str]] = {}  # memo of ``inherited``
@@ -1536,7 +1540,7 @@ class ClosureGraph:
         """Keys of what the module's own functions a statement calls store into other modules
         through a view (``_own_view_targets``, breaker3's D5)."""
         keys: set[str] = set()
-        for target in _own_view_targets(index.direct, unit):
+        for target in _own_view_targets(self.memo.load_runs.index(index.summary), unit):
             keys |= self._view_target(index, target)
         return keys
 
@@ -1864,6 +1868,9 @@ class ClosureGraph:
                 for name in self.memo.run_prefixes(summary) if summary is not None else ():
                     if name not in read and self.first_party(name):
                         read[name] = self.summary(name)
+                for name in self._imports_read.get(module, ()):  # what ``load_runs`` looked up
+                    if name not in read:
+                        read[name] = self._run_lookup(name)
             self.memo.remember_reach(start, runs, tuple(read.items()))
         return runs
 
@@ -1894,13 +1901,26 @@ class ClosureGraph:
         return found
 
     def _imports_of(self, module: str) -> list[str]:
-        """The first-party modules ``module``'s own statements import at module level."""
+        """The first-party modules ``module``'s statements import as it runs: its imports at module
+        level and what the code of its module they run imports (``ModuleSummary.runs``), and what
+        the code of other modules they run imports (``load_runs``, F12: ``from shop.util import
+        load`` then ``load()``, where ``def load(): import shop.x``)."""
         found = self._imports.get(module)
         if found is None:
             summary = self.summary(module)
-            prefixes = self.memo.run_prefixes(summary) if summary is not None else ()
+            prefixes: Iterable[str] = self.memo.run_prefixes(summary) if summary is not None else ()
+            if summary is not None and any(u.runs or u.attached for u in summary.units):
+                extra, read = self.memo.load_runs.foreign(summary, self._run_lookup)
+                if extra:
+                    prefixes = dict.fromkeys([*prefixes, *(p for m in extra for p in _prefixes(m))])
+                if read:
+                    self._imports_read[module] = read
             found = self._imports[module] = [m for m in prefixes if self.first_party(m) and self.summary(m) is not None]
         return found
+
+    def _run_lookup(self, module: str) -> ModuleSummary | None:
+        """A first-party module's summary, for ``load_runs`` (None for third-party code)."""
+        return self.summary(module) if self.first_party(module) else None
 
     def _imported_effects(self, root: _Node, reached: list[str], seeds: frozenset[str],
                           free: set[str] = frozenset()) -> tuple[list[str], list[str]]:  # type: ignore[assignment]
@@ -1991,8 +2011,11 @@ class ClosureGraph:
             sub = f"{package}.{name}"
             summary = self.summary(module)
             out: list[str] = []
+            below = sub + "."
             for u in summary.units if summary is not None else ():
-                imports = any((r[0] == "!" and (r[1:] == sub or r[1:].startswith(sub + "."))) or r == '"' + sub
+                # an import statement, a literal importer call (``importlib.import_module("shop.b")``,
+                # F11), a lazily imported name, a file loaded by path naming it
+                imports = any((r[0] in "!=" and (r[1:] == sub or r[1:].startswith(below))) or r == '"' + sub
                               for r in u.references)
                 if imports and u.kind in ("function", "step"):
                     out.append(f"(in {' '.join(u.names)})")
@@ -2000,6 +2023,12 @@ class ClosureGraph:
                     out.append(u.canonical)
                 elif module == package and name in u.names:
                     out.append(f"(binds {name})")
+                elif (u.runs or u.attached) and u.kind != "step" and any(
+                        m == sub or m.startswith(below)
+                        for m in self.memo.load_runs.statement(summary, u, self._run_lookup)[0]):
+                    # code it runs at load imports it (``load()``, ``@deco``; ``load_runs``): the
+                    # statement's code says whether it runs (F11's family, F12)
+                    out.append("(runs) " + u.canonical)
             found = self._importers[(module, sub)] = f"(module {module} {sub})\n" + "\n".join(out) if out else ""
         return found
 
@@ -2205,31 +2234,17 @@ def _decorated(unit: Unit) -> bool:
     return _DECORATED.match(unit.canonical) is not None
 
 
-def _own_view_targets(direct: Mapping[str, list[Unit]], unit: Unit) -> set[str]:
-    """The ``>`` targets (without the mark) the module's own functions a statement calls store
-    into, and those they call in the module, transitively (breaker3's D5): ``boot()`` stores into
-    what ``def boot(): sys.modules["shop.h"].RATE = 5`` does. (An imported function's are
-    followed by ``ClosureGraph.call_effects``.) A ``def`` or ``class`` statement calls nothing of
-    its body."""
-    if unit.kind in ("function", "class", "import", "step"):
+def _own_view_targets(runs: RunIndex, unit: Unit) -> set[str]:
+    """The ``>`` targets (without the mark) the module's own code a statement runs at load stores
+    into (breaker3's D5; ``load_runs``, the rule the chunk uses: its defs called by name, as a
+    decorator or in a class body, F13, and those they name in turn): ``boot()`` stores into what
+    ``def boot(): sys.modules["shop.h"].RATE = 5`` does. (An imported function's are followed by
+    ``ClosureGraph.call_effects``.) A ``def`` or ``class`` statement runs nothing of its body but
+    its decorators, bases and class body (``Unit.runs``)."""
+    if unit.kind in ("import", "step"):
         return set()
-    found: set[str] = set()
-    seen: set[str] = set()
-    todo = [*unit.attached, *(r.split(".")[0] for r in unit.references if r[0] not in "!\"?'^~=>%")]
-    while todo:
-        name = todo.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        for u in direct.get(name, ()):
-            if u.kind not in ("function", "class"):
-                continue
-            for chain in u.call_refs:
-                if chain[0] == ">":
-                    found.add(chain[1:])
-                elif chain[0] not in "=*":  # a callee, or a name it stores through or hands on
-                    todo.append(chain.lstrip("+").split(".")[0])
-    return found
+    return {chain[1:] for u in runs.reached(seeds(unit), []) if u.kind in ("function", "class")
+            for chain in u.call_refs if chain[0] == ">"}
 
 
 def _stores_through_view(unit: Unit) -> bool:

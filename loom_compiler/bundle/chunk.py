@@ -60,12 +60,13 @@ from loom_runtime import chunk_layout
 from loom_runtime.manifest import FINGERPRINT_SCHEME
 
 from ..analysis import ModuleSummary
+from ..load_runs import LoadRuns
 from ..model import FlowFingerprint
 from .chunk_dynamic import rewrite_dynamic_imports
 from .chunk_file import Chunk, ChunkError, chunk_path_for, flow_slug, source_digest
 from .chunk_imports import FAIL, ImportSite, rewrite_imports
 from .chunk_memo import ChunkMemo
-from .chunk_order import Schedule, execution_order, import_schedule
+from .chunk_order import Schedule, execution_order, import_schedule, with_foreign_imports
 from .chunk_plan import ChunkPlan, PlannedModule, Statement, plan_chunk, statement_globals
 
 __all__ = ["Chunk", "ChunkError", "ChunkMemo", "chunk_path_for", "emit_chunk", "flow_slug", "source_digest"]
@@ -122,6 +123,11 @@ def emit_chunk(
         table = memo.table("schedule-of")
         import_schedules = {m: hit[1] if (hit := table.get(id(s))) is not None and hit[0] is s else _schedule(memo, s)
                             for m, s in summaries.items()}
+        # what code of other modules a statement runs imports (``load_runs``): the rule the
+        # closure follows, over the summaries this chunk's closure read
+        load_runs = memo.get("load-runs", "", LoadRuns)
+        import_schedules = {m: with_foreign_imports(sched, summaries[m], load_runs, summaries.get)
+                            for m, sched in import_schedules.items()}
     runs, lazy = _runs(fp, plan, statements, import_schedules, imported)
     entry = f"{fp.module}.{fp.function}"
     bundled = {s.module for s in statements.values()}

@@ -33,11 +33,14 @@ from __future__ import annotations
 import ast
 import importlib.util
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from ..analysis import defs_run_by, lazy_imports
+from ..load_runs import LoadRuns, Lookup, load_imports
 
-__all__ = ["Schedule", "import_schedule", "execution_order"]
+if TYPE_CHECKING:
+    from ..analysis import ModuleSummary
+
+__all__ = ["Schedule", "import_schedule", "with_foreign_imports", "execution_order"]
 
 #: ``(line, modules imported by the statement on that line, in order)`` per importing statement
 Schedule = tuple[tuple[int, tuple[str, ...]], ...]
@@ -102,10 +105,9 @@ def import_schedule(summary: _SummaryLike) -> Schedule:
 
 
 def _called_imports(summary: _SummaryLike) -> dict[int, list[str]]:
-    """Per line of a statement that calls a def of the module as it runs (``F = load().f()``, a
-    decorator, a class body: the analysis' ``Unit.runs``), the modules the defs it may run import
-    (``analysis.defs_run_by``, ``analysis.lazy_imports``: import statements of their bodies and
-    literal importer calls, resolved). F3: ``def load(): return importlib.import_module("shop.x")``
+    """Per line of a statement that runs code of its module as it runs (``F = load().f()``, a
+    decorator, a class body, a method, a lambda), the modules that code imports (``load_runs``:
+    the rule the fingerprint uses too). F3: ``def load(): return importlib.import_module("shop.x")``
     called at load ran ``shop.x`` after its user. A summary without those fields (a caller's
     stand-in) has none."""
     units = summary.units
@@ -113,12 +115,32 @@ def _called_imports(summary: _SummaryLike) -> dict[int, list[str]]:
         return {}
     out: dict[int, list[str]] = {}
     for unit in units:
-        if unit.runs:  # type: ignore[attr-defined]
-            targets = [t for d in defs_run_by(units, unit.runs) for m in lazy_imports(d)  # type: ignore[arg-type, attr-defined]
-                       for t in _chain(m)]
+        if unit.runs or unit.attached:  # type: ignore[attr-defined]
+            targets = [t for m in load_imports(units, unit)[0] for t in _chain(m)]  # type: ignore[arg-type]
             if targets:
                 out[unit.line] = targets
     return out
+
+
+def with_foreign_imports(schedule: Schedule, summary: ModuleSummary, runs: LoadRuns, lookup: Lookup) -> Schedule:
+    """``schedule`` (``import_schedule(summary)``) with, at each statement's line, what the code of
+    *other* first-party modules the statement runs imports (F12: ``from shop.util import load``
+    then ``load()``, where ``def load(): import shop.x``, ran ``shop.x`` after ``shop.m``'s later
+    statements). ``lookup``: the summaries the chunk knows; a build-wide ``runs`` memoises."""
+    extra: dict[int, list[str]] = {}
+    for unit in summary.units:
+        if unit.runs or unit.attached:
+            own, foreign = runs.own(summary, unit)
+            if foreign:
+                found = runs.statement(summary, unit, lookup)[0][len(own):]
+                if found:
+                    extra[unit.line] = [t for m in found for t in _chain(m)]
+    if not extra:
+        return schedule
+    lines = dict(schedule)
+    for line, targets in extra.items():
+        lines[line] = tuple(dict.fromkeys((*lines.get(line, ()), *targets)))
+    return tuple(sorted(lines.items()))
 
 
 def _parsed(source: str) -> ast.Module | None:

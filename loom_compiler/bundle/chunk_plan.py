@@ -59,7 +59,8 @@ import builtins
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from ..analysis import ModuleSummary, Unit, defs_run_by
+from ..analysis import ModuleSummary, Unit
+from ..load_runs import seeds, units_run
 from ..model import ClosureMember, FlowFingerprint
 from .chunk_class import keep_class_members
 from .chunk_file import ChunkError
@@ -149,15 +150,16 @@ class ChunkPlan:
             return False
         if any(">." in u.references for u in s.units):
             return True
-        # F2: a def the module runs at load (``def _install(): sys.modules[__name__] = _M()``,
-        # then ``_install()``) whose body reads ``sys.modules`` by ``__name__``: a store through it
+        # F2, F13: code the module runs at load (``def _install(): sys.modules[__name__] = _M()``,
+        # then ``_install()``, ``@_install``, a class body calling it: ``load_runs``) whose text
+        # reads ``sys.modules`` by ``__name__``: a store through it
         # is deferred (a function body's), so the module-level ``>.`` mark is not there; widened
         # to any such use (a read only keeps an import the chunk would otherwise drop)
         bound = dict(a for u in s.units for a in u.aliases)
         modules = {n for n, t in bound.items() if t == "sys.modules"} | {
             f"{n}.modules" for n, t in bound.items() if t == "sys"}
         return any("__name__" in d.references and any(r.split("[")[0] in modules for r in d.references)
-                   for d in defs_run_by(s.units, (r for u in s.units for r in u.runs)))
+                   for d in units_run(s.units, (c for u in s.units for c in seeds(u))))
 
 
 def plan_chunk(

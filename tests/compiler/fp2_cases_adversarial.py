@@ -2544,10 +2544,8 @@ def _breaker5_pairs_2() -> list[ProjectPair]:
             ("a-decorator-run-at-load", "def deco(fn):\n    import shop.x\n    return fn\n\n\n@deco\ndef g():\n    pass\n"),
             ("a-def-of-another-module-called-at-load", "from shop.util import load\n\nload()\n")):
         base = project(flow("return log.L", "from shop import m, log"), log="L = []\n", m=m, x=x, util="def load():\n    import shop.x\n")
-        # open: a def of ANOTHER module called at load (the lead's fix reads the module's own defs)
         pairs.append(C(f"module-imported-by-{name}-changing-state-edited", k, base,
-                       edit(base, "shop/x.py", "append('x')", "append('y')"),
-                       finding="F12" if name == "a-def-of-another-module-called-at-load" else None))
+                       edit(base, "shop/x.py", "append('x')", "append('y')")))
     base = project(flow("return log.L", "from shop import m, log"), log="L = []\n", m="def load():\n    import shop.x\n", x=x)
     pairs.append(E("module-imported-by-a-def-never-called-changing-state-edited", k, base,
                    edit(base, "shop/x.py", "append('x')", "append('y')")))
@@ -2570,18 +2568,17 @@ def _breaker5_chunk_cases_2() -> list[ChunkCase]:
             x="from shop import log\n\nlog.L.append('x')\n"), 0),
         ChunkCase("a-decorator-replacing-its-module-in-sys-modules", project(
             flow("from shop.m import answer\nreturn answer"),
-            m=replacing + "def _install(fn):\n    sys.modules[__name__] = _M()\n    return fn\n\n\n@_install\ndef g():\n    pass\n"), 0,
-            finding="F13"),
+            m=replacing + "def _install(fn):\n    sys.modules[__name__] = _M()\n    return fn\n\n\n@_install\ndef g():\n    pass\n"), 0),
         ChunkCase("a-def-called-in-a-class-body-replacing-its-module", project(
             flow("from shop.m import answer\nreturn answer"),
-            m=replacing + "def _install():\n    sys.modules[__name__] = _M()\n\n\nclass K:\n    _install()\n"), 0, finding="F13"),
+            m=replacing + "def _install():\n    sys.modules[__name__] = _M()\n\n\nclass K:\n    _install()\n"), 0),
         ChunkCase("a-method-called-at-load-calling-import-module", project(
             flow("return m.F", "from shop import m"),
             m="import importlib\n\n\nclass L:\n    def load(self):\n        return importlib.import_module('shop.x')\n\n\nF = L().load().f()\n",
-            x=f), 0, finding="F13"),
+            x=f), 0),
         ChunkCase("a-lambda-called-at-load-calling-import-module", project(
             flow("return m.F", "from shop import m"),
-            m="import importlib\n\nload = lambda: importlib.import_module('shop.x')\nF = load().f()\n", x=f), 0, finding="F13"),
+            m="import importlib\n\nload = lambda: importlib.import_module('shop.x')\nF = load().f()\n", x=f), 0),
         # held (on the lead's F2/F3 fix): two-level call chains, an __init__ importing, a def of
         # another module, a decorator importing, a def never called, a __main__ guard
         ChunkCase("a-two-level-call-at-load-replacing-its-module", project(
@@ -2676,7 +2673,7 @@ def _breaker5_pairs_4() -> list[ProjectPair]:
                    edit(base, "shop/plug.txt", "V = 1", "V = 2"), "F10"))
     base = project(flow("return shop.b.f()", "import shop.a"), a="import importlib\n\nimportlib.import_module('shop.b')\n", b=helper)
     pairs.append(C("another-module-stops-importing-the-submodule-by-import-module", "a submodule read as an attribute another import loaded",
-                   base, edit(base, "shop/a.py", "import importlib\n\nimportlib.import_module('shop.b')\n", "X = 1\n"), "F11"))
+                   base, edit(base, "shop/a.py", "import importlib\n\nimportlib.import_module('shop.b')\n", "X = 1\n")))
     return pairs
 
 
