@@ -129,7 +129,10 @@ decorator or factory in its class statement or its bases; cost 0 collateral on t
 repositories, whose flow classes hold none).
 
 Importing a first-party module runs it. For a flow, the modules that run (its own, those of what
-it reaches, what they import at module level and what its code imports lazily, transitively) are
+it reaches, what they import at module level and what its code imports lazily, transitively;
+"import" includes what the code a module's statements run at load imports, in that module or
+another: ``from shop.util import load; load()`` with ``def load(): import shop.x``, a decorator,
+a class body, a method, a lambda: ``load_runs``, the rule the chunk's order uses too) are
 searched for statements that change another module's objects (``effects``); those that change
 something the flow reaches are bound to the flow as ``<module>#abroad`` (named by the content of
 the statements, so code inserted above them changes nothing), to a fixpoint.
@@ -199,7 +202,8 @@ package's ``__init__`` load it (``_note_reads``; those load it for certain), or 
 the package binds over a submodule (wherever it is spelled, ``from shop import tools`` included),
 binds the flow to ``<loads>`` (``_submodule_loads``): for each such submodule, which of the
 modules that run for the flow import it and with which statements (an import inside a function
-as the function's name; in the package, its own bindings of the name in order with them). Widened
+as the function's name; a literal importer call, F11; a statement running code that imports it,
+``load_runs``; in the package, its own bindings of the name in order with them). Widened
 so: a module starting or stopping to import it moves the flow, whether or not its import runs
 before the read (the order of modules' imports is a run-time fact), and where the package binds
 the name both that binding and the submodule are candidates (``resolve_target``). Cost: 0

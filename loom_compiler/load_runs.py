@@ -69,8 +69,15 @@ def _global(ref: str) -> bool:
 def seeds(unit: Unit) -> list[str]:
     """The chains of module-level names ``unit`` may run as it runs at load (module docstring):
     ``Unit.runs`` (``()`` marks dropped: what a call returns is the callee's code too) and
-    ``Unit.attached``."""
-    return [*(r.removeprefix("()") for r in unit.runs), *unit.attached]
+    ``Unit.attached``, each name as the chains the statement spells with it (``util.load()``
+    runs ``util.load``, not all of ``util``)."""
+    out = [r.removeprefix("()") for r in unit.runs]
+    if unit.attached:
+        attached = set(unit.attached)
+        spelled = [r for r in unit.references if _global(r) and r.partition(".")[0] in attached]
+        out += spelled
+        out += attached.difference(r.partition(".")[0] for r in spelled)
+    return out
 
 
 class RunIndex:

@@ -88,11 +88,12 @@ def rewrite_dynamic_imports(text: str, module: str, is_package: bool, bundled: C
     or to None when something else binds it; ``roots``: the top-level names of the bundled
     modules (a statement spelling none is returned at once). Unchanged (and without libcst) when
     no call qualifies."""
-    if not any(root in text for root in roots):
-        return DynamicImports(text, frozenset())  # no literal can name a bundled module
+    if not any(root in text for root in roots) and "__package__" not in text and "__import__" not in text:
+        return DynamicImports(text, frozenset())  # no literal can name a bundled module, nor go beyond the top
     memo = memo if memo is not None else ChunkMemo()
     literals = memo.get("dynamic-literals", text, lambda: _literals(text))
-    targets = tuple(sorted({t for t in literals if t in bundled}))
+    depth = len(module.split(".")) if is_package else len(module.split(".")) - 1
+    targets = tuple(sorted({t for t in literals if t in bundled or _beyond_top(t, depth)}))
     if not targets:
         return DynamicImports(text, frozenset())
     names = {"__package__", "globals", "importlib", "builtins", "import_module", "__import__", "sys", "modules"}
@@ -122,10 +123,24 @@ def _literals(text: str) -> frozenset[str]:
         first = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "name"), None)
         if isinstance(first, ast.Constant) and isinstance(first.value, str) and first.value[:1] != ".":
             out.add(first.value)
+            level = node.args[4] if len(node.args) > 4 else next((k.value for k in node.keywords if k.arg == "level"), None)
+            if isinstance(level, ast.Constant) and type(level.value) is int and level.value > 0:
+                out.add("." * level.value + first.value)  # ``__import__("x", globals(), None, [], 3)``
         elif isinstance(first, ast.Constant) and isinstance(first.value, str) and (
                 absolute := _resolved(first.value, node)) is not None:
             out.add(absolute)  # ``import_module(".x", "shop")``: a relative name with a literal package
+        elif isinstance(first, ast.Constant) and isinstance(first.value, str) and len(node.args) == 2 \
+                and isinstance(node.args[1], ast.Name) and node.args[1].id == "__package__":
+            out.add(first.value)  # ``import_module("..x", __package__)``: relative to the module
     return frozenset(out)
+
+
+def _beyond_top(name: str, depth: int) -> bool:
+    """Whether a relative name (``..x``) goes beyond the top-level package from a module whose
+    package is ``depth`` names deep: live, its import raises ``ImportError`` ("attempted relative
+    import beyond top-level package", breaker5's F4)."""
+    dots = len(name) - len(name.lstrip("."))
+    return dots > depth >= 1
 
 
 def _resolved(name: str, call: ast.Call) -> str | None:
@@ -164,7 +179,7 @@ def _rewrite(text: str, module: str, is_package: bool, targets: frozenset[str],
              module_bindings: Mapping[str, str | None], where: str) -> DynamicImports:
     rewriter = _Rewriter(module, is_package, targets, module_bindings)
     new = parse_statement(text, where=where).visit(rewriter)
-    return DynamicImports(new.code if rewriter.done else text, frozenset(rewriter.done))
+    return DynamicImports(new.code if rewriter.done or rewriter.beyond else text, frozenset(rewriter.done))
 
 
 @dataclass(slots=True)
@@ -185,6 +200,7 @@ class _Rewriter(cst.CSTTransformer):
         self.module_bindings = module_bindings
         self.scopes: list[_Scope] = []
         self.done: set[str] = set()
+        self.beyond = False  # a relative name beyond the top-level package was written higher (F4)
 
     # -- scopes --------------------------------------------------------------------------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -318,7 +334,23 @@ class _Rewriter(cst.CSTTransformer):
             return None
         return first, value
 
+    def _beyond(self, name: cst.BaseExpression) -> cst.SimpleString | None:
+        """A relative name beyond the top-level package (``_beyond_top``), written two levels
+        higher: from the chunk's private package (``_loom_chunks.<slug>.shop``, two names deeper
+        than ``shop``) it then fails as live does, with the same error, instead of naming a
+        module of ``_loom_chunks`` (F4)."""
+        value = _string(name)
+        if value is None or not _beyond_top(value, self.level) or not self._module_global("__package__"):
+            return None
+        self.beyond = True
+        return cst.SimpleString(repr(".." + value))
+
     def _import_module(self, call: cst.Call) -> cst.Call:
+        if len(call.args) == 2 and all(a.keyword is None and not a.star for a in call.args) \
+                and isinstance(call.args[1].value, cst.Name) and call.args[1].value.value == "__package__":
+            beyond = self._beyond(call.args[0].value)
+            if beyond is not None:
+                return call.with_changes(args=[call.args[0].with_changes(value=beyond), *call.args[1:]])
         found = self._literal(call) or self._relative_literal(call)
         if found is None or any(a.star for a in call.args) or len(call.args) > 2 or not self._module_global("__package__"):
             return call
@@ -329,18 +361,26 @@ class _Rewriter(cst.CSTTransformer):
                                        cst.Arg(cst.Name("__package__"))])
 
     def _dunder_import(self, call: cst.Call, qualified: str) -> cst.Call:
-        found = self._literal(call)
-        if found is None or any(a.star for a in call.args):
-            return call
-        name_arg, name = found
         slots = ["name", "globals", "locals", "fromlist", "level"]
         given: dict[str, cst.BaseExpression] = {}
         for i, arg in enumerate(call.args):
             key = arg.keyword.value if arg.keyword is not None else slots[i] if i < len(slots) else None
-            if key not in slots or key in given:
+            if key not in slots or key in given or arg.star:
                 return call
             given[key] = arg.value
         level = given.get("level")
+        name_value = _string(given["name"]) if "name" in given else None
+        if isinstance(level, cst.Integer) and name_value is not None and self.level >= 1 \
+                and level.evaluated_value > self.level and _plain(given.get("globals", cst.Name("None"))) \
+                and self._module_global("globals") and self._module_global("__package__"):
+            # beyond the top-level package (F4): two levels more fail from the chunk's package as live
+            higher = cst.Integer(str(level.evaluated_value + 2))
+            self.beyond = True
+            return call.with_changes(args=[a.with_changes(value=higher) if a.value is level else a for a in call.args])
+        found = self._literal(call)
+        if found is None:
+            return call
+        name_arg, name = found
         if level is not None and not (isinstance(level, cst.Integer) and level.evaluated_value == 0):
             return call  # relative already: resolves against the chunk's own package
         namespace = given.get("globals")

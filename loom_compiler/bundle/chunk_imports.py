@@ -77,8 +77,8 @@ def _absolute(module: str, is_package: bool, name: str, level: int) -> str | Non
     if level == 0:
         return name or None
     parts = module.split(".") if is_package else module.split(".")[:-1]
-    if level - 1 > len(parts) or (level - 1 == len(parts) and not name):
-        return None
+    if level > len(parts):
+        return None  # beyond the top-level package (``from ..x import f`` in ``shop/flows.py`` too): an ImportError live
     base = parts[: len(parts) - (level - 1)]
     return ".".join([*base, *([name] if name else [])]) or None
 
@@ -176,6 +176,7 @@ def rewrite_imports(text: str, module: str, is_package: bool, first_party: Calla
     for node in nodes:
         if node.is_from:
             if node.base is None:
+                changed = True  # beyond the top-level package: written higher (``_Rewriter._import``, F4)
                 continue
             if node.base not in firsts:
                 firsts[node.base] = first_party(node.base)
@@ -244,7 +245,7 @@ def _spliced(text: str, module: str, is_package: bool, nodes: tuple[_ImportNode,
                     return None
             continue
         if node.base is None:
-            continue
+            return None  # beyond the top-level package: ``_Rewriter`` writes it higher
         first = firsts[node.base]
         kept = all(decisions[ImportSite(local, node.base, attr, first, node.top)] is True for local, attr in node.aliases)
         if node.relative or not first:
@@ -359,7 +360,10 @@ class _Rewriter(cst.CSTTransformer):
         if isinstance(node, cst.ImportFrom):
             base = absolute_base(self.module, self.is_package, node)
             if base is None:
-                return None  # beyond the top-level package: fails as it fails live
+                # beyond the top-level package: written two levels higher, so that from the
+                # chunk's private package (two names deeper) it fails as live, with the same
+                # ImportError, not as a missing module of the chunk (breaker5's F4)
+                return [node.with_changes(relative=[cst.Dot() for _ in range(len(node.relative) + 2)])]
             first = self.first_party(base)
             if isinstance(node.names, cst.ImportStar):
                 if not first or node.relative:

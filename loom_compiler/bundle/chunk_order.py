@@ -270,8 +270,8 @@ def _absolute(module: str, is_package: bool, name: str | None, level: int) -> st
     if level == 0:
         return name
     parts = module.split(".") if is_package else module.split(".")[:-1]
-    if level - 1 > len(parts) or (level - 1 == len(parts) and not name):
-        return None  # beyond the top-level package: an ImportError live
+    if level > len(parts):
+        return None  # beyond the top-level package (``from ..x import f`` in ``shop/flows.py`` too): an ImportError live
     base = parts[: len(parts) - (level - 1)]
     return ".".join([*base, *([name] if name else [])]) or None
 

@@ -436,8 +436,8 @@ class _Planner:
         if level == 0:
             return name
         parts = m.name.split(".") if m.package else m.name.split(".")[:-1]
-        if level - 1 > len(parts) or (level - 1 == len(parts) and not name):
-            return None
+        if level > len(parts):
+            return None  # beyond the top-level package: an ImportError live
         base = parts[: len(parts) - (level - 1)]
         return ".".join([*base, *([name] if name else [])]) or None
 

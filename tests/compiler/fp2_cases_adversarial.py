@@ -2521,10 +2521,10 @@ def _breaker5_chunk_cases() -> list[ChunkCase]:
         ChunkCase("import-module-of-a-relative-name-beyond-the-top-package", project(
             flow("return m.F", "from shop import m"),
             m="import importlib\n\ntry:\n    F = importlib.import_module('...x', __package__)\n"
-              "except ImportError as e:\n    F = type(e).__name__, str(e)\n", x=f), 0, finding="F4"),
+              "except ImportError as e:\n    F = type(e).__name__, str(e)\n", x=f), 0),
         ChunkCase("import-module-of-a-relative-name-beyond-the-top-package-in-the-flow", project(
             flow("try:\n    importlib.import_module('..x', __package__)\nexcept ImportError as e:\n    return type(e).__name__, str(e)",
-                 "import importlib"), x=f), 0, finding="F4"),
+                 "import importlib"), x=f), 0),
     ]
 
 
@@ -3238,3 +3238,147 @@ def _breaker6_chunk_cases() -> list[ChunkCase]:
 
 
 CHUNK_CASES = CHUNK_CASES + tuple(_breaker6_chunk_cases())
+
+
+def _load_runs_pairs() -> list[ProjectPair]:
+    """fixD (session 7, ``loom_compiler.load_runs``): what a module-level statement runs at load
+    and what that code imports, one rule for the hash and the chunk. Changed: a module imported by
+    code another module runs at load (F12's remainder, by name, through a package's re-export, as
+    a module's attribute, as a decorator, a class's ``__init__``, two modules deep, a def handed to
+    a call), the fingerprint side of F13's spellings (a decorator or a class body replacing the
+    module in ``sys.modules``; a method or a lambda calling ``import_module``), and ``<loads>``
+    counting a def run at load (F11's family). Equal: the widening leaves ordinary code alone (a
+    def imported and never called at load, called only from a def nobody calls, a class whose
+    method imports and that nothing instantiates at load, an edit in the run module that
+    changes nothing the flow reaches)."""
+    pairs: list[ProjectPair] = []
+    k = "a module imported by code another module runs at load"
+    log = "L = []\n"
+    x = "from shop import log\n\nlog.L.append('x')\n"
+    head = "from shop import m, log"
+
+    def changed(name: str, m: str, **more: str) -> None:
+        base = project(flow("return log.L", head), log=log, x=x, m=m, **more)
+        pairs.append(C(f"module-imported-by-{name}-edited", k, base, edit(base, "shop/x.py", "append('x')", "append('y')")))
+
+    def equal(name: str, m: str, **more: str) -> None:
+        base = project(flow("return log.L", head), log=log, x=x, m=m, **more)
+        pairs.append(E(f"module-imported-by-{name}-edited", k, base, edit(base, "shop/x.py", "append('x')", "append('y')")))
+
+    lazy = "def load():\n    import shop.x\n"
+    changed("a-def-re-exported-by-a-package-called-at-load", "from shop.util import load\n\nload()\n",
+            util__init="from .impl import load\n", util__impl=lazy)
+    changed("a-def-of-another-module-called-through-its-module", "from shop import util\n\nutil.load()\n", util=lazy)
+    changed("a-def-of-another-module-called-through-a-dotted-import", "import shop.util\n\nshop.util.load()\n", util=lazy)
+    changed("a-decorator-of-another-module", "from shop.util import deco\n\n\n@deco\ndef g():\n    pass\n",
+            util="def deco(fn):\n    import shop.x\n    return fn\n")
+    changed("an-init-of-a-class-of-another-module-instantiated-at-load", "from shop.util import Loader\n\nLOADER = Loader()\n",
+            util="class Loader:\n    def __init__(self):\n        import shop.x\n")
+    changed("a-def-two-modules-deep", "from shop.util import load\n\nload()\n",
+            util="from shop.util2 import load2\n\n\ndef load():\n    return load2()\n",
+            util2="import importlib\n\n\ndef load2():\n    return importlib.import_module('shop.x')\n")
+    changed("a-lazily-imported-def-called-by-a-def-run-at-load", "from shop.util import load\n\nload()\n",
+            util="def load():\n    from shop.util2 import load2\n    load2()\n", util2=lazy.replace("load", "load2"))
+    changed("a-def-handed-to-a-call-at-load", "def run(f):\n    return f()\n\n\n" + lazy + "\n\nrun(load)\n")
+    changed("a-lambda-of-another-module-called-at-load", "from shop.util import load\n\nload()\n",
+            util="import importlib\n\nload = lambda: importlib.import_module('shop.x')\n")
+    # a ``__main__`` block runs when the module is a worker's script (``effects``: attached like
+    # any statement), so what it runs counts too
+    changed("a-def-of-another-module-called-in-a-main-block",
+            "from shop.util import load\n\nif __name__ == '__main__':\n    load()\n", util=lazy)
+    equal("a-def-of-another-module-imported-and-never-called", "from shop.util import load\n", util=lazy)
+    equal("a-def-of-another-module-called-only-from-a-def-nobody-calls",
+          "from shop.util import load\n\n\ndef later():\n    load()\n", util=lazy)
+    equal("a-method-of-a-class-nothing-instantiates-at-load",
+          "class Loader:\n    def load(self):\n        import shop.x\n")
+    equal("a-sibling-def-of-the-one-called-at-load", "from shop.util import other\n\nother()\n",
+          util=lazy + "\n\ndef other():\n    return 1\n")
+    # the module does run (``load()`` imports it), but the edited statement changes nothing the flow reaches
+    base = project(flow("return log.L", head), log=log, m="from shop.util import load\n\nload()\n", util=lazy,
+                   x="from shop import log\n\nlog.L.append('x')\n\n\ndef unrelated():\n    return (1)\n")
+    pairs.append(E("module-imported-by-a-def-run-at-load-an-unreached-def-edited", k, base,
+                   edit(base, "shop/x.py", "(1)", "(2)")))
+
+    k = "code run at load replacing or importing (F13)"
+    replacing = "import sys\n\n\nclass _M:\n    answer = (42)\n\n\n"
+    for name, m in (
+            ("a-decorator", replacing + "def _install(fn):\n    sys.modules[__name__] = _M()\n    return fn\n\n\n@_install\ndef g():\n    pass\n"),
+            ("a-def-called-in-a-class-body", replacing + "def _install():\n    sys.modules[__name__] = _M()\n\n\nclass K:\n    _install()\n"),
+            ("a-decorator-of-another-module", "from shop.util import install\n\n\nclass _M:\n    answer = (42)\n\n\n"
+                                              "@install(__name__, _M)\ndef g():\n    pass\n")):
+        base = project(flow("from shop.m import answer\nreturn answer"), m=m,
+                       util="import sys\n\n\ndef install(name, cls):\n    def deco(fn):\n        sys.modules[name] = cls()\n"
+                            "        return fn\n    return deco\n")
+        pairs.append(C(f"module-replaced-in-sys-modules-by-{name}-the-replacement-edited", k, base,
+                       edit(base, "shop/m.py", "(42)", "(43)")))
+    f = "def f():\n    return (1)\n"
+    for name, m in (
+            ("a-method", "import importlib\n\n\nclass L:\n    def load(self):\n        return importlib.import_module('shop.x')\n\n\nF = L().load().f()\n"),
+            ("a-lambda", "import importlib\n\nload = lambda: importlib.import_module('shop.x')\nF = load().f()\n")):
+        base = project(flow("return m.F", "from shop import m"), m=m, x=f)
+        pairs.append(C(f"module-imported-at-load-by-{name}-its-function-edited", k, base, edit(base, "shop/x.py", "(1)", "(2)")))
+    base = project(flow("from shop.m import answer\nreturn answer"),
+                   m="import sys\n\nanswer = 1\n\n\nclass _M:\n    answer = (42)\n\n\ndef _install():\n    sys.modules[__name__] = _M()\n")
+    pairs.append(E("module-replacement-in-a-def-never-called-edited", k, base, edit(base, "shop/m.py", "(42)", "(43)")))
+
+    k = "a submodule read as an attribute another import loaded"
+    helper = "def f():\n    return 1\n"
+    for name, a, more in (
+            ("a-def-it-runs-at-load", "def load():\n    import shop.b\n\n\nload()\n", {}),
+            ("a-def-of-another-module-it-runs-at-load", "from shop.util import load\n\nload()\n", {"util": "def load():\n    import shop.b\n"})):
+        base = project(flow("return shop.b.f()", "import shop.a"), a=a, b=helper, **more)
+        pairs.append(C(f"another-module-stops-importing-the-submodule-through-{name}", k, base,
+                       edit(base, "shop/a.py", "load()\n", "X = 1\n")))
+    return pairs
+
+
+PAIRS = PAIRS + tuple(_load_runs_pairs())
+
+
+def _load_runs_chunk_cases() -> list[ChunkCase]:
+    """fixD (``load_runs``): a chunk starts a module where the code a statement runs at load
+    imports it, in any module (F12's remainder: ``['m1', 'x', 'm2']`` as live), and leaves it
+    where nothing runs that code."""
+    log = "L = []\n"
+    x = "from shop import log\n\nlog.L.append('x')\n"
+    lazy = "def load():\n    import shop.x\n"
+    around = "from shop import log\n{imp}\n\nlog.L.append('m1')\n{call}\nlog.L.append('m2')\n"
+    cases: list[ChunkCase] = []
+    for name, imp, call, more in (
+            ("a-def-of-another-module-called-at-load", "from shop.util import load", "load()", {"util": lazy}),
+            ("a-def-re-exported-by-a-package-called-at-load", "from shop.util import load", "load()",
+             {"util__init": "from .impl import load\n", "util__impl": lazy}),
+            ("a-def-of-another-module-called-through-its-module", "from shop import util", "util.load()", {"util": lazy}),
+            ("a-class-of-another-module-instantiated-at-load", "from shop.util import Loader", "LOADER = Loader()",
+             {"util": "class Loader:\n    def __init__(self):\n        import shop.x\n"}),
+            ("a-def-two-modules-deep", "from shop.util import load", "load()",
+             {"util": "from shop.util2 import load2\n\n\ndef load():\n    return load2()\n",
+              "util2": "import importlib\n\n\ndef load2():\n    return importlib.import_module('shop.x')\n"}),
+            ("a-def-handed-to-a-call-at-load", "\n\ndef run(f):\n    return f()\n\n\n" + lazy, "run(load)", {}),
+            # held: imported, never called at load
+            ("a-def-of-another-module-never-called", "from shop.util import load", "X = load", {"util": lazy})):
+        cases.append(ChunkCase(f"module-imported-by-{name}-runs-in-order", project(
+            flow("return log.L", "from shop import m, log"), log=log, x=x, m=around.format(imp=imp, call=call), **more), 0))
+    # F4: a relative name beyond the top-level package fails in the chunk as live (ImportError,
+    # "attempted relative import beyond top-level package"), however the importer is spelled;
+    # held: one that stays inside (``..x`` from a subpackage)
+    catch = "try:\n    F = {call}\nexcept ImportError as e:\n    F = type(e).__name__, str(e)\n"
+    f = "def f():\n    return 1\n"
+    for name, call, where, flow_import in (
+            ("dunder-import-with-a-level", "__import__('x', globals(), None, ['f'], 3)", "m", "shop.m"),
+            ("dunder-import-with-a-level-keyword", "__import__('x', globals(), None, ['f'], level=2)", "m", "shop.m"),
+            ("import-module-from-a-subpackage-init", "importlib.import_module('...x', __package__)", "sub__init", "shop.sub"),
+            ("import-module-staying-inside", "importlib.import_module('..x', __package__).f()", "sub__m", "shop.sub.m")):
+        files = project(flow("return F", f"from {flow_import} import F"), **{"sub__init": "", where: "import importlib\n\n"
+                                                                              + catch.format(call=call)}, x=f)
+        cases.append(ChunkCase(f"relative-name-beyond-the-top-package-{name}", files, 0))
+    cases.append(ChunkCase("relative-import-statement-beyond-the-top-package-in-the-flow", project(
+        flow("try:\n    from ..x import f\nexcept ImportError as e:\n    return type(e).__name__, str(e)\nreturn f()"), x=f), 0))
+    cases.append(ChunkCase("module-imported-by-a-decorator-of-another-module-runs-before-its-user", project(
+        flow("return m.V", "from shop import m"),
+        util="def deco(fn):\n    from shop.x import f\n    fn.v = f()\n    return fn\n",
+        m="from shop.util import deco\n\n\n@deco\ndef g():\n    pass\n\n\nV = g.v\n", x="def f():\n    return 1\n"), 0))
+    return cases
+
+
+CHUNK_CASES = CHUNK_CASES + tuple(_load_runs_chunk_cases())
