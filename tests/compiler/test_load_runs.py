@@ -6,14 +6,14 @@ table cannot see: answers served again only while the modules they read are the 
 
 from __future__ import annotations
 
-from loom_compiler.analysis import analyse_module
+from loom_compiler.analysis import ModuleSummary, analyse_module
 from loom_compiler.bundle.chunk_order import import_schedule, with_foreign_imports
 from loom_compiler.load_runs import LoadRuns, seeds
 
 
-def _summary(source: str, module: str):  # noqa: ANN202
+def _summary(source: str, module: str) -> ModuleSummary:
     s = analyse_module(source, module=module, path=module.replace(".", "/") + ".py")
-    assert not isinstance(s, Exception)
+    assert isinstance(s, ModuleSummary)
     return s
 
 
