@@ -32,15 +32,25 @@ importer calls are each caller's to read (``chunk_order`` from the statement's t
 something calls it: then it is that caller's seed.
 
 Costs of the widening. For the fingerprint, a module counted as running brings only those of its
-statements that change what the flow reaches (``closure._imported_effects``). For the chunk, a
-module counted as imported by a statement starts there, which is earlier than live when the
-callee is never called at load (a handler registered for later): only an import cycle back into
-the half-run module can then fail in the chunk where live did not. Measured on the real
-repositories of ``benchmarks/bench_closure_width.py``: no chunk changed (see the closing note).
+statements that change what the flow reaches (``closure._imported_effects``); code registered for
+later (``atexit.register(load)``, ``threading.Thread(target=load)`` never started, a method of an
+instance nothing calls) moves the hash when what it imports changes (one more version, breaker6's
+G6). For the chunk the same widening is NOT free (breaker6's G7, known, to be fixed): a module
+counted as imported by a statement starts there, so a def only handed on (``atexit.register``,
+``Thread(target=...)``) or a method nothing calls (``OBJ = L()``) runs its imports in the chunk
+where live never does; the flow then sees what that module's statements did (or an import cycle
+back into the half-run module fails). The fix: the chunk's order takes only what a statement
+*calls* (own and imported callees, a call's result's methods), the hash keeps the handed-on
+names. Measured on the real repositories of ``benchmarks/bench_closure_width.py``: every chunk
+byte-identical to main (samples-python 191 chunks; prefect-recipes 27 under the loom and the
+prefect profile), every codeHash the same, collateral unchanged (loom profile 9 / 8 / 0).
 
 Not followed (documented limits): a callee computed from nothing the module names (a parameter
 called with a third-party value); a decorator calling the function it decorates at load
-(``@run_now def g``: the body is not counted, ``effects``' documented limit).
+(``@run_now def g``: the body is not counted, ``effects``' documented limit); a module handed on
+whole (``register(util)``, ``getattr(util, name)()``): what any of its code imports; a default
+argument, ``__class_getitem__``, a ``singledispatch`` implementation run through its dispatcher,
+``exec`` of a literal (breaker6's G5/G8).
 
 Rejected: a walk per consumer (the fingerprint, the chunk's order and its ``sys.modules`` check
 each had one and disagreed: F2/F3/F13), and recording call sites in a new pass over the nodes
