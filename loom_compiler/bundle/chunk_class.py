@@ -42,15 +42,15 @@ def keep_class_members(text: str, reached: set[str], *, where: str) -> str:
             is_doc = i == 0 and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr) and isinstance(
                 stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)
             )
-            names = {n.value for n in _assigned_names(stmt)}
+            names = _bound_names(stmt)
             # ``x: int`` (a dataclass field) shapes ``__init__``: kept like the dunders (its
             # annotation runs when the class is made, unless the module defers annotations)
             fields = all(isinstance(small, cst.AnnAssign) and small.value is None for small in stmt.body)
             keep = is_doc or fields or bool(names & reached) or (
                 bool(names) and all(n.startswith("__") and n.endswith("__") for n in names)
             )
-        else:
-            keep = False
+        else:  # ``if``/``for``/``with``/``try`` in the class body: kept when it binds a reached name
+            keep = bool(_bound_names(stmt) & reached)
         if keep:
             kept.append(stmt)
     if len(kept) == len(body):
@@ -61,19 +61,72 @@ def keep_class_members(text: str, reached: set[str], *, where: str) -> str:
     return module.code_for_node(new)
 
 
-def _assigned_names(stmt: cst.SimpleStatementLine) -> list[cst.Name]:
-    out: list[cst.Name] = []
-    for small in stmt.body:
-        targets: list[cst.BaseExpression] = []
-        if isinstance(small, cst.Assign):
-            targets = [t.target for t in small.targets]
-        elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
-            targets = [small.target]
-        for t in targets:
-            if isinstance(t, cst.Name):
-                out.append(t)
-            elif isinstance(t, (cst.Tuple, cst.List)):
-                out.extend(e.value for e in t.elements if isinstance(e.value, cst.Name))
+def _bound_names(stmt: cst.CSTNode) -> set[str]:
+    """The names a class-body statement binds in the class namespace: assignment, ``for`` and
+    ``with`` targets, ``except ... as``, imports (``import shop.m as mm`` binds ``mm``: read as
+    ``self.mm``, dropping it made the chunk raise AttributeError where live code worked, breaker6's
+    G11) and defs and classes nested in a compound statement (their bodies bind nothing here)."""
+    out: set[str] = set()
+
+    class Binder(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for t in node.targets:
+                _target_names(t.target, out)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            _target_names(node.target, out)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            _target_names(node.target, out)
+
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            _target_names(node.target, out)
+
+        def visit_For(self, node: cst.For) -> None:
+            _target_names(node.target, out)
+
+        def visit_WithItem(self, node: cst.WithItem) -> None:
+            if node.asname is not None:
+                _target_names(node.asname.name, out)
+
+        def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+            if node.name is not None:
+                _target_names(node.name.name, out)
+
+        def visit_Import(self, node: cst.Import) -> None:
+            for alias in node.names:
+                if alias.asname is not None:
+                    _target_names(alias.asname.name, out)
+                else:  # ``import shop.m`` binds ``shop``
+                    out.add(cst.Module([]).code_for_node(alias.name).split(".")[0])
+
+        def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+            if isinstance(node.names, cst.ImportStar):
+                return
+            for alias in node.names:
+                named = alias.asname.name if alias.asname is not None else alias.name
+                _target_names(named, out)
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            out.add(node.name.value)
+            return False  # its body's names are its own
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            out.add(node.name.value)
+            return False
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+    stmt.visit(Binder())
     return out
 
 
+def _target_names(target: cst.BaseExpression, out: set[str]) -> None:
+    if isinstance(target, cst.Name):
+        out.add(target.value)
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            _target_names(element.value, out)
+    elif isinstance(target, cst.StarredElement):
+        _target_names(target.value, out)

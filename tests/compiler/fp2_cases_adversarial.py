@@ -3203,13 +3203,14 @@ def _breaker6_chunk_cases() -> list[ChunkCase]:
         m = "from shop import log\n" + defs + "\n\nlog.L.append('m1')\n" + stmt + "\nlog.L.append('m2')\n"
         cases.append(ChunkCase(f"b6-module-imported-by-{name}-runs-where-live-runs-it",
                                project(flow("return log.L", "from shop import m, log"), log=log, x=x, m=m), 0, finding))
-    # G11: an import in the class body of a method flow's own class, read through ``self``, is
-    # not in the chunk's class (AttributeError); held: read through the class name, an assignment
+    # G11 (fixed by the lead: chunk_class keeps a class-body statement binding a reached name): an
+    # import in the class body of a method flow's own class, read through ``self``; held: read
+    # through the class name, an assignment
     m = "def a():\n    return 7\n"
     for name, members, body, finding in [
-        ("a-first-party-module", "    import shop.m as mm\n", "return self.mm.a()", "G11"),
-        ("a-third-party-module", "    import json\n", "return self.json.dumps(1)", "G11"),
-        ("a-first-party-class", "    from shop.m import K as helper\n", "return self.helper.V", "G11"),
+        ("a-first-party-module", "    import shop.m as mm\n", "return self.mm.a()", None),
+        ("a-third-party-module", "    import json\n", "return self.json.dumps(1)", None),
+        ("a-first-party-class", "    from shop.m import K as helper\n", "return self.helper.V", None),
         ("a-third-party-function-read-through-the-class", "    from json import dumps\n", "return Checkout.dumps(1)", None),
         ("an-assignment-of-an-imported-function", "    helper = staticmethod(a)\n", "return self.helper()", None),
     ]:
@@ -3383,3 +3384,42 @@ def _load_runs_chunk_cases() -> list[ChunkCase]:
 
 
 CHUNK_CASES = CHUNK_CASES + tuple(_load_runs_chunk_cases())
+def _class_body_binding_chunk_cases() -> list[ChunkCase]:
+    """More of G11 (lead, session 7): compound class-body statements binding a name the flow
+    reads through ``self``, what the cut must still drop, and the dotted spelling (``import
+    shop.m`` read as ``self.shop.m.a()``): its hash is kept on an edit of ``shop/m.py`` and the
+    chunk's ``shop`` lacks ``m`` (strict xfail, G11: the closure does not follow a class-body
+    import's dotted chain through ``self``)."""
+    m = "def a():\n    return 7\n"
+    cases = [
+        ("a-class-body-dotted-import", "    import shop.m\n", "return self.shop.m.a()", "G11"),
+        ("a-class-body-try-import", "    try:\n        import ujson as js\n    except ImportError:\n        import json as js\n",
+         "return self.js.dumps([1])", None),
+        ("a-class-body-if-binding", "    if True:\n        LIMIT = 5\n    else:\n        LIMIT = 6\n", "return self.LIMIT", None),
+        ("a-class-body-for-binding", "    for _i in range(3):\n        pass\n", "return self._i", None),
+        # held: the cut still drops what the flow does not reach (an import it never reads)
+        ("a-class-body-import-not-reached", "    import shop.m as mm\n    from shop.m import a\n", "return 1", None),
+    ]
+    return [ChunkCase(name, project(method_flow(members, body), m=m), 0, finding) for name, members, body, finding in cases]
+
+
+def _class_body_binding_pairs() -> list[ProjectPair]:
+    """The fingerprint side of G11: an edit of the module a class-body import binds, read through
+    ``self``, moves the flow's hash (held for ``as``, ``from``, a compound statement; the dotted
+    spelling is the open part of G11)."""
+    out = []
+    for name, members, body, finding in [
+        ("as", "    import shop.m as mm\n", "return self.mm.a()", None),
+        ("from-as", "    from shop.m import a as helper\n", "return self.helper()", None),
+        ("in-a-try", "    try:\n        import shop.m as js\n    except ImportError:\n        import json as js\n",
+         "return self.js.a()", None),
+        ("dotted", "    import shop.m\n", "return self.shop.m.a()", "G11"),
+    ]:
+        base = project(method_flow(members, body), m="def a():\n    return (7)\n")
+        out.append(C(f"a-module-a-class-body-import-binds-{name}-read-through-self-edited", "method flows: class-body imports", base,
+                     edit(base, "shop/m.py", "(7)", "(8)"), finding))
+    return out
+
+
+CHUNK_CASES = CHUNK_CASES + tuple(_class_body_binding_chunk_cases())
+PAIRS = PAIRS + tuple(_class_body_binding_pairs())
