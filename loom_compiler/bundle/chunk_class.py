@@ -62,8 +62,8 @@ def keep_class_members(text: str, reached: set[str], *, where: str) -> str:
 
 
 def _bound_names(stmt: cst.CSTNode) -> set[str]:
-    """The names a class-body statement binds in the class namespace: assignment, ``for`` and
-    ``with`` targets, ``except ... as``, imports (``import shop.m as mm`` binds ``mm``: read as
+    """The names a class-body statement binds or unbinds in the class namespace: assignment,
+    walrus, ``del``, ``for`` and ``with`` targets, ``except ... as``, imports (``import shop.m as mm`` binds ``mm``: read as
     ``self.mm``, dropping it made the chunk raise AttributeError where live code worked, breaker6's
     G11) and defs and classes nested in a compound statement (their bodies bind nothing here)."""
     out: set[str] = set()
@@ -80,6 +80,9 @@ def _bound_names(stmt: cst.CSTNode) -> set[str]:
             _target_names(node.target, out)
 
         def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            _target_names(node.target, out)
+
+        def visit_Del(self, node: cst.Del) -> None:  # ``del D``: live, ``self.D`` then reads a base's
             _target_names(node.target, out)
 
         def visit_For(self, node: cst.For) -> None:
