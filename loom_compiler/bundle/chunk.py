@@ -104,6 +104,7 @@ def emit_chunk(
             m.module.split(".")[0] for m in fp.closure if m.kind not in ("import", "step")}
         first_party = lambda dotted: dotted.split(".")[0] in roots
     memo = memo if memo is not None else ChunkMemo()
+    first_party = _remembered(first_party)  # asked ~40 times a chunk, mostly of the same few names
     plan = plan_chunk(fp, summaries, first_party, class_source=class_source, class_line=class_line,
                       module_imports=module_imports, memo=memo)
     missing = [(m, n) for m in plan.modules.values() for n in m.missing]
@@ -128,7 +129,7 @@ def emit_chunk(
         load_runs = memo.get("load-runs", "", LoadRuns)
         import_schedules = {m: with_foreign_imports(sched, summaries[m], load_runs, summaries.get)
                             for m, sched in import_schedules.items()}
-    runs, lazy = _runs(fp, plan, statements, import_schedules, imported)
+    runs, lazy = _runs(fp, plan, statements, import_schedules, imported, memo)
     entry = f"{fp.module}.{fp.function}"
     bundled = {s.module for s in statements.values()}
     sources = tuple(sorted({m.path for m in plan.modules.values() if m.path and m.name in bundled}))
@@ -170,7 +171,7 @@ def _rewritten(plan: ChunkPlan, memo: ChunkMemo) -> tuple[dict[str, Statement], 
     (``dbos`` re-exports ``EnqueueOptions`` from ``dbos._client``, which dropped its own import of
     it): so the names each module binds are read again from the rewritten text and the rewrite
     repeats until they hold still (they only shrink; each pass is memoised)."""
-    bindings = {m.name: _module_bindings(m) for m in plan.modules.values()}
+    bindings = {m.name: _module_bindings(m, memo) for m in plan.modules.values()}
     roots = sorted({name.split(".")[0] for name in plan.modules})
     while True:
         out: dict[str, Statement] = {}
@@ -206,12 +207,24 @@ def _rewritten(plan: ChunkPlan, memo: ChunkMemo) -> tuple[dict[str, Statement], 
             return out, frozenset(imported)
 
 
-def _module_bindings(m: PlannedModule) -> dict[str, str | None]:
+def _module_bindings(m: PlannedModule, memo: ChunkMemo) -> Mapping[str, str | None]:
     """What each module-level name of ``m`` is bound to: the absolute target of the import
     binding it (``import a.b`` binds ``a`` to the module ``a``), or None when anything else binds
-    it or imports bind it to two targets (for ``chunk_dynamic``: which calls are resolvers)."""
+    it or imports bind it to two targets (for ``chunk_dynamic``: which calls are resolvers).
+    A function of the module's summary alone: once per build, by the summary object."""
+    s = m.summary
+    if s is None:
+        return {}
+    table = memo.table("module-bindings")
+    hit = table.get(id(s))
+    if hit is None or hit[0] is not s:
+        hit = table[id(s)] = (s, _bindings_of(s))
+    return hit[1]  # type: ignore[no-any-return]
+
+
+def _bindings_of(s: ModuleSummary) -> dict[str, str | None]:
     out: dict[str, str | None] = {}
-    for u in m.summary.units if m.summary is not None else ():
+    for u in s.units:
         targets = {}
         for local, target in u.aliases:
             targets[local] = local if "." in target and target.split(".")[0] == local else target
@@ -242,15 +255,30 @@ def _keep(plan: ChunkPlan, m: PlannedModule, stmt: Statement) -> Callable[[Impor
     return keep
 
 
+def _remembered(first_party: Callable[[str], bool]) -> Callable[[str], bool]:
+    """``first_party`` answering each name once (a pure question within one chunk)."""
+    known: dict[str, bool] = {}
+
+    def remembered(dotted: str) -> bool:
+        answer = known.get(dotted)
+        if answer is None:
+            answer = known[dotted] = first_party(dotted)
+        return answer
+
+    return remembered
+
+
 def _runs(fp: FlowFingerprint, plan: ChunkPlan, statements: Mapping[str, Statement],
-          schedules: Mapping[str, Schedule], imported: frozenset[str] = frozenset()) -> tuple[list[tuple[str, str]], list[str]]:
+          schedules: Mapping[str, Schedule], imported: frozenset[str] = frozenset(),
+          memo: ChunkMemo | None = None) -> tuple[list[tuple[str, str]], list[str]]:
     """``(module, text)`` per stretch of consecutive statements of one module, in live order; and
     the modules only a lazy import reaches (importing the flow's module never runs them: the
     loader runs them at their first use, as the lazy import did live)."""
     ordered = sorted(statements.values(), key=lambda s: (s.module, s.line, s.seq, s.key))
     uses = {m.name: m.imports for m in plan.modules.values()}
     started: set[str] = set()
-    order = execution_order([(s.key, s.module, s.line) for s in ordered], fp.module, schedules, uses, started)
+    order = execution_order([(s.key, s.module, s.line) for s in ordered], fp.module, schedules, uses, started,
+                            events=memo.table("schedule-events") if memo is not None else None)
     # deferred only where each import of it asks it for a name (``from .opt import fancy``: the
     # lookup that runs it is the import's own); ``import shop.patch`` runs it for its effects
     # and a module a literal ``import_module`` reaches (``chunk_dynamic``) runs for its effects too

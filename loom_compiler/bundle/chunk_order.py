@@ -261,6 +261,10 @@ def _type_checking_only(test: ast.expr) -> bool:
     return isinstance(test, ast.Constant) and test.value is False
 
 
+def _event_order(event: tuple[int, int, object]) -> tuple[int, int]:
+    return event[0], event[1]
+
+
 def _chain(dotted: str) -> list[str]:
     parts = dotted.split(".")
     return [".".join(parts[: i + 1]) for i in range(len(parts))]
@@ -282,24 +286,41 @@ def execution_order(
     schedules: Mapping[str, Schedule],
     uses: Mapping[str, Iterable[str]],
     started_out: set[str] | None = None,
+    *,
+    events: dict[int, tuple[Schedule, list[tuple[int, int, object]]]] | None = None,
 ) -> list[str]:
     """The keys of ``members`` (``(key, module, line)``) in the order the live modules would
     define them when ``start`` is imported (see the module docstring). ``schedules``: the import
     schedule of each module known; ``uses``: for a module without one, the modules its members
     use (assumed imported at its top). ``started_out`` receives the modules importing ``start``
-    runs; the others' members (reached only by a lazy import) are the ones that come last."""
+    runs; the others' members (reached only by a lazy import) are the ones that come last.
+    ``events``: a table the chunks of one build share (``chunk_memo``), holding each schedule's
+    imports as the walk's events, in order, by the schedule object (a build gives every chunk
+    the same schedule object of a module, and each chunk walks the ~55 modules it runs)."""
     by_module: dict[str, list[tuple[int, str]]] = {}
     for key, module, line in members:
         by_module.setdefault(module, []).append((line, key))
     known = set(by_module) | set(schedules)
     rank: dict[str, int] = {}
     started: set[str] = set()
+    shared = events if events is not None else {}
 
     def schedule_of(module: str) -> Schedule:
         if module in schedules:
             return schedules[module]
         used = sorted({m for m in uses.get(module, ()) if m != module})
         return ((0, tuple(t for m in used for t in _chain(m))),) if used else ()
+
+    def imports_of(module: str) -> list[tuple[int, int, object]]:
+        """The schedule's imports as events, sorted as the walk sorts them (stable, by line)."""
+        if module not in schedules:
+            return sorted(((line, 0, targets) for line, targets in schedule_of(module)), key=_event_order)
+        schedule = schedules[module]
+        hit = shared.get(id(schedule))
+        if hit is None or hit[0] is not schedule:
+            hit = shared[id(schedule)] = (schedule, sorted(((line, 0, targets) for line, targets in schedule),
+                                                            key=_event_order))
+        return hit[1]
 
     def drive(module: str) -> None:
         # An explicit stack of (a started module's events, the next one to run): an import chain
@@ -311,9 +332,12 @@ def execution_order(
             if m in started or m not in known:
                 return
             started.add(m)
-            events: list[tuple[int, int, object]] = [(line, 0, targets) for line, targets in schedule_of(m)]
-            events += [(line, 1, key) for line, key in by_module.get(m, ())]
-            events.sort(key=lambda e: (e[0], e[1]))
+            # the imports first, then the members, sorted stably by (line, kind): on one line the
+            # import runs before the member it binds; never mutated (shared by the build's chunks)
+            events = imports_of(m)
+            own = by_module.get(m)
+            if own:
+                events = sorted([*events, *((line, 1, key) for line, key in own)], key=_event_order)
             stack.append(events)
             positions.append(0)
 
@@ -331,13 +355,14 @@ def execution_order(
                     positions[-1] = i + 1
                     rank.setdefault(what, len(rank))  # type: ignore[arg-type]
                     continue
-                targets = [t for t in what if t not in started and t in known]  # type: ignore[union-attr]
-                if not targets:
-                    positions[-1] = i + 1
-                    continue
                 # Start the first target not yet started; this statement is revisited afterwards
                 # for the rest (``import a, b`` runs ``a`` fully, then ``b``).
-                enter(targets[0])
+                for target in what:  # type: ignore[attr-defined]
+                    if target not in started and target in known:
+                        enter(target)
+                        break
+                else:
+                    positions[-1] = i + 1
 
     drive(start)
     if started_out is not None:

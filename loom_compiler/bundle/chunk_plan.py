@@ -105,13 +105,14 @@ class PlannedModule:
     any_name: bool = False  # a star import, a ``__getattr__`` or a dynamic write: may bind any name
     imports: set[str] = field(default_factory=set)  # first-party modules its statements import
     missing: list[str] = field(default_factory=list)  # used, bound by nothing the chunk runs
+    #: the ``__future__`` features of the module (``future``), when the planner has them already
+    known_future: tuple[str, ...] | None = None
 
     @property
     def future(self) -> tuple[str, ...]:
-        if self.summary is None:
-            return ()
-        return tuple(t.partition(".")[2] for u in self.summary.units for _, t in u.aliases
-                     if t.startswith("__future__."))
+        if self.known_future is not None:
+            return self.known_future
+        return _future_of(self.summary) if self.summary is not None else ()
 
     def ordered(self) -> list[Statement]:
         return sorted(self.statements.values(), key=lambda s: (s.line, s.seq))
@@ -255,10 +256,21 @@ class _Planner:
         m = PlannedModule(name, s, path or "", s.is_package if s is not None else path.endswith("__init__.py"))
         self.modules[name] = m
         if s is not None:
+            m.known_future = self.facts(s).future
             for u in self._frame(s):
                 self.add_unit(m, u, seq=-1)
         self.dirty.add(name)
         return m
+
+    def facts(self, s: ModuleSummary) -> _ModuleFacts:
+        """What the planner looks up in ``s`` by name, indexed once per build (every chunk
+        bundling the module asks, ~30 names a chunk), by the summary object: a build serves one
+        per module."""
+        table = self.memo.table("module-facts")
+        hit = table.get(id(s))
+        if hit is None or hit[0] is not s:
+            hit = table[id(s)] = (s, _ModuleFacts.of(s))
+        return hit[1]  # type: ignore[no-any-return]
 
     def _frame(self, s: ModuleSummary) -> list[Unit]:
         """The docstring and ``__future__`` lines of ``s``'s module, once per build (every chunk
@@ -498,12 +510,12 @@ class _Planner:
         """A statement that binds names the symbol tables cannot see (``globals()[k] = v``)."""
         s = m.summary
         if s is not None:
-            by_index = {u.index: u for u in s.units}
-            for key in m.statements:
-                index = key.rpartition(":")[2]
-                u = by_index.get(int(index)) if index.isdigit() else None
-                if u is not None and "module-write" in u.dynamic:
-                    return True
+            writers = self.facts(s).module_writers
+            if writers:
+                for key in m.statements:
+                    index = key.rpartition(":")[2]
+                    if index.isdigit() and int(index) in writers:
+                        return True
         return any("globals()[" in st.text or "exec(" in st.text for st in m.statements.values())
 
     def resolve(self, m: PlannedModule, name: str, *, definitions: bool = False) -> bool:
@@ -514,22 +526,25 @@ class _Planner:
         too, as ``get_type_hints`` finds it live. (A name the code uses is defined by closure
         members, by the fingerprint's construction; only its imports are the chunk's to add.)"""
         s = m.summary
+        facts = self.facts(s) if s is not None else None
+        named = facts.named.get(name, ()) if facts is not None else ()
         if s is not None and (m.name, name) in self.by_name and not any(
-                u.kind == "step" and name in u.names for u in s.units):  # a step: the steps branch below
-            line = min((u.line for u in s.units if name in u.names), default=0)
+                u.kind == "step" for u in named):  # a step: the steps branch below
+            line = min((u.line for u in named), default=0)
             self.add(m, Statement(m.name, f"{m.name}:by-name:{name}", line, 0,
                                   f"from {m.name} import {name}  # live code: a child flow referenced by name, "
                                   "or the flow decorator\n", f"{m.path}:{line}", live=True))
             return True
         if s is not None:
-            binding = [u for u in s.units if name in u.names and u.kind != "step"]
+            assert facts is not None
+            binding = [u for u in named if u.kind != "step"]
             imports = [u for u in binding if any(local == name for local, _ in u.aliases)]
             # every statement binding it runs, in source order, as live (the last one wins)
             for u in binding if definitions else imports:
                 self.add_unit(m, u, soft=definitions and u not in imports)
             if imports or definitions and binding:
                 return True
-            steps = [u for u in s.units if u.kind == "step" and name in u.names]
+            steps = [u for u in named if u.kind == "step"]
             for u in steps:
                 # the step itself stays live: the chunk imports it where it is defined
                 self.add(m, Statement(m.name, f"{m.name}:{u.index}", u.line, 0,
@@ -538,12 +553,12 @@ class _Planner:
             if steps:
                 return True
             found = False
-            for u in s.units:
+            for u in facts.stars:
                 for target in u.stars:
                     if not self.first_party(target):
                         self.add_unit(m, u)  # may bind it; nothing can tell
                         found = True
-                    elif target in self.summaries and (name in _summary_names(self.summaries[target])
+                    elif target in self.summaries and (name in self.facts(self.summaries[target]).named
                                                        or self.summaries[target].star_imports):
                         self.add_unit(m, u)
                         self.module(target).exports.add(name)
@@ -645,5 +660,27 @@ def statement_globals(text: str, deferred: bool) -> ModuleGlobals:
     return statement_names(text, "<chunk statement>", prefix="from __future__ import annotations\n" if deferred else "")
 
 
-def _summary_names(s: ModuleSummary) -> set[str]:
-    return {n for u in s.units for n in u.names}
+def _future_of(s: ModuleSummary) -> tuple[str, ...]:
+    return tuple(t.partition(".")[2] for u in s.units for _, t in u.aliases if t.startswith("__future__."))
+
+
+@dataclass(frozen=True, slots=True)
+class _ModuleFacts:
+    """Lookups over one summary's statements, made once per build (``_Planner.facts``)."""
+
+    #: name -> every statement binding it (``Unit.names``), in source order
+    named: Mapping[str, tuple[Unit, ...]]
+    stars: tuple[Unit, ...]  # the statements with star imports, in source order
+    module_writers: frozenset[int]  # indices of statements that write names dynamically
+    future: tuple[str, ...]  # the module's ``__future__`` features
+
+    @classmethod
+    def of(cls, s: ModuleSummary) -> _ModuleFacts:
+        named: dict[str, list[Unit]] = {}
+        for u in s.units:
+            for n in dict.fromkeys(u.names):
+                named.setdefault(n, []).append(u)
+        # ``writes_names`` looked each statement up by index, the last unit of an index winning
+        by_index = {u.index: u for u in s.units}
+        return cls({n: tuple(us) for n, us in named.items()}, tuple(u for u in s.units if u.stars),
+                   frozenset(i for i, u in by_index.items() if "module-write" in u.dynamic), _future_of(s))
