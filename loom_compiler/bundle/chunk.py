@@ -187,7 +187,9 @@ def _rewritten(plan: ChunkPlan, memo: ChunkMemo) -> tuple[dict[str, Statement], 
                                                           roots=roots, where=stmt.origin, memo=memo)
                         text = dynamic.text
                         imported |= dynamic.modules
-                if text is not None:
+                if text is stmt.text and not stmt.live:
+                    out[stmt.key] = stmt  # unchanged (most statements): the plan's own, no copy
+                elif text is not None:
                     out[stmt.key] = Statement(stmt.module, stmt.key, stmt.line, stmt.seq, text, stmt.origin,
                                               stmt.binds, soft=stmt.soft)
         by_module: dict[str, list[Statement]] = {}

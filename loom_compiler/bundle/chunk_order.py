@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from ..load_runs import LoadRuns, Lookup, load_imports
@@ -261,6 +261,13 @@ def _type_checking_only(test: ast.expr) -> bool:
     return isinstance(test, ast.Constant) and test.value is False
 
 
+def _import_events(schedule: Schedule) -> tuple[list[tuple[int, int, object]], tuple[str, ...]]:
+    """``execution_order``'s events of a schedule's imports (never mutated: a build's chunks share
+    them) and the modules they name, in order, without repeats."""
+    events: list[tuple[int, int, object]] = sorted(((line, 0, targets) for line, targets in schedule), key=_event_order)
+    return events, tuple(dict.fromkeys(t for _, _, targets in events for t in targets))  # type: ignore[attr-defined]
+
+
 def _event_order(event: tuple[int, int, object]) -> tuple[int, int]:
     return event[0], event[1]
 
@@ -287,7 +294,7 @@ def execution_order(
     uses: Mapping[str, Iterable[str]],
     started_out: set[str] | None = None,
     *,
-    events: dict[int, tuple[Schedule, list[tuple[int, int, object]]]] | None = None,
+    events: dict[int, tuple[Schedule, tuple[list[tuple[int, int, object]], tuple[str, ...]]]] | None = None,
 ) -> list[str]:
     """The keys of ``members`` (``(key, module, line)``) in the order the live modules would
     define them when ``start`` is imported (see the module docstring). ``schedules``: the import
@@ -311,58 +318,54 @@ def execution_order(
         used = sorted({m for m in uses.get(module, ()) if m != module})
         return ((0, tuple(t for m in used for t in _chain(m))),) if used else ()
 
-    def imports_of(module: str) -> list[tuple[int, int, object]]:
-        """The schedule's imports as events, sorted as the walk sorts them (stable, by line)."""
+    def imports_of(module: str) -> tuple[list[tuple[int, int, object]], tuple[str, ...]]:
+        """The schedule's imports as events, sorted as the walk sorts them (stable, by line), and
+        every module they name, in that order, each once (a module without members of its own
+        runs nothing but them: a name met again is started by then, or still unknown)."""
         if module not in schedules:
-            return sorted(((line, 0, targets) for line, targets in schedule_of(module)), key=_event_order)
+            return _import_events(schedule_of(module))
         schedule = schedules[module]
         hit = shared.get(id(schedule))
         if hit is None or hit[0] is not schedule:
-            hit = shared[id(schedule)] = (schedule, sorted(((line, 0, targets) for line, targets in schedule),
-                                                            key=_event_order))
-        return hit[1]
+            hit = shared[id(schedule)] = (schedule, _import_events(schedule))
+        return hit[1]  # type: ignore[return-value]
+
+    def run(m: str) -> Iterator[str]:
+        """Run ``m``'s events in order: rank each member, and yield each module an import starts
+        (the caller runs it to its end before this resumes; ``import a, b`` runs ``a`` fully, then
+        looks at ``b``, which ``a`` may have started meanwhile)."""
+        events, named = imports_of(m)
+        own = by_module.get(m)
+        if not own:
+            for target in named:
+                if target not in started and target in known:
+                    yield target
+            return
+        # the imports first, then the members, sorted stably by (line, kind): on one line the
+        # import runs before the member it binds
+        for _, kind, what in sorted([*events, *((line, 1, key) for line, key in own)], key=_event_order):
+            if kind == 1:
+                rank.setdefault(what, len(rank))  # type: ignore[arg-type]
+                continue
+            for target in what:  # type: ignore[attr-defined]
+                if target not in started and target in known:
+                    yield target
 
     def drive(module: str) -> None:
-        # An explicit stack of (a started module's events, the next one to run): an import chain
-        # thousands of modules deep must not recurse.
-        stack: list[list[tuple[int, int, object]]] = []
-        positions: list[int] = []
-
-        def enter(m: str) -> None:
-            if m in started or m not in known:
-                return
-            started.add(m)
-            # the imports first, then the members, sorted stably by (line, kind): on one line the
-            # import runs before the member it binds; never mutated (shared by the build's chunks)
-            events = imports_of(m)
-            own = by_module.get(m)
-            if own:
-                events = sorted([*events, *((line, 1, key) for line, key in own)], key=_event_order)
-            stack.append(events)
-            positions.append(0)
-
-        queue: list[str] = list(_chain(module))
-        for first in queue:
-            enter(first)
+        # An explicit stack of the started modules' runs: an import chain thousands of modules
+        # deep must not recurse.
+        for first in _chain(module):
+            if first in started or first not in known:
+                continue
+            started.add(first)
+            stack = [run(first)]
             while stack:
-                events, i = stack[-1], positions[-1]
-                if i >= len(events):
+                target = next(stack[-1], None)
+                if target is None:
                     stack.pop()
-                    positions.pop()
-                    continue
-                _, kind, what = events[i]
-                if kind == 1:
-                    positions[-1] = i + 1
-                    rank.setdefault(what, len(rank))  # type: ignore[arg-type]
-                    continue
-                # Start the first target not yet started; this statement is revisited afterwards
-                # for the rest (``import a, b`` runs ``a`` fully, then ``b``).
-                for target in what:  # type: ignore[attr-defined]
-                    if target not in started and target in known:
-                        enter(target)
-                        break
-                else:
-                    positions[-1] = i + 1
+                elif target not in started:
+                    started.add(target)
+                    stack.append(run(target))
 
     drive(start)
     if started_out is not None:

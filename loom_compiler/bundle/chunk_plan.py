@@ -219,6 +219,7 @@ class _Planner:
         self.synthesized = 0
         self.by_name = self._referenced_by_name()
         self.as_modules: set[str] = set()
+        self.scans: dict[str, _Scan] = {}  # module -> what ``settle`` has scanned of its statements
 
     def _referenced_by_name(self) -> frozenset[tuple[str, str]]:
         """``(module, name)`` of the module-level definitions the chunk imports live from where
@@ -351,10 +352,9 @@ class _Planner:
                 root, *rest = chain.split(".")
                 if not rest or s is None:
                     continue
-                for u in s.units:
-                    for local, target in u.aliases:
-                        if local == root and target in self.summaries:
-                            self.walk(target, rest)
+                for target in self.facts(s).aliased.get(root, ()):
+                    if target in self.summaries:
+                        self.walk(target, rest)
 
     def walk(self, module: str, rest: list[str]) -> None:
         self.module(module)
@@ -463,11 +463,14 @@ class _Planner:
             # the union of its statements' (a module-level name is global in every scope), with
             # the module's deferred annotations, which hide annotation names from the tables
             deferred = "annotations" in m.future
-            used: set[str] = set()
-            hard: set[str] = set()  # used by statements the closure reached
-            bound: set[str] = set()
-            annotated: set[str] = set()
-            for stmt in list(m.statements.values()):
+            # statements are only ever added to a module: each is scanned once per chunk, into
+            # unions kept from the module's previous scans
+            scan = self.scans.get(name)
+            if scan is None:
+                scan = self.scans[name] = _Scan()
+            fresh = list(m.statements.values())[scan.count:]
+            scan.count += len(fresh)
+            for stmt in fresh:
                 try:
                     g = self.memo.get("globals", (deferred, stmt.text), lambda: statement_globals(stmt.text, deferred))
                 except SyntaxError as exc:
@@ -475,13 +478,16 @@ class _Planner:
                         f"flow `{self.fp.flow_id}`: a statement bundled from `{name}` ({stmt.origin}) is not valid "
                         f"Python on its own ({exc.msg}); this is a loom bug, please report it with the flow's source",
                         path=self.fp.path, line=self.fp.line) from None
-                used |= g.used
+                scan.used |= g.used
                 if not stmt.soft:
-                    hard |= g.used
-                bound |= g.bound
-                annotated |= g.annotated
-            m.used, m.bound, m.annotated = frozenset(used), frozenset(bound), frozenset(annotated)
-            m.any_name = m.any_name or "__getattr__" in m.bound or self.writes_names(m)
+                    scan.hard |= g.used
+                scan.bound |= g.bound
+                scan.annotated |= g.annotated
+            hard = scan.hard  # used by statements the closure reached
+            if fresh:
+                m.used, m.bound, m.annotated = frozenset(scan.used), frozenset(scan.bound), frozenset(scan.annotated)
+                scan.writes = scan.writes or self.writes_names(m, fresh)
+            m.any_name = m.any_name or "__getattr__" in m.bound or scan.writes
             if "__annotations__" in m.used and (name, "__annotations__") not in self.tried:
                 self.tried.add((name, "__annotations__"))
                 self.module_annotations(m)
@@ -506,17 +512,18 @@ class _Planner:
             if self.memo.get("module-annotations", u.source, lambda: _annotates_module(u.source)):
                 self.add_unit(m, u, soft=True)
 
-    def writes_names(self, m: PlannedModule) -> bool:
-        """A statement that binds names the symbol tables cannot see (``globals()[k] = v``)."""
+    def writes_names(self, m: PlannedModule, statements: list[Statement]) -> bool:
+        """Whether one of ``statements`` (of ``m``) binds names the symbol tables cannot see
+        (``globals()[k] = v``)."""
         s = m.summary
         if s is not None:
             writers = self.facts(s).module_writers
             if writers:
-                for key in m.statements:
-                    index = key.rpartition(":")[2]
+                for stmt in statements:
+                    index = stmt.key.rpartition(":")[2]
                     if index.isdigit() and int(index) in writers:
                         return True
-        return any("globals()[" in st.text or "exec(" in st.text for st in m.statements.values())
+        return any("globals()[" in st.text or "exec(" in st.text for st in statements)
 
     def resolve(self, m: PlannedModule, name: str, *, definitions: bool = False) -> bool:
         """Add to ``m`` what binds ``name`` live; whether something does (or need not).
@@ -660,6 +667,18 @@ def statement_globals(text: str, deferred: bool) -> ModuleGlobals:
     return statement_names(text, "<chunk statement>", prefix="from __future__ import annotations\n" if deferred else "")
 
 
+@dataclass(slots=True)
+class _Scan:
+    """What ``settle`` found in a module's first ``count`` statements (unions of their globals)."""
+
+    count: int = 0
+    used: set[str] = field(default_factory=set)
+    hard: set[str] = field(default_factory=set)  # used by statements the closure reached (not soft)
+    bound: set[str] = field(default_factory=set)
+    annotated: set[str] = field(default_factory=set)
+    writes: bool = False  # one of them binds names the symbol tables cannot see
+
+
 def _future_of(s: ModuleSummary) -> tuple[str, ...]:
     return tuple(t.partition(".")[2] for u in s.units for _, t in u.aliases if t.startswith("__future__."))
 
@@ -670,6 +689,8 @@ class _ModuleFacts:
 
     #: name -> every statement binding it (``Unit.names``), in source order
     named: Mapping[str, tuple[Unit, ...]]
+    #: local name -> the target of each import binding it (``Unit.aliases``), in source order
+    aliased: Mapping[str, tuple[str, ...]]
     stars: tuple[Unit, ...]  # the statements with star imports, in source order
     module_writers: frozenset[int]  # indices of statements that write names dynamically
     future: tuple[str, ...]  # the module's ``__future__`` features
@@ -677,10 +698,14 @@ class _ModuleFacts:
     @classmethod
     def of(cls, s: ModuleSummary) -> _ModuleFacts:
         named: dict[str, list[Unit]] = {}
+        aliased: dict[str, list[str]] = {}
         for u in s.units:
             for n in dict.fromkeys(u.names):
                 named.setdefault(n, []).append(u)
+            for local, target in u.aliases:
+                aliased.setdefault(local, []).append(target)
         # ``writes_names`` looked each statement up by index, the last unit of an index winning
         by_index = {u.index: u for u in s.units}
-        return cls({n: tuple(us) for n, us in named.items()}, tuple(u for u in s.units if u.stars),
+        return cls({n: tuple(us) for n, us in named.items()}, {n: tuple(ts) for n, ts in aliased.items()},
+                   tuple(u for u in s.units if u.stars),
                    frozenset(i for i, u in by_index.items() if "module-write" in u.dynamic), _future_of(s))
