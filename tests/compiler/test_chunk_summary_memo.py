@@ -35,7 +35,7 @@ def _emit_calls(root: Path, files: dict[str, str], monkeypatch: pytest.MonkeyPat
     calls: list[dict[str, Any]] = []
     real = chunk_mod.emit_chunk
 
-    def recording(fp, **kw):  # noqa: ANN001, ANN003, ANN202
+    def recording(fp, **kw):
         calls.append({"fp": fp, **kw})
         return real(fp, **kw)
 
