@@ -100,6 +100,16 @@ class DeferredForms:
         """The forms computed so far, by unit index (which units a closure canonicalised)."""
         return dict(self._done)
 
+    def adopt(self, done: dict[int, str]) -> None:
+        """Take forms another process computed for this same module's units (a forked
+        fingerprint worker's, ``bundle.build``): the cache entry then holds every form any of the
+        build's closures asked for, as a serial build's does."""
+        for index, text in done.items():
+            if index not in self._done:
+                self._done[index] = text
+                self._pending.pop(index, None)
+                self.filled = True
+
     def finish(self) -> None:
         """Compute every pending form now and drop the nodes (the memory budget's eviction)."""
         for index in sorted(self._pending):

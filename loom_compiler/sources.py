@@ -413,6 +413,18 @@ class DirectorySourceTree:
         self._seen[path] = signature
         return data
 
+    def read_log(self) -> tuple[dict[str, Signature], frozenset[str]]:
+        """What ``changed()`` will check: every file read with its signature, and the modules
+        looked up and not found (a forked worker's, handed to the build: ``adopt_reads``)."""
+        return dict(self._seen), frozenset(self._absent)
+
+    def adopt_reads(self, seen: dict[str, Signature], absent: Iterable[str]) -> None:
+        """Check in ``changed()`` the files and absences another process read from this tree
+        (a file read here too keeps its own signature: the earlier read)."""
+        for path, signature in seen.items():
+            self._seen.setdefault(path, signature)
+        self._absent.update(absent)
+
     def changed(self) -> tuple[str, ...]:
         """POSIX paths (relative to the root) of what moved since it was read: a file whose
         signature differs now, a directory whose module files or subdirectories differ now (a

@@ -569,6 +569,44 @@ def _analyse_job(args: tuple[bytes, str, str, LoomConfig, str | None, str]) -> b
     return pickle.dumps(summary, protocol=pickle.HIGHEST_PROTOCOL)
 
 
+def _reach_sizes(modules: Sequence[str], imports: Mapping[str, set[str]]) -> dict[str, float]:
+    """An estimate of each flow module's fingerprint stage: how many analysed modules its imports
+    reach (``imports``: the parse waves' import graph), which its closure walks and its chunk
+    bundles; for ``forked_stage``'s costliest-first order."""
+    out = {}
+    for module in modules:
+        seen, todo = {module}, [module]
+        while todo:
+            for nxt in imports.get(todo.pop(), ()):
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        out[module] = float(len(seen))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class _LateForms:
+    """A forked worker's deferred canonical forms of one summary (``_Pipeline._late_report``)."""
+
+    key: str
+    fresh: bool  # analysed in the worker (its entry is put in any case)
+    filled: bool  # a form was computed since the summary was made or read
+    forms: dict[int, str]  # unit index -> form, those not reported before
+    summary: Any  # ``analysis.cacheable`` of it, the first time (None: the build has it)
+
+
+@dataclass(frozen=True, slots=True)
+class _Forked:
+    """What a forked worker returns for one flow module (``_Pipeline._fingerprint_forked``)."""
+
+    entry: FlowsEntry
+    parsed: tuple[str, ...]  # modules it analysed (cache misses, reloads) for this flow module
+    late: tuple[_LateForms, ...]
+    errors: tuple[tuple[str, SourceError], ...]  # modules it found unreadable
+    reads: Any  # (files read with their signatures, modules found absent) since its last report
+
+
 #: the dependency of a cached fingerprint on the tree's module names (``_Source.sha``)
 LISTING = "<modules>"
 #: the dependency of a cached fingerprint on where engine hooks may be (``frameworks.engine_hooks``):
@@ -719,6 +757,7 @@ class _Pipeline:
         self.refingerprinted: list[str] = []
         self.progress_total = 0
         self._pool: ProcessPoolExecutor | None = None
+        self._pool_workers = 0
         self._chunk_memo: Any = None  # chunk_memo.ChunkMemo: what this build's chunks share (first emit)
         self._graph_memo: Any = None  # closure.GraphMemo: what this build's closure graphs share
         #: deps entries read or written in this build, by digest (None: unreadable or not that value)
@@ -849,7 +888,7 @@ class _Pipeline:
                 self.summary(src, memo, module)
             return
         if self._pool is None:
-            self._pool = _process_pool(workers)
+            self._pool, self._pool_workers = _process_pool(workers), workers
         self.progress_total += len(todo)
         self.progress.advance(0, total=self.progress_total)
         cache_dir = str(self.cache.directory) if self.cache.enabled else None
@@ -876,7 +915,158 @@ class _Pipeline:
         """Processes for a wave of ``todo`` modules to parse (1: in this process)."""
         if todo < 2 or (self.jobs is None and self._pool is None and todo < AUTO_MIN_MODULES):
             return 1
+        if self._pool is not None:
+            # its workers are running: asked now, ``_can_fork`` would see the pool's own threads
+            # and answer "serial" (the later waves of a cold build were parsed in this process)
+            return self._pool_workers
         return self._max_workers()
+
+    # -- the forked fingerprint stage (``forked_stage``) ---------------------------------------------
+    def _forked_workers(self, stale: Sequence[str]) -> int:
+        """Worker processes for fingerprinting ``stale`` flow modules (1: in this process). As for
+        parsing: automatic means forked workers for at least ``AUTO_MIN_MODULES`` of them (a
+        one-edit rebuild starts none); an explicit ``jobs`` for any two. Forked only: a worker must
+        inherit the summaries (where fork is unavailable, or another thread runs, the stage is
+        serial, as it is with ``jobs=1``)."""
+        if len(stale) < 2 or (self.jobs is None and len(stale) < AUTO_MIN_MODULES):
+            return 1
+        if self.jobs == 1:
+            return 1
+        self.close()  # the parse pool's threads: the fork needs a single-threaded process
+        workers = min(self._max_workers(), len(stale))
+        return workers if workers > 1 and _can_fork() else 1
+
+    def _fingerprint_forked(self, src: _Source, memo: dict[str, Any], stale: Sequence[str],
+                            workers: int, imports: Mapping[str, set[str]]) -> dict[str, FlowsEntry]:
+        """``_fingerprint_module`` and ``_store`` of each of ``stale`` in forked workers, merged
+        into this process as a serial run of them would leave it.
+
+        A worker inherits everything by the fork: the summaries analysed so far (``memo``), the
+        tree as read, the cache's values. It writes the cache entries it puts itself (flow, head
+        and deps entries; summaries it analysed eagerly), and returns per flow module its result
+        and what a serial run would have left here (``_Forked``). Per-build memos
+        (``closure.GraphMemo``, ``chunk.ChunkMemo``, step ids, deps digests) are each worker's
+        own: they are pure caches, so results do not depend on which worker ran what. Merged here,
+        in the flow modules' order: the modules parsed (placed at the first flow module whose
+        dependencies name them, as a serial build parses each at its first request), the tree's
+        reads (``changed()`` checks them), read errors, and the deferred canonical forms each
+        worker's closures computed, so that ``_put_late`` writes each summary once with every
+        form any closure asked for."""
+        from . import forked_stage
+
+        tree_log = getattr(src.tree, "read_log", None)
+        before_fork = set(self._late)
+        child: dict[str, Any] = {}  # filled in each worker at its first job (empty in this process)
+
+        def job(module: str) -> _Forked:
+            if not child:
+                self.cache.forked()
+                self.progress = NullProgress()
+                child["sent"] = {}
+                child["errors"] = set(src.errors)
+                child["reads"] = tree_log() if tree_log is not None else None
+            parsed_before = len(self.parsed)
+            entry = self._fingerprint_module(src, memo, module)
+            self._store(src, module, entry)
+            self.cache.flush()
+            return _Forked(entry, tuple(self.parsed[parsed_before:]), self._late_report(child["sent"], before_fork),
+                           self._new_errors(src, child), self._new_reads(tree_log, child))
+
+        done = forked_stage.map_forked(job, stale, workers=workers, cost=_reach_sizes(stale, imports),
+                                       label="the fingerprint stage (closures and chunks)")
+        self.cache.written_elsewhere()
+        return self._merge_forked(src, [(m, done[m]) for m in stale])
+
+    def _late_report(self, sent: dict[str, set[int]], before_fork: set[str]) -> tuple[_LateForms, ...]:
+        """In a worker: the deferred forms its closures computed since its last report, per
+        summary key (with the summary as a plain value the first time, unless the build had that
+        summary before the fork)."""
+        if not self._late:
+            return ()
+        from .. import analysis
+
+        out = []
+        for key, (summary, fresh) in self._late.items():
+            forms = analysis.deferred_forms(summary)
+            known = forms.known() if forms is not None else {}
+            reported = sent.get(key)
+            if reported is not None and len(reported) == len(known):
+                continue
+            new = {i: text for i, text in known.items() if reported is None or i not in reported}
+            plain = analysis.cacheable(summary) if reported is None and key not in before_fork else None
+            out.append(_LateForms(key, fresh, bool(forms is not None and forms.filled), new, plain))
+            sent[key] = set(known)
+        return tuple(out)
+
+    @staticmethod
+    def _new_errors(src: _Source, child: dict[str, Any]) -> tuple[tuple[str, SourceError], ...]:
+        seen: set[str] = child["errors"]
+        new = tuple((m, e) for m, e in src.errors.items() if m not in seen)
+        seen.update(m for m, _e in new)
+        return new
+
+    @staticmethod
+    def _new_reads(tree_log: Callable[[], Any] | None, child: dict[str, Any]) -> Any:
+        if tree_log is None:
+            return None
+        base_seen, base_absent = child["reads"]
+        seen, absent = tree_log()
+        new = ({p: sig for p, sig in seen.items() if p not in base_seen}, absent - base_absent)
+        child["reads"] = (seen, absent)
+        return new
+
+    def _merge_forked(self, src: _Source, done: Sequence[tuple[str, _Forked]]) -> dict[str, FlowsEntry]:
+        """This process's state after the forked stage, as a serial run in ``done``'s order
+        would have left it (``_fingerprint_forked``)."""
+        parsed = {m for _module, got in done for m in got.parsed}
+        placed: list[str] = []
+        if parsed:
+            for _module, got in done:  # at the first flow module that asked for it, in its deps' order
+                for dep, _path, _sha in got.entry[0]:
+                    if dep in parsed:
+                        placed.append(dep)
+                        parsed.discard(dep)
+            placed.extend(sorted(parsed))
+        for module in placed:
+            self.parsed.append(module)
+            self.progress_total += 1
+            self.progress.advance(0, total=self.progress_total)
+            self.progress.advance(1)
+        merged: dict[str, list[Any]] = {}
+        for _module, got in done:
+            for module, error in got.errors:
+                src.errors.setdefault(module, error)
+            if got.reads is not None:
+                adopt = getattr(src.tree, "adopt_reads", None)
+                if adopt is not None:
+                    adopt(*got.reads)
+            for late in got.late:
+                m = merged.setdefault(late.key, [False, False, {}, None])
+                m[0] |= late.fresh
+                m[1] |= late.filled
+                for index, text in late.forms.items():
+                    m[2].setdefault(index, text)
+                if m[3] is None:
+                    m[3] = late.summary
+        if merged:
+            self._adopt_late(merged)
+        return {module: got.entry for module, got in done}
+
+    def _adopt_late(self, merged: Mapping[str, list[Any]]) -> None:
+        """The workers' deferred forms into ``_late``: added to the build's own deferred
+        summaries, or, for summaries only workers had, filled into the plain value they sent."""
+        from .. import analysis
+
+        for key, (fresh, filled, forms, plain) in merged.items():
+            own = self._late.get(key)
+            if own is not None:
+                deferred = analysis.deferred_forms(own[0])
+                if deferred is not None and forms:
+                    deferred.adopt(forms)
+            elif plain is not None and (fresh or filled):
+                units = tuple(replace(u, form=forms[u.index]) if u.form is None and u.index in forms else u
+                              for u in plain.units)
+                self._late[key] = (replace(plain, units=units), True)
 
     def _imported_modules(self, src: _Source, summary: ModuleSummary) -> set[str]:
         out: set[str] = set()
@@ -912,6 +1102,7 @@ class _Pipeline:
             else:
                 stale.append(module)
         # the size test first: ``_max_workers`` imports multiprocessing (~5 ms), which an edit never needs
+        imports: dict[str, set[str]] = {}  # the first-party modules each analysed module imports (the waves')
         if stale and (self.jobs is not None or len(stale) >= AUTO_MIN_MODULES) and self._max_workers() > 1:
             self.prefetch(src, memo, stale)
             frontier = set(stale)
@@ -921,16 +1112,23 @@ class _Pipeline:
                 for module in frontier:
                     s = memo.get(module)
                     if s is not None and not isinstance(s, SourceError):
-                        nxt |= self._imported_modules(src, s) - seen
+                        imports[module] = self._imported_modules(src, s)
+                        nxt |= imports[module] - seen
                 seen |= nxt
                 self.prefetch(src, memo, sorted(nxt))
                 frontier = nxt
+        # the stale flow modules' closures, fingerprints and chunks: in forked workers when many
+        workers = self._forked_workers(stale)
+        forked = self._fingerprint_forked(src, memo, stale, workers, imports) if workers > 1 else {}
         for module in candidates:
             if module in cached:
                 deps, built, errors = cached[module]
             else:
-                deps, built, errors = self._fingerprint_module(src, memo, module)
-                self._store(src, module, (deps, built, errors))
+                if module in forked:
+                    deps, built, errors = forked[module]
+                else:
+                    deps, built, errors = self._fingerprint_module(src, memo, module)
+                    self._store(src, module, (deps, built, errors))
                 if built or errors:
                     self.refingerprinted.append(module)
             if self.emit:

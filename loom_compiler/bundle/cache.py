@@ -209,6 +209,16 @@ class SummaryCache:
             write_entries(self.directory, pending)
             self._empty = False
 
+    def forked(self) -> None:
+        """In a worker forked from the build: forget the entries the build put and has not written
+        (it writes them itself); what the worker puts from now on, its ``flush`` writes."""
+        self._unflushed = {}
+
+    def written_elsewhere(self) -> None:
+        """Entries were written by worker processes: look for them on disk from now on (a first
+        build skips the lookups while it has written nothing)."""
+        self._empty = False
+
 
 def write_entries(directory: Path | str, entries: dict[str, bytes]) -> None:
     """Write encoded entries under ``directory``, each through a temp file and ``os.replace``. An
