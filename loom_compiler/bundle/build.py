@@ -962,7 +962,7 @@ class _Pipeline:
             if not child:
                 self.cache.forked()
                 self.progress = NullProgress()
-                child["sent"] = {}
+                child["sent"] = self._late_known()  # what the build has: reported only as it grows
                 child["errors"] = set(src.errors)
                 child["reads"] = tree_log() if tree_log is not None else None
             parsed_before = len(self.parsed)
@@ -976,6 +976,15 @@ class _Pipeline:
                                        label="the fingerprint stage (closures and chunks)")
         self.cache.written_elsewhere()
         return self._merge_forked(src, [(m, done[m]) for m in stale])
+
+    def _late_known(self) -> dict[str, set[int]]:
+        """The units whose deferred forms are known, per summary key of ``_late``."""
+        if not self._late:
+            return {}
+        from .. import analysis
+
+        return {key: set(forms.known()) if (forms := analysis.deferred_forms(summary)) is not None else set()
+                for key, (summary, _fresh) in self._late.items()}
 
     def _late_report(self, sent: dict[str, set[int]], before_fork: set[str]) -> tuple[_LateForms, ...]:
         """In a worker: the deferred forms its closures computed since its last report, per
