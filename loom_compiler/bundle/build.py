@@ -25,6 +25,12 @@ Stages, per source tree (the working tree, then each history ref):
    back costs about as much as parsing a dozen modules, and a no-change or one-edit rebuild parses
    next to nothing. Measured on 2 cores (``benchmarks/bench_build.py``): a cold build of 150
    modules ~1.25x faster with 2 workers when the second core is free, about even when it is busy.
+   Then, by the same rule (at least ``AUTO_MIN_MODULES`` stale flow modules, or an explicit
+   ``jobs``), the **fingerprint stage** of the stale flow modules (closures, fingerprints, chunks,
+   their cache entries) runs in workers forked once the summaries are in (``forked_stage``): they
+   inherit the summaries instead of receiving them pickled, and the build merges what each
+   returns in the flow modules' order, so every byte written is a serial build's
+   (``_Pipeline._fingerprint_forked``). Where fork is unavailable this stage is serial.
 4. **Chunks and manifest.** Each version's chunk goes to ``chunks/<slug>/<16 hex>.py``; an
    existing file is never rewritten: if a chunk of the same codeHash already exists with other
    bytes (comments or ``compatible_with`` edited), the new text gets its own file
