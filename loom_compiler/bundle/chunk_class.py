@@ -63,66 +63,73 @@ def keep_class_members(text: str, reached: set[str], *, where: str) -> str:
 
 def _bound_names(stmt: cst.CSTNode) -> set[str]:
     """The names a class-body statement binds or unbinds in the class namespace: assignment,
-    walrus, ``del``, ``for`` and ``with`` targets, ``except ... as``, imports (``import shop.m as mm`` binds ``mm``: read as
-    ``self.mm``, dropping it made the chunk raise AttributeError where live code worked, breaker6's
-    G11) and defs and classes nested in a compound statement (their bodies bind nothing here)."""
-    out: set[str] = set()
+    walrus, ``del``, ``for`` and ``with`` targets, ``except ... as``, imports (``import shop.m as mm``
+    binds ``mm``: read as ``self.mm``, dropping it made the chunk raise AttributeError where live
+    code worked, breaker6's G11) and defs and classes nested in a compound statement (their bodies
+    bind nothing here)."""
+    binder = _Binder()
+    stmt.visit(binder)
+    return binder.names
 
-    class Binder(cst.CSTVisitor):
-        def visit_Assign(self, node: cst.Assign) -> None:
-            for t in node.targets:
-                _target_names(t.target, out)
 
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            _target_names(node.target, out)
+class _Binder(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: set[str] = set()
 
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            _target_names(node.target, out)
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for t in node.targets:
+            _target_names(t.target, self.names)
 
-        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-            _target_names(node.target, out)
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        _target_names(node.target, self.names)
 
-        def visit_Del(self, node: cst.Del) -> None:  # ``del D``: live, ``self.D`` then reads a base's
-            _target_names(node.target, out)
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        _target_names(node.target, self.names)
 
-        def visit_For(self, node: cst.For) -> None:
-            _target_names(node.target, out)
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        _target_names(node.target, self.names)
 
-        def visit_WithItem(self, node: cst.WithItem) -> None:
-            if node.asname is not None:
-                _target_names(node.asname.name, out)
+    def visit_Del(self, node: cst.Del) -> None:  # ``del D``: live, ``self.D`` then reads a base's
+        _target_names(node.target, self.names)
 
-        def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-            if node.name is not None:
-                _target_names(node.name.name, out)
+    def visit_For(self, node: cst.For) -> None:
+        _target_names(node.target, self.names)
 
-        def visit_Import(self, node: cst.Import) -> None:
-            for alias in node.names:
-                if alias.asname is not None:
-                    _target_names(alias.asname.name, out)
-                else:  # ``import shop.m`` binds ``shop``
-                    out.add(cst.Module([]).code_for_node(alias.name).split(".")[0])
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            _target_names(node.asname.name, self.names)
 
-        def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-            if isinstance(node.names, cst.ImportStar):
-                return
-            for alias in node.names:
-                named = alias.asname.name if alias.asname is not None else alias.name
-                _target_names(named, out)
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        if node.name is not None:
+            _target_names(node.name.name, self.names)
 
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            out.add(node.name.value)
-            return False  # its body's names are its own
+    def visit_Import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            if alias.asname is not None:
+                _target_names(alias.asname.name, self.names)
+            else:  # ``import shop.m`` binds ``shop``
+                root = alias.name
+                while isinstance(root, cst.Attribute):
+                    root = root.value
+                _target_names(root, self.names)
 
-        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-            out.add(node.name.value)
-            return False
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if isinstance(node.names, cst.ImportStar):
+            return
+        for alias in node.names:
+            _target_names(alias.asname.name if alias.asname is not None else alias.name, self.names)
 
-        def visit_Lambda(self, node: cst.Lambda) -> bool:
-            return False
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.names.add(node.name.value)
+        return False  # its body's names are its own
 
-    stmt.visit(Binder())
-    return out
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self.names.add(node.name.value)
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
 
 
 def _target_names(target: cst.BaseExpression, out: set[str]) -> None:
