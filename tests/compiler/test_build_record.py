@@ -24,6 +24,7 @@ from loom_compiler.bundle.cache_codec import CacheFormatError
 from loom_compiler.cli import main
 from loom_compiler.config import load_config
 
+from helpers.cache_reads import decoded  # noqa: F401 - a fixture
 from helpers.git_repo import copy_project, edit
 
 DATA = Path(__file__).parent / "data" / "bundle_shop"
@@ -34,20 +35,6 @@ def project(tmp_path: Path) -> Path:
     root = tmp_path / "bundle_shop"
     copy_project(DATA, root)
     return root
-
-
-@pytest.fixture
-def decoded(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    """The value type of every cache entry read back, in order."""
-    types: list[Any] = []
-    real = cache_module.decode_entry
-
-    def spy(key: str, data: bytes, value_type: Any, **kw: Any) -> Any:
-        types.append(value_type)
-        return real(key, data, value_type, **kw)
-
-    monkeypatch.setattr(cache_module, "decode_entry", spy)
-    return types
 
 
 def build(root: Path, **kw: Any):
