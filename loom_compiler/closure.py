@@ -1580,8 +1580,8 @@ class ClosureGraph:
                     keys.add(self._absent_attribute(key))
                     keys |= _star_named(key, chain)
                     # what calling it changes, in its module and the modules its callees live in
-                    # (C11: ``setup()`` whose body fills ``shop.cfg.CFG``)
-                    keys |= self.call_effects(key)
+                    # (C11: ``setup()`` whose body fills ``shop.cfg.CFG``), and what it holds
+                    keys |= self.call_effects(key) | self._held(key)
             keys |= runs
             # a third-party module's process state (``decimal.getcontext().prec = 3``,
             # ``warnings.simplefilter(...)``, ``os.environ.setdefault(...)``) is read through any
@@ -1601,6 +1601,25 @@ class ClosureGraph:
                 keys.add(PROCESS)
             found = self._targets[memo] = frozenset(keys)
         return found
+
+    def _held(self, key: str) -> set[str]:
+        """Keys of what the def or class ``key`` holds (``effects.call_refs``' ``&`` chains:
+        ``class K: c = CFG``, ``self.c = CFG``, ``def get(): return CFG``), which a statement of
+        another module changing it may change through it (``K.c["a"] = 5``, ``get()["a"] = 5``:
+        F6, L4). Widening, on purpose: any change of it counts, not only one through a part
+        (the statement's own facts do not say which; ``effects._Holders`` tells them apart in
+        the module)."""
+        if ":" in key or "#" in key:
+            return set()
+        module, _, name = key.rpartition(".")
+        index = self.index(module)
+        out: set[str] = set()
+        for u in index.direct.get(name, ()) if index is not None else ():
+            if u.kind in ("function", "class"):
+                for chain in u.call_refs:
+                    if chain[0] == "&":
+                        out.update(self._absent_attribute(k) for k in self.resolve_chain(index, chain[1:]))
+        return out
 
     def _runs_effects(self, index: _ModuleIndex, unit: Unit) -> set[str]:
         """Keys of what the code a statement may run beyond the callees it spells changes
@@ -1699,6 +1718,8 @@ class ClosureGraph:
                 chains = ["+" + c for c in u.references if c[0] not in "!\"?'^~="]
                 chains += [c for c in u.references if c[0] == "="]
             for chain in chains:
+                if chain[0] == "&":  # what it holds: changed through it abroad only (``_held``)
+                    continue
                 if chain[0] == ">":  # a store into another module through a view (D5)
                     changed |= self._view_target(index, chain[1:])
                     continue

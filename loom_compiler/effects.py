@@ -149,7 +149,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from .canonical import literal_string_value
-from .scopes import References, import_bindings
+from .scopes import RESULT, References, import_bindings
 
 __all__ = ["StatementFacts", "attachments", "call_refs", "changes_process_state", "import_time_runs", "PROCESS_STATE",
            "literal_all", "project_imports", "UNKNOWN_ALL", "split_if", "is_immutable_literal"]
@@ -194,12 +194,13 @@ def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bo
             for name in f.own_names:
                 callables.setdefault(name, []).append(f.index)
     facts_by = {f.index: f for f in facts if f.callable}
-    changes = _transitive_changes(facts, callables, third_party, literal)
     held = _aliases(facts, literal)
+    holders = _Holders(facts, held, literal, third_party, callables, facts_by)
+    changes = _transitive_changes(facts, callables, third_party, literal, holders)
     for i, names in changes.items():
         # a def writing through a module-level alias (``c = CFG``; ``def s(): c["a"] = 5``)
-        # changes what it stands for (L3)
-        names |= {r for name in list(names) for r in held.get(name, ())}
+        # changes what it stands for (L3), and the alias may be a part of it: what that holds
+        names |= holders.through_aliases(names)
     # a class holding a method flow, called: the instance it builds may be the one the flow runs
     # on (``inst = Checkout(5)``, a DBOS configured instance), so the call is part of the class
     # (breaker2's C14; in another module the call of an imported name already counts)
@@ -229,12 +230,16 @@ def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bo
         attached = set(refs.stores) | mentioned
         # a store through a name bound to a module-level object (``c = CFG`` then ``c["a"] = 5``,
         # ``for c in (CFG,): c["a"] = 5``, ``put(c)``; not ``print(c)``) changes that object (L3)
+        # and, the name standing maybe for a part of it, what that object holds (L4);
+        # a change of a holder's parts (``HOLD[0]["a"] = 5``, ``K.c["a"] = 5``) or a run of
+        # its code (``K.setup()``) changes what it holds (F6, L4: ``_Holders``)
         # (what a name handed on stands for is judged as a mention: not a third-party name when
         # the statement binds one, as above)
-        via = {r for name in mentioned & refs.passes for r in held.get(name, ())}
+        via = holders.through_aliases(mentioned & refs.passes) | holders.held_by(
+            holders.hits(refs.deep, refs.calls_now - refs.name_calls_now, refs.name_calls_now))
         if f.names:
             via = {r for r in via if not third_party(r)}
-        attached |= via | {r for name in refs.stores for r in held.get(name, ())}
+        attached |= via | holders.through_aliases(refs.stores)
         for callee in refs.calls_now:
             for i in earlier[callee]:
                 attached |= changes[i]
@@ -350,6 +355,8 @@ def _aliases(facts: Sequence[StatementFacts], literal: Callable[[str], bool]) ->
         if not f.callable and f.refs.aliases:
             for name in f.own_names:
                 direct.setdefault(name, set()).update(r for r in f.refs.aliases if r != name and not literal(r))
+        for name, values in f.refs.rebinds.items():  # ``global c; c = CFG`` in a function (F7)
+            direct.setdefault(name, set()).update(r for r in values if r != name and not literal(r))
     out: dict[str, set[str]] = {}
     for name in direct:
         found: set[str] = set()
@@ -361,6 +368,115 @@ def _aliases(facts: Sequence[StatementFacts], literal: Callable[[str], bool]) ->
                     todo.append(r)
         out[name] = found
     return out
+
+
+class _Holders:
+    """What each module-level name may hold as a part of its object, and which changes reach it
+    (F6, F7, L4; ``References.holds``/``deep``). A name holds what its bound values name
+    (``HOLD = [CFG]``, ``NS = SimpleNamespace(c=CFG)``, ``inst = H()``), what is stored into it or
+    given to its methods (``K.c = CFG``, ``HOLD.append(CFG)``), for a class what its body binds and
+    its methods store on ``self`` (``class K: c = CFG``, ``self.c = CFG``), for a def what it
+    returns or yields (``def get(): return CFG``), and what the names it stands for hold
+    (``_aliases``), transitively (``inst = H()`` holds what ``H`` holds).
+
+    A change reaches what a holder holds when it goes through a part (``HOLD[0]["a"] = 5``,
+    ``K.c.update(a=5)``, ``get()["a"] = 5``, ``for c in HOLD: c["a"] = 5``), hands the holder to a
+    call (``put(HOLD)``), calls a method of a first-party holder that is no builtin display
+    (``K.setup()``, ``inst.reset()``: its code may change what it holds), or calls a class whose
+    code changes a part of ``self`` (``class H: def __init__(self): self.c["a"] = 5``, then
+    ``H()``). Not: a store into the holder itself (``HOLD[0] = 5``, ``K.x = 5``), a builtin
+    display's method (``HOLD.append(5)``), a plain def called (what its code changes is its own
+    rule), a third-party holder's method (``logger.info(CFG)`` keeps nothing a flow reads). What
+    is held is first-party: a third-party object held (``URL = os.environ.get(...)`` holds
+    ``os``, ``HOLD = [requests.Session()]``) is reached by the flows through the holder itself,
+    and a third-party module's state changed through a holder (``MODS = [json]; MODS[0].dumps =
+    f``) is a documented limit; a name bound only to an immutable literal holds nothing.
+    Widening, on purpose: a holder holds everything its values name (``len(CFG)``, ``dict(CFG)``:
+    no call is told from one that keeps its argument), for ever (no order: ``HOLD = [CFG]`` then
+    ``HOLD = []`` still holds it), and a change of any part changes all it holds. A name bound by
+    an import is no holder here: what another module's object holds is that module's
+    (``closure.call_effects`` follows a def's or class's holdings through ``call_refs``)."""
+
+    def __init__(self, facts: Sequence[StatementFacts], held: Mapping[str, set[str]],
+                 literal: Callable[[str], bool], third_party: Callable[[str], bool],
+                 callables: Mapping[str, list[int]], facts_by: Mapping[int, StatementFacts]) -> None:
+        own = {name for f in facts for name in f.own_names}
+        imported = {name for f in facts for name in f.names - f.own_names} - own
+        edges: dict[str, set[str]] = {}
+        for f in facts:
+            for key, roots in f.refs.holds.items():
+                if key not in imported and not literal(key):
+                    edges.setdefault(key, set()).update(r for r in roots
+                                                        if r != key and not literal(r) and not third_party(r))
+        for name, targets in held.items():
+            if not literal(name):
+                edges.setdefault(name, set()).update(
+                    r for t in targets if not third_party(r := t.removeprefix(RESULT)))
+        self.edges = edges
+        self.held = held
+        self.third_party = third_party
+        binders: dict[str, list[StatementFacts]] = {}
+        for f in facts:
+            for name in f.own_names:
+                binders.setdefault(name, []).append(f)
+        self.displays = {name for name, fs in binders.items() if all(f.display for f in fs)}
+        #: undecorated defs: calling one runs its code, whose changes are its own rule
+        self.plain = {name for name, fs in binders.items()
+                      if all(f.callable and not f.klass and not f.decorated for f in fs)}
+        #: classes whose code changes a part of ``self`` (or hands it on): calling one changes what it holds
+        self.classes = {name for name, fs in binders.items() if any(f.klass for f in fs)}
+        self.self_changing = {name for name in self.classes
+                              if any(f.klass and name in f.refs.deep_later for f in binders[name])}
+        self._reach: dict[str, frozenset[str]] = {}
+
+    def reach(self, name: str) -> frozenset[str]:
+        found = self._reach.get(name)
+        if found is None:
+            out: set[str] = set()
+            todo = [name]
+            while todo:
+                for r in self.edges.get(todo.pop(), ()):
+                    if r not in out and r != name:
+                        out.add(r)
+                        todo.append(r)
+            found = self._reach[name] = frozenset(out)
+        return found
+
+    def hits(self, deep: Iterable[str], methods: Iterable[str], called: Iterable[str]) -> set[str]:
+        """The holders a change reaches the contents of: those changed through a part or handed
+        on (``deep``), a first-party one that is no builtin display whose method is called
+        (``methods``), a class called whose code changes a part of ``self`` or a value called
+        (``called``)."""
+        out = {n for n in deep if n in self.edges}
+        # a change of what a call returned (``c = get(); c["a"] = 5``): what a def or value
+        # returns may be held (``def get(): return CFG``); a class's instance holds only the
+        # parts it is given, which its own code changes only if it changes ``self``'s parts
+        out |= {r for n in deep if n.startswith(RESULT) and (r := n[len(RESULT):]) in self.edges
+                and (r not in self.classes or r in self.self_changing)}
+        out |= {n for n in methods if n in self.edges and n not in self.displays and not self.third_party(n)}
+        out |= {n for n in called if n in self.edges and n not in self.displays and not self.third_party(n)
+                and n not in self.plain and (n not in self.classes or n in self.self_changing)}
+        return out
+
+    def held_by(self, names: Iterable[str]) -> set[str]:
+        out: set[str] = set()
+        for n in names:
+            out |= self.reach(n)
+        return out
+
+    def through_aliases(self, names: Iterable[str]) -> set[str]:
+        """For names a change goes through: what the module-level aliases among them stand for
+        (L3: ``c = CFG`` then ``c["a"] = 5``) and, the alias being maybe a part of it, what that
+        holds; for an alias of a call's result (``c = get()``: ``()get``), what the callee holds."""
+        out: set[str] = set()
+        for n in names:
+            for t in self.held.get(n, ()):
+                if t.startswith(RESULT):
+                    out |= self.held_by(self.hits((t,), (), ()))
+                else:
+                    out.add(t)
+                    out |= self.reach(t)
+        return out
 
 
 def _flow_class_names(facts: Sequence[StatementFacts], flow_classes: set[str]) -> dict[str, set[str]]:
@@ -394,9 +510,11 @@ def _flow_class_names(facts: Sequence[StatementFacts], flow_classes: set[str]) -
 
 
 def _transitive_changes(facts: Sequence[StatementFacts], callables: Mapping[str, list[int]],
-                        third_party: Callable[[str], bool], literal: Callable[[str], bool]) -> dict[int, set[str]]:
-    """Names each def/class can change when called: its own writes, plus those of the module's
-    functions it calls, to a fixpoint (recursion terminates: the sets only grow)."""
+                        third_party: Callable[[str], bool], literal: Callable[[str], bool],
+                        holders: _Holders) -> dict[int, set[str]]:
+    """Names each def/class can change when called: its own writes, what the holders its code
+    reaches the contents of hold (``_Holders``), plus those of the module's functions it calls,
+    to a fixpoint (recursion terminates: the sets only grow)."""
     own: dict[int, set[str]] = {}
     calls: dict[int, set[int]] = {}
     stateful = {f.index: f.decorated for f in facts if f.callable}
@@ -413,7 +531,8 @@ def _transitive_changes(facts: Sequence[StatementFacts], callables: Mapping[str,
             r for r in refs.calls
             if not third_party(r) and not literal(r)
             and (r not in callables or any(stateful.get(i, False) for i in callables[r]))
-        }
+        } | {r for r in holders.held_by(holders.hits(refs.deep_later, refs.method_calls, refs.calls - refs.method_calls))
+             if not third_party(r)}
         called = refs.calls | refs.calls_now if f.klass else refs.calls  # a class: its bases and metaclass
         calls[f.index] = {i for name in called for i in callables.get(name, ()) if i != f.index}
     changed = True
@@ -452,7 +571,7 @@ def call_refs(fact: StatementFacts, third_party: Callable[[str], bool],
     local name and called through it (``reg = codecs.register; reg(search)``, D7), what it calls
     is the API all the same."""
     refs = fact.refs
-    roots = set(refs.global_writes) | {r for r in refs.mutates if not literal(r)}
+    roots = set(refs.global_writes) | {r for r in refs.mutates | refs.deep_later if not literal(r)}
     if fact.klass:
         roots |= {r for r in fact.bases if not third_party(r)}  # subclassing, instantiating runs their code
     called = {r for r in refs.method_calls | refs.calls if not third_party(r) and not literal(r)} - roots
@@ -473,6 +592,11 @@ def call_refs(fact: StatementFacts, third_party: Callable[[str], bool],
             out.add("*" + chain)  # a process-state API used as a value (D7)
     if fact.decorated:
         out |= fact.own_names
+    # what it holds (``class K: c = CFG``, ``def get(): return CFG``), ``&``-marked: a statement
+    # of another module changing it (``K.c["a"] = 5``, ``get()["a"] = 5``) may change those
+    # through it (F6, L4; ``closure.changed_abroad``); calling it does not (its code's own chains)
+    out |= {"&" + r for name in fact.own_names for r in refs.holds.get(name, ())
+            if _plain(r) and not literal(r) and not third_party(r)}
     out |= refs.deferred_stores  # ``>`` targets: stores into other modules through a view (D5)
     return tuple(sorted(out))
 

@@ -195,6 +195,7 @@ __all__ = [
     "import_bindings",
     "FromResolver",
     "NameOnly",
+    "RESULT",
 ]
 
 #: resolves ``from <relative> import ...`` to the absolute base module (None: cannot be resolved)
@@ -237,7 +238,7 @@ _BINDER_SPECIAL = frozenset(
         cst.FunctionDef, cst.ClassDef, cst.Lambda, *_COMPREHENSIONS, cst.AssignTarget, cst.AnnAssign,
         cst.AugAssign, cst.For, cst.CompFor, cst.WithItem, cst.ExceptHandler, cst.ExceptStarHandler,
         cst.NamedExpr, cst.Del, cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal, cst.MatchAs,
-        cst.MatchStar, cst.MatchMapping, cst.Assign,
+        cst.MatchStar, cst.MatchMapping, cst.Assign, cst.Call,
     }
 )
 _USE_SPECIAL = frozenset(
@@ -245,7 +246,7 @@ _USE_SPECIAL = frozenset(
         cst.Name, cst.Attribute, cst.FunctionDef, cst.Lambda, cst.ClassDef, *_COMPREHENSIONS, cst.Arg,
         cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal, cst.MatchKeywordElement, cst.ConcatenatedString,
         cst.Call, cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Del, cst.Subscript, cst.SimpleString, cst.Expr,
-        cst.For, cst.Comparison, cst.WithItem, cst.NamedExpr,
+        cst.For, cst.Comparison, cst.WithItem, cst.NamedExpr, cst.Return, cst.Yield,
     }
 )
 #: builtins whose first argument may be ``self`` without it escaping
@@ -319,6 +320,26 @@ class References:
     #: argument of a call that is no read-only builtin (``print(c)`` is not; ``put(c)`` is):
     #: ``effects.attachments`` follows a module-level alias through these only
     passes: set[str] = field(default_factory=set)
+    #: holder -> the global roots whose objects it may come to hold as parts (F6, L4): a
+    #: module-level name -> the roots its bound value names (``HOLD = [CFG]``, ``NS =
+    #: SimpleNamespace(c=CFG)``, ``get = lambda: CFG``); a module-level def or class -> what its
+    #: code returns or yields and what its class body and its methods store on ``self``/``cls``
+    #: (``class K: c = CFG``, ``self.c = CFG``, ``def get(): return CFG``); a global root stored
+    #: into or given to a method -> what it is given (``K.c = CFG``, ``HOLD.append(CFG)``,
+    #: ``setattr(K, "c", CFG)``). Names only, unfiltered: ``effects`` decides which count
+    holds: dict[str, set[str]] = field(default_factory=dict)
+    #: global roots whose *parts* the code may change: a store or a
+    #: method call through a part (``HOLD[0]["a"] = 5``, ``K.c.update(a=5)``, ``get()["a"] = 5``),
+    #: through a local standing for the root (which may be a part of it), a part stored in place
+    #: (``HOLD[0] += [1]``), or the root handed to a call that is no read-only builtin. A change
+    #: of a holder's parts is a change of what it holds (``effects.attachments``); a plain store
+    #: into it (``HOLD[0] = 5``, ``K.x = 5``) or a builtin display's method (``HOLD.append(5)``)
+    #: is not. ``deep``: at import time; ``deep_later``: in deferred code (function bodies)
+    deep: set[str] = field(default_factory=set)
+    deep_later: set[str] = field(default_factory=set)
+    #: a module-level name a function binds after ``global`` -> the global roots its value may be
+    #: or be part of (``global c; c = CFG``: F7), as ``aliases`` is for a module-level binding
+    rebinds: dict[str, set[str]] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -333,6 +354,9 @@ class _Scope:
     #: local name -> the names (of this scope or global) whose object its value may be or be part
     #: of (``_value_names``): a store through the local is a store through those (L3)
     aliases: dict[str, set[str]] = field(default_factory=dict)
+    #: local name -> the names whose objects it may hold as parts beyond those (``_held_names``:
+    #: ``h = [CFG]``, ``h.append(CFG)``, ``h["k"] = CFG``): a change of its parts changes them (L4)
+    holds: dict[str, set[str]] = field(default_factory=dict)
 
     @property
     def is_function(self) -> bool:
@@ -459,16 +483,31 @@ class _Binder:
         self.modules: list[str] = []
         self.loops: set[str] = set()  # names ``for`` statements bind (``_Scope.loops``)
         self.aliases: dict[str, set[str]] = {}  # name -> what its value may be (``_Scope.aliases``)
+        self.holds: dict[str, set[str]] = {}  # name -> what it may hold beyond that (``_Scope.holds``)
         self.resolve_from = resolve_from
         #: False: the module's text spells no ``:=``, so no walrus target needs looking for (each
         #: look walks a whole header or comprehension again)
         self.walrus = walrus
 
     def alias(self, names: set[str], value: cst.BaseExpression | None, *, unpack: bool) -> None:
-        found = _value_names(value, unpack=unpack) if value is not None and names else ()
+        if value is None or not names:
+            return
+        found = _value_names(value, unpack=unpack)
+        held = _held_names(value) - found
         for name in names:
             if found:
                 self.aliases.setdefault(name, set()).update(found)
+            if held:
+                self.holds.setdefault(name, set()).update(held)
+
+    def hold(self, target: cst.BaseExpression, values: Iterable[cst.BaseExpression]) -> None:
+        """``h["k"] = CFG``, ``h.c = CFG``, ``h.append(CFG)``: the object ``h`` names (the root of
+        ``target``, a store target or a method's object) may hold what the values name (L4)."""
+        root = _root_name(target)
+        if root is not None:
+            held = set().union(*map(_held_names, values))
+            if held:
+                self.holds.setdefault(root, set()).update(held)
 
     def walk(self, node: cst.CSTNode) -> None:
         if type(node) is cst.ConcatenatedString:
@@ -506,6 +545,11 @@ class _Binder:
         elif type(node) is cst.Assign:
             for target in node.targets:
                 self.alias(target_names(target.target), node.value, unpack=type(target.target) is not cst.Name)
+                if type(target.target) in (cst.Attribute, cst.Subscript):
+                    self.hold(target.target, (node.value,))
+        elif type(node) is cst.Call:
+            if type(node.func) is cst.Attribute and node.args:
+                self.hold(node.func.value, [a.value for a in node.args])
         elif type(node) in (cst.AnnAssign, cst.AugAssign):
             self.bound |= target_names(node.target)
             if type(node) is cst.AnnAssign:
@@ -575,7 +619,11 @@ def _walrus_targets(node: cst.CSTNode) -> set[str]:
 
 #: methods whose result is (part of) the object they are called on: ``CFG.get("sub")``,
 #: ``CFG.setdefault("sub", {})``, ``for c in CFG.values()``
-_PART_METHODS = frozenset({"get", "setdefault", "pop", "popitem", "values", "items", "__getitem__", "__enter__"})
+_PART_METHODS = frozenset({"get", "setdefault", "pop", "popitem", "values", "items", "__getitem__", "__enter__",
+                           "copy"})  # a shallow copy shares the parts
+#: the mark of a name standing for what calling a root returns (``c = get()``: ``()get``): a
+#: change through it changes the parts of what the root holds (``References.deep``), not the root
+RESULT = "()"
 #: builtins whose result is (part of) their first argument: ``getattr(m, "CFG")``, ``next(iter(CFGS))``
 _PART_FUNCS = frozenset({"getattr", "next", "iter", "reversed", "vars"})
 
@@ -600,7 +648,9 @@ def _value_names(node: cst.BaseExpression, *, unpack: bool = False) -> set[str]:
             return _value_names(func.value, unpack=unpack)
         if isinstance(func, cst.Name) and func.value in _PART_FUNCS and node.args:  # type: ignore[attr-defined]
             return _value_names(node.args[0].value, unpack=unpack)  # type: ignore[attr-defined]
-        return set()
+        root = _root_name(func)
+        # what the call returns (``c = get()``): ``()get``, what ``get`` may return or its parts (L4)
+        return {RESULT + root} if root is not None else set()
     if kind is cst.IfExp:
         return _value_names(node.body, unpack=unpack) | _value_names(node.orelse, unpack=unpack)  # type: ignore[attr-defined]
     if kind is cst.BooleanOperation:
@@ -613,6 +663,62 @@ def _value_names(node: cst.BaseExpression, *, unpack: bool = False) -> set[str]:
             out |= _value_names(element.value)
         return out
     return set()
+
+
+def _held_names(node: cst.BaseExpression | None) -> set[str]:
+    """The names whose objects the value of ``node`` may be, be part of, or hold (F6, L4): what
+    ``_value_names`` finds, and also the elements of a display at any depth (``[CFG]``, ``{"k":
+    CFG}``), a call's callee and arguments (``get()`` may return what ``get`` returns,
+    ``SimpleNamespace(c=CFG)`` holds ``CFG``), an operator's operands (``HOLD + []`` holds
+    ``HOLD``'s elements), a comprehension's iterables and element, a lambda's body. Syntactic
+    (resolved by the caller). Widening, on purpose: whether the call keeps its argument or the
+    operator copies is not told (``dict(CFG)``, ``len(CFG)`` hold ``CFG`` too); a string, a
+    number, a comparison and ``not`` hold nothing."""
+    out: set[str] = set()
+    stack = [node] if node is not None else []
+    while stack:
+        n = stack.pop()
+        kind = type(n)
+        if kind is cst.Name:
+            out.add(nfkc(n.value))  # type: ignore[attr-defined]
+        elif kind is cst.Await:
+            stack.append(n.expression)  # type: ignore[attr-defined]
+        elif kind in (cst.Attribute, cst.Subscript, cst.StarredElement, cst.Element, cst.Arg,
+                      cst.NamedExpr, cst.Yield):
+            value = n.value  # type: ignore[attr-defined]
+            if value is not None and not isinstance(value, cst.From):
+                stack.append(value)
+            elif isinstance(value, cst.From):
+                stack.append(value.item)
+        elif kind is cst.Call:
+            stack.append(n.func)  # type: ignore[attr-defined]
+            stack.extend(n.args)  # type: ignore[attr-defined]
+        elif kind in (cst.Tuple, cst.List, cst.Set):
+            stack.extend(n.elements)  # type: ignore[attr-defined]
+        elif kind is cst.Dict:
+            for el in n.elements:  # type: ignore[attr-defined]
+                if type(el) is cst.DictElement:
+                    stack += [el.key, el.value]
+                else:
+                    stack.append(el.value)  # ``**other``
+        elif kind is cst.IfExp:
+            stack += [n.body, n.orelse]  # type: ignore[attr-defined]
+        elif kind is cst.BooleanOperation or kind is cst.BinaryOperation:
+            stack += [n.left, n.right]  # type: ignore[attr-defined]
+        elif kind is cst.UnaryOperation and type(n.operator) is not cst.Not:  # type: ignore[attr-defined]
+            stack.append(n.expression)  # type: ignore[attr-defined]
+        elif kind in _COMPREHENSIONS:
+            comp = n.for_in  # type: ignore[attr-defined]
+            while comp is not None:
+                stack.append(comp.iter)
+                comp = comp.inner_for_in
+            if kind is cst.DictComp:
+                stack += [n.key, n.value]  # type: ignore[attr-defined]
+            else:
+                stack.append(n.elt)  # type: ignore[attr-defined]
+        elif kind is cst.Lambda:
+            stack.append(n.body)  # type: ignore[attr-defined]
+    return out
 
 
 def bound_names(stmts: Iterable[cst.CSTNode]) -> set[str]:
@@ -636,6 +742,14 @@ def _store_base(target: cst.BaseExpression) -> list[cst.BaseExpression]:
     while type(node) in (cst.Attribute, cst.Subscript, cst.Call):
         node = node.func if type(node) is cst.Call else node.value
     return [node]
+
+
+def _root_name(node: cst.BaseExpression) -> str | None:
+    """The name at the bottom of an attribute, subscript and call chain (``K`` of ``K.c["a"]``,
+    ``get`` of ``get()["a"]``), None when there is none (``"".join``)."""
+    while type(node) in (cst.Attribute, cst.Subscript, cst.Call):
+        node = node.func if type(node) is cst.Call else node.value  # type: ignore[attr-defined]
+    return nfkc(node.value) if type(node) is cst.Name else None  # type: ignore[attr-defined]
 
 
 def _through_sys_modules(target: cst.BaseExpression, is_modules: Callable[[cst.BaseExpression], bool], *,
@@ -691,7 +805,7 @@ class _UseWalker:
         self.collectors: list[set[str]] = []  # every global root used is added to each
         #: one per call whose arguments are being walked: whether its callee is a read-only
         #: builtin (``_READ_ONLY_BUILTINS``), for the locals standing for globals handed to it
-        self.read_only_args: list[bool] = []
+        self.read_only_args: list[bool | None] = []
         self.self_safe: set[int] = set()  # ids of Name nodes where ``self`` does not escape
         self.globals_read: set[int] = set()  # ids of ``globals()`` calls only read from
         #: loop variables that hold an annotated name of the instance's class inside their loop's
@@ -702,6 +816,11 @@ class _UseWalker:
         self.annotation = 0  # > 0 inside an annotation Python stores: strings are forward references
         self.frames_read: set[int] = set()  # ids of ``<frame>.f_globals`` nodes only read from (L1)
         self.frames_written: set[int] = set()  # ids of those stored through
+        #: sets collecting the global roots a value being walked names, for ``References.holds``
+        self.holding: list[set[str]] = []
+        #: the module-level def or class whose code is being walked (its returns and ``self``
+        #: stores are what it holds); None at module level
+        self.owner: str | None = None
 
     # -- scopes ---------------------------------------------------------------------------------
     def function_scope(self, params: cst.Parameters, body: Iterable[cst.CSTNode], parent: _Scope, *, method: bool) -> None:
@@ -714,9 +833,14 @@ class _UseWalker:
         self_name = names[0] if method and names and _first_is_positional(params) else None
         imports = {k: v for k, v in binder.imports.items() if k in local}
         scope = _Scope(parent, local, binder.declared_global, self_name=self_name, imports=imports,
-                       loops=binder.loops & local, aliases={k: v for k, v in binder.aliases.items() if k in local})
+                       loops=binder.loops & local, aliases={k: v for k, v in binder.aliases.items() if k in local},
+                       holds={k: v for k, v in binder.holds.items() if k in local})
         self.refs.global_writes |= binder.bound & binder.declared_global
         self.refs.globals.update("!" + m for m in binder.modules)  # a lazy import runs that module
+        for name in binder.declared_global:
+            # ``global c; c = CFG``: the module's ``c`` stands for ``CFG`` (F7)
+            for value in binder.aliases.get(name, ()):
+                self.refs.rebinds.setdefault(name, set()).update(self.stands_for(value, scope))
         for name in binder.declared_global:
             for target in binder.imports.get(name, ()):  # ``global np`` then ``import numpy as np``
                 self.refs.globals.add("=" + target)
@@ -779,7 +903,13 @@ class _UseWalker:
         if kind is cst.FunctionDef:
             self.function_header(node, scope)  # type: ignore[arg-type]
             body = node.body.body  # type: ignore[attr-defined]
-            self.function_scope(node.params, body, scope, method=scope.is_class and not _is_staticmethod(node))  # type: ignore[attr-defined,arg-type]
+            owner = self.owner
+            if scope.parent is None:
+                self.owner = nfkc(node.name.value)  # type: ignore[attr-defined]
+            try:
+                self.function_scope(node.params, body, scope, method=scope.is_class and not _is_staticmethod(node))  # type: ignore[attr-defined,arg-type]
+            finally:
+                self.owner = owner
             return
         if kind is cst.Lambda:
             self.params_header(node.params, scope)  # type: ignore[attr-defined]
@@ -805,15 +935,27 @@ class _UseWalker:
             self.refs.globals.update("=" + t for targets in binder.imports.values() for t in targets)
             inner = _Scope(scope, local, binder.declared_global, is_class=True,
                            imports={k: v for k, v in binder.imports.items() if k in local},
-                           aliases={k: v for k, v in binder.aliases.items() if k in local})
-            for stmt in node.body.body:  # type: ignore[attr-defined]
-                self.walk(stmt, inner)
+                           aliases={k: v for k, v in binder.aliases.items() if k in local},
+                           holds={k: v for k, v in binder.holds.items() if k in local})
+            owner = self.owner
+            if scope.parent is None:
+                self.owner = nfkc(node.name.value)  # type: ignore[attr-defined]
+            try:
+                for stmt in node.body.body:  # type: ignore[attr-defined]
+                    self.walk(stmt, inner)
+            finally:
+                self.owner = owner
             return
         if kind in _COMPREHENSIONS:
             self.comprehension(node, scope)  # type: ignore[arg-type]
             return
         if kind is cst.Arg:
             self.walk(node.value, scope)  # type: ignore[attr-defined]
+            return
+        if kind is cst.Return or kind is cst.Yield:
+            if node.value is not None:  # type: ignore[attr-defined]
+                # what a def returns or yields is what calling it may hand out (L4: ``get()["a"] = 5``)
+                self.walk_held(node.value, scope, (self.owner,) if self.owner is not None else ())  # type: ignore[attr-defined]
             return
         if kind in (cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal):
             return
@@ -983,6 +1125,15 @@ class _UseWalker:
                 self.walk(child, scope)
 
     def call(self, node: cst.Call, scope: _Scope) -> None:
+        func, args = node.func, node.args
+        if type(func) is cst.Name and func.value == "setattr" and len(args) >= 3 and not self.is_local("setattr", scope):
+            root = _root_name(args[0].value)
+            keys = self.object_keys(root, scope) if root is not None else set()
+            if keys:  # ``setattr(K, "c", CFG)``: ``K`` holds ``CFG`` (F6)
+                self.walk_held(args[2].value, scope, keys)
+        self.plain_call(node, scope)
+
+    def plain_call(self, node: cst.Call, scope: _Scope) -> None:
         if self.through_view(node, scope):
             return
         if id(node) in self.fetches:
@@ -1399,7 +1550,17 @@ class _UseWalker:
                 self.store_chain(seen[0], scope)
         if now:
             self.collectors.append(self.refs.call_mentions)
-        self.read_only_args.append(False)  # the callee: calling a method on it may change it
+        # the callee (None): calling a method on it may change it; the arguments: ``read_only``
+        self.read_only_args.append(None)
+        keys: set[str] = set()
+        if type(target) is cst.Attribute:
+            obj = target.value
+            root = _root_name(obj)
+            if root is not None:
+                if type(obj) is not cst.Name:
+                    # ``HOLD[0].update(a=5)``, ``K.c.clear()``, ``get().update()``
+                    self.part_changed(root, scope, spelled=callee_chain is not None)
+                keys = self.object_keys(root, scope) if rest else keys  # ``HOLD.append(CFG)``: it may keep them
         try:
             if callee_chain is not None:
                 root = callee_chain.split(".", 1)[0]
@@ -1418,6 +1579,10 @@ class _UseWalker:
                     # a local standing for a global (``c = CFG; c.update(a=5)``, ``f = setup; f()``):
                     # the call is one of what it stands for (L3)
                     held = self.stands_for(root, scope)
+                    if held and "." in callee_chain:
+                        # a method of a local: the local may be a part of what it stands for
+                        (self.refs.deep if now else self.refs.deep_later).update(held)
+                    held = {r for r in held if not r.startswith(RESULT)}
                     if held and now:
                         self.refs.calls_now |= held
                     elif held:
@@ -1441,7 +1606,7 @@ class _UseWalker:
                     text, obj = chain
                     self.use(text.split(".", 1)[0], text, scope, obj)
                 for arg in rest:
-                    self.walk(arg, scope)
+                    self.walk_held(arg, scope, keys)
             finally:
                 if not now:
                     self.collectors.pop()
@@ -1479,18 +1644,24 @@ class _UseWalker:
                 # ``sys.modules[__name__].V = 2``: a binding of any name of the module
                 self.refs.dynamic |= {"module", "module-write"}
             self.store_into_target(target, scope)
+            self.store_into_part(target, scope, in_place=type(node) is cst.AugAssign)
+        value = getattr(node, "value", None)
+        keys: set[str] = set()
+        if value is not None:
+            for target in targets:
+                keys |= self.holding_keys(target, scope)
         if type(node) is cst.AnnAssign and scope.is_function:
             # a local annotation never runs: not a reference (DESIGN §6)
             self.walk(node.target, scope)
             if node.value is not None:
-                self.walk(node.value, scope)
+                self.walk_held(node.value, scope, keys)
             return
         if type(node) is cst.AnnAssign:
             # a class or module annotation is stored (``__annotations__``): its names are references
             self.walk(node.target, scope)
             self.annotation_of(node.annotation.annotation, scope)
             if node.value is not None:
-                self.walk(node.value, scope)
+                self.walk_held(node.value, scope, keys)
             return
         if type(node) is cst.Assign and _is_call_to(node.value, "globals"):
             self.globals_written.add(id(node.value))  # ``g = globals()``: it escapes
@@ -1500,7 +1671,117 @@ class _UseWalker:
             # ``mods`` are judged as those of ``sys.modules``), so this is no escape of it
             self.modules_safe.add(id(node.value))
         for child in child_nodes(node):
-            self.walk(child, scope)
+            if keys and child is value:
+                self.walk_held(child, scope, keys)  # type: ignore[arg-type]
+            else:
+                self.walk(child, scope)
+
+    def walk_held(self, value: cst.CSTNode, scope: _Scope, keys: Iterable[str]) -> None:
+        """Walk ``value``, a value the objects ``keys`` name come to hold (bound to them, stored
+        into them, given to their methods, returned by them): every global root it names is held
+        by each of them (``References.holds``, F6/L4)."""
+        if not keys:
+            self.walk(value, scope)
+            return
+        found: set[str] = set()
+        self.holding.append(found)
+        try:
+            self.walk(value, scope)
+        finally:
+            self.holding.pop()
+        for key in keys:
+            if found - {key}:
+                self.refs.holds.setdefault(key, set()).update(found - {key})
+
+    def holding_keys(self, target: cst.BaseExpression, scope: _Scope) -> set[str]:
+        """The global holders a store into ``target`` puts its value into: a global name bound
+        (``HOLD = [CFG]``, ``global c; c = [CFG]``), a class attribute (``class K: c = CFG``: the
+        class), an attribute or item of an object (``K.c = CFG``, ``self.c = CFG``: the class,
+        ``h["k"] = CFG``: what the local ``h`` stands for or holds). A local name bound is the
+        binder's (``_Scope.holds``)."""
+        kind = type(target)
+        if kind in (cst.Tuple, cst.List):
+            return set().union(*(self.holding_keys(el.value, scope) for el in target.elements))  # type: ignore[attr-defined]
+        if kind is cst.StarredElement:
+            return self.holding_keys(target.value, scope)  # type: ignore[attr-defined]
+        if kind is cst.Name:
+            name = nfkc(target.value)  # type: ignore[attr-defined]
+            where = self.resolve(name, scope)
+            if where is None:
+                return {name}
+            return {self.owner} if where.is_class and self.owner is not None else set()
+        root = _root_name(target)
+        return self.object_keys(root, scope) if root is not None else set()
+
+    def object_keys(self, root: str, scope: _Scope) -> set[str]:
+        """The global holders the object the name ``root`` holds may be: itself when global, the
+        class whose method runs for ``self``, what a local stands for or holds."""
+        where = self.resolve(root, scope)
+        if where is None:
+            return {root}
+        if where.self_name == root:
+            return {self.owner} if self.owner is not None else set()
+        return {r.removeprefix(RESULT) for r in self.stands_for(root, scope)} | self.held_for(root, scope)
+
+    def store_into_part(self, target: cst.BaseExpression, scope: _Scope, *, in_place: bool) -> None:
+        """A store whose target is a part of an object (``HOLD[0]["a"] = 5``, ``K.c["a"] = 5``,
+        ``get()["a"] = 5``, ``self.c["a"] = 5``) or changes one in place (``HOLD[0] += [1]``)
+        changes a part of the object at its root (``part_changed``); ``HOLD[0] = 5`` does not."""
+        kind = type(target)
+        if kind in (cst.Tuple, cst.List):
+            for el in target.elements:  # type: ignore[attr-defined]
+                self.store_into_part(el.value, scope, in_place=in_place)
+        elif kind is cst.StarredElement:
+            self.store_into_part(target.value, scope, in_place=in_place)  # type: ignore[attr-defined]
+        elif kind in (cst.Attribute, cst.Subscript):
+            written = target.value  # type: ignore[attr-defined]
+            if in_place or type(written) is not cst.Name:
+                root = _root_name(written)
+                if root is not None:
+                    self.part_changed(root, scope)
+
+    def part_changed(self, root: str, scope: _Scope, *, spelled: bool = False) -> None:
+        """The code changes a part of the object the name ``root`` holds, or hands it on
+        (``References.deep``): a global root itself (and whatever it holds, ``effects``); the class
+        for ``self`` in its methods; for a local, every global it stands for or holds (each
+        changed, with its parts). A global root is changed too unless ``spelled``: the part is
+        an attribute chain (``K.c.update()``), which the callee's own rule records already
+        (``calls``/``method_calls``, third-party names left out there: ``os.path.join(...)``)."""
+        deep = self.refs.deep if self.deferred == 0 else self.refs.deep_later
+        where = self.resolve(root, scope)
+        if where is None:
+            deep.add(root)
+            if not spelled:
+                # (``HOLD[0].update(a=5)`` changes ``HOLD``'s contents: a callee no chain names)
+                (self.refs.stores if self.deferred == 0 else self.refs.mutates).add(root)
+            return
+        if where.self_name == root:
+            if self.owner is not None:
+                deep.add(self.owner)
+            return
+        held = self.stands_for(root, scope)
+        plain = {r for r in held if not r.startswith(RESULT)} | self.held_for(root, scope)
+        deep |= plain
+        deep.update(r[len(RESULT):] for r in held if r.startswith(RESULT))
+        (self.refs.stores if self.deferred == 0 else self.refs.mutates).update(plain)
+
+    def held_for(self, root: str, scope: _Scope) -> set[str]:
+        """The global roots whose objects the local ``root`` may hold as parts (``_Scope.holds``:
+        ``h = [CFG]``, ``h.append(c)`` with ``c = CFG``), through other locals."""
+        out: set[str] = set()
+        seen: set[tuple[int, str]] = set()
+        todo = [(root, scope)]
+        while todo:
+            name, where = todo.pop()
+            binder = self.resolve(name, where)
+            if binder is None or (id(binder), name) in seen:
+                continue
+            seen.add((id(binder), name))
+            for value in binder.holds.get(name, ()):
+                out.update(r.removeprefix(RESULT) for r in self.stands_for(value, binder))
+                todo.append((value, binder))
+            todo += [(value, binder) for value in binder.aliases.get(name, ())]
+        return out
 
     # -- annotations ------------------------------------------------------------------------------
     def annotation_of(self, node: cst.BaseExpression, scope: _Scope) -> None:
@@ -1780,7 +2061,14 @@ class _UseWalker:
     def store_root(self, root: str, scope: _Scope) -> None:
         """Record a write into the object the name ``root`` holds: a global root, or every global
         a local name may stand for (``c = CFG; c["a"] = 5`` writes into ``CFG``: L3)."""
-        (self.refs.stores if self.deferred == 0 else self.refs.mutates).update(self.stands_for(root, scope))
+        held = self.stands_for(root, scope)
+        if self.resolve(root, scope) is not None:
+            # a local may be a part of what it stands for, or what a call returned (``c = get()``:
+            # ``()get``, kept marked: the result itself changes, ``effects._Holders.hits``): the
+            # parts of those change (``References.deep``)
+            (self.refs.deep if self.deferred == 0 else self.refs.deep_later).update(held)
+            held = {r for r in held if not r.startswith(RESULT)}
+        (self.refs.stores if self.deferred == 0 else self.refs.mutates).update(held)
 
     def stands_for(self, root: str, scope: _Scope) -> set[str]:
         """The global roots whose object the name ``root`` may hold in ``scope``: itself when it is
@@ -1852,9 +2140,16 @@ class _UseWalker:
             if self.collectors and binder.aliases and mark == "" and not (self.read_only_args and self.read_only_args[-1]):
                 # a local standing for a global, handed to a call (``put(c)`` after ``c = CFG``):
                 # the call may change what it stands for, as if it were spelled (L3)
-                held = self.stands_for(root, scope)
+                held = {r for r in self.stands_for(root, scope) if not r.startswith(RESULT)}
                 for collector in self.collectors:
                     collector |= held
+            if self.read_only_args and self.read_only_args[-1] is False and mark == "" \
+                    and (binder.aliases or binder.holds or binder.self_name == root):
+                self.part_changed(root, scope)  # handed to a call: it may change its parts (L4)
+            if self.holding and (binder.aliases or binder.holds):
+                held = {r.removeprefix(RESULT) for r in self.stands_for(root, scope)} | self.held_for(root, scope)
+                for found in self.holding:
+                    found |= held
             if binder.self_name == root:
                 parts = chain.split(".")
                 if len(parts) > 2 and parts[1] == "__class__" and parts[2] == "__dict__":
@@ -1868,6 +2163,10 @@ class _UseWalker:
                     self.refs.dynamic.add("class")
             return
         self.refs.globals.add(mark + chain)
+        for found in self.holding:
+            found.add(root)
+        if self.read_only_args and self.read_only_args[-1] is False and not mark:
+            (self.refs.deep if self.deferred == 0 else self.refs.deep_later).add(root)  # handed on (L4)
         if self.collectors and self.deferred == 0 and not mark and not (self.read_only_args and self.read_only_args[-1]):
             self.refs.passes.add(root)
         if (chain.rpartition(".")[2] in _MODULES_TAILS or root in self.modules_names) and id(node) not in self.modules_safe:
