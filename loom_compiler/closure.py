@@ -1603,7 +1603,7 @@ class ClosureGraph:
         return found
 
     def _held(self, key: str) -> set[str]:
-        """Keys of what the def or class ``key`` holds (``effects.call_refs``' ``&`` chains:
+        """Keys of what the def or class ``key`` holds (``effects.call_refs``' ``$`` chains:
         ``class K: c = CFG``, ``self.c = CFG``, ``def get(): return CFG``), which a statement of
         another module changing it may change through it (``K.c["a"] = 5``, ``get()["a"] = 5``:
         F6, L4). Widening, on purpose: any change of it counts, not only one through a part
@@ -1617,7 +1617,7 @@ class ClosureGraph:
         for u in index.direct.get(name, ()) if index is not None else ():
             if u.kind in ("function", "class"):
                 for chain in u.call_refs:
-                    if chain[0] == "&":
+                    if chain[0] == "$":
                         out.update(self._absent_attribute(k) for k in self.resolve_chain(index, chain[1:]))
         return out
 
@@ -1718,7 +1718,7 @@ class ClosureGraph:
                 chains = ["+" + c for c in u.references if c[0] not in "!\"?'^~="]
                 chains += [c for c in u.references if c[0] == "="]
             for chain in chains:
-                if chain[0] == "&":  # what it holds: changed through it abroad only (``_held``)
+                if chain[0] == "$":  # what it holds: changed through it abroad only (``_held``)
                     continue
                 if chain[0] == ">":  # a store into another module through a view (D5)
                     changed |= self._view_target(index, chain[1:])

@@ -135,6 +135,22 @@ a call that is no read-only builtin (``References.passes``: ``print(c)`` is not)
 changing it, change that object too; so ``K = Checkout; INST = K(5)`` in another module builds the
 flow's instance (D8), and ``c = CFG; c["a"] = 5`` is a statement abroad changing ``CFG``.
 
+An object held by another (``_Holders``, F6/F7/L4): a display (``HOLD = [CFG]``), a class or
+instance attribute (``class K: c = CFG``, ``self.c = CFG``, ``K.c = CFG``), a value a call built
+(``NS = SimpleNamespace(c=CFG)``), what a def returns or yields (``def get(): return CFG``), a
+name a def binds after ``global`` (``global c; c = CFG``: an alias, ``_aliases``). A statement or
+a def that changes a *part* of the holder (``HOLD[0]["a"] = 5``, ``K.c["a"] = 5``, ``get()["a"] =
+5``, ``for c in HOLD: c["a"] = 5``), hands it to a call, calls a method of it when it is
+first-party code (``K.setup()``), or calls a class whose code changes a part of ``self``, changes
+what it holds. Precision kept (the equal pairs): a store into the holder itself (``HOLD[0] = 5``,
+``K.x = 5``), a builtin display's method (``HOLD.append(5)``), calling a plain def or a class
+whose code only stores on ``self`` (``h = H()``), a holder of what the flow does not reach. In
+another module, a def's or class's holdings are its ``call_refs``' ``$`` chains, which
+``closure.changed_abroad`` counts for any statement abroad that changes or calls it (``from
+shop.k import K; K.c["a"] = 5``). Widening there, on purpose: the statement abroad is not told
+apart from a call or a plain store (``h = H()`` or ``K.x = 5`` in another module counts as changing
+what ``H``/``K`` hold), because a ``Unit`` keeps which names a statement changes, not how.
+
 Also here: a module's literal ``__all__`` (what ``from m import *`` binds), and the *projection*
 of a compound statement onto one name it imports (``with workflow.unsafe.imports_passed_through():``
 blocks bind many names; each name's meaning is the block with the imports of other names left
@@ -195,7 +211,7 @@ def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bo
                 callables.setdefault(name, []).append(f.index)
     facts_by = {f.index: f for f in facts if f.callable}
     held = _aliases(facts, literal)
-    holders = _Holders(facts, held, literal, third_party, callables, facts_by)
+    holders = _Holders(facts, held, literal, third_party)
     changes = _transitive_changes(facts, callables, third_party, literal, holders)
     for i, names in changes.items():
         # a def writing through a module-level alias (``c = CFG``; ``def s(): c["a"] = 5``)
@@ -236,7 +252,7 @@ def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bo
         # (what a name handed on stands for is judged as a mention: not a third-party name when
         # the statement binds one, as above)
         via = holders.through_aliases(mentioned & refs.passes) | holders.held_by(
-            holders.hits(refs.deep, refs.calls_now - refs.name_calls_now, refs.name_calls_now))
+            holders.hits(refs.deep, refs.methods_now, refs.name_calls_now))
         if f.names:
             via = {r for r in via if not third_party(r)}
         attached |= via | holders.through_aliases(refs.stores)
@@ -395,11 +411,11 @@ class _Holders:
     no call is told from one that keeps its argument), for ever (no order: ``HOLD = [CFG]`` then
     ``HOLD = []`` still holds it), and a change of any part changes all it holds. A name bound by
     an import is no holder here: what another module's object holds is that module's
-    (``closure.call_effects`` follows a def's or class's holdings through ``call_refs``)."""
+    (``closure._held`` follows a def's or class's holdings, ``call_refs``' ``$`` chains, and
+    ``closure.call_effects`` a value's)."""
 
     def __init__(self, facts: Sequence[StatementFacts], held: Mapping[str, set[str]],
-                 literal: Callable[[str], bool], third_party: Callable[[str], bool],
-                 callables: Mapping[str, list[int]], facts_by: Mapping[int, StatementFacts]) -> None:
+                 literal: Callable[[str], bool], third_party: Callable[[str], bool]) -> None:
         own = {name for f in facts for name in f.own_names}
         imported = {name for f in facts for name in f.names - f.own_names} - own
         edges: dict[str, set[str]] = {}
@@ -430,6 +446,8 @@ class _Holders:
         self._reach: dict[str, frozenset[str]] = {}
 
     def reach(self, name: str) -> frozenset[str]:
+        """Everything ``name`` may hold, through the holders and aliases it holds (a walk over a
+        visited set: cycles end)."""
         found = self._reach.get(name)
         if found is None:
             out: set[str] = set()
@@ -459,6 +477,7 @@ class _Holders:
         return out
 
     def held_by(self, names: Iterable[str]) -> set[str]:
+        """What the holders ``names`` hold (``reach``), together."""
         out: set[str] = set()
         for n in names:
             out |= self.reach(n)
@@ -592,10 +611,10 @@ def call_refs(fact: StatementFacts, third_party: Callable[[str], bool],
             out.add("*" + chain)  # a process-state API used as a value (D7)
     if fact.decorated:
         out |= fact.own_names
-    # what it holds (``class K: c = CFG``, ``def get(): return CFG``), ``&``-marked: a statement
+    # what it holds (``class K: c = CFG``, ``def get(): return CFG``), ``$``-marked: a statement
     # of another module changing it (``K.c["a"] = 5``, ``get()["a"] = 5``) may change those
     # through it (F6, L4; ``closure.changed_abroad``); calling it does not (its code's own chains)
-    out |= {"&" + r for name in fact.own_names for r in refs.holds.get(name, ())
+    out |= {"$" + r for name in fact.own_names for r in refs.holds.get(name, ())
             if _plain(r) and not literal(r) and not third_party(r)}
     out |= refs.deferred_stores  # ``>`` targets: stores into other modules through a view (D5)
     return tuple(sorted(out))

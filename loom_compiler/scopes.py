@@ -127,11 +127,35 @@ level the statement records the roots its value may be (``References.aliases``) 
 ``effects.attachments`` follows the names it binds. Widening, on purpose: a name stands for every
 root of every binding of it, whichever runs. Precision kept: a local handed to a read-only builtin
 (``print(c)``, ``len(c)``; not ``print(..., file=c)``) changes nothing (``References.passes`` at
-module level), and a call's result (``c = make(CFG)``: the call's arguments are changed by the
-call's own rule) or a new display (``HOLD = [CFG]``) stands for nothing. Left out (a documented
-limit): an object taken back out of a display holding it (``HOLD[0]["a"] = 5``) or returned by a
-function (``get()["a"] = 5``). Rejected: a separate pass over each function body for its aliases
-(the binder's walk already visits every binding).
+module level), and a call's result stands for what the callee returns (``c = get()``: ``()get``,
+``RESULT``; see holders below), and a new display (``HOLD = [CFG]``) is no alias but a holder.
+Rejected: a separate pass over each function body for its aliases (the binder's walk already
+visits every binding). A documented cost (breaker5's F8): aliasing is flow-insensitive, so a
+name rebound away before the store (``c = CFG; c = {}; c["a"] = 5``) still stands for the
+object, and the store moves the flows that read it. Telling the bindings apart would need the
+order of the statements (and loops, branches, ``nonlocal`` writes of nested functions): more
+than this walk knows, for a false change only.
+
+Holders (breaker5's F6/F7, lead's L4; ``References.holds``, ``References.deep``,
+``_held_names``, ``_Scope.holds``): an object can escape into any holder and be changed through
+it. The walk records what each holder may come to hold: a module-level name what its bound value
+names (``HOLD = [CFG]``, ``NS = SimpleNamespace(c=CFG)``, ``inst = H()``); a global root what is
+stored into it or given to its methods (``K.c = CFG``, ``HOLD.append(CFG)``, ``setattr(K, "c",
+CFG)``); a module-level class what its body binds and its methods store on ``self``/``cls``; a
+module-level def what it returns or yields; a local the same, in the binder (``h = [CFG]``,
+``h.append(CFG)``, ``h["k"] = CFG``). A name a function binds after ``global`` stands for its
+value (``References.rebinds``: ``global c; c = CFG``, F7). And it records which roots have a
+*part* changed (``deep``/``deep_later``): a store or a method call through a part (``HOLD[0]["a"]
+= 5``, ``K.c.update()``, ``get()["a"] = 5``, ``self.c["a"] = 5``: the class), a part changed in
+place (``HOLD[0] += [1]``), the root handed to a call that is no read-only builtin, or any change
+through a local (which may be a part of what it stands for; a local's holdings count only when a
+part of it changes). ``effects._Holders`` joins the two: a change of a holder's parts is a change
+of what it holds. Widening, on purpose: a holder holds every name its values spell (a call's
+arguments whether it keeps them or not, an operator's operands), for ever (no statement order);
+what cannot be named (an object a function is given as a parameter and keeps, cross-module) is
+a documented limit: ``def add(x): ITEMS.append(x)`` then ``add(CFG)`` in another module and
+``ITEMS[0]["a"] = 5`` (the call ``add(CFG)`` belongs to ``CFG`` already, the later store does
+not).
 
 Frames (lead's L1; ``_UseWalker.frame_namespace``): ``<frame>.f_globals`` (and ``f_locals``, the
 same dict at module level) is a namespace view like ``globals()``. The running code's own frame
@@ -293,6 +317,7 @@ class References:
     call_mentions: set[str] = field(default_factory=set)  # global roots used in calls made at import time
     calls_now: set[str] = field(default_factory=set)  # global roots called at import time
     name_calls_now: set[str] = field(default_factory=set)  # of those, called by plain name (``f(x)``)
+    methods_now: set[str] = field(default_factory=set)  # of those, a method called on (``K.setup()``)
     mutates: set[str] = field(default_factory=set)  # global roots deferred code stores through or passes on
     method_calls: set[str] = field(default_factory=set)  # global roots deferred code calls a method on
     calls: set[str] = field(default_factory=set)  # global roots deferred code calls
@@ -1569,6 +1594,8 @@ class _UseWalker:
                         self.refs.calls_now.add(root)
                         if "." not in callee_chain:
                             self.refs.name_calls_now.add(root)
+                        else:
+                            self.refs.methods_now.add(root)
                     else:
                         self.refs.calls.add(root)
                         if "." in callee_chain:

@@ -3463,7 +3463,7 @@ def _holder_pairs() -> list[ProjectPair]:
     ]:
         base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.setup"), cfg=cfg, setup=setup)
         pairs.append(C(f"store-into-an-object-through-{name}-edited", k, base, edit(base, "shop/setup.py", "(5)", "(6)")))
-    # the holder in another module than the store (``closure._held``: a def's or class's ``&`` chains)
+    # the holder in another module than the store (``closure._held``: a def's or class's ``$`` chains)
     for name, holder, setup in [
         ("a-class-attribute", imp + "class K:\n    c = CFG\n", "from shop.k import K\n\nK.c['a'] = (5)\n"),
         ("a-class-attribute-in-a-def-run-at-load", imp + "class K:\n    c = CFG\n",
