@@ -1617,8 +1617,9 @@ class ClosureGraph:
         for u in index.direct.get(name, ()) if index is not None else ():
             if u.kind in ("function", "class"):
                 for chain in u.call_refs:
-                    if chain[0] == "$":
-                        out.update(self._absent_attribute(k) for k in self.resolve_chain(index, chain[1:]))
+                    if chain[0] == "$":  # (a builtin or third-party object held: no first-party state)
+                        out.update(k for k in map(self._absent_attribute, self.resolve_chain(index, chain[1:]))
+                                   if not k.startswith("import:") or self._first_party_key(k))
         return out
 
     def _runs_effects(self, index: _ModuleIndex, unit: Unit) -> set[str]:

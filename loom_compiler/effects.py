@@ -251,8 +251,8 @@ def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bo
         # its code (``K.setup()``) changes what it holds (F6, L4: ``_Holders``)
         # (what a name handed on stands for is judged as a mention: not a third-party name when
         # the statement binds one, as above)
-        via = holders.through_aliases(mentioned & refs.passes) | holders.held_by(
-            holders.hits(refs.deep, refs.methods_now, refs.name_calls_now))
+        via = holders.through_aliases(mentioned & refs.passes) | holders.changed(
+            refs.deep, refs.methods_now, refs.name_calls_now)
         if f.names:
             via = {r for r in via if not third_party(r)}
         attached |= via | holders.through_aliases(refs.stores)
@@ -431,6 +431,7 @@ class _Holders:
         self.edges = edges
         self.held = held
         self.third_party = third_party
+        self.literal = literal
         binders: dict[str, list[StatementFacts]] = {}
         for f in facts:
             for name in f.own_names:
@@ -475,6 +476,16 @@ class _Holders:
         out |= {n for n in called if n in self.edges and n not in self.displays and not self.third_party(n)
                 and n not in self.plain and (n not in self.classes or n in self.self_changing)}
         return out
+
+    def changed(self, deep: Iterable[str], methods: Iterable[str], called: Iterable[str]) -> set[str]:
+        """What a change with these facts changes beyond what its own rules name: a first-party
+        root whose part it changes (``HOLD[0].update(a=5)``, a local holding ``CFG`` changed in
+        part; not a class whose instance's part changes, ``self.c["a"] = 5``: no call of a class
+        changes the class) and what the holders it reaches the contents of hold (``hits``)."""
+        deep = set(deep)
+        own = {n for n in deep if not n.startswith(RESULT) and n not in self.classes
+               and not self.third_party(n) and not self.literal(n)}
+        return own | self.held_by(self.hits(deep, methods, called))
 
     def held_by(self, names: Iterable[str]) -> set[str]:
         """What the holders ``names`` hold (``reach``), together."""
@@ -550,7 +561,7 @@ def _transitive_changes(facts: Sequence[StatementFacts], callables: Mapping[str,
             r for r in refs.calls
             if not third_party(r) and not literal(r)
             and (r not in callables or any(stateful.get(i, False) for i in callables[r]))
-        } | {r for r in holders.held_by(holders.hits(refs.deep_later, refs.method_calls, refs.calls - refs.method_calls))
+        } | {r for r in holders.changed(refs.deep_later, refs.method_calls, refs.calls - refs.method_calls)
              if not third_party(r)}
         called = refs.calls | refs.calls_now if f.klass else refs.calls  # a class: its bases and metaclass
         calls[f.index] = {i for name in called for i in callables.get(name, ()) if i != f.index}
@@ -590,7 +601,8 @@ def call_refs(fact: StatementFacts, third_party: Callable[[str], bool],
     local name and called through it (``reg = codecs.register; reg(search)``, D7), what it calls
     is the API all the same."""
     refs = fact.refs
-    roots = set(refs.global_writes) | {r for r in refs.mutates | refs.deep_later if not literal(r)}
+    roots = set(refs.global_writes) | {r for r in refs.mutates if not literal(r)} | {
+        r for r in refs.deep_later if not literal(r) and not third_party(r) and not r.startswith(RESULT)}
     if fact.klass:
         roots |= {r for r in fact.bases if not third_party(r)}  # subclassing, instantiating runs their code
     called = {r for r in refs.method_calls | refs.calls if not third_party(r) and not literal(r)} - roots

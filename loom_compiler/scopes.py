@@ -1584,7 +1584,7 @@ class _UseWalker:
             if root is not None:
                 if type(obj) is not cst.Name:
                     # ``HOLD[0].update(a=5)``, ``K.c.clear()``, ``get().update()``
-                    self.part_changed(root, scope, spelled=callee_chain is not None)
+                    self.part_changed(root, scope)
                 keys = self.object_keys(root, scope) if rest else keys  # ``HOLD.append(CFG)``: it may keep them
         try:
             if callee_chain is not None:
@@ -1767,30 +1767,24 @@ class _UseWalker:
                 if root is not None:
                     self.part_changed(root, scope)
 
-    def part_changed(self, root: str, scope: _Scope, *, spelled: bool = False) -> None:
+    def part_changed(self, root: str, scope: _Scope) -> None:
         """The code changes a part of the object the name ``root`` holds, or hands it on
-        (``References.deep``): a global root itself (and whatever it holds, ``effects``); the class
-        for ``self`` in its methods; for a local, every global it stands for or holds (each
-        changed, with its parts). A global root is changed too unless ``spelled``: the part is
-        an attribute chain (``K.c.update()``), which the callee's own rule records already
-        (``calls``/``method_calls``, third-party names left out there: ``os.path.join(...)``)."""
+        (``References.deep``): a global root; the class for ``self`` in its methods; for a local,
+        every global it stands for or holds. Only ``deep``: ``effects`` counts a first-party
+        root there as changed (``HOLD[0].update(a=5)``, ``h = [CFG]; h[0]["a"] = 5``) and what it
+        holds; a third-party one only by the rules that already name it (``Worker(...).run()``,
+        ``os.path.join(...)`` change no package state)."""
         deep = self.refs.deep if self.deferred == 0 else self.refs.deep_later
         where = self.resolve(root, scope)
         if where is None:
             deep.add(root)
-            if not spelled:
-                # (``HOLD[0].update(a=5)`` changes ``HOLD``'s contents: a callee no chain names)
-                (self.refs.stores if self.deferred == 0 else self.refs.mutates).add(root)
             return
         if where.self_name == root:
             if self.owner is not None:
                 deep.add(self.owner)
             return
-        held = self.stands_for(root, scope)
-        plain = {r for r in held if not r.startswith(RESULT)} | self.held_for(root, scope)
-        deep |= plain
-        deep.update(r[len(RESULT):] for r in held if r.startswith(RESULT))
-        (self.refs.stores if self.deferred == 0 else self.refs.mutates).update(plain)
+        deep.update(r.removeprefix(RESULT) for r in self.stands_for(root, scope))
+        deep |= self.held_for(root, scope)
 
     def held_for(self, root: str, scope: _Scope) -> set[str]:
         """The global roots whose objects the local ``root`` may hold as parts (``_Scope.holds``:
