@@ -211,7 +211,7 @@ def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bo
                 callables.setdefault(name, []).append(f.index)
     facts_by = {f.index: f for f in facts if f.callable}
     held = _aliases(facts, literal)
-    holders = _Holders(facts, held, literal, third_party)
+    holders = _Holders(facts, held, literal, third_party, bound)
     changes = _transitive_changes(facts, callables, third_party, literal, holders)
     for i, names in changes.items():
         # a def writing through a module-level alias (``c = CFG``; ``def s(): c["a"] = 5``)
@@ -415,20 +415,20 @@ class _Holders:
     ``closure.call_effects`` a value's)."""
 
     def __init__(self, facts: Sequence[StatementFacts], held: Mapping[str, set[str]],
-                 literal: Callable[[str], bool], third_party: Callable[[str], bool]) -> None:
+                 literal: Callable[[str], bool], third_party: Callable[[str], bool], bound: set[str]) -> None:
         own = {name for f in facts for name in f.own_names}
         imported = {name for f in facts for name in f.names - f.own_names} - own
+        #: holder -> what it holds, unfiltered (``reach`` leaves out what is no first-party name
+        #: of the module: filtering every edge up front cost more than the few walks it serves)
         edges: dict[str, set[str]] = {}
         for f in facts:
             for key, roots in f.refs.holds.items():
-                if key not in imported and not literal(key):
-                    edges.setdefault(key, set()).update(r for r in roots
-                                                        if r != key and not literal(r) and not third_party(r))
+                if key not in imported:
+                    edges.setdefault(key, set()).update(roots)
         for name, targets in held.items():
-            if not literal(name):
-                edges.setdefault(name, set()).update(
-                    r for t in targets if not third_party(r := t.removeprefix(RESULT)))
+            edges.setdefault(name, set()).update(targets)
         self.edges = edges
+        self.bound = bound
         self.held = held
         self.third_party = third_party
         self.literal = literal
@@ -452,10 +452,16 @@ class _Holders:
         found = self._reach.get(name)
         if found is None:
             out: set[str] = set()
-            todo = [name]
+            through: set[str] = set()  # callees whose results are held (``()H``): what they hand out
+            todo = [name] if not self.literal(name) else []
             while todo:
                 for r in self.edges.get(todo.pop(), ()):
-                    if r not in out and r != name:
+                    if r.startswith(RESULT):
+                        r = r[len(RESULT):]
+                        if r not in through and r in self.bound and not self.third_party(r):
+                            through.add(r)
+                            todo.append(r)
+                    elif r not in out and r != name and r in self.bound and not self.literal(r) and not self.third_party(r):
                         out.add(r)
                         todo.append(r)
             found = self._reach[name] = frozenset(out)
@@ -483,7 +489,7 @@ class _Holders:
         part; not a class whose instance's part changes, ``self.c["a"] = 5``: no call of a class
         changes the class) and what the holders it reaches the contents of hold (``hits``)."""
         deep = set(deep)
-        own = {n for n in deep if not n.startswith(RESULT) and n not in self.classes
+        own = {n for n in deep if n in self.bound and n not in self.classes
                and not self.third_party(n) and not self.literal(n)}
         return own | self.held_by(self.hits(deep, methods, called))
 
@@ -601,8 +607,8 @@ def call_refs(fact: StatementFacts, third_party: Callable[[str], bool],
     local name and called through it (``reg = codecs.register; reg(search)``, D7), what it calls
     is the API all the same."""
     refs = fact.refs
-    roots = set(refs.global_writes) | {r for r in refs.mutates if not literal(r)} | {
-        r for r in refs.deep_later if not literal(r) and not third_party(r) and not r.startswith(RESULT)}
+    roots = set(refs.global_writes) | {r for r in refs.mutates if not literal(r)}
+    roots |= {r for r in refs.deep_later - roots if not r.startswith(RESULT) and not literal(r) and not third_party(r)}
     if fact.klass:
         roots |= {r for r in fact.bases if not third_party(r)}  # subclassing, instantiating runs their code
     called = {r for r in refs.method_calls | refs.calls if not third_party(r) and not literal(r)} - roots

@@ -379,9 +379,10 @@ class _Scope:
     #: local name -> the names (of this scope or global) whose object its value may be or be part
     #: of (``_value_names``): a store through the local is a store through those (L3)
     aliases: dict[str, set[str]] = field(default_factory=dict)
-    #: local name -> the names whose objects it may hold as parts beyond those (``_held_names``:
-    #: ``h = [CFG]``, ``h.append(CFG)``, ``h["k"] = CFG``): a change of its parts changes them (L4)
-    holds: dict[str, set[str]] = field(default_factory=dict)
+    #: local name -> the values it may hold as parts beyond those (``h = [CFG]``, ``h.append(CFG)``,
+    #: ``h["k"] = CFG``): a change of its parts changes what they name (L4). The expressions,
+    #: read by ``_held_names`` only when a part of the local changes (most never do)
+    holds: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)
 
     @property
     def is_function(self) -> bool:
@@ -508,7 +509,7 @@ class _Binder:
         self.modules: list[str] = []
         self.loops: set[str] = set()  # names ``for`` statements bind (``_Scope.loops``)
         self.aliases: dict[str, set[str]] = {}  # name -> what its value may be (``_Scope.aliases``)
-        self.holds: dict[str, set[str]] = {}  # name -> what it may hold beyond that (``_Scope.holds``)
+        self.holds: dict[str, list[cst.BaseExpression]] = {}  # name -> values it may hold (``_Scope.holds``)
         self.resolve_from = resolve_from
         #: False: the module's text spells no ``:=``, so no walrus target needs looking for (each
         #: look walks a whole header or comprehension again)
@@ -518,21 +519,19 @@ class _Binder:
         if value is None or not names:
             return
         found = _value_names(value, unpack=unpack)
-        held = _held_names(value) - found
+        holding = type(value) not in _HOLDS_NOTHING_MORE
         for name in names:
             if found:
                 self.aliases.setdefault(name, set()).update(found)
-            if held:
-                self.holds.setdefault(name, set()).update(held)
+            if holding:
+                self.holds.setdefault(name, []).append(value)
 
     def hold(self, target: cst.BaseExpression, values: Iterable[cst.BaseExpression]) -> None:
         """``h["k"] = CFG``, ``h.c = CFG``, ``h.append(CFG)``: the object ``h`` names (the root of
         ``target``, a store target or a method's object) may hold what the values name (L4)."""
         root = _root_name(target)
         if root is not None:
-            held = set().union(*map(_held_names, values))
-            if held:
-                self.holds.setdefault(root, set()).update(held)
+            self.holds.setdefault(root, []).extend(v for v in values if type(v) not in _LITERALS)
 
     def walk(self, node: cst.CSTNode) -> None:
         if type(node) is cst.ConcatenatedString:
@@ -690,6 +689,13 @@ def _value_names(node: cst.BaseExpression, *, unpack: bool = False) -> set[str]:
     return set()
 
 
+#: values whose objects hold nothing ``_value_names`` does not name already (a chain is what it is)
+_HOLDS_NOTHING_MORE = frozenset({cst.Name, cst.Attribute, cst.Subscript, cst.SimpleString, cst.Integer, cst.Float,
+                                 cst.Imaginary, cst.ConcatenatedString, cst.FormattedString, cst.Comparison})
+#: values that name nothing
+_LITERALS = frozenset({cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary, cst.ConcatenatedString})
+
+
 def _held_names(node: cst.BaseExpression | None) -> set[str]:
     """The names whose objects the value of ``node`` may be, be part of, or hold (F6, L4): what
     ``_value_names`` finds, and also the elements of a display at any depth (``[CFG]``, ``{"k":
@@ -716,7 +722,11 @@ def _held_names(node: cst.BaseExpression | None) -> set[str]:
             elif isinstance(value, cst.From):
                 stack.append(value.item)
         elif kind is cst.Call:
-            stack.append(n.func)  # type: ignore[attr-defined]
+            func = n.func  # type: ignore[attr-defined]
+            if type(func) is cst.Attribute and func.attr.value in _PART_METHODS:
+                stack.append(func.value)  # ``CFG.get("sub")``: a part of ``CFG``
+            elif (root := _root_name(func)) is not None:
+                out.add(RESULT + root)  # ``get()``: what ``get`` hands out, not ``get``
             stack.extend(n.args)  # type: ignore[attr-defined]
         elif kind in (cst.Tuple, cst.List, cst.Set):
             stack.extend(n.elements)  # type: ignore[attr-defined]
@@ -843,6 +853,7 @@ class _UseWalker:
         self.frames_written: set[int] = set()  # ids of those stored through
         #: sets collecting the global roots a value being walked names, for ``References.holds``
         self.holding: list[set[str]] = []
+        self.held_names: dict[int, set[str]] = {}  # id of a value node -> ``_held_names`` of it
         #: the module-level def or class whose code is being walked (its returns and ``self``
         #: stores are what it holds); None at module level
         self.owner: str | None = None
@@ -1577,7 +1588,7 @@ class _UseWalker:
             self.collectors.append(self.refs.call_mentions)
         # the callee (None): calling a method on it may change it; the arguments: ``read_only``
         self.read_only_args.append(None)
-        keys: set[str] = set()
+        keys: Callable[[], set[str]] | tuple[()] = ()
         if type(target) is cst.Attribute:
             obj = target.value
             root = _root_name(obj)
@@ -1585,7 +1596,8 @@ class _UseWalker:
                 if type(obj) is not cst.Name:
                     # ``HOLD[0].update(a=5)``, ``K.c.clear()``, ``get().update()``
                     self.part_changed(root, scope)
-                keys = self.object_keys(root, scope) if rest else keys  # ``HOLD.append(CFG)``: it may keep them
+                if rest:  # ``HOLD.append(CFG)``: it may keep them
+                    keys = lambda: self.object_keys(root, scope)  # noqa: E731
         try:
             if callee_chain is not None:
                 root = callee_chain.split(".", 1)[0]
@@ -1673,10 +1685,9 @@ class _UseWalker:
             self.store_into_target(target, scope)
             self.store_into_part(target, scope, in_place=type(node) is cst.AugAssign)
         value = getattr(node, "value", None)
-        keys: set[str] = set()
+        keys: Callable[[], set[str]] | tuple[()] = ()
         if value is not None:
-            for target in targets:
-                keys |= self.holding_keys(target, scope)
+            keys = lambda: set().union(*(self.holding_keys(t, scope) for t in targets))  # noqa: E731
         if type(node) is cst.AnnAssign and scope.is_function:
             # a local annotation never runs: not a reference (DESIGN §6)
             self.walk(node.target, scope)
@@ -1703,10 +1714,11 @@ class _UseWalker:
             else:
                 self.walk(child, scope)
 
-    def walk_held(self, value: cst.CSTNode, scope: _Scope, keys: Iterable[str]) -> None:
+    def walk_held(self, value: cst.CSTNode, scope: _Scope, keys: Iterable[str] | Callable[[], set[str]]) -> None:
         """Walk ``value``, a value the objects ``keys`` name come to hold (bound to them, stored
         into them, given to their methods, returned by them): every global root it names is held
-        by each of them (``References.holds``, F6/L4)."""
+        by each of them (``References.holds``, F6/L4). ``keys`` may be a function, called only
+        when the value names a global (most arguments name locals only)."""
         if not keys:
             self.walk(value, scope)
             return
@@ -1716,7 +1728,9 @@ class _UseWalker:
             self.walk(value, scope)
         finally:
             self.holding.pop()
-        for key in keys:
+        if not found:
+            return
+        for key in keys() if callable(keys) else keys:
             if found - {key}:
                 self.refs.holds.setdefault(key, set()).update(found - {key})
 
@@ -1748,7 +1762,7 @@ class _UseWalker:
             return {root}
         if where.self_name == root:
             return {self.owner} if self.owner is not None else set()
-        return {r.removeprefix(RESULT) for r in self.stands_for(root, scope)} | self.held_for(root, scope)
+        return {r.removeprefix(RESULT) for r in self.stands_for(root, scope) | self.held_for(root, scope)}
 
     def store_into_part(self, target: cst.BaseExpression, scope: _Scope, *, in_place: bool) -> None:
         """A store whose target is a part of an object (``HOLD[0]["a"] = 5``, ``K.c["a"] = 5``,
@@ -1798,9 +1812,13 @@ class _UseWalker:
             if binder is None or (id(binder), name) in seen:
                 continue
             seen.add((id(binder), name))
-            for value in binder.holds.get(name, ()):
-                out.update(r.removeprefix(RESULT) for r in self.stands_for(value, binder))
-                todo.append((value, binder))
+            for node in binder.holds.get(name, ()):
+                names = self.held_names.get(id(node))
+                if names is None:
+                    names = self.held_names[id(node)] = _held_names(node)
+                for value in names:
+                    out.update(self.stands_for(value, binder) if not value.startswith(RESULT) else (value,))
+                    todo.append((value, binder))
             todo += [(value, binder) for value in binder.aliases.get(name, ())]
         return out
 
@@ -2158,17 +2176,17 @@ class _UseWalker:
                 self.refs.globals.add(mark + "=" + target + chain[len(root):])
             if binder.imports.get(root) and chain.rpartition(".")[2] in _MODULES_TAILS and id(node) not in self.modules_safe:
                 self.modules_value(chain, scope)  # ``import sys`` in the function, ``sys.modules`` handed out
-            if self.collectors and binder.aliases and mark == "" and not (self.read_only_args and self.read_only_args[-1]):
+            if self.collectors and root in binder.aliases and mark == "" and not (self.read_only_args and self.read_only_args[-1]):
                 # a local standing for a global, handed to a call (``put(c)`` after ``c = CFG``):
                 # the call may change what it stands for, as if it were spelled (L3)
                 held = {r for r in self.stands_for(root, scope) if not r.startswith(RESULT)}
                 for collector in self.collectors:
                     collector |= held
             if self.read_only_args and self.read_only_args[-1] is False and mark == "" \
-                    and (binder.aliases or binder.holds or binder.self_name == root):
+                    and (root in binder.aliases or root in binder.holds or binder.self_name == root):
                 self.part_changed(root, scope)  # handed to a call: it may change its parts (L4)
-            if self.holding and (binder.aliases or binder.holds):
-                held = {r.removeprefix(RESULT) for r in self.stands_for(root, scope)} | self.held_for(root, scope)
+            if self.holding and (root in binder.aliases or root in binder.holds):
+                held = self.stands_for(root, scope) | self.held_for(root, scope)
                 for found in self.holding:
                     found |= held
             if binder.self_name == root:
@@ -2184,8 +2202,12 @@ class _UseWalker:
                     self.refs.dynamic.add("class")
             return
         self.refs.globals.add(mark + chain)
-        for found in self.holding:
-            found.add(root)
+        if self.holding:
+            # a callee's result is held, not the callee (``inst = H()`` holds what ``H`` hands
+            # out, ``()H``; not the class ``H``)
+            held = RESULT + root if self.read_only_args and self.read_only_args[-1] is None else root
+            for found in self.holding:
+                found.add(held)
         if self.read_only_args and self.read_only_args[-1] is False and not mark:
             (self.refs.deep if self.deferred == 0 else self.refs.deep_later).add(root)  # handed on (L4)
         if self.collectors and self.deferred == 0 and not mark and not (self.read_only_args and self.read_only_args[-1]):
