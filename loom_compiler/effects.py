@@ -251,8 +251,9 @@ def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bo
         # its code (``K.setup()``) changes what it holds (F6, L4: ``_Holders``)
         # (what a name handed on stands for is judged as a mention: not a third-party name when
         # the statement binds one, as above)
+        # (a statement calling a name it binds calls the binding before it: ``@invoke() def invoke``)
         via = holders.through_aliases(mentioned & refs.passes) | holders.changed(
-            refs.deep, refs.methods_now, refs.name_calls_now)
+            refs.deep, refs.methods_now - f.names, refs.name_calls_now - f.names)
         if f.names:
             via = {r for r in via if not third_party(r)}
         attached |= via | holders.through_aliases(refs.stores)
@@ -440,6 +441,8 @@ class _Holders:
         #: undecorated defs: calling one runs its code, whose changes are its own rule
         self.plain = {name for name, fs in binders.items()
                       if all(f.callable and not f.klass and not f.decorated for f in fs)}
+        #: defs, decorated or not: what they hold is what they return, no part of the function
+        self.functions = {name for name, fs in binders.items() if all(f.callable and not f.klass for f in fs)}
         #: classes whose code changes a part of ``self`` (or hands it on): calling one changes what it holds
         self.classes = {name for name, fs in binders.items() if any(f.klass for f in fs)}
         self.self_changing = {name for name in self.classes
@@ -470,17 +473,22 @@ class _Holders:
     def hits(self, deep: Iterable[str], methods: Iterable[str], called: Iterable[str]) -> set[str]:
         """The holders a change reaches the contents of: those changed through a part or handed
         on (``deep``), a first-party one that is no builtin display whose method is called
-        (``methods``), a class called whose code changes a part of ``self`` or a value called
-        (``called``)."""
-        out = {n for n in deep if n in self.edges}
+        (``methods``), a class called whose code changes a part of ``self`` or a value that is no
+        def called (``called``: ``p = partial(f, CFG)``, then ``p()``; calling a def, decorated or
+        not, changes nothing it returns)."""
+        # (a def's parts are no part of what it returns, decorated or not: ``put(get)``,
+        # ``DBOS.start_workflow(wf)`` change nothing ``get`` hands out; ``get()["a"] = 5`` spells
+        # ``()get`` too)
+        out = {n for n in deep if n in self.edges and n in self.bound and n not in self.functions}
         # a change of what a call returned (``c = get(); c["a"] = 5``): what a def or value
         # returns may be held (``def get(): return CFG``); a class's instance holds only the
         # parts it is given, which its own code changes only if it changes ``self``'s parts
         out |= {r for n in deep if n.startswith(RESULT) and (r := n[len(RESULT):]) in self.edges
-                and (r not in self.classes or r in self.self_changing)}
-        out |= {n for n in methods if n in self.edges and n not in self.displays and not self.third_party(n)}
-        out |= {n for n in called if n in self.edges and n not in self.displays and not self.third_party(n)
-                and n not in self.plain and (n not in self.classes or n in self.self_changing)}
+                and r in self.bound and (r not in self.classes or r in self.self_changing)}
+        out |= {n for n in methods if n in self.edges and n in self.bound and n not in self.displays
+                and not self.third_party(n)}
+        out |= {n for n in called if n in self.edges and n in self.bound and n not in self.displays and not self.third_party(n)
+                and n not in self.functions and (n not in self.classes or n in self.self_changing)}
         return out
 
     def changed(self, deep: Iterable[str], methods: Iterable[str], called: Iterable[str]) -> set[str]:

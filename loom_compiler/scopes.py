@@ -270,7 +270,7 @@ _USE_SPECIAL = frozenset(
         cst.Name, cst.Attribute, cst.FunctionDef, cst.Lambda, cst.ClassDef, *_COMPREHENSIONS, cst.Arg,
         cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal, cst.MatchKeywordElement, cst.ConcatenatedString,
         cst.Call, cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Del, cst.Subscript, cst.SimpleString, cst.Expr,
-        cst.For, cst.Comparison, cst.WithItem, cst.NamedExpr, cst.Return, cst.Yield,
+        cst.For, cst.Comparison, cst.WithItem, cst.NamedExpr, cst.Return, cst.Yield, cst.FormattedString,
     }
 )
 #: builtins whose first argument may be ``self`` without it escaping
@@ -692,6 +692,8 @@ def _value_names(node: cst.BaseExpression, *, unpack: bool = False) -> set[str]:
 #: values whose objects hold nothing ``_value_names`` does not name already (a chain is what it is)
 _HOLDS_NOTHING_MORE = frozenset({cst.Name, cst.Attribute, cst.Subscript, cst.SimpleString, cst.Integer, cst.Float,
                                  cst.Imaginary, cst.ConcatenatedString, cst.FormattedString, cst.Comparison})
+#: names of constants no holder can change
+_CONSTANT_NAMES = frozenset({"None", "True", "False"})
 #: values that name nothing
 _LITERALS = frozenset({cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary, cst.ConcatenatedString})
 
@@ -711,7 +713,8 @@ def _held_names(node: cst.BaseExpression | None) -> set[str]:
         n = stack.pop()
         kind = type(n)
         if kind is cst.Name:
-            out.add(nfkc(n.value))  # type: ignore[attr-defined]
+            if n.value not in _CONSTANT_NAMES:  # type: ignore[attr-defined]
+                out.add(nfkc(n.value))  # type: ignore[attr-defined]
         elif kind is cst.Await:
             stack.append(n.expression)  # type: ignore[attr-defined]
         elif kind in (cst.Attribute, cst.Subscript, cst.StarredElement, cst.Element, cst.Arg,
@@ -777,6 +780,16 @@ def _store_base(target: cst.BaseExpression) -> list[cst.BaseExpression]:
     while type(node) in (cst.Attribute, cst.Subscript, cst.Call):
         node = node.func if type(node) is cst.Call else node.value
     return [node]
+
+
+def _through_call(node: cst.BaseExpression) -> bool:
+    """Whether an attribute, subscript and call chain goes through a call (``get()["a"]``,
+    ``H().c``): what it reaches is part of what the call returned."""
+    while type(node) in (cst.Attribute, cst.Subscript, cst.Call):
+        if type(node) is cst.Call:
+            return True
+        node = node.value  # type: ignore[attr-defined]
+    return False
 
 
 def _root_name(node: cst.BaseExpression) -> str | None:
@@ -854,6 +867,9 @@ class _UseWalker:
         #: sets collecting the global roots a value being walked names, for ``References.holds``
         self.holding: list[set[str]] = []
         self.held_names: dict[int, set[str]] = {}  # id of a value node -> ``_held_names`` of it
+        #: > 0 while walking what makes a new value holding none of the objects it names: an
+        #: f-string, a comparison, a subscript's index
+        self.unheld = 0
         #: the module-level def or class whose code is being walked (its returns and ``self``
         #: stores are what it holds); None at module level
         self.owner: str | None = None
@@ -988,6 +1004,14 @@ class _UseWalker:
         if kind is cst.Arg:
             self.walk(node.value, scope)  # type: ignore[attr-defined]
             return
+        if kind is cst.FormattedString:
+            self.unheld += 1  # a new string: it holds nothing it names
+            try:
+                for child in child_nodes(node):
+                    self.walk(child, scope)
+            finally:
+                self.unheld -= 1
+            return
         if kind is cst.Return or kind is cst.Yield:
             if node.value is not None:  # type: ignore[attr-defined]
                 # what a def returns or yields is what calling it may hand out (L4: ``get()["a"] = 5``)
@@ -1037,8 +1061,12 @@ class _UseWalker:
             self.unkept.add(id(target.comparator))
             if type(target.operator) in (cst.In, cst.NotIn):
                 self.modules_safe.add(id(target.comparator))
-        for child in child_nodes(node):
-            self.walk(child, scope)
+        self.unheld += 1
+        try:
+            for child in child_nodes(node):
+                self.walk(child, scope)
+        finally:
+            self.unheld -= 1
 
     def comprehension(self, node: cst.BaseComp, scope: _Scope) -> None:
         first = node.for_in
@@ -1129,7 +1157,14 @@ class _UseWalker:
                 else:
                     self.refs.globals.add("?" + key)
         for child in child_nodes(node):
-            self.walk(child, scope)
+            if child is value:
+                self.walk(child, scope)
+                continue
+            self.unheld += 1  # an index is read, not held (``HOLD[KEY]``)
+            try:
+                self.walk(child, scope)
+            finally:
+                self.unheld -= 1
 
     def for_loop(self, node: cst.For, scope: _Scope) -> None:
         """A loop over the instance's field annotations (``for key, kind in type(self).__annotations__
@@ -1595,7 +1630,7 @@ class _UseWalker:
             if root is not None:
                 if type(obj) is not cst.Name:
                     # ``HOLD[0].update(a=5)``, ``K.c.clear()``, ``get().update()``
-                    self.part_changed(root, scope)
+                    self.part_changed(root, scope, result=_through_call(obj))
                 if rest:  # ``HOLD.append(CFG)``: it may keep them
                     keys = lambda: self.object_keys(root, scope)  # noqa: E731
         try:
@@ -1762,7 +1797,9 @@ class _UseWalker:
             return {root}
         if where.self_name == root:
             return {self.owner} if self.owner is not None else set()
-        return {r.removeprefix(RESULT) for r in self.stands_for(root, scope) | self.held_for(root, scope)}
+        # (not what a call returned: ``a = H(); a.c = CFG`` gives that instance, not the class ``H``,
+        # the object; the local's own holdings, ``_Scope.holds``, follow it)
+        return {r for r in self.stands_for(root, scope) | self.held_for(root, scope) if not r.startswith(RESULT)}
 
     def store_into_part(self, target: cst.BaseExpression, scope: _Scope, *, in_place: bool) -> None:
         """A store whose target is a part of an object (``HOLD[0]["a"] = 5``, ``K.c["a"] = 5``,
@@ -1779,9 +1816,9 @@ class _UseWalker:
             if in_place or type(written) is not cst.Name:
                 root = _root_name(written)
                 if root is not None:
-                    self.part_changed(root, scope)
+                    self.part_changed(root, scope, result=_through_call(written))
 
-    def part_changed(self, root: str, scope: _Scope) -> None:
+    def part_changed(self, root: str, scope: _Scope, *, result: bool = False) -> None:
         """The code changes a part of the object the name ``root`` holds, or hands it on
         (``References.deep``): a global root; the class for ``self`` in its methods; for a local,
         every global it stands for or holds. Only ``deep``: ``effects`` counts a first-party
@@ -1792,6 +1829,8 @@ class _UseWalker:
         where = self.resolve(root, scope)
         if where is None:
             deep.add(root)
+            if result:  # through what a call returned (``get()["a"] = 5``): what ``get`` hands out too
+                deep.add(RESULT + root)
             return
         if where.self_name == root:
             if self.owner is not None:
@@ -2182,7 +2221,7 @@ class _UseWalker:
                 held = {r for r in self.stands_for(root, scope) if not r.startswith(RESULT)}
                 for collector in self.collectors:
                     collector |= held
-            if self.read_only_args and self.read_only_args[-1] is False and mark == "" \
+            if self.read_only_args and self.read_only_args[-1] is False and mark == "" and not self.unheld \
                     and (root in binder.aliases or root in binder.holds or binder.self_name == root):
                 self.part_changed(root, scope)  # handed to a call: it may change its parts (L4)
             if self.holding and (root in binder.aliases or root in binder.holds):
@@ -2202,13 +2241,15 @@ class _UseWalker:
                     self.refs.dynamic.add("class")
             return
         self.refs.globals.add(mark + chain)
-        if self.holding:
+        if self.holding and not self.unheld and root not in _CONSTANT_NAMES \
+                and not (self.read_only_args and self.read_only_args[-1] is True):
             # a callee's result is held, not the callee (``inst = H()`` holds what ``H`` hands
-            # out, ``()H``; not the class ``H``)
+            # out, ``()H``; not the class ``H``); a read-only builtin's result holds nothing of
+            # its arguments (``len(CFG)``), nor does a string, a comparison or an index (``unheld``)
             held = RESULT + root if self.read_only_args and self.read_only_args[-1] is None else root
             for found in self.holding:
                 found.add(held)
-        if self.read_only_args and self.read_only_args[-1] is False and not mark:
+        if self.read_only_args and self.read_only_args[-1] is False and not mark and not self.unheld:
             (self.refs.deep if self.deferred == 0 else self.refs.deep_later).add(root)  # handed on (L4)
         if self.collectors and self.deferred == 0 and not mark and not (self.read_only_args and self.read_only_args[-1]):
             self.refs.passes.add(root)
