@@ -50,8 +50,9 @@ skipped: the registry finds a flow by the module attribute path of its definitio
 Paths computed from ``__file__`` (``static_paths``, issue 12's E9/L2): a statement whose text
 names ``sys.path``, ``__path__``, a loader by path or ``exec`` is searched for them; a directory
 it puts on ``sys.path``/``__path__`` is ``ModuleSummary.search_paths`` (in the tree's naming), a
-first-party file it loads by path is a reference ``"<module>`` of the unit (and of a flow or
-method flow in it: code named by a string, reached whole), and a path it cannot decide is
+file of the project it loads by path is a reference ``"&<path>|<module>`` of the unit (and of a
+flow or method flow in it: ``closure`` hashes the file's bytes and follows the module whole when
+it is first-party code, F10), and a path it cannot decide is
 ``ModuleSummary.path_warnings`` (``closure`` warns on the flows it concerns). The text test keeps
 the cost to the statements that may hold one.
 
@@ -120,7 +121,7 @@ from .load_runs import module_load_imports
 from .parsing import node_position, parse_module_unvalidated, parse_source, too_deep_error
 from .precheck import decorator_markers, might_define_flows
 from .scopes import References, _Binder, bound_names, dotted_chain, references, target_names
-from .static_paths import TRIGGERS, path_uses
+from .static_paths import FILE_REF, TRIGGERS, path_uses
 
 if TYPE_CHECKING:
     from .config import LoomConfig
@@ -354,13 +355,16 @@ class ModuleSummary:
     engine_arguments: tuple[str, ...] = ()
     engine_values: tuple[str, ...] = ()
     #: directories its code puts on ``sys.path`` ("sys") or its ``__path__`` ("pkg"), decided
-    #: statically (``static_paths``): (kind, put first, the dotted package the directory is in
-    #: the tree's naming, "" for a top-level one), in source order (``closure`` looks imports up
-    #: there, E9)
-    search_paths: tuple[tuple[str, bool, str], ...] = ()
+    #: statically (``static_paths``): (kind, how: "first" put before the others, "last" after
+    #: them, "reset" the first of a list assigned over the whole search path, the dotted package
+    #: the directory is in the tree's naming, "" for a top-level one), in source order
+    #: (``closure`` looks imports up there, E9)
+    search_paths: tuple[tuple[str, str, str], ...] = ()
     #: what the fingerprint cannot follow in its code, to warn about: (unit index, line, column,
     #: kind "sys"/"pkg"/"load", message) of each ``sys.path``/``__path__`` change and each load of
-    #: a file by path whose path is undecidable (``static_paths``)
+    #: a file by path whose path is undecidable (``static_paths``); and (..., "file", path) where
+    #: it loads a project file that is no module (no warning itself: ``closure`` warns there if
+    #: the file cannot be read, or imports)
     path_warnings: tuple[tuple[int, int, int, str, str], ...] = ()
 
     def import_map(self) -> dict[str, str]:
@@ -664,7 +668,7 @@ class _Analyser:
         # pass of ``dataclasses.replace`` over every unit of a module with ``annotations`` cost more)
         stamp = _future_stamp(stmts)
         mark: Callable[[str], str] = stamp if stamp is not None else _unmarked
-        search_paths: list[tuple[str, bool, str]] = []
+        search_paths: list[tuple[str, str, str]] = []
         path_warnings: list[tuple[int, int, int, str, str]] = []
         loaded_by_path: dict[int, list[str]] = {}
         for index, (kind, later, refs, step_name, code, start) in enumerate(drafts):
@@ -743,31 +747,42 @@ class _Analyser:
         )
 
     # -- paths computed from ``__file__`` (``static_paths``: E9, L2) -------------------------------
-    def path_uses(self, index: int, stmt: cst.CSTNode, search_paths: list[tuple[str, bool, str]],
+    def path_uses(self, index: int, stmt: cst.CSTNode, search_paths: list[tuple[str, str, str]],
                   warnings: list[tuple[int, int, int, str, str]]) -> list[str]:
         """Record the ``sys.path``/``__path__`` directories ``stmt`` adds (``search_paths``) and
-        warn about those it adds undecidably; return the references (``"<module>``: a string
-        naming first-party code, reached whole) of the files it loads by path."""
+        warn about those it adds undecidably; return the references of the files it loads by
+        path: ``"&<path>|<module>`` (``static_paths.FILE_REF``), the file relative to the root and
+        the module it is in the tree's naming ("" when it is none): ``closure`` reaches that module
+        whole when it is first-party code, else hashes the file's bytes (F10: ``exec(open(
+        'plug.txt').read())`` runs whatever the file holds)."""
         loaded: list[str] = []
         path = self.path.replace("\\", "/")
         for use in path_uses(stmt, path, self._qualified_chain, self._module_value, self.position):
             if use.kind == "load":
-                dotted = self._module_at(use.path) if use.path is not None else None
-                if dotted is not None:
-                    loaded.append('"' + dotted)
+                if use.path is not None and use.path:
+                    # the file, and the module it is in the tree's naming: ``closure`` follows the
+                    # module when it is first-party code, else hashes the file's bytes
+                    loaded.append(f"{FILE_REF}{use.path}|{self._module_at(use.path) or ''}")
+                    # where it is loaded, for ``closure``'s warning should the file be unreadable
+                    warnings.append((index, use.line, use.column, "file", use.path))
                     continue
-                what = ("a path the compiler cannot decide" if use.path is None
-                        else f"`{use.path}`, which is no module file of the project")
                 warnings.append((index, use.line, use.column, "load",
-                                 f"`{use.spelled}` loads code from {what}: the fingerprint does not follow it, so "
-                                 "an edit to that code keeps the hash of the flows that run it. Spell the path "
-                                 "from `__file__` with literals (os.path.join(os.path.dirname(__file__), "
-                                 "'plug.py')), import the module instead, or bump the flow's version= whenever "
-                                 "that code changes"))
+                                 f"`{use.spelled}` loads code from a path the compiler cannot decide: the "
+                                 "fingerprint does not follow it, so an edit to that code keeps the hash of the flows "
+                                 "that run it. Spell the path from `__file__` with literals (os.path.join("
+                                 "os.path.dirname(__file__), 'plug.py')), import the module instead, or bump the "
+                                 "flow's version= whenever that code changes"))
                 continue
             dotted = self._package_at(use.path) if use.path is not None else None
             if dotted is not None:
-                search_paths.append((use.kind, use.first, dotted))
+                search_paths.append((use.kind, use.mode, dotted))
+                if use.spelled == "site.addsitedir":
+                    warnings.append((index, use.line, use.column, use.kind,
+                                     f"`site.addsitedir` also runs the .pth files of `{use.path}`: the fingerprint "
+                                     "does not read them, so a directory one adds is not searched and a line one "
+                                     "imports is not followed. Put the directories on sys.path yourself (sys.path"
+                                     ".append(os.path.join(os.path.dirname(__file__), 'vendor'))), or bump the "
+                                     "flow's version= whenever a .pth file there changes"))
                 continue
             what = ("a directory the compiler cannot decide" if use.path is None
                     else f"`{use.path}`, which is no package directory of the project")

@@ -212,9 +212,14 @@ package puts on ``sys.path`` or its ``__path__`` (``ModuleSummary.search_paths``
 ``__file__`` by ``static_paths``) are searched as Python does (``_through_search_paths``:
 ``insert(0, d)`` before the package's own directory, ``append`` after; ``sys.path`` entries of
 the module whose code imports and of its packages, for a name that is no first-party module
-already), and a file loaded by path (``spec_from_file_location``, ``run_path``, ...) is a string
-naming its module (``"shop.plug``: reached whole, ``analysis.path_uses``). A path the compiler
-cannot decide is a ``path-undecidable`` warning (``_load_warnings``, ``_search_warnings``).
+already; ``search_order.found_through``; ``site.addsitedir`` and lists assigned over the whole
+path too), and a file loaded by path (``spec_from_file_location``, ``run_path``, ...) is the member
+``<path>#file`` hashed by its bytes (``_file_node``, F10: ``exec(open('plug.txt').read())`` runs
+whatever the file holds; a chunk pins that digest, ``bundle.chunk_limits``), with the module it
+is reached whole when it is first-party code. A path the compiler cannot decide, or a file it
+cannot read, is a ``path-undecidable`` warning (``_load_warnings``, ``_search_warnings``,
+``_file_node``); a submodule read as its package's attribute that no module that runs imports is
+a ``submodule-unloaded`` warning (``_unloaded_warnings``: a chunk cannot reproduce it).
 
 Not followed (documented limits): a module nothing that runs for the flow imports (loaded by name
 from configuration); a computed module name handed to code that is not recognisably an importer
@@ -229,26 +234,33 @@ in the file to drop dead bindings (it needs a per-position binding table for a r
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from loom_compiler.model import ClosureMember, MemberKind, SourceError
+from loom_runtime.files import read_regular_file
 
 from .analysis import NESTED_DESCRIPTOR, FlowSite, MemberUnit, ModuleSummary, Unit
 from .canonical import SCHEME
 from .frameworks.engine_hooks import ENGINE_HOOKS, ENGINE_VALUES, engine_text, find_hooks
 from .effects import changes_process_state
 from .load_runs import LoadRuns, RunIndex, seeds
+from .search_order import found_through
+from .static_paths import FILE_REF
 
 if TYPE_CHECKING:
     from .config import LoomConfig
 
-__all__ = ["ClosureGraph", "GraphMemo", "Loader", "hash_record"]
+__all__ = ["ClosureGraph", "FileReader", "GraphMemo", "Loader", "hash_record"]
 
 #: Supplies the summary of a module that is not in the given mapping (None: not in the tree).
 Loader = Callable[[str], "ModuleSummary | SourceError | None"]
+#: The bytes of a file of the project by its POSIX path relative to the root (None: no such
+#: regular file; ``SourceReadError``: it is there and cannot be read).
+FileReader = Callable[[str], "bytes | None"]
 
 #: binding names that are no spelling in the member's text (the chunk skips them)
 WIDEN_MODULE = "<globals>"  # the code reads its module's namespace by a computed name
@@ -261,6 +273,7 @@ MODULE_GETATTR = "<getattr>"  # the module whose ``__getattr__`` serves the memb
 IMPORTED_EFFECTS = "<imported>"  # statements of a module the flow's code imports that change what it reaches
 SUBMODULE_LOADS = "<loads>"  # which modules that run import a submodule the code reads as its package's attribute
 NAMED = "<named {}>"  # a string that names first-party code (``"shop.pricing"``)
+LOADED_FILE = "<file {}>"  # a project file (no module) whose text the code runs (``exec(open(p).read())``)
 COMPUTED = "<computed {}>"  # a module name computed at run time, known to start with ``{}``
 CONSTANT = "<value {}>"  # a constant whose value names a module
 #: the key of process-wide state every flow reads (``changed_abroad``; compared only, never a node)
@@ -476,8 +489,10 @@ class ClosureGraph:
     def __init__(self, summaries: Mapping[str, ModuleSummary], config: LoomConfig | None, loader: Loader | None,
                  modules: Callable[[], Iterable[str]] | None = None,
                  hook_candidates: Callable[[frozenset[str]], Iterable[str]] | None = None,
-                 memo: GraphMemo | None = None) -> None:
+                 memo: GraphMemo | None = None, files: FileReader | None = None) -> None:
         self.summaries = summaries
+        #: the bytes of a project file that is no module (code loaded by path, ``file_node``)
+        self.files = files if files is not None else _disk_reader(config)
         self.memo = memo if memo is not None else GraphMemo()
         self.config = config
         self.loader = loader
@@ -648,6 +663,8 @@ class ClosureGraph:
         self._loaded_here = self._module_loads(where.summary) | (loaded or frozenset())
         self._search_from = where.summary.module
         searched = self._through_search_paths(target)
+        if searched != target:  # what the imports load, as the tree names the files they find
+            self._loaded_here = self._loaded_here | {self._through_search_paths(p) for p in self._loaded_here}
         self._tail_start = searched.count(".") + 1
         try:
             return self.resolve_target(searched + tail, seen)
@@ -655,43 +672,14 @@ class ClosureGraph:
             self._loaded_here, self._tail_start, self._search_from = outer
 
     def _through_search_paths(self, target: str) -> str:
-        """``target`` as the tree names the module an import of it loads (E9): through a
-        directory the importing module or a package above it puts on ``sys.path``
-        (``import helper`` -> ``shop.vendor.helper``), and through a directory a package adds to
-        its ``__path__`` (``shop.plug`` -> ``shop.extra.plug``), in Python's search order;
-        ``target`` itself when neither applies."""
-        parts = target.split(".")
-        if self._search_from is not None and not (self.first_party(parts[0]) and self.index(parts[0]) is not None):
-            module = self._search_from.split(".")
-            for i in range(len(module), 0, -1):
-                summary = self.summary(".".join(module[:i])) if self.first_party(".".join(module[:i])) else None
-                for kind, _, directory in summary.search_paths if summary is not None else ():
-                    if kind == "sys" and directory and self._found(f"{directory}.{parts[0]}"):
-                        parts = directory.split(".") + parts
-                        break
-                else:
-                    continue
-                break
-        i = 1
-        while i < len(parts):
-            package = ".".join(parts[:i])
-            summary = self.summary(package) if self.first_party(package) else None
-            entries = [e for e in summary.search_paths if e[0] == "pkg"] if summary is not None and summary.is_package else []
-            if entries:
-                own = f"{package}.{parts[i]}"
-                # ``insert(0, d)``: d before the package's own directory; ``append``: after it
-                order = [d for _, first, d in entries if first] + [package] + [d for _, first, d in entries if not first]
-                for directory in order:
-                    if directory == package:
-                        if self.first_party(own) and self.index(own) is not None:
-                            break
-                        continue
-                    if directory and self._found(f"{directory}.{parts[i]}"):
-                        parts = directory.split(".") + parts[i:]
-                        i = directory.count(".") + 1
-                        break
-            i += 1
-        return ".".join(parts)
+        """``target`` as the tree names the module an import of it loads (E9, F9;
+        ``search_order.found_through``): through a directory the importing module or a package
+        above it puts on ``sys.path`` (``import helper`` -> ``shop.vendor.helper``), and through
+        a directory a package puts on its ``__path__`` (``shop.plug`` -> ``shop.extra.plug``), in
+        Python's search order; ``target`` itself when neither applies."""
+        return found_through(target, self._search_from,
+                             lambda m: self.summary(m) if self.first_party(m) else None, self._found,
+                             lambda m: self.first_party(m) and self.index(m) is not None)
 
     def _found(self, module: str) -> bool:
         """Whether the tree holds ``module`` (a module found through a directory a package puts
@@ -945,6 +933,8 @@ class ClosureGraph:
     def _make_node(self, key: str, reached_from: str) -> _Node:
         if key.startswith(("member:", "child:", "ref:")):
             return self._profile_node(key)
+        if key.startswith("file:"):
+            return self._file_node(key, reached_from)
         if key.startswith("import:"):
             # ``module``: the module whose code reached it (the chunk imports it for that code)
             return _Node(key, "import", reached_from, "", target=key[len("import:") :])
@@ -987,6 +977,42 @@ class ClosureGraph:
         kinds = {u.kind for u in units}
         kind: MemberKind = "function" if "function" in kinds else "class" if "class" in kinds else "constant"
         return self._units_node(key, kind, index, name, units)
+
+    def _file_node(self, key: str, reached_from: str) -> _Node:
+        """A project file that is no module whose text the code runs (F10: ``exec(open(os.path.join(
+        os.path.dirname(__file__), 'plug.txt')).read(), ns)``), hashed by its bytes: any edit moves
+        the flows that run it, formatting included (widening: its text is not parsed, so it
+        cannot be canonicalised, and what it imports is not followed: warned when it spells an
+        import). A file that is absent or cannot be read hashes as such, with a warning: the code
+        run at that path is then unknown."""
+        path, _, followed = key[len("file:"):].partition("|")  # ``followed``: the module it is, reached whole
+        where = self.summary(reached_from)
+        at = (path, 0, 0)
+        if where is not None:
+            at = next(((where.path, line, column) for _, line, column, kind, p in where.path_warnings
+                       if kind == "file" and p == path), (where.path, 0, 0))
+        try:
+            data = self.files(path) if self.files is not None else None
+            state = "unknown" if self.files is None else "absent" if data is None else \
+                "sha256:" + hashlib.sha256(data).hexdigest()
+        except OSError as exc:
+            data, state = None, f"unreadable {type(exc).__name__}"
+        warnings: tuple[SourceError, ...] = ()
+        if data is None:
+            warnings = (SourceError(*at, f"code is loaded by path from `{path}`, which the fingerprint cannot read "
+                                    f"({state}): an edit to the code run there keeps the hash of the flows that run "
+                                    "it. Make the file a readable part of the project, or bump the flow's version= "
+                                    "whenever that code changes", code="path-undecidable"),)
+        elif b"import" in data and not followed:
+            warnings = (SourceError(*at, f"code loaded by path from `{path}` imports: the fingerprint hashes the "
+                                    "file's bytes but does not follow what it imports, so an edit to that code keeps "
+                                    "the hash of the flows that run it. Import those modules in a module of the "
+                                    "package instead, or bump the flow's version= whenever they change",
+                                    code="path-undecidable"),)
+        node = _Node(key, "constant", reached_from, f"(file {path} {state})", path)
+        node.warnings = warnings
+        node.bindings = []
+        return node
 
     def _partial_units(self, index: _ModuleIndex, name: str, part: str) -> list[Unit]:
         if part == "bindings":  # a flow's name: every statement about it but the flow's own
@@ -1214,7 +1240,7 @@ class ClosureGraph:
         for module in self.executed(seeds):
             s = self.summary(module)
             for _, line, column, kind, message in s.path_warnings if s is not None else ():
-                if kind != "load":
+                if kind in ("sys", "pkg"):
                     out.append(SourceError(s.path, line, column, message, code="path-undecidable"))
         return tuple(out)
 
@@ -1435,6 +1461,14 @@ class ClosureGraph:
     def _bind_dynamic(self, bindings: dict[tuple[str, str], None], node: _Node, where: _ModuleIndex, ref: str) -> None:
         if ref[0] == "'":
             return  # ``'NAME=value``: a string constant's binding, read by ``constant_values``
+        if ref.startswith(FILE_REF):
+            # a file loaded by path: its bytes (``_file_node``: what a chunk checks before it runs,
+            # the code being read from the file next to the live module), and the first-party
+            # module it is, reached whole (as a string naming it would be: what it imports)
+            path, _, dotted = ref[len(FILE_REF):].rpartition("|")
+            keys = self.named_keys(dotted) if dotted and self.first_party(dotted) and self.index(dotted) else []
+            self._bind(bindings, node, LOADED_FILE.format(path), [*keys, "file:" + path + ("|" + dotted if keys else "")])
+            return
         if ref[0] == '"':
             self._bind(bindings, node, NAMED.format(ref[1:]), self.named_keys(ref[1:]))
             return
@@ -1522,7 +1556,7 @@ class ClosureGraph:
                     del self._reach[key]
                 walk.replace(dropped, added)
                 walk.run()
-            extra = self._search_warnings(frozenset(walk.seeds))
+            extra = self._search_warnings(frozenset(walk.seeds)) + self._unloaded_warnings(walk.order, frozenset(walk.seeds))
             if extra:
                 root.warnings = tuple(dict.fromkeys((*root.warnings, *extra)))
         self._reach[root.key] = (walk.order, set(walk.order))
@@ -2027,6 +2061,37 @@ class ClosureGraph:
         self._hashes = None
         return key, old
 
+    def _unloaded_warnings(self, reached: list[str], seeds: frozenset[str]) -> tuple[SourceError, ...]:
+        """A warning (``submodule-unloaded``) at each read of a submodule as its package's
+        attribute (``<loads>``) that none of the modules that run for the flow imports (E10): live
+        the attribute is there only if some other import loaded the submodule first, so the
+        fingerprint widens and a chunk cannot reproduce it (``bundle.chunk_limits`` refuses to
+        bundle such a flow)."""
+        nodes = self.nodes
+        spelled: dict[tuple[str, str], _Node] = {}  # each read, with the first node spelling it
+        for key in reached:
+            n = nodes.get(key)
+            for read in n.loads if n is not None else ():
+                # an attribute chain its code spells on an import; not a module named by a string
+                # or an importer's argument (which loads it: ``<loads>`` widens anyway)
+                if read not in spelled and _spells_read(n, read[1]):
+                    spelled[read] = n
+        if not spelled:
+            return ()
+        executed = self.executed(seeds)
+        out: list[SourceError] = []
+        for (package, name), n in sorted(spelled.items()):
+            if any(self._importers_text(m, package, name) for m in executed):
+                continue
+            line, column = _spelled_at(n, name)
+            out.append(SourceError(
+                n.path or "", line, column,
+                f"`{package}.{name}` is read as an attribute of the package `{package}`, and no module that runs "
+                f"for this flow imports `{package}.{name}`: Python sets that attribute only once some import "
+                "loads the submodule, so this works only if another import ran first. Import it where it is "
+                f"read (`import {package}.{name}`)", code="submodule-unloaded"))
+        return tuple(out)
+
     def _importers_text(self, module: str, package: str, name: str) -> str:
         """How ``module`` imports ``package.name`` ("": it does not): its statements that do, in
         order (a function's, whose import runs only when it is called, as the function's name);
@@ -2136,6 +2201,35 @@ def _import_line(node: _Node, last: str) -> int:
         if "import" in text and word.search(text):
             return base + i
     return node.line
+
+
+def _spells_read(node: _Node, name: str) -> bool:
+    """Whether the node's code spells ``<chain>.name`` on a name an import statement binds: a
+    module-level import (a plain chain) or one of its own (a lazy ``=`` chain whose root one of its
+    ``!`` imports binds); a lazy chain of an importer call (``importlib.import_module('shop.b')``
+    reads as ``=shop.b``) is not one."""
+    spelled = re.compile(rf"(=?)([A-Za-z_]\w*)(?:\.\w+)*\.{re.escape(name)}(?:\.|$)")
+    roots = {r[1:].split(".")[0] for r in node.refs if r[0] == "!"}
+    for r in node.refs:
+        m = spelled.match(r)
+        if m is not None and (not m.group(1) or m.group(2) in roots):
+            return True
+    return False
+
+
+def _spelled_at(node: _Node, name: str) -> tuple[int, int]:
+    """(line, column) of the first ``.name`` attribute read in the node's text; its own line if none."""
+    lines = node.source.splitlines()
+    base = node.line
+    if node.kind == "flow":  # its line is the ``def``'s, its text starts at its first decorator
+        heads = [i for i, text in enumerate(lines) if text.lstrip().startswith(("def ", "async def "))]
+        base -= heads[0] if heads else 0
+    word = re.compile(rf"[A-Za-z_][\w.]*\.{re.escape(name)}\b")
+    for i, text in enumerate(lines):
+        found = word.search(text)
+        if found is not None:
+            return base + i, found.start() + 1
+    return node.line, 1 if node.line else 0
 
 
 def _reason(node: _Node, incoming: set[str]) -> str:
@@ -2339,6 +2433,8 @@ def _name(key: str) -> str:
         return key[len("loads:") :].rpartition(":")[0] + "#loads"  # which modules import the submodules it reads
     if key.startswith(ENGINE_VALUES):
         return key[len(ENGINE_VALUES):] + "#engine"  # what the module hands to the engine's configuration
+    if key.startswith("file:"):
+        return key[len("file:"):].partition("|")[0] + "#file"  # a file's bytes (``#``: no chunk statement)
     return key
 
 
@@ -2420,3 +2516,19 @@ def _tarjan(order: list[str], edges: Mapping[str, list[str]]) -> list[list[str]]
                         break
                 result.append(sorted(component))
     return result
+
+
+def _disk_reader(config: LoomConfig | None) -> FileReader | None:
+    """Read project files from ``config.root`` on disk (a caller without a tree of its own:
+    ``fingerprint_module``, tests); None without a configuration: such a file is then unknown."""
+    if config is None:
+        return None
+    root = config.root
+
+    def read(path: str) -> bytes | None:
+        full = os.path.join(root, *path.split("/"))
+        if not os.path.lexists(full):
+            return None
+        return read_regular_file(full)
+
+    return read

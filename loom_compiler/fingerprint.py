@@ -30,7 +30,7 @@ from loom_runtime.files import read_regular_file
 from loom_runtime.hashing import flow_content_hash, legacy_flow_content_hash
 
 from .analysis import FlowSite, ModuleSummary, analyse_module, might_define_flows
-from .closure import ClosureGraph, GraphMemo, Loader
+from .closure import ClosureGraph, FileReader, GraphMemo, Loader
 from .config import LoomConfig
 from .flow_ids import duplicate_id_errors
 from .frameworks.base import HookCandidates, marker_pattern
@@ -82,6 +82,7 @@ def fingerprint_flows(
     modules: Callable[[], Iterable[str]] | None = None,
     hook_candidates: Callable[[frozenset[str]], Iterable[str]] | None = None,
     memo: GraphMemo | None = None,
+    files: FileReader | None = None,
 ) -> FlowsResult:
     """Fingerprint every flow declared in ``summaries``.
 
@@ -95,8 +96,10 @@ def fingerprint_flows(
     whose bytes spell one of ``markers``: where a profile's engine hooks are searched
     (``frameworks.engine_hooks``; without it, none are). ``memo``: what the graphs of one build
     share (``closure.GraphMemo``; a build fingerprints each flow module with a graph of its own).
+    ``files(path)``: the bytes of a project file that is no module (code loaded by path is hashed
+    by them); without it, files are read under ``config.root`` (none without a configuration).
     """
-    graph = ClosureGraph(summaries, config, loader, modules, hook_candidates, memo=memo)
+    graph = ClosureGraph(summaries, config, loader, modules, hook_candidates, memo=memo, files=files)
     sites = []
     flows: list[FlowFingerprint] = []
     errors: list[SourceError] = []
@@ -236,7 +239,8 @@ def fingerprint_project(
             flow_summaries[module] = result
     loader = tree_loader(tree, config, loaded)
     flows, flow_errors = fingerprint_flows(flow_summaries, config, loader=loader, modules=tree.module_names,
-                                           hook_candidates=_hook_candidates(tree, config))
+                                           hook_candidates=_hook_candidates(tree, config),
+                                           files=getattr(tree, "read_data", None))
     summaries = {m: s for m, s in loaded.items() if isinstance(s, ModuleSummary)}
     return ProjectResult(flows, tuple(_sorted_errors([*errors, *flow_errors])), summaries)
 

@@ -402,6 +402,16 @@ class DirectorySourceTree:
             return None
         return self.read_file(entry.path, entry.rel)
 
+    def read_data(self, rel: str) -> bytes | None:
+        """The bytes of any file of the project by its POSIX path relative to the root (code a
+        module loads by path, ``closure``'s file members), remembered for ``changed()``; None
+        when nothing is there, ``SourceReadError`` when something is and cannot be read."""
+        full = os.path.join(str(self.root), *rel.split("/"))
+        if not os.path.lexists(full):
+            self._seen[full] = current_signature(full)  # created later: the tree moved
+            return None
+        return self.read_file(full, rel)
+
     def read_file(self, path: str, rel: str) -> bytes:
         """The bytes of a file of this tree (``rel``: its POSIX path, for the error), remembered
         for ``changed()``; ``SourceReadError`` when it is not a readable regular file."""

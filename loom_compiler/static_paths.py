@@ -18,6 +18,22 @@ working directory, a parameter, a value bound twice, a path leaving the project)
 relative to the working directory (a bare literal ``'vendor'``) is undecidable too: it depends on
 where the process starts.
 
+The whole family of spellings, and what widens (F9, F10): a directory list is read item by item
+(``sys.path.extend([a, b])``, ``sys.path[0:0] = [a, b]``, ``__path__ += [...]``), an assignment
+over the whole path (``sys.path = [...]``, ``__path__ = [os.path.dirname(__file__), extra]``) is
+a new start (``PathUse.reset``: the package's own directory is searched only if listed), and
+``site.addsitedir(d)`` appends ``d``. A value that is no literal list (a name bound to a list, a
+comprehension, a starred item) is one undecidable use: a warning, not a guess of its items.
+``site.addsitedir`` also runs the ``.pth`` files of its directory, which the compiler does not
+read: ``analysis`` warns at every such call (the directory itself is searched). ``__path__ =
+pkgutil.extend_path(__path__, __name__)`` adds the portions of the package installed elsewhere
+on ``sys.path``: installed code, hashed by name like any third-party import, no warning. A load
+by path whose path is decided names a file of the project (``FILE_REF``): ``closure`` hashes its
+bytes (any edit moves the flows that run it, formatting included: the text of ``plug.txt`` is
+not parsed) and, when it is a first-party module file, follows that module whole too. A file
+only read (``open(p).read()`` returned, not executed) is data, outside the fingerprint like a
+database: only a read whose text reaches ``exec``/``compile`` counts.
+
 Rejected: running the module's path code (it is user code; the build never runs it), and
 ``ast.literal_eval`` of the whole expression (it decides only literals, not ``__file__``).
 ``realpath`` is taken as ``abspath``: a symlink inside the checkout is followed by neither reader
@@ -33,11 +49,16 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-__all__ = ["PathUse", "evaluate", "path_uses", "TRIGGERS"]
+__all__ = ["FILE_REF", "PathUse", "evaluate", "path_uses", "TRIGGERS"]
+
+#: the reference prefix of a project file whose text code runs, ``"&<path>|<module or "">``
+#: (``"&shop/plug.txt|``): a string naming something, so every rule that skips strings skips it;
+#: ``closure`` follows the module when it is first-party code, else hashes the file's bytes
+FILE_REF = '"&'
 
 #: words a statement's source must hold for ``path_uses`` to look at it (a cheap text test first)
-TRIGGERS = ("sys.path", "path.insert", "path.append", "path.extend", "path[", "__path__", "spec_from_file_location",
-            "run_path", "FileLoader", "exec(")
+TRIGGERS = ("sys.path", "path.insert", "path.append", "path.extend", "path[", "__path__",
+            "spec_from_file_location", "run_path", "FileLoader", "exec(", "addsitedir")
 
 _IDENTITY = frozenset({"os.path.abspath", "os.path.realpath", "os.path.normpath", "os.fspath", "str",
                        "builtins.str", "pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath",
@@ -54,8 +75,15 @@ _LOADERS = {  # callee -> (positional index, keyword) of its path argument
 class PathUse:
     """A use of a path the module computes: ``kind`` "sys" (a ``sys.path`` entry), "pkg" (a
     ``__path__`` entry) or "load" (a file run by path); ``first`` for an entry put before the
-    others (``insert(0, ...)``); ``path`` the POSIX path relative to the project root, None when
-    undecidable; where it is (1-based line and column) and how it is spelled (for a warning)."""
+    others (``insert(0, ...)``, each item of ``sys.path[0:0] = [...]``); ``reset`` for the first
+    item of a list assigned over the whole search path (``__path__ = [a, b]``: the package's own
+    directory is searched only if it is one of them; the items after it are appended); ``path``
+    the POSIX path relative to the project root, None when undecidable; where it is (1-based line
+    and column) and how it is spelled (for a warning).
+
+    One use per item: a list of several directories (``__path__ = [a, b]``, ``sys.path.extend([a,
+    b])``) is several uses at the same position, in the order the search meets them; a value that
+    is no literal list (a name, a comprehension, a starred item) is one undecidable use."""
 
     kind: str
     path: str | None
@@ -63,6 +91,12 @@ class PathUse:
     column: int
     spelled: str
     first: bool = False
+    reset: bool = False
+
+    @property
+    def mode(self) -> str:
+        """"reset", "first" or "last": how the entry enters its search path (``ModuleSummary``)."""
+        return "reset" if self.reset else "first" if self.first else "last"
 
 
 class _Path:
@@ -188,10 +222,16 @@ def path_uses(stmt: cst.CSTNode, file: str, resolve: Callable[[str], str | None]
         lookup = _scoped(local, value_of)
         use = _use(node, file, resolve, lookup)
         if use is not None:
-            kind, first, expr, spelled = use
+            kind, mode, exprs, spelled = use
             line, column = position(node)
-            path = evaluate(expr, file, resolve, lookup) if expr is not None else None
-            out.append(PathUse(kind, path, line, column, spelled, first))
+            if exprs is None:
+                out.append(PathUse(kind, None, line, column, spelled, mode == "first", mode == "reset"))
+                continue
+            if mode == "first":
+                exprs = exprs[::-1]  # each put before the others in turn: the last one put first
+            for i, expr in enumerate(exprs):
+                path = evaluate(expr, file, resolve, lookup)
+                out.append(PathUse(kind, path, line, column, spelled, mode == "first", mode == "reset" and i == 0))
     return out
 
 
@@ -253,24 +293,25 @@ def _target_names(node: cst.CSTNode) -> list[str]:
 
 def _use(node: cst.CSTNode, file: str, resolve: Callable[[str], str | None],
          value_of: Callable[[str], cst.BaseExpression | None]
-         ) -> tuple[str, bool, cst.BaseExpression | None, str] | None:
-    """(kind, first, the path expression or None when it is not one path, how it is spelled)."""
+         ) -> tuple[str, str, list[cst.BaseExpression] | None, str] | None:
+    """(kind, mode "first"/"last"/"reset", the path expressions in the order given or None when
+    they are not a literal list of paths, how it is spelled)."""
     if isinstance(node, cst.AugAssign):
         kind = _path_list(node.target, resolve) if isinstance(node.operator, cst.AddAssign) else None
         if kind is not None:
-            return kind, False, _single_item(node.value), f"{_spelled(kind)} +="
+            return kind, "last", _items(node.value), f"{_spelled(kind)} +="
         return None
     if isinstance(node, cst.Assign):
         for target in node.targets:
             kind = None
+            mode = "reset"
             if isinstance(target.target, cst.Subscript):
                 kind = _path_list(target.target.value, resolve)  # ``sys.path[0:0] = [...]``
-            elif isinstance(target.target, cst.Name) and target.target.value == "__path__":
-                kind = "pkg"
-                if _extends_path(node.value, resolve):
-                    return None  # ``pkgutil.extend_path``: the same package's portions elsewhere on sys.path
+                mode = "first" if _slice_at_start(target.target) else "last"
+            elif (kind := _path_list(target.target, resolve)) == "pkg" and _extends_path(node.value, resolve):
+                return None  # ``pkgutil.extend_path``: the same package's portions elsewhere on sys.path
             if kind is not None:
-                return kind, True, _single_item(node.value), f"{_spelled(kind)} ="
+                return kind, mode, _items(node.value), f"{_spelled(kind)} ="
         return None
     assert isinstance(node, cst.Call)
     func = node.func
@@ -282,19 +323,34 @@ def _use(node: cst.CSTNode, file: str, resolve: Callable[[str], str | None],
         args = [a for a in node.args]
         if method == "insert":
             first = len(args) == 2 and isinstance(args[0].value, cst.Integer) and args[0].value.value == "0"
-            return kind, first, args[1].value if len(args) == 2 else None, f"{_spelled(kind)}.insert"
+            return kind, "first" if first else "last", [args[1].value] if len(args) == 2 else None, \
+                f"{_spelled(kind)}.insert"
         if method == "append":
-            return kind, False, args[0].value if len(args) == 1 else None, f"{_spelled(kind)}.append"
-        return kind, False, _single_item(args[0].value) if len(args) == 1 else None, f"{_spelled(kind)}.extend"
+            return kind, "last", [args[0].value] if len(args) == 1 else None, f"{_spelled(kind)}.append"
+        return kind, "last", _items(args[0].value) if len(args) == 1 else None, f"{_spelled(kind)}.extend"
     callee = _qualified(func, resolve)
+    if callee == "site.addsitedir":
+        # appended to sys.path (its .pth files are read there too: ``closure`` warns of them)
+        return "sys", "last", [_argument(node, 0, "sitedir")] if _argument(node, 0, "sitedir") is not None else None, \
+            "site.addsitedir"
     if callee in _LOADERS:
         index, keyword = _LOADERS[callee]
-        return "load", False, _argument(node, index, keyword), callee.rsplit(".", 1)[-1]
+        found = _argument(node, index, keyword)
+        return "load", "last", [found] if found is not None else None, callee.rsplit(".", 1)[-1]
     if callee in ("exec", "builtins.exec") and node.args:
         source = _file_text(node.args[0].value, resolve)
         if source is not None:
-            return "load", False, source, "exec"
+            return "load", "last", [source], "exec"
     return None
+
+
+def _slice_at_start(target: cst.Subscript) -> bool:
+    """``x[0:0]`` or ``x[:0]``: a slice assignment that puts its items first."""
+    if len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Slice):
+        return False
+    part = target.slice[0].slice
+    lower_ok = part.lower is None or (isinstance(part.lower, cst.Integer) and part.lower.value == "0")
+    return lower_ok and isinstance(part.upper, cst.Integer) and part.upper.value == "0"
 
 
 def _file_text(expr: cst.BaseExpression, resolve: Callable[[str], str | None]) -> cst.BaseExpression | None:
@@ -323,10 +379,11 @@ def _argument(call: cst.Call, index: int, keyword: str) -> cst.BaseExpression | 
     return positional[index].value if len(positional) > index else None
 
 
-def _single_item(expr: cst.BaseExpression) -> cst.BaseExpression | None:
-    if isinstance(expr, (cst.List, cst.Tuple)) and len(expr.elements) == 1 and not isinstance(
-            expr.elements[0], cst.StarredElement):
-        return expr.elements[0].value
+def _items(expr: cst.BaseExpression) -> list[cst.BaseExpression] | None:
+    """The items of a literal list or tuple with no starred item; None for anything else."""
+    if isinstance(expr, (cst.List, cst.Tuple)) and expr.elements and not any(
+            isinstance(e, cst.StarredElement) for e in expr.elements):
+        return [e.value for e in expr.elements]
     return None
 
 

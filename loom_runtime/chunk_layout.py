@@ -14,6 +14,12 @@ statements are:
     # run: shop.pricing 14-22
     # run: shop.flows 25-40
 
+A ``file`` line (``# file: sha256:<hex> shop/plug.txt``) names a project file that no bundled module
+is, whose text bundled code runs by a path computed from ``__file__`` (``exec(open(...).read())``,
+``runpy.run_path``): such code is not in the chunk, so the loader checks, before anything runs,
+that the file next to the live modules still holds the bytes the version was built from
+(``chunk_modules``), and refuses the chunk otherwise.
+
 A ``module`` line declares a bundled module (its name, whether it is a package, the
 ``from __future__`` features its source enables, its file); a ``lazy`` line names a module only a
 lazy import reached live (an import inside a function: ``def serve(): from ._fastapi import
@@ -59,6 +65,7 @@ _LAYOUT_LINE = (f"# layout: {LAYOUT} (each `module` below runs in its own module
 _MODULE_RE = re.compile(r"# module: (?P<name>\S+) (?P<kind>package|module) (?P<future>\S+) (?P<path>.+)\Z")
 _LAZY_RE = re.compile(r"# lazy: (?P<name>\S+)\Z")
 _RUN_RE = re.compile(r"# run: (?P<name>\S+) (?P<first>[0-9]+)-(?P<last>[0-9]+)\Z")
+_FILE_RE = re.compile(r"# file: (?P<digest>sha256:[0-9a-f]{64}|absent) (?P<path>\S.*)\Z")
 
 
 class ChunkLayoutError(ValueError):
@@ -89,10 +96,13 @@ class ChunkLayout:
     modules: tuple[ChunkModule, ...]  # parents before children
     runs: tuple[ChunkRun, ...]  # in execution order (ascending lines)
     lazy: tuple[str, ...] = ()  # modules whose runs wait for their first use
+    #: project files (no bundled module) whose text bundled code runs by path, with the digest of
+    #: the bytes the version was built from ("absent": there was none): ``(path, digest)``
+    files: tuple[tuple[str, str], ...] = ()
 
 
 def render(head: Sequence[str], modules: Sequence[ChunkModule], runs: Sequence[tuple[str, str]],
-           lazy: Sequence[str] = ()) -> str:
+           lazy: Sequence[str] = (), files: Sequence[tuple[str, str]] = ()) -> str:
     """The chunk text: ``head`` (comment lines without the ``# `` prefix), the layout header, then
     each run's text (``(module, text)``, in execution order) with two blank lines between runs."""
     header = [f"# {line}" if line else "#" for line in head]
@@ -101,6 +111,7 @@ def render(head: Sequence[str], modules: Sequence[ChunkModule], runs: Sequence[t
         future = ",".join(m.future) or "-"
         header.append(f"# module: {m.name} {'package' if m.package else 'module'} {future} {m.path or '-'}")
     header.extend(f"# lazy: {name}" for name in lazy)
+    header.extend(f"# file: {digest} {path}" for path, digest in files)
     lineno = len(header) + len(runs) + 3  # the run lines, then two blank lines before the first run
     body: list[str] = []
     for module, text in runs:
@@ -129,6 +140,7 @@ def parse(text: str) -> ChunkLayout | None:
     modules: dict[str, ChunkModule] = {}
     runs: list[ChunkRun] = []
     lazy: list[str] = []
+    files: list[tuple[str, str]] = []
     end = header[-1][0]
     for i, line in header:
         if m := _MODULE_RE.match(line):
@@ -156,6 +168,8 @@ def parse(text: str) -> ChunkLayout | None:
                 raise ChunkLayoutError(f"run lines {run.first}-{run.last} overlap the header or the run "
                                        f"before, or pass the end of the file", i)
             runs.append(run)
-        elif line.startswith(("# module:", "# run:", "# lazy:")):
+        elif m := _FILE_RE.match(line):
+            files.append((m["path"], m["digest"]))
+        elif line.startswith(("# module:", "# run:", "# lazy:", "# file:")):
             raise ChunkLayoutError(f"unreadable layout line {line!r}", i)
-    return ChunkLayout(tuple(modules.values()), tuple(runs), tuple(lazy))
+    return ChunkLayout(tuple(modules.values()), tuple(runs), tuple(lazy), tuple(files))

@@ -38,6 +38,11 @@ module finishes loading, over whatever the package bound in between).
   is the chunk's path. Code objects keep the chunk's path as their filename: tracebacks and
   ``inspect.getsource`` show the code that ran.
 
+* **checked against the files its code runs by path** (``_check_files``): code a bundled module
+  loads by a path computed from ``__file__`` (``exec(open(... 'plug.txt').read())``) is not in
+  the chunk; the layout's ``file`` lines pin each such file's digest, and the chunk is refused
+  (``ManifestError`` naming the file) when the file next to the live modules holds other bytes.
+
 * **with a spec of its own** (``chunk_resources``) where its live file is known: its data files
   are read there through ``importlib.resources`` and ``pkgutil.get_data`` too; the spec's loader
   runs no code.
@@ -58,6 +63,7 @@ module's ``__builtins__`` serving first-party imports (the builtins would be a c
 from __future__ import annotations
 import __future__
 
+import hashlib
 import sys
 import threading
 import types
@@ -66,6 +72,7 @@ from typing import Any
 
 from .chunk_layout import ChunkLayout
 from .chunk_names import ModuleName, PrivateName, adopt_definitions
+from .errors import ManifestError
 from .chunk_resources import bundled_spec
 
 __all__ = ["live_file", "run_modules"]
@@ -141,6 +148,8 @@ def run_modules(root: types.ModuleType, layout: ChunkLayout, text: str, path: Pa
         if m.package:
             module.__path__ = []  # nothing below it is found on disk
         modules[m.name] = module
+    if layout.files:
+        _check_files(layout, modules, path)
     for name, module in modules.items():
         parent, _, attr = name.rpartition(".")
         setattr(modules[parent] if parent else root, attr, module)
@@ -164,6 +173,40 @@ def run_modules(root: types.ModuleType, layout: ChunkLayout, text: str, path: Pa
             _loaded(run.module, modules, root)
             adopt_definitions(modules[run.module].__dict__, modules[run.module].__name__)  # type: ignore[arg-type]
     return modules
+
+
+def _check_files(layout: ChunkLayout, modules: dict[str, types.ModuleType], path: Path) -> None:
+    """Refuse the chunk unless every project file its code runs by path (``ChunkLayout.files``:
+    ``exec(open(os.path.join(os.path.dirname(__file__), 'plug.txt')).read())``) holds the bytes
+    the version was built from. That code is not bundled: it runs from the file next to the live
+    module (``__file__``), so a file edited since would run other code than the execution started
+    on, silently. The project root is where the live modules are: a module's live file minus its
+    path in the project (``ChunkModule.path``)."""
+    base: str | None = None
+    for m in layout.modules:
+        file = modules[m.name].__file__
+        if m.path and m.path != "-" and file and file != str(path):
+            live = Path(file).as_posix()
+            if live.endswith("/" + m.path):
+                base = live[: len(live) - len(m.path)]
+                break
+    for rel, digest in layout.files:
+        now = "unknown"
+        if base is not None:
+            try:
+                with open(base + rel, "rb") as fh:
+                    now = "sha256:" + hashlib.sha256(fh.read()).hexdigest()
+            except FileNotFoundError:
+                now = "absent"
+            except OSError as exc:
+                now = f"unreadable ({exc.strerror or exc})"
+        if now != digest:
+            where = "no live module of it could be found" if base is None else f"it is {'gone' if now == 'absent' else 'changed'}"
+            raise ManifestError(
+                f"{path}: this chunk runs code that its modules load by path from `{rel}`, and {where} since this "
+                "version was built: it would run other code than its executions started on. Restore that file as "
+                "it was for as long as executions of this version run, or finish or migrate them",
+                path=str(path))
 
 
 def _loaded(name: str, modules: dict[str, types.ModuleType], root: types.ModuleType) -> None:

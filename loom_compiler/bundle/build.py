@@ -106,6 +106,7 @@ from .chunk_file import Chunk, ChunkError, chunk_path_for
 # is imported where it is used: ``loom fingerprint``/``check`` run the same pipeline from the
 # cache and start-up is most of what a warm hook pays
 from .progress import BuildSummary, NullProgress, Progress, RefSummary
+from .tree_report import FILE_DEP
 from .version_facts import VersionFacts, version_facts
 
 __all__ = ["BuildReport", "build_project", "MANIFEST_NAME"]
@@ -495,7 +496,9 @@ def _keep_record(config: LoomConfig, out_dir: Path, pipeline: _Pipeline, cache: 
                           for v in fe.versions.values() if v.chunk not in ours}))
     walked = [(m, src.path(m) or "", src.sha(m) or "") for m in src.module_names()]
     names = {m for m, _path, _sha in walked}
-    beyond = tuple(sorted((d for d in current.deps if d[0] not in names and not d[0].startswith("<")),
+    # ``<...>`` deps are facts of the walk, which the key pins; a file's (``<file>``) is not
+    beyond = tuple(sorted((d for d in current.deps if d[0] not in names and (
+                           not d[0].startswith("<") or d[0].startswith(FILE))),
                           key=lambda d: (d[0], d[1] or "", d[2] or "")))
     modules = len({m for m, _path, sha in current.deps if sha is not None and not m.startswith("<")})
     record = (beyond, hashlib.sha256(data).hexdigest(), tuple(placed), older, tuple(warnings), tuple(sorted(entries)),
@@ -618,6 +621,10 @@ LISTING = "<modules>"
 #: the dependency of a cached fingerprint on where engine hooks may be (``frameworks.engine_hooks``):
 #: ``<hooks>`` + the markers searched, comma-separated; its sha covers every module spelling one
 HOOKS = "<hooks>"
+#: ``<file>`` + a POSIX path: a project file that is no module whose bytes a closure hashed (code
+#: loaded by path, F10); its sha is the file's (None: absent), so an edit to it misses every entry
+#: and the build record (``tree_report.unchanged_beyond``)
+FILE = FILE_DEP
 
 
 class _Source:
@@ -718,6 +725,10 @@ class _Source:
             if module == LISTING:  # the tree's module names: a closure that read them depends on them
                 self._sha[module] = hashlib.sha256("\n".join(self.module_names()).encode()).hexdigest()
                 return self._sha[module]
+            if module.startswith(FILE):  # a file a closure hashed by its bytes
+                data = self.file_data(module[len(FILE):])
+                self._sha[module] = hashlib.sha256(data).hexdigest() if data is not None else None
+                return self._sha[module]
             if module.startswith(HOOKS):  # the modules where engine hooks may be, and their bytes
                 listed = self.hook_candidates(frozenset(module[len(HOOKS):].split(",")))
                 self._sha[module] = hashlib.sha256("\n".join(f"{m} {self.sha(m)}" for m in listed).encode()).hexdigest()
@@ -728,6 +739,18 @@ class _Source:
             self._sha[module] = known or (hashlib.sha256(data).hexdigest() if data is not None else None)
         return self._sha[module]
 
+
+    def file_data(self, rel: str) -> bytes | None:
+        """The bytes of a project file that is no module (None: absent; a tree that cannot read
+        files other than modules answers None, and ``closure`` warns of such a file)."""
+        key = FILE + rel
+        if key not in self._data:
+            read = getattr(self.tree, "read_data", None)
+            try:
+                self._data[key] = read(rel) if read is not None else None
+            except SourceReadError:
+                self._data[key] = None  # the closure reads it again and reports why
+        return self._data[key]
 
     def hook_candidates(self, markers: frozenset[str]) -> list[str]:
         """Modules whose bytes spell one of ``markers`` (an unreadable one is in ``errors``),
@@ -1278,12 +1301,19 @@ class _Pipeline:
             requested.add(LISTING)  # a computed module name may name a module added later
             return src.module_names()
 
+        read = getattr(src.tree, "read_data", None)
+
+        def files(rel: str) -> bytes | None:
+            requested.add(FILE + rel)  # its bytes are hashed: an edit to it must miss this entry
+            return read(rel) if read is not None else None
+
         if self._graph_memo is None:
             from ..closure import GraphMemo
 
             self._graph_memo = GraphMemo()
         flows, errors = fingerprint_flows({module: summary}, self.config, loader=loader, modules=listing,
-                                          hook_candidates=self._hooks(src, requested), memo=self._graph_memo)
+                                          hook_candidates=self._hooks(src, requested), memo=self._graph_memo,
+                                          files=files if read is not None else None)
         if not self.emit:
             return self._deps(src, requested), flows, errors
         built: list[_Built] = []

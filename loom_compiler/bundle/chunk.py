@@ -43,6 +43,11 @@ by a name computed at run time (``importlib.import_module("shop." + kind)``) rea
 module of that name;
 ``__file__`` is the live module's file (``loom_runtime.chunk_modules``: data files next to it
 are read as live code reads them), the chunk's path where no live module of that name is found.
+A module found through a directory a package puts on a search path is bundled under the name the
+import gave it (``chunk_search``: ``import helper`` of ``shop/vendor/helper.py`` is the chunk's
+``helper``); code loaded by path runs from its file, which the chunk's header pins by digest and
+the loader checks (``chunk_limits``); a submodule read as its package's attribute that no module
+that runs imports is a build error of the flow (a chunk cannot reproduce it).
 
 Rejected: one namespace for every module with clashing names renamed (what this replaced: every
 observable name and every by-name access differed from live), copying whole modules
@@ -67,7 +72,9 @@ from .chunk_file import Chunk, ChunkError, chunk_path_for, flow_slug, source_dig
 from .chunk_imports import FAIL, ImportSite, rewrite_imports
 from .chunk_memo import ChunkMemo
 from .chunk_order import Schedule, execution_order, import_schedule, with_foreign_imports
+from .chunk_limits import code_files, refuse_unreproducible
 from .chunk_plan import ChunkPlan, PlannedModule, Statement, plan_chunk, statement_globals
+from .chunk_search import renamed
 
 __all__ = ["Chunk", "ChunkError", "ChunkMemo", "chunk_path_for", "emit_chunk", "flow_slug", "source_digest"]
 
@@ -104,6 +111,9 @@ def emit_chunk(
             m.module.split(".")[0] for m in fp.closure if m.kind not in ("import", "step")}
         first_party = lambda dotted: dotted.split(".")[0] in roots
     memo = memo if memo is not None else ChunkMemo()
+    refuse_unreproducible(fp)
+    # a module found through a directory a package puts on a search path: under its live name
+    fp, summaries, first_party = renamed(fp, summaries, first_party)
     first_party = _remembered(first_party)  # asked ~40 times a chunk, mostly of the same few names
     plan = plan_chunk(fp, summaries, first_party, class_source=class_source, class_line=class_line,
                       module_imports=module_imports, memo=memo)
@@ -143,7 +153,7 @@ def emit_chunk(
         *(f"  {p}" for p in sources),
     ]
     modules = [chunk_layout.ChunkModule(m.name, m.package, m.future, m.path) for _, m in sorted(plan.modules.items())]
-    text = chunk_layout.render(head, modules, runs, lazy=lazy)
+    text = chunk_layout.render(head, modules, runs, lazy=lazy, files=code_files(fp))
     del chunk_path  # the chunk's place does not change its text
     return Chunk(fp.flow_id, fp.code_hash, entry, text, sources)
 

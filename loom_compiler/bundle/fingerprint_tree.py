@@ -33,7 +33,7 @@ from ..model import ProjectResult
 from ..sources import SourceTree
 from .cache import CACHE_DIRNAME, SummaryCache
 from .progress import NullProgress
-from .tree_report import TreeReads, output_dir
+from .tree_report import FILE_DEP, TreeReads, output_dir
 
 __all__ = ["fingerprint_tree", "fingerprint_tree_reads"]
 
@@ -74,6 +74,8 @@ def _fingerprint(config: LoomConfig, tree: SourceTree | None, *, use_cache: bool
     if src is not None and not src.errors:
         walked = [(m, src.path(m), src.sha(m)) for m in src.module_names()]
         names = {m for m, _path, _sha in walked}
-        read = TreeReads(walked, tuple(sorted((d for d in got.deps if d[0] not in names and not d[0].startswith("<")),
+        # ``<...>`` deps are facts of the walk, which the report's key pins; a file's (``<file>``) is not
+        read = TreeReads(walked, tuple(sorted((d for d in got.deps if d[0] not in names and (
+                                                   not d[0].startswith("<") or d[0].startswith(FILE_DEP))),
                                                  key=lambda d: (d[0], d[1] or "", d[2] or ""))))
     return ProjectResult(tuple(flows), tuple(errors)), read

@@ -135,6 +135,17 @@ class GitSourceTree:
             self._data = self._read_all()
         return self._data.get(rel)
 
+    def read_data(self, rel: str) -> bytes | None:
+        """The bytes of any file of the ref by its POSIX path relative to the project root (code a
+        module loads by path: ``closure``'s file members); None when the ref has no such blob."""
+        try:
+            return _git(self._top, "show", f"{self.commit}:{self._prefix}{rel}", key=self.key)
+        except GitError:
+            listed = _git(self._top, "ls-tree", "-z", "--full-tree", self.commit, "--", self._prefix + rel, key=self.key)
+            if listed.strip(b"\0"):
+                raise  # there, and git cannot show it: never an absence
+            return None
+
     def _read_all(self) -> dict[str, bytes]:
         """Every blob in one ``git cat-file --batch`` round trip."""
         order = sorted(self._blobs)

@@ -47,7 +47,7 @@ from .cache import CACHE_DIRNAME, Deps, SummaryCache, cache_key
 if TYPE_CHECKING:
     from ..config import LoomConfig
 
-__all__ = ["Report", "TreeReads", "keep_report", "output_dir", "served_report", "unchanged_beyond"]
+__all__ = ["FILE_DEP", "Report", "TreeReads", "keep_report", "output_dir", "served_report", "unchanged_beyond"]
 
 #: ``(what the pipeline read beyond the walk, standard output, error lines, exit status)``
 Report = tuple[Deps, str, tuple[str, ...], int]
@@ -122,10 +122,23 @@ def _key(config: LoomConfig, command: str, renderer: Sequence[Path], hide: str |
                      kind="report", value_type=Report)
 
 
+#: the dependency on a project file that is no module, ``<file>`` + its POSIX path (code loaded by
+#: path is hashed by its bytes, F10): not in the walk, so checked here like a module beyond it
+FILE_DEP = "<file>"
+
+
 def unchanged_beyond(tree: DirectorySourceTree, prefix: str | None, beyond: Deps) -> bool:
-    """Whether every dependency of ``beyond`` is as in ``tree`` (``<...>`` ones: facts of the walk;
-    ``prefix``: the hidden output directory). Also ``build_record``'s."""
+    """Whether every dependency of ``beyond`` is as in ``tree`` (``<...>`` ones but ``<file>``:
+    facts of the walk; ``prefix``: the hidden output directory). Also ``build_record``'s."""
     for module, path, sha in beyond:
+        if module.startswith(FILE_DEP):
+            try:
+                data = tree.read_data(module[len(FILE_DEP):])
+            except SourceReadError:
+                return False
+            if (hashlib.sha256(data).hexdigest() if data is not None else None) != sha:
+                return False
+            continue
         if module.startswith("<"):
             continue
         now = tree.path_of(module)

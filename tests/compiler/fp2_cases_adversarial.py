@@ -48,6 +48,9 @@ class ChunkCase:
     order: object  # the flow's input
     finding: str | None = None
     flow_id: str = "checkout"
+    #: the build must refuse this flow (a chunk could not run what live code runs), with an error
+    #: holding this text and naming ``file:line:column`` (``bundle.chunk_limits``)
+    refused: str | None = None
 
 
 @dataclass(frozen=True)
@@ -2205,14 +2208,14 @@ def _breaker4_chunk_cases() -> list[ChunkCase]:
         # E9 ------------------------------------------------------------------------------------
         ChunkCase("module-found-through-a-sys-path-entry-the-package-adds", {**project(flow("import helper\nreturn helper.f()"),
                       init="import os\nimport sys\n\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), 'vendor'))\n"),
-             "shop/vendor/helper.py": "def f():\n    return 1\n"}, 0, finding="E9"),
+             "shop/vendor/helper.py": "def f():\n    return 1\n"}, 0),
         ChunkCase("module-found-through-a-package-path-the-package-extends", {**project(flow("from shop.plug import f\nreturn f()"),
                       init="import os\n\n__path__.append(os.path.join(os.path.dirname(__file__), 'extra'))\n"),
-             "shop/extra/plug.py": "def f():\n    return 1\n"}, 0, finding="E9"),
+             "shop/extra/plug.py": "def f():\n    return 1\n"}, 0),
         # E10 -----------------------------------------------------------------------------------
         # live, shop.b is an attribute of shop only once some import loaded it: the chunk has it anyway
         ChunkCase("submodule-read-as-an-attribute-that-no-import-loaded", project(
-            flow("return shop.b.f()", "import shop.a"), a="X = 1\n", b="def f():\n    return 1\n"), 0, finding="E10"),
+            flow("return shop.b.f()", "import shop.a"), a="X = 1\n", b="def f():\n    return 1\n"), 0, refused="shop/flows.py:6:12: flow `checkout`: `shop.b` is read as an attribute"),
         # held: loaded by another module's import, or by the package's own
         ChunkCase("submodule-read-as-an-attribute-another-module-loaded", project(
             flow("return shop.b.f()", "import shop.a"), a="import shop.b\n", b="def f():\n    return 1\n"), 0),
@@ -2660,18 +2663,18 @@ def _breaker5_pairs_4() -> list[ProjectPair]:
                       init="import os\nimport site\n\nsite.addsitedir(os.path.join(os.path.dirname(__file__), 'vendor'))\n"),
             "shop/vendor/helper.py": helper}
     pairs.append(C("module-found-through-a-site-dir-the-package-adds-edited", k, base,
-                   edit(base, "shop/vendor/helper.py", "return 1", "return 2"), "F9"))
+                   edit(base, "shop/vendor/helper.py", "return 1", "return 2")))
     base = {**project(flow("from shop.plug import f\nreturn f()"),
                       init="import os\n\n__path__ = [os.path.dirname(__file__), os.path.join(os.path.dirname(__file__), 'extra')]\n"),
             "shop/extra/plug.py": helper}
     pairs.append(C("module-found-through-a-package-path-the-package-reassigns-edited", k, base,
-                   edit(base, "shop/extra/plug.py", "return 1", "return 2"), "F9"))
+                   edit(base, "shop/extra/plug.py", "return 1", "return 2")))
     base = {**project(flow("return load()", "from shop.load import load"),
                       load="import os\n\n\ndef load():\n    ns = {}\n    exec(open(os.path.join(os.path.dirname(__file__), 'plug.txt')).read(), ns)\n"
                            "    return ns['V']\n"),
             "shop/plug.txt": "V = 1\n"}
     pairs.append(C("code-executed-from-a-non-py-file-by-path-edited", "namespaces and code reached at run time", base,
-                   edit(base, "shop/plug.txt", "V = 1", "V = 2"), "F10"))
+                   edit(base, "shop/plug.txt", "V = 1", "V = 2")))
     base = project(flow("return shop.b.f()", "import shop.a"), a="import importlib\n\nimportlib.import_module('shop.b')\n", b=helper)
     pairs.append(C("another-module-stops-importing-the-submodule-by-import-module", "a submodule read as an attribute another import loaded",
                    base, edit(base, "shop/a.py", "import importlib\n\nimportlib.import_module('shop.b')\n", "X = 1\n")))
@@ -3505,3 +3508,57 @@ def _holder_pairs() -> list[ProjectPair]:
 
 
 PAIRS = PAIRS + tuple(_holder_pairs())
+
+
+def _search_path_chunk_cases() -> list[ChunkCase]:
+    """fixE (session 7), the chunk sides of E9/F9, E10 and L2. A module found through a directory a
+    package puts on ``sys.path``/``__path__`` runs in the chunk under the name the import gave it
+    (``__name__``, the ``__module__`` of what it defines, a package attribute), its own imports
+    through the same directories included; code loaded by path runs from the file (which the
+    loader checks: ``test_fp2_import_system``); what a chunk cannot reproduce is refused at build
+    time with the file, line and column: one file imported under two names, a submodule read as its
+    package's attribute that no module that runs imports."""
+    f = "def f():\n    return 1\n"
+    vendor = "import os\nimport sys\n\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), 'vendor'))\n"
+    site = "import os\nimport site\n\nsite.addsitedir(os.path.join(os.path.dirname(__file__), 'vendor'))\n"
+    extra = "import os\n\n__path__ = [os.path.dirname(__file__), os.path.join(os.path.dirname(__file__), 'extra')]\n"
+    named = ("class Err(Exception):\n    pass\n\n\ndef f():\n    return 1\n")
+    return [
+        ChunkCase("module-found-through-a-site-dir-the-package-adds", {
+            **project(flow("import helper\nreturn helper.f()"), init=site), "shop/vendor/helper.py": f}, 0),
+        ChunkCase("module-found-through-a-package-path-the-package-reassigns", {
+            **project(flow("from shop.plug import f\nreturn f()"), init=extra), "shop/extra/plug.py": f}, 0),
+        ChunkCase("module-found-through-sys-path-keeps-its-live-names", {
+            **project(flow("return helper.__name__, helper.Err.__module__, helper.f.__module__, repr(helper.Err('x'))",
+                           "import helper"), init=vendor), "shop/vendor/helper.py": named}, 0),
+        ChunkCase("module-found-through-a-package-path-keeps-its-live-names", {
+            **project(flow("from shop import plug\nimport shop\nreturn plug.__name__, plug.Err.__module__, shop.plug is plug"),
+                      init=extra), "shop/extra/plug.py": named}, 0),
+        ChunkCase("module-found-through-sys-path-raises-its-own-error-type", {
+            **project(flow("raise helper.Err('no')", "import helper"), init=vendor), "shop/vendor/helper.py": named}, 0),
+        ChunkCase("vendored-module-importing-another-vendored-module", {
+            **project(flow("import helper\nreturn helper.g()"), init=vendor),
+            "shop/vendor/helper.py": "import util\n\n\ndef g():\n    return util.V + 1\n", "shop/vendor/util.py": "V = 41\n"}, 0),
+        ChunkCase("vendored-package-with-a-submodule", {
+            **project(flow("from vpkg.core import g\nreturn g(), g.__module__"), init=vendor),
+            "shop/vendor/vpkg/__init__.py": "", "shop/vendor/vpkg/core.py": "from . import base\n\n\ndef g():\n    return base.V\n",
+            "shop/vendor/vpkg/base.py": "V = 7\n"}, 0),
+        ChunkCase("a-vendored-file-imported-under-two-names", {
+            **project(flow("from shop.vendor import helper as h2\nreturn helper.f(), h2.f(), helper is h2", "import helper"),
+                      init=vendor), "shop/vendor/helper.py": f}, 0,
+            refused="flow `checkout`: `shop/vendor/helper` is imported as `helper`"),
+        ChunkCase("code-executed-from-a-text-file-by-path", {
+            **project(flow("return load()", "from shop.load import load"),
+                      load="import os\n\n\ndef load():\n    ns = {}\n    exec(open(os.path.join(os.path.dirname(__file__), 'plug.txt'))"
+                           ".read(), ns)\n    return ns['V']\n"), "shop/plug.txt": "V = 1\n"}, 0),
+        ChunkCase("a-module-run-by-path", project(
+            flow("return load()", "from shop.load import load"),
+            load="import os\nimport runpy\n\n\ndef load():\n    return runpy.run_path(os.path.join(os.path.dirname(__file__), "
+                 "'plug.py'))['V']\n", plug="V = 1\n"), 0),
+        # held: a submodule another module imports inside a function the flow calls first
+        ChunkCase("submodule-read-as-an-attribute-a-function-the-flow-calls-loaded", project(
+            flow("shop.a.load()\nreturn shop.b.f()", "import shop.a"), a="def load():\n    import shop.b\n", b=f), 0),
+    ]
+
+
+CHUNK_CASES = CHUNK_CASES + tuple(_search_path_chunk_cases())

@@ -308,3 +308,39 @@ def _lose_an_old_chunk_after_two_versions(root: Path) -> None:
     build(root)
     _lose_an_old_chunk(root)
     build(root)
+
+
+def test_a_file_whose_code_a_flow_runs_is_checked(project: Path, decoded: list[Any]):
+    """F10: code a helper executes from a project file that is no module (``exec(open(...).read())``)
+    is hashed by the file's bytes, outside the walk of modules: a no-change build after an edit to
+    it must not be served from the record, nor from the flow module's cached entry."""
+    from loom_runtime.manifest import load_manifest
+
+    (project / "shop/plug.txt").write_text("V = 1\n")
+    (project / "shop/plugload.py").write_text(
+        "import os\n\n\ndef plug():\n    ns = {}\n    exec(open(os.path.join(os.path.dirname(__file__), 'plug.txt')).read(), ns)\n"
+        "    return ns['V']\n")
+    edit(project / "shop/flows.py", '    ctx.execute("ship", ship', '    plug()\n    ctx.execute("ship", ship')
+    edit(project / "shop/flows.py", "from shop.steps import charge, reserve, ship\n",
+         "from shop.steps import charge, reserve, ship\nfrom shop.plugload import plug\n")
+
+    def current() -> tuple[str, str]:
+        fe = load_manifest(project / "build/loom/manifest.json").flows["checkout"]
+        return fe.current, fe.versions[fe.current].chunk_digest
+
+    assert build(project).ok
+    first = current()
+    decoded.clear()
+    assert build(project).written == () and decoded == [BuildRecord]  # no change: served
+    (project / "shop/plug.txt").write_text("V = 2\n")
+    decoded.clear()
+    report = build(project)
+    assert decoded[0] is BuildRecord and len(decoded) > 1, decoded  # the record did not serve
+    assert report.new_versions and current()[0] != first[0]
+    # and back: the first version is current again, from the cache, with nothing left stale
+    (project / "shop/plug.txt").write_text("V = 1\n")
+    assert build(project).ok and current() == first
+    # deleted: the flow's hash moves again (the code run there is unknown), with a warning
+    (project / "shop/plug.txt").unlink()
+    report = build(project)
+    assert current()[0] not in (first[0],) and any("cannot read (absent)" in w for w in report.warnings)

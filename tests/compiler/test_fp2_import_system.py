@@ -154,6 +154,55 @@ def _search_path_pairs() -> list[ProjectPair]:
     add(C("package-path-appended-its-own-module-wins-edited", k, base, edit(base, "shop/plug.py", "return 0", "return 5")))
     add(E("package-path-appended-the-shadowed-module-edited", k, base,
           edit(base, "shop/extra/plug.py", "return 1", "return 2")))
+    # F9: the rest of the family: several directories in one statement, a list assigned over the
+    # whole path, values built through names, site.addsitedir; each with the module in the last one
+    two = "os.path.join(os.path.dirname(__file__), 'a'), os.path.join(os.path.dirname(__file__), 'vendor')"
+    for name, init in (
+            ("slice-assignment-of-two", f"import os\nimport sys\n\nsys.path[0:0] = [{two}]\n"),
+            ("extend-with-two", f"import os\nimport sys\n\nsys.path.extend([{two}])\n"),
+            ("extend-with-a-tuple", f"import os\nimport sys\n\nsys.path.extend(({two}))\n"),
+            ("assigned-over-the-whole-path", f"import os\nimport sys\n\nsys.path = [{two}]\n"),
+            ("through-two-names", "import os\nimport sys\n\nHERE = os.path.dirname(__file__)\n"
+                                  "VENDOR = os.path.join(HERE, 'vendor')\nsys.path.insert(0, VENDOR)\n"),
+            ("in-a-function-through-local-names", "import os\nimport sys\n\n\ndef setup():\n"
+             "    here = os.path.dirname(__file__)\n    vendor = os.path.join(here, 'vendor')\n"
+             "    sys.path.insert(0, vendor)\n\n\nsetup()\n"),
+            ("site-addsitedir", f"import os\nimport site\n\nsite.addsitedir({JOIN})\n"),
+            ("from-site-import-addsitedir", f"import os\nfrom site import addsitedir\n\naddsitedir(sitedir={JOIN})\n")):
+        base = {**project(flow("import helper\nreturn helper.f()"), init=init), "shop/vendor/helper.py": VENDOR}
+        add(C(f"sys-path-{name}-module-edited", k, base, edit(base, "shop/vendor/helper.py", "return 1", "return 2")))
+    # Python's order between two directories holding the module: the one inserted last wins
+    base = {**project(flow("import helper\nreturn helper.f()"),
+                      init="import os\nimport sys\n\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), 'a'))\n"
+                           f"sys.path.insert(0, {JOIN})\n"),
+            "shop/vendor/helper.py": VENDOR, "shop/a/helper.py": "def f():\n    return 0\n"}
+    add(C("sys-path-two-inserts-first-the-later-one-edited", k, base,
+          edit(base, "shop/vendor/helper.py", "return 1", "return 2")))
+    add(E("sys-path-two-inserts-first-the-shadowed-one-edited", k, base,
+          edit(base, "shop/a/helper.py", "return 0", "return 5")))
+    # a ``__path__`` assigned a list: searched in the list's order; without the package's own
+    # directory, its own module of that name is never imported
+    own = "os.path.dirname(__file__)"
+    extra = "os.path.join(os.path.dirname(__file__), 'extra')"
+    for name, listed in (("own-directory-first", f"[{own}, {extra}]"), ("extra-only", f"[{extra}]"),
+                         ("a-tuple", f"({own}, {extra})")):
+        base = {**project(flow("from shop.plug import f\nreturn f()"), init=f"import os\n\n__path__ = {listed}\n"),
+                "shop/extra/plug.py": VENDOR}
+        add(C(f"package-path-assigned-{name}-module-edited", k, base, edit(base, "shop/extra/plug.py", "return 1", "return 2")))
+    base = {**project(flow("from shop.plug import f\nreturn f()"), init=f"import os\n\n__path__ = [{extra}, {own}]\n",
+                      plug="def f():\n    return 0\n"), "shop/extra/plug.py": VENDOR}
+    add(C("package-path-assigned-extra-before-own-the-extra-module-edited", k, base,
+          edit(base, "shop/extra/plug.py", "return 1", "return 2")))
+    base = {**project(flow("from shop.plug import f\nreturn f()"), init=f"import os\n\n__path__ = [{own}, {extra}]\n",
+                      plug="def f():\n    return 0\n"), "shop/extra/plug.py": VENDOR}
+    add(C("package-path-assigned-own-before-extra-the-own-module-edited", k, base,
+          edit(base, "shop/plug.py", "return 0", "return 5")))
+    add(E("package-path-assigned-own-before-extra-the-shadowed-module-edited", k, base,
+          edit(base, "shop/extra/plug.py", "return 1", "return 2")))
+    # ordinary code: a site directory nothing imports from
+    base = {**project(flow("return 1"), init=f"import os\nimport site\n\nsite.addsitedir({JOIN})\n"),
+            "shop/vendor/helper.py": VENDOR}
+    add(E("site-dir-nothing-imports-from-edited", k, base, edit(base, "shop/vendor/helper.py", "return 1", "return 2")))
     # ordinary code: a third-party directory on sys.path, a module found first-party anyway
     base = project(flow("import json\nreturn json.dumps(o)"),
                    init="import os\nimport sys\n\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), 'vendor'))\n",
@@ -196,6 +245,29 @@ def _loaded_by_path_pairs() -> list[ProjectPair]:
     # in the flow itself
     base = project(flow(f"return runpy.run_path({path})['V']", "import os\nimport runpy"), plug="V = 1\n")
     add(C("loaded-by-path-in-the-flow-module-edited", k, base, edit(base, "shop/plug.py", "V = 1", "V = 2")))
+    # F10: code run from a project file that is no module (``.txt``, ``.cfg``, no suffix): its bytes
+    for name, file, body in (
+            ("exec-of-open-read", "shop/plug.txt", "ns = {}\n    exec(open(os.path.join(os.path.dirname(__file__), "
+                                                   "'plug.txt')).read(), ns)\n    return ns['V']"),
+            ("exec-of-compile-of-read-text", "shop/rules.cfg", "ns = {}\n    p = Path(__file__).parent / 'rules.cfg'\n"
+                                                                 "    exec(compile(p.read_text(), str(p), 'exec'), ns)\n"
+                                                                 "    return ns['V']"),
+            ("run-path-of-a-file-without-suffix", "shop/plug", "return runpy.run_path(os.path.join("
+                                                               "os.path.dirname(__file__), 'plug'))['V']"),
+            ("run-path-of-a-py-file-above-the-package", "tools/plug.py",
+             "return runpy.run_path(os.path.join(os.path.dirname(__file__), '..', 'tools', 'plug.py'))['V']")):
+        loader = f"import os\nimport runpy\nfrom pathlib import Path\n\n\ndef load():\n    {body}\n"
+        base = {**project(flow("return load()", "from shop.load import load"), load=loader), file: "V = 1\n"}
+        add(C(f"code-run-from-a-file-{name}-edited", k, base, edit(base, file, "V = 1", "V = 2")))
+        add(C(f"code-run-from-a-file-{name}-deleted", k, base, {p: t for p, t in base.items() if p != file}))
+    # ordinary code: the same file only read as data, or exec'd by a loader nothing the flow runs calls
+    base = {**project(flow("return load()", "from shop.load import load"),
+                      load="import os\n\n\ndef load():\n    return open(os.path.join(os.path.dirname(__file__), "
+                           "'plug.txt')).read()\n\n\ndef other():\n    exec(open(os.path.join(os.path.dirname("
+                           "__file__), 'other.txt')).read(), {})\n"), "shop/plug.txt": "V = 1\n", "shop/other.txt": "V = 1\n"}
+    add(E("a-data-file-only-read-edited", k, base, edit(base, "shop/plug.txt", "V = 1", "V = 2")))
+    add(E("a-file-executed-by-a-function-the-flow-does-not-call-edited", k, base,
+          edit(base, "shop/other.txt", "V = 1", "V = 2")))
     # ordinary code: a data file opened by path is no code; a loader nothing the flow runs calls
     base = project(flow("return load()", "from shop.load import load"),
                    load=f"import os\n\n\ndef load():\n    return open({path}).read()\n", plug="V = 1\n")
@@ -258,12 +330,19 @@ def test_an_undecidable_load_by_path_in_reached_code_is_warned_at_its_position(t
     load = "import runpy\n\n\ndef load(name):\n    return runpy.run_path(name)\n\n\ndef other(name):\n    return runpy.run_path(name)\n"
     files = project(flow("return load(o)", "from shop.load import load"), load=load)
     assert _warnings(tmp_path / "a", files) == ["shop/load.py:5:12:path-undecidable"]
-    # a path decided outside the package's modules (a data file): no module to follow, said so
+    # a path decided to a file that is not there: the code run there is unknown, said so where it is loaded
     files = project(flow("return load()", "from shop.load import load"),
                     load="import os\nimport runpy\n\n\ndef load():\n    return runpy.run_path(os.path.join("
                          "os.path.dirname(__file__), 'plug.txt'))\n")
     (warning,) = fingerprint(tmp_path / "b", ProjectPair("x", "changed", "", files, files), files).warnings
-    assert "`shop/plug.txt`, which is no module file of the project" in warning.message
+    assert "`shop/plug.txt`, which the fingerprint cannot read (absent)" in warning.message
+    assert (warning.path, warning.line, warning.column, warning.code) == ("shop/load.py", 6, 12, "path-undecidable")
+    # there: hashed by its bytes, no warning; unless its code imports (what it imports is not followed)
+    assert fingerprint(tmp_path / "c", ProjectPair("x", "changed", "", files, files),
+                       {**files, "shop/plug.txt": "V = 1\n"}).warnings == ()
+    (warning,) = fingerprint(tmp_path / "d", ProjectPair("x", "changed", "", files, files),
+                             {**files, "shop/plug.txt": "from shop.pricing import V\n"}).warnings
+    assert "imports: the fingerprint hashes the file's bytes" in warning.message and warning.line == 6
 
 
 def test_the_cli_prints_the_warning_and_succeeds(tmp_path: Path) -> None:
@@ -277,3 +356,52 @@ def test_the_cli_prints_the_warning_and_succeeds(tmp_path: Path) -> None:
     run = CliRunner().invoke(main, ["fingerprint", str(tmp_path), "--root", str(tmp_path)])
     assert run.exit_code == 0, run.output
     assert "warning: shop/__init__.py:4:1: `sys.path.insert` adds a directory the compiler cannot decide" in run.stderr
+
+
+CHUNK_RUN = """
+import sys
+from loom_runtime.registry import Registry
+
+sys.path.insert(0, sys.argv[1])
+(version,) = Registry.from_manifest(sys.argv[1] + '/build/loom/manifest.json').versions('checkout')
+try:
+    print(version.runner()(None, 0))
+except Exception as exc:
+    print(type(exc).__name__, exc)
+"""
+
+
+@pytest.mark.parametrize("load", ["ns = {}\n    exec(open(P).read(), ns)\n    return ns['V']", "return runpy.run_path(P)['V']"])
+def test_a_chunk_runs_code_loaded_by_path_only_while_the_file_is_as_built(tmp_path: Path, load: str) -> None:
+    """L2 in a chunk: the code a flow loads by path runs from the file next to the live module (not
+    bundled), so the chunk's header pins the file's digest and the loader refuses the chunk once
+    the file no longer holds those bytes (an old execution would run new code), naming the file."""
+    import subprocess
+    import sys
+
+    from helpers.project_files import write_files
+    from loom_compiler import LoomConfig
+    from loom_compiler.bundle.build import build_project
+
+    plug = "shop/plug.txt" if "exec" in load else "shop/plug.py"
+    files = project(flow("return load()", "from shop.load import load"),
+                    load=f"import os\nimport runpy\n\nP = os.path.join(os.path.dirname(__file__), '{plug[5:]}')\n\n\n"
+                         f"def load():\n    {load}\n")
+    write_files(tmp_path, {**files, plug: "V = 1\n"})
+    report = build_project(LoomConfig(root=tmp_path, packages=("shop",)))
+    assert report.ok, report.errors
+    (chunk,) = (tmp_path / "build/loom/chunks/checkout").iterdir()
+    assert f" {plug}\n" in chunk.read_text() and "# file: sha256:" in chunk.read_text()
+
+    def served() -> str:
+        return subprocess.run([sys.executable, "-c", CHUNK_RUN, str(tmp_path)], capture_output=True, text=True,
+                              check=True).stdout.strip()
+
+    assert served() == "1"
+    (tmp_path / plug).write_text("V = 2\n")
+    refused = served()
+    assert refused.startswith("ManifestError ") and f"load by path from `{plug}`, and it is changed" in refused
+    (tmp_path / plug).unlink()
+    assert "and it is gone since" in served()
+    (tmp_path / plug).write_text("V = 1\n")
+    assert served() == "1"

@@ -10,7 +10,8 @@ from loom_compiler.static_paths import evaluate, path_uses
 
 FILE = "shop/sub/__init__.py"
 IMPORTS = {"os": "os", "osp": "os.path", "join": "os.path.join", "dirname": "os.path.dirname", "Path": "pathlib.Path",
-           "pathlib": "pathlib", "sys": "sys", "runpy": "runpy", "importlib": "importlib", "path": "sys.path"}
+           "pathlib": "pathlib", "sys": "sys", "runpy": "runpy", "importlib": "importlib", "path": "sys.path",
+           "site": "site"}
 
 
 def _resolve(chain: str) -> str | None:
@@ -111,3 +112,36 @@ def test_loads_by_path_with_a_functions_own_names() -> None:
 
 def test_other_statements_are_no_uses() -> None:
     assert _uses("total -= 1\nsys.path -= 1\nx = [1]\nx[0:0] = [2]\nsys.path.remove('x')\n__path__.sort()\n") == []
+
+
+def _modes(source: str) -> list[tuple[str, str | None, str]]:
+    module = cst.parse_module(source)
+    out = []
+    for stmt in module.body:
+        out += [(u.kind, u.path, u.mode) for u in path_uses(stmt, FILE, _resolve, lambda name: None, lambda n: (1, 1))]
+    return out
+
+
+def test_lists_of_directories_and_whole_path_assignments() -> None:
+    """F9: each item of a literal list is a use, in the order the search meets it; an assignment
+    over the whole path starts it again (the package's own directory only if listed)."""
+    d = "os.path.dirname(__file__)"
+    a, b = f"os.path.join({d}, 'a')", f"os.path.join({d}, 'b')"
+    assert _modes(f"__path__ = [{d}, {a}]\n") == [("pkg", "shop/sub", "reset"), ("pkg", "shop/sub/a", "last")]
+    assert _modes(f"sys.path = ({a}, {b})\n") == [("sys", "shop/sub/a", "reset"), ("sys", "shop/sub/b", "last")]
+    # ``[0:0] = [a, b]`` puts a before b before the rest: as inserting b first, then a
+    assert _modes(f"sys.path[0:0] = [{a}, {b}]\n") == [("sys", "shop/sub/b", "first"), ("sys", "shop/sub/a", "first")]
+    assert _modes(f"sys.path[:0] = [{a}]\nsys.path[5:] = [{b}]\n") == [("sys", "shop/sub/a", "first"),
+                                                                     ("sys", "shop/sub/b", "last")]
+    assert _modes(f"sys.path.extend([{a}, {b}])\n__path__ += [{a}, {b}]\n") == [
+        ("sys", "shop/sub/a", "last"), ("sys", "shop/sub/b", "last"), ("pkg", "shop/sub/a", "last"),
+        ("pkg", "shop/sub/b", "last")]
+    # a value that is no literal list: one use, undecidable (the caller warns)
+    assert _modes(f"__path__ = [p for p in ({a},)]\nsys.path.extend(DIRS)\nsys.path.extend([*DIRS])\n") == [
+        ("pkg", None, "reset"), ("sys", None, "last"), ("sys", None, "last")]
+
+
+def test_site_addsitedir_appends_its_directory() -> None:
+    d = "os.path.join(os.path.dirname(__file__), 'vendor')"
+    assert _modes(f"site.addsitedir({d})\nsite.addsitedir(sitedir={d})\nsite.addsitedir(os.getcwd())\n") == [
+        ("sys", "shop/sub/vendor", "last"), ("sys", "shop/sub/vendor", "last"), ("sys", None, "last")]

@@ -121,3 +121,20 @@ def test_a_tree_with_an_unreadable_module_is_never_stored(project: Path, compute
     first = run(project)
     assert first[2] == 1 and "stuck.py" in first[1]
     assert run(project) == first and len(computed) == 2
+
+
+def test_a_file_whose_code_a_flow_runs_is_checked_too(project: Path, computed: list[str]) -> None:
+    """F10: a project file that is no module, executed by a helper (``exec(open(...).read())``), is
+    hashed by its bytes outside the walk: an edit to it is reported afresh, never served."""
+    (project / "shop/plug.txt").write_text("V = 1\n")
+    (project / "shop/plugload.py").write_text(
+        "import os\n\n\ndef plug():\n    ns = {}\n    exec(open(os.path.join(os.path.dirname(__file__), 'plug.txt')).read(), ns)\n"
+        "    return ns['V']\n")
+    edit(project / "shop/flows.py", '    ctx.execute("ship", ship', '    plug()\n    ctx.execute("ship", ship')
+    edit(project / "shop/flows.py", "from shop.steps import charge, reserve, ship\n",
+         "from shop.steps import charge, reserve, ship\nfrom shop.plugload import plug\n")
+    first = run(project)
+    assert run(project) == first and len(computed) == 1  # served
+    (project / "shop/plug.txt").write_text("V = 2\n")
+    edited = run(project)
+    assert len(computed) == 2 and code_hash(edited[0], "checkout") != code_hash(first[0], "checkout")
