@@ -1497,6 +1497,9 @@ class _Analyser:
                 refs = self.refs(stmt)
                 for local, target in st.aliases:
                     refs.globals.add("=" + target)
+                # ``import shop.m`` binds the class attribute ``shop``, through which
+                # ``self.shop.m.a()`` reads the submodule the import loaded: all of it (G11 dotted)
+                refs.globals.update("=" + m for m in st.modules if m.split(".")[0] in names)
                 # class-body code sees the class's own names first (``limit = property(_get)``)
                 for chain in list(refs.globals):
                     root = chain.split(".")[0]

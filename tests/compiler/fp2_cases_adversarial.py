@@ -3391,13 +3391,13 @@ CHUNK_CASES = CHUNK_CASES + tuple(_load_runs_chunk_cases())
 
 
 def _class_body_binding_chunk_cases() -> list[ChunkCase]:
-    """More of G11 (lead, session 7): a ``for`` target in the class body, what the cut must still drop, and the dotted spelling (``import
-    shop.m`` read as ``self.shop.m.a()``): its hash is kept on an edit of ``shop/m.py`` and the
-    chunk's ``shop`` lacks ``m`` (strict xfail, G11: the closure does not follow a class-body
-    import's dotted chain through ``self``)."""
+    """More of G11 (lead, session 7): a ``for`` target in the class body, what the cut must still
+    drop, and the dotted spelling (``import shop.m`` read as ``self.shop.m.a()``: the chunk's
+    ``shop`` lacked ``m`` until session 8, when the class attribute ``shop`` came to stand for the
+    submodule its import loads)."""
     m = "def a():\n    return 7\n"
     cases = [
-        ("a-class-body-dotted-import", "    import shop.m\n", "return self.shop.m.a()", "G11"),
+        ("a-class-body-dotted-import", "    import shop.m\n", "return self.shop.m.a()", None),
         ("a-class-body-for-binding", "    for _i in range(3):\n        pass\n", "return self._i", None),
         # held: the cut still drops what the flow does not reach (an import it never reads)
         ("a-class-body-import-not-reached", "    import shop.m as mm\n    from shop.m import a\n", "return 1", None),
@@ -3407,19 +3407,23 @@ def _class_body_binding_chunk_cases() -> list[ChunkCase]:
 
 def _class_body_binding_pairs() -> list[ProjectPair]:
     """The fingerprint side of G11: an edit of the module a class-body import binds, read through
-    ``self``, moves the flow's hash (held for ``as``, ``from``, a compound statement; the dotted
-    spelling is the open part of G11)."""
+    ``self``, moves the flow's hash (``as``, ``from``, a compound statement, the dotted spelling);
+    a layout-only edit of that module keeps it (the dotted import reaches all of ``shop.m``, by
+    canonical form, not by bytes)."""
     out = []
     for name, members, body, finding in [
         ("as", "    import shop.m as mm\n", "return self.mm.a()", None),
         ("from-as", "    from shop.m import a as helper\n", "return self.helper()", None),
         ("in-a-try", "    try:\n        import shop.m as js\n    except ImportError:\n        import json as js\n",
          "return self.js.a()", None),
-        ("dotted", "    import shop.m\n", "return self.shop.m.a()", "G11"),
+        ("dotted", "    import shop.m\n", "return self.shop.m.a()", None),
     ]:
         base = project(method_flow(members, body), m="def a():\n    return (7)\n")
         out.append(C(f"a-module-a-class-body-import-binds-{name}-read-through-self-edited", "method flows: class-body imports", base,
                      edit(base, "shop/m.py", "(7)", "(8)"), finding))
+    base = project(method_flow("    import shop.m\n", "return self.shop.m.a()"), m="def a():\n    return (7)\n")
+    out.append(E("a-module-a-class-body-dotted-import-binds-reformatted", "method flows: class-body imports", base,
+                 edit(base, "shop/m.py", "    return (7)\n", "    # seven\n    return (7)  # the answer\n")))
     return out
 
 
