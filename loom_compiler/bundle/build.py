@@ -898,7 +898,13 @@ class _Pipeline:
         self._retained_chars = 0
 
     def prefetch(self, src: _Source, memo: dict[str, Any], modules: Iterable[str]) -> None:
-        """Analyse the cache misses among ``modules`` in worker processes."""
+        """Analyse the cache misses among ``modules`` in worker processes.
+
+        A worker analyses eagerly (a summary with deferred forms keeps libcst nodes, which do not
+        pickle), so the summary entries of modules analysed here hold every canonical form, where
+        a ``--jobs 1`` build's hold those its closures asked for: the cache's bytes depend on the
+        job count, never what is read from them (``analysis.defer_missing`` completes either), and
+        the output directory is the same bytes (``test_forked_fingerprints``)."""
         todo: list[str] = []
         for module in modules:
             if module in memo or src.data(module) is None:
