@@ -116,6 +116,7 @@ from .effects import (
     project_imports,
     split_if,
 )
+from .class_creation import creation_roots
 from .deferred_forms import MAX_DEFERRED_CHARS, MAX_DEFERRED_MODULE, DeferredForms, ReloadError
 from .load_runs import module_load_imports
 from .parsing import node_position, parse_module_unvalidated, parse_source, too_deep_error
@@ -646,7 +647,7 @@ class _Analyser:
                                         type(stmt) is cst.ClassDef, _base_roots(stmt),
                                         any(f.unit == index and f.class_qualname for f in self.flows),
                                         type(stmt) is cst.FunctionDef and bool(stmt.decorators),
-                                        _display_assignment(stmt)))
+                                        _display_assignment(stmt), creation_roots(stmt)))
             projections.append(self.projections(stmt, st))
             pieces = split_if(stmt) if not st.names and refs is not None and not refs.dynamic \
                 and not refs.global_writes else None

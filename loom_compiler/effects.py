@@ -165,6 +165,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from .canonical import literal_string_value
+from .class_creation import escaping_classes
 from .scopes import RESULT, References, import_bindings
 
 __all__ = ["StatementFacts", "attachments", "call_refs", "changes_process_state", "import_time_runs", "PROCESS_STATE",
@@ -188,6 +189,9 @@ class StatementFacts:
     decorated: bool = False
     #: ``NAME = [...]`` / ``{...}``: a builtin container, whose methods run nothing they hold
     display: bool = False
+    #: a class: the code Python hands it to as it is made, and the creation hooks its body
+    #: defines (``class_creation.creation_roots``, breaker6's G2)
+    creation: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
 
 
 def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bool],
@@ -212,6 +216,9 @@ def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bo
     facts_by = {f.index: f for f in facts if f.callable}
     held = _aliases(facts, literal)
     holders = _Holders(facts, held, literal, third_party, bound)
+    # a class made with first-party code that is handed it (a decorator, a metaclass, a base's
+    # ``__init_subclass__``, a value's ``__set_name__``): that code may change its parts (G2)
+    escaping = holders.escaping
     changes = _transitive_changes(facts, callables, third_party, literal, holders)
     for i, names in changes.items():
         # a def writing through a module-level alias (``c = CFG``; ``def s(): c["a"] = 5``)
@@ -252,8 +259,11 @@ def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bo
         # (what a name handed on stands for is judged as a mention: not a third-party name when
         # the statement binds one, as above)
         # (a statement calling a name it binds calls the binding before it: ``@invoke() def invoke``)
+        # (not a class holding a method flow: its flows reach it member by member, DESIGN §6; what
+        # its decorators and bases are is hashed with the class header)
+        deep = refs.deep | (f.own_names & escaping) if f.klass and not f.flow_class else refs.deep
         via = holders.through_aliases(mentioned & refs.passes) | holders.changed(
-            refs.deep, refs.methods_now - f.names, refs.name_calls_now - f.names)
+            deep, refs.methods_now - f.names, refs.name_calls_now - f.names)
         if f.names:
             via = {r for r in via if not third_party(r)}
         attached |= via | holders.through_aliases(refs.stores)
@@ -417,15 +427,19 @@ class _Holders:
 
     def __init__(self, facts: Sequence[StatementFacts], held: Mapping[str, set[str]],
                  literal: Callable[[str], bool], third_party: Callable[[str], bool], bound: set[str]) -> None:
-        own = {name for f in facts for name in f.own_names}
-        imported = {name for f in facts for name in f.names - f.own_names} - own
         #: holder -> what it holds, unfiltered (``reach`` leaves out what is no first-party name
-        #: of the module: filtering every edge up front cost more than the few walks it serves)
+        #: of the module: filtering every edge up front cost more than the few walks it serves).
+        #: An imported name holds what this module stores into it or gives its methods
+        #: (``util.H = CFG``: another module's global as the holder, G3)
         edges: dict[str, set[str]] = {}
         for f in facts:
             for key, roots in f.refs.holds.items():
-                if key not in imported:
-                    edges.setdefault(key, set()).update(roots)
+                edges.setdefault(key, set()).update(roots)
+            if f.klass and f.bases:
+                # a class holds what its bases (and metaclass) hold: an attribute it inherits is
+                # theirs (``class J(K): pass``, then ``J.c["a"] = 5``: G1)
+                for name in f.own_names:
+                    edges.setdefault(name, set()).update(f.bases - {name})
         for name, targets in held.items():
             edges.setdefault(name, set()).update(targets)
         self.edges = edges
@@ -445,8 +459,13 @@ class _Holders:
         self.functions = {name for name, fs in binders.items() if all(f.callable and not f.klass for f in fs)}
         #: classes whose code changes a part of ``self`` (or hands it on): calling one changes what it holds
         self.classes = {name for name, fs in binders.items() if any(f.klass for f in fs)}
-        self.self_changing = {name for name in self.classes
-                              if any(f.klass and name in f.refs.deep_later for f in binders[name])}
+        self.self_changing = _self_changing(binders, self.classes, lambda r: r in bound and not third_party(r)
+                                            and not literal(r))
+        first_party = lambda r: r in bound and not third_party(r) and not literal(r)  # noqa: E731
+        #: classes whose statement hands them to first-party code as they are made (G2)
+        self.escaping = escaping_classes(
+            {name: [f.creation for f in fs if f.klass] for name, fs in binders.items() if name in self.classes},
+            first_party, {name for name, fs in binders.items() if not all(f.klass for f in fs)})
         self._reach: dict[str, frozenset[str]] = {}
 
     def reach(self, name: str) -> frozenset[str]:
@@ -521,6 +540,25 @@ class _Holders:
                     out.add(t)
                     out |= self.reach(t)
         return out
+
+
+def _self_changing(binders: Mapping[str, list[StatementFacts]], classes: set[str],
+                   first_party: Callable[[str], bool]) -> set[str]:
+    """The classes whose code may change a part of ``self`` (or hand it on): their own methods'
+    (``References.deep_later`` names the class), or a first-party base's, which runs on their
+    instances too (``class J(K)`` with ``K.__init__`` storing through ``self.c``); an imported
+    first-party base's code is not read here, so it may (G1: widening)."""
+    out = {name for name in classes if any(f.klass and name in f.refs.deep_later for f in binders[name])}
+    changed = True
+    while changed:
+        changed = False
+        for name in classes - out:
+            for f in binders[name]:
+                if f.klass and any(first_party(b) and (b in out or b not in classes) for b in f.bases if b != name):
+                    out.add(name)
+                    changed = True
+                    break
+    return out
 
 
 def _flow_class_names(facts: Sequence[StatementFacts], flow_classes: set[str]) -> dict[str, set[str]]:

@@ -650,6 +650,9 @@ _PART_METHODS = frozenset({"get", "setdefault", "pop", "popitem", "values", "ite
 RESULT = "()"
 #: builtins whose result is (part of) their first argument: ``getattr(m, "CFG")``, ``next(iter(CFGS))``
 _PART_FUNCS = frozenset({"getattr", "next", "iter", "reversed", "vars"})
+#: builtins whose result is one of their arguments or a shallow copy sharing their parts
+#: (``list(HOLD)[0]`` is ``HOLD[0]``, ``min(A, B)`` is ``A`` or ``B``): breaker6's G1
+_SHARING_FUNCS = frozenset({"list", "tuple", "set", "frozenset", "dict", "sorted", "min", "max"})
 
 
 def _value_names(node: cst.BaseExpression, *, unpack: bool = False) -> set[str]:
@@ -664,14 +667,23 @@ def _value_names(node: cst.BaseExpression, *, unpack: bool = False) -> set[str]:
     kind = type(node)
     if kind is cst.Name:
         return {nfkc(node.value)}  # type: ignore[attr-defined]
-    if kind in (cst.Attribute, cst.Subscript):
+    if kind is cst.Attribute:
         return _value_names(node.value)  # type: ignore[attr-defined]
+    if kind is cst.Subscript:
+        # an item of a display is one of its elements (``(CFG,)[0]``, ``{"k": CFG}["k"]``: G1)
+        return _value_names(node.value, unpack=True)  # type: ignore[attr-defined]
     if kind is cst.Call:
         func = node.func  # type: ignore[attr-defined]
         if isinstance(func, cst.Attribute) and func.attr.value in _PART_METHODS:
             return _value_names(func.value, unpack=unpack)
         if isinstance(func, cst.Name) and func.value in _PART_FUNCS and node.args:  # type: ignore[attr-defined]
             return _value_names(node.args[0].value, unpack=unpack)  # type: ignore[attr-defined]
+        if isinstance(func, cst.Name) and func.value in _SHARING_FUNCS:
+            # a shallow copy (``list(HOLD)``) shares the parts of what it copies (G1)
+            out: set[str] = set()
+            for arg in node.args:  # type: ignore[attr-defined]
+                out |= _value_names(arg.value, unpack=True)
+            return out
         root = _root_name(func)
         # what the call returns (``c = get()``): ``()get``, what ``get`` may return or its parts (L4)
         return {RESULT + root} if root is not None else set()
@@ -682,10 +694,15 @@ def _value_names(node: cst.BaseExpression, *, unpack: bool = False) -> set[str]:
     if kind is cst.NamedExpr:
         return _value_names(node.value, unpack=unpack)  # type: ignore[attr-defined]
     if unpack and kind in (cst.Tuple, cst.List, cst.Set):
-        out: set[str] = set()
+        found: set[str] = set()
         for element in node.elements:  # type: ignore[attr-defined]
-            out |= _value_names(element.value)
-        return out
+            found |= _value_names(element.value)
+        return found
+    if unpack and kind is cst.Dict:
+        found = set()
+        for element in node.elements:  # type: ignore[attr-defined]
+            found |= _value_names(element.value)  # (a key is hashed, never stored through)
+        return found
     return set()
 
 
@@ -790,6 +807,20 @@ def _through_call(node: cst.BaseExpression) -> bool:
             return True
         node = node.value  # type: ignore[attr-defined]
     return False
+
+
+def _chain_arguments(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The arguments of the calls an attribute, subscript and call chain goes through
+    (``HOLD`` of ``list(HOLD)[0]``, ``K`` of ``getattr(K, "c")["a"]``): what such a call returned
+    may be one of them or share their parts (a copy, an identity function)."""
+    out: list[cst.BaseExpression] = []
+    while type(node) in (cst.Attribute, cst.Subscript, cst.Call):
+        if type(node) is cst.Call:
+            out += [a.value for a in node.args]  # type: ignore[attr-defined]
+            node = node.func  # type: ignore[attr-defined]
+        else:
+            node = node.value  # type: ignore[attr-defined]
+    return out
 
 
 def _root_name(node: cst.BaseExpression) -> str | None:
@@ -1629,8 +1660,8 @@ class _UseWalker:
             root = _root_name(obj)
             if root is not None:
                 if type(obj) is not cst.Name:
-                    # ``HOLD[0].update(a=5)``, ``K.c.clear()``, ``get().update()``
-                    self.part_changed(root, scope, result=_through_call(obj))
+                    # ``HOLD[0].update(a=5)``, ``K.c.clear()``, ``get().update()``, ``list(HOLD)[0].clear()``
+                    self.part_of_chain_changed(obj, scope)
                 if rest:  # ``HOLD.append(CFG)``: it may keep them
                     keys = lambda: self.object_keys(root, scope)  # noqa: E731
         try:
@@ -1814,9 +1845,22 @@ class _UseWalker:
         elif kind in (cst.Attribute, cst.Subscript):
             written = target.value  # type: ignore[attr-defined]
             if in_place or type(written) is not cst.Name:
-                root = _root_name(written)
-                if root is not None:
-                    self.part_changed(root, scope, result=_through_call(written))
+                self.part_of_chain_changed(written, scope)
+
+    def part_of_chain_changed(self, written: cst.BaseExpression, scope: _Scope) -> None:
+        """A part of the object ``written`` (an attribute, subscript and call chain) is changed:
+        the object at its root (``part_changed``) and, through a call, what the call's
+        arguments name (``list(HOLD)[0]["a"] = 5``, ``getattr(K, "c")["a"] = 5``: what it
+        returned may be one of them or share their parts; G1)."""
+        root = _root_name(written)
+        if root is not None:
+            self.part_changed(root, scope, result=_through_call(written))
+        for arg in _chain_arguments(written):
+            for name in _value_names(arg, unpack=True):
+                if name.startswith(RESULT):
+                    self.part_changed(name[len(RESULT):], scope, result=True)
+                else:
+                    self.part_changed(name, scope)
 
     def part_changed(self, root: str, scope: _Scope, *, result: bool = False) -> None:
         """The code changes a part of the object the name ``root`` holds, or hands it on
@@ -2069,7 +2113,7 @@ class _UseWalker:
         ``sys.modules[__name__] = obj`` replaces the module itself (``>.``), ``sys.modules[k] =
         m`` any module (``>?<prefix>``). False: no view (the caller's rules apply)."""
         names: list[tuple[str, cst.CSTNode]] = []
-        seen = self.view(target, scope, names)
+        seen = direct = self.view(target, scope, names)
         if seen is not None and seen[2] and seen[0].startswith("="):
             self.stored.add(id(target))  # the module attribute or entry it replaces is written, not read
         if seen is None or not seen[2]:
@@ -2101,6 +2145,10 @@ class _UseWalker:
         if seen is None:
             return False
         self.store_chain(seen[0], scope)
+        if seen is not direct and not seen[0].startswith("=") and "." in seen[0] and ".__globals__" not in seen[0]:
+            # a store into an entry of a namespace (``K.__dict__["c"]["a"] = 5``, ``vars(K)["c"].x =
+            # 5``): into a part of the object at its root (G1), not a binding of that entry
+            self.part_changed(seen[0].split(".", 1)[0], scope)
         self.use_view_names(names, scope)
         return True
 

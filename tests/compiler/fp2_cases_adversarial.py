@@ -3006,12 +3006,12 @@ CHUNK_CASES = CHUNK_CASES + tuple(_alias_and_frame_chunk_cases())
 
 
 def _breaker6_pairs() -> list[ProjectPair]:
-    """breaker6 (session 7) on main and on fixC's, fixD's and fixE's branches. Strict xfails
-    (``finding``): G1 an object held by a route the holder rule does not follow (an inherited class
-    attribute, a class ``__dict__``, a display subscripted at once, a shallow copy of a holder); G2
-    a class holding it handed to code Python runs as the class is made (a class decorator,
-    ``__init_subclass__``, ``__set_name__``, a metaclass); G3 a first-party module's global as
-    the holder; G5 a module imported at load by code the load-run rule does not see run (a default
+    """breaker6 (session 7) on main and on fixC's, fixD's and fixE's branches. Fixed (fixH, session
+    8; guards now, more pairs both ways in ``_holder_escape_pairs``): G1 an object held by a route
+    the holder rule did not follow (an inherited class attribute, a class ``__dict__``, a display
+    subscripted at once, a shallow copy of a holder); G2 a class holding it handed to code Python
+    runs as the class is made (a class decorator, ``__init_subclass__``, ``__set_name__``, a
+    metaclass); G3 a first-party module's global as the holder. Strict xfails (``finding``): G5 a module imported at load by code the load-run rule does not see run (a default
     argument's importer call, ``__class_getitem__``, a ``singledispatch`` implementation, a
     literal ``exec`` string); G6 an import or a call under ``if TYPE_CHECKING:``/``if False:``
     (never runs) moving the hash; G9 code loaded by path spelled in ways the path evaluator does
@@ -3025,17 +3025,17 @@ def _breaker6_pairs() -> list[ProjectPair]:
     imp = "from shop.cfg import CFG\n\n\n"
     util = "def put(d):\n    d['a'] = 5\n\n\nH = None\n\n\ndef poke():\n    H['a'] = 7\n"
     for name, setup, finding in [
-        ("an-attribute-a-subclass-inherits", imp + "class K:\n    c = CFG\n\n\nclass J(K):\n    pass\n\n\nJ.c['a'] = (5)\n", "G1"),
-        ("the-class-dunder-dict", imp + "class K:\n    c = CFG\n\n\nK.__dict__['c']['a'] = (5)\n", "G1"),
-        ("a-display-subscripted-at-once", imp + "c = (CFG,)[0]\nc['a'] = (5)\n", "G1"),
-        ("a-shallow-copy-of-a-display", imp + "HOLD = [CFG]\nlist(HOLD)[0]['a'] = (5)\n", "G1"),
-        ("a-class-decorator", imp + "def deco(cls):\n    cls.c['a'] = (5)\n    return cls\n\n\n@deco\nclass K:\n    c = CFG\n", "G2"),
-        ("init-subclass", imp + "class B:\n    def __init_subclass__(cls):\n        cls.c['a'] = (5)\n\n\nclass K(B):\n    c = CFG\n", "G2"),
+        ("an-attribute-a-subclass-inherits", imp + "class K:\n    c = CFG\n\n\nclass J(K):\n    pass\n\n\nJ.c['a'] = (5)\n", None),
+        ("the-class-dunder-dict", imp + "class K:\n    c = CFG\n\n\nK.__dict__['c']['a'] = (5)\n", None),
+        ("a-display-subscripted-at-once", imp + "c = (CFG,)[0]\nc['a'] = (5)\n", None),
+        ("a-shallow-copy-of-a-display", imp + "HOLD = [CFG]\nlist(HOLD)[0]['a'] = (5)\n", None),
+        ("a-class-decorator", imp + "def deco(cls):\n    cls.c['a'] = (5)\n    return cls\n\n\n@deco\nclass K:\n    c = CFG\n", None),
+        ("init-subclass", imp + "class B:\n    def __init_subclass__(cls):\n        cls.c['a'] = (5)\n\n\nclass K(B):\n    c = CFG\n", None),
         ("set-name-of-a-descriptor", imp + "class D:\n    def __set_name__(self, owner, name):\n        owner.c['a'] = (5)\n\n\n"
-                                     "class K:\n    c = CFG\n    d = D()\n", "G2"),
-        ("a-metaclass-init", imp + "class M(type):\n    def __init__(cls, *a):\n        cls.c['a'] = (5)\n\n\nclass K(metaclass=M):\n    c = CFG\n", "G2"),
-        ("a-global-of-another-first-party-module", imp + "from shop import util\n\nutil.H = CFG\nutil.H['a'] = (5)\n", "G3"),
-        # held on main and fp2-core
+                                     "class K:\n    c = CFG\n    d = D()\n", None),
+        ("a-metaclass-init", imp + "class M(type):\n    def __init__(cls, *a):\n        cls.c['a'] = (5)\n\n\nclass K(metaclass=M):\n    c = CFG\n", None),
+        ("a-global-of-another-first-party-module", imp + "from shop import util\n\nutil.H = CFG\nutil.H['a'] = (5)\n", None),
+        # (G1-G3 fixed by fixH, session 8: guards now); held on main and fp2-core
         ("a-call-built-dict", imp + "HOLD = dict(k=CFG)\nHOLD['k']['a'] = (5)\n", None),
         ("setdefault", imp + "HOLD = {}\nHOLD.setdefault('k', CFG)['a'] = (5)\n", None),
         ("a-literal-setattr", imp + "class K:\n    pass\n\n\nsetattr(K, 'c', CFG)\nK.c['a'] = (5)\n", None),
@@ -3066,7 +3066,7 @@ def _breaker6_pairs() -> list[ProjectPair]:
         add(C(f"b6-store-into-an-object-through-{name}-edited", k, base, edit(base, "shop/setup.py", "(5)", "(6)"), finding))
     for name, setup, path, old, new, finding in [
         ("a-global-of-another-first-party-module-a-def-there-stores-through", imp + "from shop import util\n\nutil.H = CFG\nutil.poke()\n",
-         "shop/util.py", "H['a'] = 7", "H['a'] = 8", "G3"),
+         "shop/util.py", "H['a'] = 7", "H['a'] = 8", None),
         ("a-def-of-a-third-module-it-is-handed-to", imp + "from shop.util import put\n\nput(CFG)\n",
          "shop/util.py", "d['a'] = 5", "d['a'] = 6", None),
     ]:
@@ -3164,6 +3164,110 @@ def _breaker6_pairs() -> list[ProjectPair]:
 
 
 PAIRS = PAIRS + tuple(_breaker6_pairs())
+
+
+def _holder_escape_pairs() -> list[ProjectPair]:
+    """fixH (session 8), breaker6's G1-G3 from the principle: an object escapes into a holder the
+    rule did not follow (a base's attribute, a namespace entry, a display's item, a copy, a call's
+    result), a class handed to first-party code as Python makes it (``class_creation``), another
+    module's global. Each widening has its *equal* side: a plain base, a third-party decorator, an
+    inert class called in the body, a holder of something else, the flow class itself. Base as in
+    ``_breaker6_pairs``: the flow returns ``CFG['a']`` and imports ``shop.setup``; the edit is
+    ``(5)`` -> ``(6)`` (in ``shop/setup.py`` unless a path is given). G4 (a store into another
+    part of a holder, a fresh value counted as holding its argument, a display rebound) is the
+    documented cost of a holder being keyed by name, not by part (``finding="G4"``)."""
+    pairs: list[ProjectPair] = []
+    k = "effects through an object held elsewhere"
+    imp = "from shop.cfg import CFG\n\n\n"
+    deco = "def deco(cls):\n    cls.c['a'] = (5)\n    return cls\n"
+    util = "H = None\n\n\ndef poke():\n    H['a'] = (5)\n"
+    changed = [
+        # G1: routes to a holder's parts
+        ("a-base-of-a-base", imp + "class K:\n    c = CFG\n\n\nclass J(K):\n    pass\n\n\nclass I(J):\n    pass\n\n\nI.c['a'] = (5)\n"),
+        ("an-inherited-attribute-of-an-imported-class", "from shop.k import K\n\n\nclass J(K):\n    pass\n\n\nJ.c['a'] = (5)\n"),
+        ("an-inherited-attribute-changed-in-a-def-called-at-load",
+         imp + "class K:\n    c = CFG\n\n\nclass J(K):\n    pass\n\n\ndef s():\n    J.c['a'] = (5)\n\n\ns()\n"),
+        ("vars-of-the-class", imp + "class K:\n    c = CFG\n\n\nvars(K)['c']['a'] = (5)\n"),
+        ("a-literal-getattr-subscripted", imp + "class K:\n    c = CFG\n\n\ngetattr(K, 'c')['a'] = (5)\n"),
+        ("a-list-display-subscripted-at-once", imp + "c = [CFG][0]\nc['a'] = (5)\n"),
+        ("a-dict-display-subscripted-at-once", imp + "c = {'k': CFG}['k']\nc['a'] = (5)\n"),
+        ("a-display-subscripted-in-a-def", imp + "def s():\n    c = (CFG,)[0]\n    c['a'] = (5)\n\n\ns()\n"),
+        ("a-shallow-copy-bound-to-a-name", imp + "HOLD = [CFG]\nH2 = list(HOLD)\nH2[0]['a'] = (5)\n"),
+        ("a-sorted-copy-changed-by-a-method", imp + "HOLD = [CFG]\nsorted(HOLD, key=id)[0].update(a=(5))\n"),
+        ("a-shallow-copy-of-a-dict-display", imp + "HOLD = {'k': CFG}\ndict(HOLD)['k']['a'] = (5)\n"),
+        ("the-copy-method-of-a-display", imp + "HOLD = [CFG]\nHOLD.copy()[0]['a'] = (5)\n"),
+        ("an-instance-of-a-subclass-whose-base-stores-through-self",
+         imp + "class B:\n    def __init__(self):\n        self.c['a'] = (5)\n\n\nclass K(B):\n    c = CFG\n\n\nK()\n"),
+        # G2: a class handed to first-party code as it is made
+        ("a-decorator-factory", imp + "def reg(n):\n    def deco(cls):\n        cls.c['a'] = (5)\n        return cls\n    return deco\n\n\n"
+                                "@reg('k')\nclass K:\n    c = CFG\n"),
+        ("an-imported-class-decorator", "from shop.deco import deco\n" + imp + "@deco\nclass K:\n    c = CFG\n", "shop/deco.py"),
+        ("a-class-decorator-on-a-subclass", imp + deco + "\n\nclass K:\n    c = CFG\n\n\n@deco\nclass J(K):\n    pass\n"),
+        ("init-subclass-of-an-imported-base",
+         "from shop.base import B\n" + imp + "class K(B):\n    c = CFG\n", "shop/base.py"),
+        ("init-subclass-of-a-base-of-the-base", imp + "class A:\n    def __init_subclass__(cls):\n        cls.c['a'] = (5)\n\n\n"
+                                               "class B(A):\n    pass\n\n\nclass K(B):\n    c = CFG\n"),
+        ("a-metaclass-of-the-base", imp + "class M(type):\n    def __init__(cls, *a):\n        if hasattr(cls, 'c'):\n"
+                                    "            cls.c['a'] = (5)\n\n\nclass B(metaclass=M):\n    pass\n\n\nclass K(B):\n    c = CFG\n"),
+        ("a-metaclass-new-changing-the-namespace", imp + "class M(type):\n    def __new__(mcs, name, bases, ns):\n"
+                                                   "        ns['c']['a'] = (5)\n        return super().__new__(mcs, name, bases, ns)\n\n\n"
+                                                   "class K(metaclass=M):\n    c = CFG\n"),
+        ("a-descriptor-made-by-a-factory", imp + "class D:\n    def __set_name__(self, owner, name):\n        owner.c['a'] = (5)\n\n\n"
+                                           "def make():\n    return D()\n\n\nclass K:\n    c = CFG\n    d = make()\n"),
+        ("a-method-decorator-whose-value-sets-its-name",
+         imp + "class D:\n    def __init__(self, f):\n        self.f = f\n\n    def __set_name__(self, owner, name):\n"
+               "        owner.c['a'] = (5)\n\n\nclass K:\n    c = CFG\n\n    @D\n    def m(self):\n        pass\n"),
+        ("an-imported-descriptor", "from shop.desc import D\n" + imp + "class K:\n    c = CFG\n    d = D()\n", "shop/desc.py"),
+        # G3: another first-party module's global holding it
+        ("another-modules-global-changed-in-a-def-there", imp + "from shop import util\n\nutil.H = CFG\nutil.poke()\n", "shop/util.py"),
+        ("another-modules-global-set-by-setattr", imp + "from shop import util\n\nsetattr(util, 'H', CFG)\nutil.H['a'] = (5)\n"),
+        ("another-modules-global-through-import-module-spelling",
+         imp + "import shop.util\n\nshop.util.H = CFG\nshop.util.H['a'] = (5)\n"),
+    ]
+    files = {"k": "from shop.cfg import CFG\n\n\nclass K:\n    c = CFG\n",
+             "deco": deco, "util": util,
+             "base": "class B:\n    def __init_subclass__(cls):\n        cls.c['a'] = (5)\n",
+             "desc": "class D:\n    def __set_name__(self, owner, name):\n        owner.c['a'] = (5)\n"}
+    for name, setup, *where in changed:
+        base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.setup"), cfg="CFG = {'a': 1}\n",
+                       setup=setup, **files)
+        pairs.append(C(f"escape-{name}-edited", k, base, edit(base, where[0] if where else "shop/setup.py", "(5)", "(6)")))
+    # the widenings do not fire on ordinary code: the edit is in code that cannot reach ``CFG``
+    equal = [
+        ("a-plain-base", imp + "class B:\n    def m(self):\n        return (5)\n\n\nclass K(B):\n    c = CFG\n"),
+        ("a-plain-base-of-an-instance-made", imp + "class B:\n    def m(self):\n        return (5)\n\n\nclass K(B):\n    c = CFG\n\n\nK()\n"),
+        ("a-third-party-class-decorator", "from dataclasses import dataclass\n" + imp + "@dataclass\nclass K:\n    c = CFG\n    n: int = (5)\n"),
+        ("a-third-party-base", "import enum\n" + imp + "class K(enum.Enum):\n    A = (5)\n\n\nc = CFG\n"),
+        ("an-inert-class-called-in-the-body", imp + "class D:\n    def __init__(self):\n        self.n = (5)\n\n\nclass K:\n    c = CFG\n    d = D()\n"),
+        ("a-decorator-of-a-class-holding-something-else", deco + "\n\n@deco\nclass K:\n    c = {'a': 1}\n"),
+        ("a-subclass-of-a-class-holding-something-else", imp + "class K:\n    c = {}\n\n\nclass J(K):\n    pass\n\n\nJ.c['a'] = (5)\n"),
+        ("a-display-of-something-else-subscripted", imp + "c = ({},)[0]\nc['a'] = (5)\n"),
+        ("a-copy-of-a-holder-of-something-else", imp + "HOLD = [{}]\nlist(HOLD)[0]['a'] = (5)\n"),
+        ("a-dunder-dict-of-a-class-holding-something-else", imp + "class K:\n    c = {}\n\n\nK.__dict__['c']['a'] = (5)\n"),
+        ("another-modules-global-holding-something-else", imp + "from shop import util\n\nutil.H = {}\nutil.H['a'] = (5)\n"),
+        ("another-modules-global-bound-to-it-a-def-there-unrelated",
+         imp + "from shop import util\n\nutil.H = CFG\n", "shop/util.py"),
+    ]
+    for name, setup, *where in equal:
+        base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.setup"), cfg="CFG = {'a': 1}\n",
+                       setup=setup, **files)
+        pairs.append(E(f"escape-{name}-edited", k, base, edit(base, where[0] if where else "shop/setup.py", "(5)", "(6)")))
+    # G4, the cost (breaker6): a holder is keyed by its name, not by part, and holds for ever
+    for name, setup in [
+        ("another-attribute-of-an-instance",
+         imp + "class H:\n    def __init__(self):\n        self.c = CFG\n        self.d = {}\n\n\nH().d['a'] = (5)\n"),
+        ("another-attribute-of-a-class", imp + "class K:\n    c = str(CFG)\n\n\nK.d = {}\nK.d['a'] = (5)\n"),
+        ("a-display-rebound-to-another", imp + "HOLD = [CFG]\nHOLD = [{}]\nHOLD[0]['a'] = (5)\n"),
+    ]:
+        base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.setup"), cfg="CFG = {'a': 1}\n",
+                       setup=setup)
+        # (a ``str`` of it holds nothing: a read-only builtin's value, fixC's precision, a guard)
+        pairs.append(E(f"escape-cost-{name}-edited", k, base, edit(base, "shop/setup.py", "(5)", "(6)"),
+                       None if name == "another-attribute-of-a-class" else "G4"))
+    return pairs
+
+
+PAIRS = PAIRS + tuple(_holder_escape_pairs())
 
 
 def _breaker6_chunk_cases() -> list[ChunkCase]:
