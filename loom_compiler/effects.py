@@ -151,6 +151,21 @@ shop.k import K; K.c["a"] = 5``). Widening there, on purpose: the statement abro
 apart from a call or a plain store (``h = H()`` or ``K.x = 5`` in another module counts as changing
 what ``H``/``K`` hold), because a ``Unit`` keeps which names a statement changes, not how.
 
+Routes Python has to a holder's parts that are not spelled on it (breaker6's G1, G3; fixH): a
+class holds what its bases and metaclass hold (``class J(K): pass``, ``J.c["a"] = 5``), a class
+whose first-party base changes ``self``'s parts changes its own when called (an imported base
+counts as one: its code is not read here), an imported name holds what this module stores into
+it (``util.H = CFG``, then ``util.H["a"] = 5`` or ``util.poke()``); ``scopes`` reads namespace
+entries, display items, shallow copies and a call's arguments as parts. And a class made with
+first-party code that is handed it (G2: a decorator, a metaclass, a base's ``__init_subclass__``,
+a value's ``__set_name__``; ``class_creation``) *escapes*: its statement counts as changing its
+parts, so it belongs to what the class holds. Not a class holding a method flow (its flows reach
+it member by member, and reach its decorators with it). Widening, on purpose: whether that code
+really changes the class is not asked; inert bases and body calls are told apart
+(``class_creation``), third-party code is left out. The cost, kept (G4, strict xfails): a holder
+is one object, not its parts (``self.d["a"] = 5`` beside ``self.c = CFG`` counts as a change of
+``CFG``), and holds for ever (``HOLD = [CFG]; HOLD = [{}]``), as aliases do (F8).
+
 Also here: a module's literal ``__all__`` (what ``from m import *`` binds), and the *projection*
 of a compound statement onto one name it imports (``with workflow.unsafe.imports_passed_through():``
 blocks bind many names; each name's meaning is the block with the imports of other names left
@@ -420,21 +435,28 @@ class _Holders:
     f``) is a documented limit; a name bound only to an immutable literal holds nothing.
     Widening, on purpose: a holder holds everything its values name (``len(CFG)``, ``dict(CFG)``:
     no call is told from one that keeps its argument), for ever (no order: ``HOLD = [CFG]`` then
-    ``HOLD = []`` still holds it), and a change of any part changes all it holds. A name bound by
-    an import is no holder here: what another module's object holds is that module's
-    (``closure._held`` follows a def's or class's holdings, ``call_refs``' ``$`` chains, and
-    ``closure.call_effects`` a value's)."""
+    ``HOLD = []`` still holds it), and a change of any part changes all it holds. A class holds
+    what its bases and metaclass hold (G1), and a class statement that hands the class to
+    first-party code as it is made (``escaping``, ``class_creation``: G2) changes its parts. A
+    name bound by an import holds here only what this module stores into it or gives its
+    methods (``util.H = CFG``: G3); what another module's object holds otherwise is that
+    module's (``closure._held`` follows a def's or class's holdings, ``call_refs``' ``$`` chains,
+    and ``closure.call_effects`` a value's)."""
 
     def __init__(self, facts: Sequence[StatementFacts], held: Mapping[str, set[str]],
                  literal: Callable[[str], bool], third_party: Callable[[str], bool], bound: set[str]) -> None:
         #: holder -> what it holds, unfiltered (``reach`` leaves out what is no first-party name
         #: of the module: filtering every edge up front cost more than the few walks it serves).
-        #: An imported name holds what this module stores into it or gives its methods
-        #: (``util.H = CFG``: another module's global as the holder, G3)
+        #: A first-party imported name holds what this module stores into it or gives its methods
+        #: (``util.H = CFG``: another module's global as the holder, G3); a third-party one keeps
+        #: nothing a flow reads through it (``Deployment.build_from_flow(flow=f)``)
+        own = {name for f in facts for name in f.own_names}
+        imported = {name for f in facts for name in f.names - f.own_names} - own
         edges: dict[str, set[str]] = {}
         for f in facts:
             for key, roots in f.refs.holds.items():
-                edges.setdefault(key, set()).update(roots)
+                if key not in imported or not third_party(key):
+                    edges.setdefault(key, set()).update(roots)
             if f.klass and f.bases:
                 # a class holds what its bases (and metaclass) hold: an attribute it inherits is
                 # theirs (``class J(K): pass``, then ``J.c["a"] = 5``: G1)

@@ -155,7 +155,13 @@ arguments whether it keeps them or not, an operator's operands), for ever (no st
 what cannot be named (an object a function is given as a parameter and keeps, cross-module) is
 a documented limit: ``def add(x): ITEMS.append(x)`` then ``add(CFG)`` in another module and
 ``ITEMS[0]["a"] = 5`` (the call ``add(CFG)`` belongs to ``CFG`` already, the later store does
-not).
+not). Parts reached by Python's routes, not only the spelled ones (breaker6's G1): a namespace
+entry stored into is a part of its object (``K.__dict__["c"]["a"] = 5``, ``vars(K)["c"].x = 5``:
+``store_through_view``), an item of a display is one of its elements (``(CFG,)[0]``: ``_value_names``),
+a shallow copy shares the parts of what it copies (``list(HOLD)``, ``sorted``, ``dict``:
+``_SHARING_FUNCS``), and a change through what a call returned changes the parts of what its
+arguments name (``list(HOLD)[0]["a"] = 5``, ``getattr(K, "c")["a"] = 5``: ``part_of_chain_changed``;
+widening: an identity function is not told from one that copies).
 
 Frames (lead's L1; ``_UseWalker.frame_namespace``): ``<frame>.f_globals`` (and ``f_locals``, the
 same dict at module level) is a namespace view like ``globals()``. The running code's own frame

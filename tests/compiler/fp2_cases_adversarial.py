@@ -3185,6 +3185,7 @@ def _holder_escape_pairs() -> list[ProjectPair]:
         # G1: routes to a holder's parts
         ("a-base-of-a-base", imp + "class K:\n    c = CFG\n\n\nclass J(K):\n    pass\n\n\nclass I(J):\n    pass\n\n\nI.c['a'] = (5)\n"),
         ("an-inherited-attribute-of-an-imported-class", "from shop.k import K\n\n\nclass J(K):\n    pass\n\n\nJ.c['a'] = (5)\n"),
+        ("an-inherited-attribute-of-a-subclass-another-module-defines", "from shop.j import J\n\n\nJ.c['a'] = (5)\n"),
         ("an-inherited-attribute-changed-in-a-def-called-at-load",
          imp + "class K:\n    c = CFG\n\n\nclass J(K):\n    pass\n\n\ndef s():\n    J.c['a'] = (5)\n\n\ns()\n"),
         ("vars-of-the-class", imp + "class K:\n    c = CFG\n\n\nvars(K)['c']['a'] = (5)\n"),
@@ -3225,6 +3226,7 @@ def _holder_escape_pairs() -> list[ProjectPair]:
          imp + "import shop.util\n\nshop.util.H = CFG\nshop.util.H['a'] = (5)\n"),
     ]
     files = {"k": "from shop.cfg import CFG\n\n\nclass K:\n    c = CFG\n",
+             "j": "from shop.k import K\n\n\nclass J(K):\n    pass\n",
              "deco": deco, "util": util,
              "base": "class B:\n    def __init_subclass__(cls):\n        cls.c['a'] = (5)\n",
              "desc": "class D:\n    def __set_name__(self, owner, name):\n        owner.c['a'] = (5)\n"}
@@ -3244,6 +3246,10 @@ def _holder_escape_pairs() -> list[ProjectPair]:
         ("a-display-of-something-else-subscripted", imp + "c = ({},)[0]\nc['a'] = (5)\n"),
         ("a-copy-of-a-holder-of-something-else", imp + "HOLD = [{}]\nlist(HOLD)[0]['a'] = (5)\n"),
         ("a-dunder-dict-of-a-class-holding-something-else", imp + "class K:\n    c = {}\n\n\nK.__dict__['c']['a'] = (5)\n"),
+        # a third-party name given it keeps nothing a flow reads through it (prefect-recipes'
+        # ``Deployment.build_from_flow(flow=f).apply()``: every flow of the module otherwise)
+        ("a-third-party-module-given-it-then-its-method-called",
+         "import json\n" + imp + "OUT = json.dumps.__call__(CFG)\nN = json.JSONEncoder().encode({'n': (5)})\n"),
         ("another-modules-global-holding-something-else", imp + "from shop import util\n\nutil.H = {}\nutil.H['a'] = (5)\n"),
         ("another-modules-global-bound-to-it-a-def-there-unrelated",
          imp + "from shop import util\n\nutil.H = CFG\n", "shop/util.py"),
@@ -3252,6 +3258,12 @@ def _holder_escape_pairs() -> list[ProjectPair]:
         base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.setup"), cfg="CFG = {'a': 1}\n",
                        setup=setup, **files)
         pairs.append(E(f"escape-{name}-edited", k, base, edit(base, where[0] if where else "shop/setup.py", "(5)", "(6)")))
+    # the flow's own class does not escape (its flows reach it member by member), but a decorator
+    # of it is reached with it
+    head = "from shop.cfg import CFG\n\n\n" + deco
+    base = project(method_flow("    c = CFG\n", "return self.c['a']", head=head).replace("\nclass Checkout:", "\n@deco\nclass Checkout:"),
+                   cfg="CFG = {'a': 1}\n")
+    pairs.append(C("escape-a-decorator-of-the-flow-class-edited", k, base, edit(base, "shop/flows.py", "(5)", "(6)")))
     # G4, the cost (breaker6): a holder is keyed by its name, not by part, and holds for ever
     for name, setup in [
         ("another-attribute-of-an-instance",
