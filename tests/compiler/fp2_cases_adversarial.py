@@ -3206,7 +3206,7 @@ def _holder_escape_pairs() -> list[ProjectPair]:
         ("a-class-decorator-on-a-subclass", imp + deco + "\n\nclass K:\n    c = CFG\n\n\n@deco\nclass J(K):\n    pass\n"),
         ("init-subclass-of-an-imported-base",
          "from shop.base import B\n" + imp + "class K(B):\n    c = CFG\n", "shop/base.py"),
-        ("init-subclass-of-a-base-of-the-base", imp + "class A:\n    def __init_subclass__(cls):\n        cls.c['a'] = (5)\n\n\n"
+        ("init-subclass-of-a-base-of-the-base", imp + "class A:\n    def __init_subclass__(cls):\n        if hasattr(cls, 'c'):\n            cls.c['a'] = (5)\n\n\n"
                                                "class B(A):\n    pass\n\n\nclass K(B):\n    c = CFG\n"),
         ("a-metaclass-of-the-base", imp + "class M(type):\n    def __init__(cls, *a):\n        if hasattr(cls, 'c'):\n"
                                     "            cls.c['a'] = (5)\n\n\nclass B(metaclass=M):\n    pass\n\n\nclass K(B):\n    c = CFG\n"),
@@ -3280,6 +3280,28 @@ def _holder_escape_pairs() -> list[ProjectPair]:
 
 
 PAIRS = PAIRS + tuple(_holder_escape_pairs())
+
+
+def _holder_escape_chunk_cases() -> list[ChunkCase]:
+    """``_holder_escape_pairs``' shapes bundled (fixH): the chunk runs the class statement whose
+    decorator or base changes what it holds, and another module's global rebound, as live code
+    does (guards: the chunk replays an imported module whole)."""
+    imp = "from shop.cfg import CFG\n\n\n"
+    cases: list[ChunkCase] = []
+    for name, setup in [
+        ("a-class-decorator-changing-what-it-holds", imp + "def deco(cls):\n    cls.c['a'] = 5\n    return cls\n\n\n@deco\nclass K:\n    c = CFG\n"),
+        ("init-subclass-of-a-base-of-the-base", imp + "class A:\n    def __init_subclass__(cls):\n        if hasattr(cls, 'c'):\n            cls.c['a'] = 5\n\n\n"
+                                               "class B(A):\n    pass\n\n\nclass K(B):\n    c = CFG\n"),
+        ("an-inherited-attribute", imp + "class K:\n    c = CFG\n\n\nclass J(K):\n    pass\n\n\nJ.c['a'] = 5\n"),
+        ("another-modules-global-changed-in-a-def-there", imp + "from shop import util\n\nutil.H = CFG\nutil.poke()\n"),
+    ]:
+        cases.append(ChunkCase(f"escape-{name}", project(flow("return CFG['a'] + o", "from shop.cfg import CFG\nimport shop.setup"),
+                                                         cfg="CFG = {'a': 1}\n", setup=setup,
+                                                         util="H = None\n\n\ndef poke():\n    H['a'] = 5\n"), 1))
+    return cases
+
+
+CHUNK_CASES = CHUNK_CASES + tuple(_holder_escape_chunk_cases())
 
 
 def _breaker6_chunk_cases() -> list[ChunkCase]:
