@@ -81,6 +81,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from loom_compiler.model import SourceError
 
 from . import deep_stack
+from .class_creation import creation_roots
 from .canonical import (
     SCHEME,
     CanonicalisationError,
@@ -116,7 +117,6 @@ from .effects import (
     project_imports,
     split_if,
 )
-from .class_creation import creation_roots
 from .deferred_forms import MAX_DEFERRED_CHARS, MAX_DEFERRED_MODULE, DeferredForms, ReloadError
 from .load_runs import module_load_imports
 from .parsing import node_position, parse_module_unvalidated, parse_source, too_deep_error

@@ -481,9 +481,8 @@ class _Holders:
         self.functions = {name for name, fs in binders.items() if all(f.callable and not f.klass for f in fs)}
         #: classes whose code changes a part of ``self`` (or hands it on): calling one changes what it holds
         self.classes = {name for name, fs in binders.items() if any(f.klass for f in fs)}
-        self.self_changing = _self_changing(binders, self.classes, lambda r: r in bound and not third_party(r)
-                                            and not literal(r))
-        first_party = lambda r: r in bound and not third_party(r) and not literal(r)  # noqa: E731
+        first_party = lambda r: r in bound and not third_party(r) and not literal(r)
+        self.self_changing = _self_changing(binders, self.classes, first_party)
         #: classes whose statement hands them to first-party code as they are made (G2)
         self.escaping = escaping_classes(
             {name: [f.creation for f in fs if f.klass] for name, fs in binders.items() if name in self.classes},

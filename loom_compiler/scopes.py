@@ -666,7 +666,9 @@ def _value_names(node: cst.BaseExpression, *, unpack: bool = False) -> set[str]:
     ``CFG.sub``, ``CFG["sub"]``, ``m.CFG``, ``CFG.get("sub")``, ``getattr(m, "CFG")``, either
     side of ``a or b`` and ``a if t else b``, a walrus's value; with ``unpack`` (a tuple target,
     a loop's iterable), the elements of a display too (``c, d = CFG, 1``; ``for c in (CFG,)``).
-    A store through a name bound to such a value stores into these. Not a call's result (its
+    An item of a display is one of its elements (``(CFG,)[0]``), and a shallow copy
+    (``list(HOLD)``, ``_SHARING_FUNCS``) shares the parts of what it copies (breaker6's G1).
+    A store through a name bound to such a value stores into these. Not another call's result (its
     arguments are what the call may change, a rule of its own), an operator's, a comprehension's,
     nor a display bound whole (``HOOKS = [CFG]``: a store into ``HOOKS`` is no store into ``CFG``;
     what is taken out of it again is the documented limit of ``effects``)."""
