@@ -2188,14 +2188,20 @@ def _prefixes(dotted: str) -> list[str]:
     return [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
 
 
+def _text_start_line(node: _Node, lines: list[str]) -> int:
+    """The file line of ``lines[0]`` (``node``'s text): its own line, but a flow's line is its
+    ``def``'s where its text starts at its first decorator."""
+    if node.kind != "flow":
+        return node.line
+    heads = [i for i, text in enumerate(lines) if text.lstrip().startswith(("def ", "async def "))]
+    return node.line - (heads[0] if heads else 0)
+
+
 def _import_line(node: _Node, last: str) -> int:
     """The line of the lazy import of a module whose last name is ``last`` in ``node``'s text
     (the summary records what code imports, not where); the node's own line if none is found."""
     lines = node.source.splitlines()
-    base = node.line
-    if node.kind == "flow":  # its line is the ``def``'s, its text starts at its first decorator
-        heads = [i for i, text in enumerate(lines) if text.lstrip().startswith(("def ", "async def "))]
-        base -= heads[0] if heads else 0
+    base = _text_start_line(node, lines)
     word = re.compile(rf"\b{re.escape(last)}\b")
     for i, text in enumerate(lines):
         if "import" in text and word.search(text):
@@ -2220,10 +2226,7 @@ def _spells_read(node: _Node, name: str) -> bool:
 def _spelled_at(node: _Node, name: str) -> tuple[int, int]:
     """(line, column) of the first ``.name`` attribute read in the node's text; its own line if none."""
     lines = node.source.splitlines()
-    base = node.line
-    if node.kind == "flow":  # its line is the ``def``'s, its text starts at its first decorator
-        heads = [i for i, text in enumerate(lines) if text.lstrip().startswith(("def ", "async def "))]
-        base -= heads[0] if heads else 0
+    base = _text_start_line(node, lines)
     word = re.compile(rf"[A-Za-z_][\w.]*\.{re.escape(name)}\b")
     for i, text in enumerate(lines):
         found = word.search(text)

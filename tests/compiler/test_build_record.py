@@ -25,7 +25,7 @@ from loom_compiler.cli import main
 from loom_compiler.config import load_config
 
 from helpers.cache_reads import decoded  # noqa: F401 - a fixture
-from helpers.git_repo import copy_project, edit
+from helpers.git_repo import copy_project, edit, exec_plug_file
 
 DATA = Path(__file__).parent / "data" / "bundle_shop"
 
@@ -316,13 +316,7 @@ def test_a_file_whose_code_a_flow_runs_is_checked(project: Path, decoded: list[A
     it must not be served from the record, nor from the flow module's cached entry."""
     from loom_runtime.manifest import load_manifest
 
-    (project / "shop/plug.txt").write_text("V = 1\n")
-    (project / "shop/plugload.py").write_text(
-        "import os\n\n\ndef plug():\n    ns = {}\n    exec(open(os.path.join(os.path.dirname(__file__), 'plug.txt')).read(), ns)\n"
-        "    return ns['V']\n")
-    edit(project / "shop/flows.py", '    ctx.execute("ship", ship', '    plug()\n    ctx.execute("ship", ship')
-    edit(project / "shop/flows.py", "from shop.steps import charge, reserve, ship\n",
-         "from shop.steps import charge, reserve, ship\nfrom shop.plugload import plug\n")
+    exec_plug_file(project)
 
     def current() -> tuple[str, str]:
         fe = load_manifest(project / "build/loom/manifest.json").flows["checkout"]

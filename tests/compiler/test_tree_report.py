@@ -18,7 +18,7 @@ from loom_compiler.bundle import fingerprint_tree as fingerprint_tree_module
 from loom_compiler.cli import main
 from loom_compiler.sources import DirectorySourceTree
 
-from helpers.git_repo import copy_project, edit
+from helpers.git_repo import copy_project, edit, exec_plug_file
 
 DATA = Path(__file__).parent / "data" / "bundle_shop"
 
@@ -126,13 +126,7 @@ def test_a_tree_with_an_unreadable_module_is_never_stored(project: Path, compute
 def test_a_file_whose_code_a_flow_runs_is_checked_too(project: Path, computed: list[str]) -> None:
     """F10: a project file that is no module, executed by a helper (``exec(open(...).read())``), is
     hashed by its bytes outside the walk: an edit to it is reported afresh, never served."""
-    (project / "shop/plug.txt").write_text("V = 1\n")
-    (project / "shop/plugload.py").write_text(
-        "import os\n\n\ndef plug():\n    ns = {}\n    exec(open(os.path.join(os.path.dirname(__file__), 'plug.txt')).read(), ns)\n"
-        "    return ns['V']\n")
-    edit(project / "shop/flows.py", '    ctx.execute("ship", ship', '    plug()\n    ctx.execute("ship", ship')
-    edit(project / "shop/flows.py", "from shop.steps import charge, reserve, ship\n",
-         "from shop.steps import charge, reserve, ship\nfrom shop.plugload import plug\n")
+    exec_plug_file(project)
     first = run(project)
     assert run(project) == first and len(computed) == 1  # served
     (project / "shop/plug.txt").write_text("V = 2\n")

@@ -13,7 +13,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-__all__ = ["BUNDLE_SHOP", "commit_all", "copy_project", "edit", "git", "init_repo", "repo_from"]
+__all__ = ["BUNDLE_SHOP", "commit_all", "copy_project", "edit", "exec_plug_file", "git", "init_repo", "repo_from"]
 
 #: the fixture project used by the bundle snapshots and by every git-based review test
 BUNDLE_SHOP = Path(__file__).resolve().parent.parent / "compiler" / "data" / "bundle_shop"
@@ -37,6 +37,19 @@ def edit(path: Path, old: str, new: str) -> None:
     text = path.read_text(encoding="utf-8")
     assert old in text, f"{old!r} not in {path}"
     path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def exec_plug_file(project: Path) -> None:
+    """A copy of the bundle shop whose checkout flow calls ``plug()``, a helper that executes the
+    project file ``shop/plug.txt`` (``V = 1``), no module (F10: code loaded by path is hashed by its
+    bytes, outside the walk of modules)."""
+    (project / "shop/plug.txt").write_text("V = 1\n")
+    (project / "shop/plugload.py").write_text(
+        "import os\n\n\ndef plug():\n    ns = {}\n    exec(open(os.path.join(os.path.dirname(__file__), 'plug.txt')).read(), ns)\n"
+        "    return ns['V']\n")
+    edit(project / "shop/flows.py", '    ctx.execute("ship", ship', '    plug()\n    ctx.execute("ship", ship')
+    edit(project / "shop/flows.py", "from shop.steps import charge, reserve, ship\n",
+         "from shop.steps import charge, reserve, ship\nfrom shop.plugload import plug\n")
 
 
 def init_repo(top: Path) -> None:
