@@ -325,6 +325,10 @@ class _Node:
     #: submodules its code reads as an attribute of their package without importing them
     #: (``(package, name)``; ``SUBMODULE_LOADS``), once expanded
     loads: tuple[tuple[str, str], ...] = ()
+    #: the keys ``bindings`` reaches, each once, in their order (``_Walk.run``), and the bindings
+    #: list they were read from (a flow's root gains bindings in its fixpoint: a new list)
+    succ: tuple[str, ...] | None = None
+    succ_of: list[tuple[str, str]] | None = None
 
 
 def hash_record(*fields: str) -> str:
@@ -350,6 +354,9 @@ class _ModuleIndex:
     binders: dict[str, list[Unit]]  # memo of ``ClosureGraph.binders``
     #: statements that change another module's objects (memo of ``ClosureGraph.abroad``)
     abroad: list[Unit] | None = None
+    #: memos of ``ClosureGraph._abroad_changes`` and ``_abroad_key``
+    abroad_changes: list[tuple[Unit, frozenset[str], frozenset[str]]] | None = None
+    abroad_keys: dict[tuple[str, tuple[int, ...]], str] | None = None
 
     @classmethod
     def of(cls, summary: ModuleSummary) -> _ModuleIndex:
@@ -518,6 +525,12 @@ class ClosureGraph:
         self._mro: dict[tuple[str, tuple[str, ...]], tuple[frozenset[str], str]] = {}  # memo of ``inherited``
         self._mro_open: set[tuple[str, tuple[str, ...]]] = set()  # ``inherited`` computations under way (a cycle)
         self._descriptors: dict[str, bool] = {}  # memo of ``_descriptor`` (final answers only)
+        #: memo of ``_have_of`` (a reached key's part of what a flow reaches, for its statements
+        #: abroad); emptied when ``_found`` makes a module first-party
+        self._have: dict[str, tuple[tuple[str, ...], str | None]] = {}
+        self._spelled: dict[tuple[str, str], bool] = {}  # memo of ``_spells_read``
+        self._have_generation = 0  # how many times ``_found`` emptied it (``_Walk.have``'s check)
+        self._reasons: dict[str, tuple[int, str]] = {}  # memo of ``_reason`` (key -> (widenings seen, reason))
         #: while a node is expanded: the submodule reads its resolution meets (``_note_reads``),
         #: and the modules certainly loaded where the chain being resolved is read (None: the
         #: target is an import's own, which loads it)
@@ -694,6 +707,8 @@ class ClosureGraph:
         self._first_party[module] = True
         self._loaded.pop(module, None)
         self.indices.pop(module, None)
+        self._have.clear()  # what is first-party changed: ``_have_of``'s answers may too
+        self._have_generation += 1
         return self.index(module) is not None
 
     def _module_loads(self, summary: ModuleSummary) -> frozenset[str]:
@@ -1543,8 +1558,8 @@ class ClosureGraph:
         walk.run()
         if root.kind == "flow":
             while True:
-                added, dropped = self._imported_effects(root, walk.order, frozenset(walk.seeds), walk.free)
-                loads = self._submodule_loads(root, walk.order, frozenset(walk.seeds))
+                added, dropped = self._imported_effects(root, walk)
+                loads = self._submodule_loads(root, walk)
                 if loads is not None:
                     added.append(loads[0])
                     if loads[1] is not None:
@@ -1982,33 +1997,28 @@ class ClosureGraph:
         """A first-party module's summary, for ``load_runs`` (None for third-party code)."""
         return self.summary(module) if self.first_party(module) else None
 
-    def _imported_effects(self, root: _Node, reached: list[str], seeds: frozenset[str],
-                          free: set[str] = frozenset()) -> tuple[list[str], list[str]]:  # type: ignore[assignment]
+    def _imported_effects(self, root: _Node, walk: _Walk) -> tuple[list[str], list[str]]:
         """Bind the flow to the statements abroad of every module that runs for it and changes
         something it reaches (a builtin it uses counts: ``builtins.len = mylen``): (the keys
         bound now, the keys they replace)."""
-        have = set(reached) | {f"import:builtins.{name}" for name in free}
-        # a method's class is reached through ``self`` without its name member being a key of the
-        # walk: ``Checkout.rate = 5`` in another module changes what ``self.rate`` reads (B27)
-        have |= self._classes_of(reached)
-        nodes = self.nodes
-        code = [n for key in reached if (n := nodes.get(key)) is not None and n.kind != "import"
-                and not key.startswith(ENGINE_VALUES)]
-        # a name the code reads that no statement of its module binds is a read of the module's
-        # namespace (C22: ``return x + EXTRA`` in shop.h, created by ``h.EXTRA = 1`` in another
-        # module); a builtin too (``h.len = f`` shadows ``len`` for shop.h's code)
-        have |= {f"{n.module}.{name}" for n in code for name in n.free}
-        have |= {self._absent_attribute(k) for k in have if k.startswith("import:")}
-        have |= {_package_key(k) for k in have if k.startswith("import:") and not self._first_party_key(k)}  # C6
+        seeds = frozenset(walk.seeds)
+        # what the flow reaches, each key's part memoised per graph (``_have_of``) and gathered
+        # on the walk from where the last round stopped (a round only appends, unless it dropped
+        # keys: ``_Walk.replace`` starts it again): every flow of a module that reaches a whole
+        # tree (a computed module name) reached the same thousands of keys, in each round
+        reached = walk.order
+        if walk.generation != self._have_generation:  # ``_found`` changed a part: count again
+            walk.have, walk.whole, walk.counted, walk.generation = set(), set(), 0, self._have_generation
+        have, whole, have_of = walk.have, walk.whole, self._have_of
+        for key in reached[walk.counted:]:
+            part, module = have_of(key)
+            have.update(part)
+            if module is not None:
+                whole.add(module)
+        walk.counted = len(reached)
+        for name in walk.free:  # (it only grows: its parts join the walk's union as they are)
+            have.update(self._have_of_builtin(name))
         have.add(PROCESS)  # every flow reads process-wide state (C6)
-        # modules whose namespace the code reads whole (``globals().get("EXTRA")``, a module used
-        # as a value): a store into any attribute of theirs counts
-        whole = {k[len("module:"):] for k in have if k.startswith("module:")}
-        # a statement that changes a module as a whole (``sys.modules["shop.svc"] = m``) changes every
-        # member of it (C13); an attribute no statement of a first-party module binds is of that
-        # module too (what replaces the module in ``sys.modules`` provides it)
-        have |= {"module:" + n.module for n in code if not n.key.startswith("abroad:")}
-        have |= {"module:" + m for key in reached if key.startswith("import:") and (m := self._owner(key[len("import:"):]))}
         bound = {key.rpartition(":")[0]: key for name, key in root.bindings or () if name == IMPORTED_EFFECTS}
         added: list[str] = []
         dropped: list[str] = []
@@ -2018,12 +2028,13 @@ class ClosureGraph:
                 continue
             index = self.index(module)
             assert index is not None
-            relevant = [u for u in self.abroad(index) if _touches(self.changed_abroad(index, u), have, whole)]
+            relevant = [u for u, changed, owners in self._abroad_changes(index)
+                        if not changed.isdisjoint(have) or not owners.isdisjoint(whole)]
             if not relevant:
                 continue
             # named by the content of the statements it holds, not their positions: code inserted
             # above them changes nothing
-            key = f"abroad:{module}:" + hash_record(*(u.canonical for u in relevant))[7:19]
+            key = self._abroad_key(index, relevant)
             old = bound.get(f"abroad:{module}")
             if old == key:
                 continue
@@ -2037,7 +2048,82 @@ class ClosureGraph:
                 dropped.append(old)  # its statements are a subset of the new set's
         return added, dropped
 
-    def _submodule_loads(self, root: _Node, reached: list[str], seeds: frozenset[str]) -> tuple[str, str | None] | None:
+    def _abroad_changes(self, index: _ModuleIndex) -> list[tuple[Unit, frozenset[str], frozenset[str]]]:
+        """Each statement abroad of a module with what it changes (``changed_abroad``, computed
+        for all of them in order, as a flow's first round did) and the modules of those keys that
+        are module members: a statement changes what a flow reaches when it changes one of the
+        flow's keys (``have``: ``module:<m>`` of every module it reaches anything of among them,
+        so a module changed as a whole counts for all of it), or any attribute of a module whose
+        namespace the flow reads whole (``whole``). Asked by every round of every flow the module
+        runs for."""
+        found = index.abroad_changes
+        if found is None:
+            found = []
+            for u in self.abroad(index):
+                changed = self.changed_abroad(index, u)
+                owners = frozenset(key.rpartition(".")[0] for key in changed if ":" not in key and "#" not in key)
+                found.append((u, changed, owners))
+            index.abroad_changes = found
+        return found
+
+    def _abroad_key(self, index: _ModuleIndex, relevant: list[Unit]) -> str:
+        """``abroad:<module>:<digest>`` of a module's statements abroad a flow's code is changed
+        by: named by their content (``hash_record`` of their canonical forms), not positions."""
+        memo = (index.summary.module, tuple(u.index for u in relevant))
+        found = index.abroad_keys.get(memo) if index.abroad_keys is not None else None
+        if found is None:
+            found = f"abroad:{index.summary.module}:" + hash_record(*(u.canonical for u in relevant))[7:19]
+            if index.abroad_keys is None:
+                index.abroad_keys = {}
+            index.abroad_keys[memo] = found
+        return found
+
+    def _have_of(self, key: str) -> tuple[tuple[str, ...], str | None]:
+        """A reached key's part of what a flow reaches for ``_imported_effects`` (the keys a
+        statement abroad is compared with) and, for a ``module:<m>`` key, the module whose
+        namespace the flow reads whole (where a store into any attribute counts): the key; the
+        class whose members its code uses through ``self``/``cls`` (B27: ``Checkout.rate = 5`` in
+        another module changes what ``self.rate`` reads); for code, the names it reads that no
+        statement of its module binds, as reads of its module's namespace (C22: ``return x +
+        EXTRA``, created by ``h.EXTRA = 1`` abroad; a builtin too: ``h.len = f``) and its module as
+        a whole (C13: ``sys.modules["shop.svc"] = m`` changes every member); for an ``import:``
+        key, the first-party module attribute it names (``_absent_attribute``), a third-party
+        package's state (C6) and the first-party module it is an attribute of. A node's facts
+        are fixed once it is expanded (every reached key is), what is first-party only by
+        ``_found`` (which empties the memo)."""
+        found = self._have.get(key)
+        if found is None:
+            part = [key]
+            n = self.nodes.get(key)
+            if n is not None:
+                if n.cls is not None:
+                    part.append(f"{n.module}.{n.cls.split('.')[0]}")
+                if n.kind != "import" and not key.startswith(ENGINE_VALUES):
+                    part += [f"{n.module}.{name}" for name in n.free]
+                    if not n.key.startswith("abroad:"):
+                        part.append("module:" + n.module)
+            if key.startswith("import:"):
+                part.append(self._absent_attribute(key))
+                if not self._first_party_key(key):
+                    part.append(_package_key(key))
+                owner = self._owner(key[len("import:"):])
+                if owner:
+                    part.append("module:" + owner)
+            whole = key[len("module:"):] if key.startswith("module:") else None
+            found = self._have[key] = (tuple(part), whole)
+        return found[0], found[1]
+
+    def _have_of_builtin(self, name: str) -> tuple[str, ...]:
+        """``_have_of``'s part for a builtin the reached code uses (``builtins.len = mylen`` in
+        another module changes it): its ``import:builtins.<name>`` key, read as a first-party
+        module's attribute or a package's state as any ``import:`` key is."""
+        key = f"import:builtins.{name}"
+        part = [key, self._absent_attribute(key)]
+        if not self._first_party_key(key):
+            part.append(_package_key(key))
+        return tuple(part)
+
+    def _submodule_loads(self, root: _Node, walk: _Walk) -> tuple[str, str | None] | None:
         """Bind the flow to ``<loads>`` (E6/E10): for each submodule its reached code reads as an
         attribute of its package without importing it (``_note_reads``), which of the modules
         that run for the flow import it, and how (the import statements; one inside a function as
@@ -2045,7 +2131,14 @@ class ClosureGraph:
         ``shop.tools`` it is, depends on exactly that. (the key bound now, the key it replaces),
         None when nothing changed."""
         nodes = self.nodes
-        reads = sorted({r for key in reached if (n := nodes.get(key)) is not None for r in n.loads})
+        reached, gathered = walk.order, walk.reads  # (gathered from where the last round stopped)
+        for key in reached[walk.reads_counted:]:
+            n = nodes.get(key)
+            if n is not None and n.loads:
+                gathered.update(n.loads)
+        walk.reads_counted = len(reached)
+        reads = sorted(gathered)
+        seeds = frozenset(walk.seeds)
         old = next((key for name, key in root.bindings or () if name == SUBMODULE_LOADS), None)
         if not reads:
             return None
@@ -2074,7 +2167,7 @@ class ClosureGraph:
             for read in n.loads if n is not None else ():
                 # an attribute chain its code spells on an import; not a module named by a string
                 # or an importer's argument (which loads it: ``<loads>`` widens anyway)
-                if read not in spelled and _spells_read(n, read[1]):
+                if read not in spelled and self._spells_read(n, read[1]):
                     spelled[read] = n
         if not spelled:
             return ()
@@ -2091,6 +2184,14 @@ class ClosureGraph:
                 "loads the submodule, so this works only if another import ran first. Import it where it is "
                 f"read (`import {package}.{name}`)", code="submodule-unloaded"))
         return tuple(out)
+
+    def _spells_read(self, node: _Node, name: str) -> bool:
+        """``_spells_read``, memoised per node and name (it reads only the node's references)."""
+        memo = (node.key, name)
+        found = self._spelled.get(memo)
+        if found is None:
+            found = self._spelled[memo] = _spells_read(node, name)
+        return found
 
     def _importers_text(self, module: str, package: str, name: str) -> str:
         """How ``module`` imports ``package.name`` ("": it does not): its statements that do, in
@@ -2133,13 +2234,6 @@ class ClosureGraph:
                 return module
         return None
 
-    def _classes_of(self, reached: list[str]) -> set[str]:
-        """The name-member keys of the classes whose members the reached code uses through
-        ``self``/``cls`` (a method flow's class, and the class of each method member reached)."""
-        nodes = self.nodes
-        return {f"{n.module}.{n.cls.split('.')[0]}" for key in reached
-                if (n := nodes.get(key)) is not None and n.cls is not None}
-
     # -- results --------------------------------------------------------------------------------
     def hashes(self) -> dict[str, str]:
         if self._hashes is None:
@@ -2152,9 +2246,17 @@ class ClosureGraph:
         keys = self.reachable(root)
         hashes = self.hashes()
         ordered = [root.key] + sorted(keys[1:])
-        empty: set[str] = set()
-        return tuple(self._member(key, hashes, _reason(self.nodes[key], self._widened_by.get(key, empty)))
-                     for key in ordered)
+        return tuple(self._member(key, hashes, self._reason_of(key)) for key in ordered)
+
+    def _reason_of(self, key: str) -> str:
+        """``_reason`` of a node, memoised: it reads only the node and the widening edges that
+        reach it, which only ever grow (``_bind``), so a memo is good while their count is."""
+        incoming = self._widened_by.get(key)
+        seen = len(incoming) if incoming is not None else 0
+        found = self._reasons.get(key)
+        if found is None or found[0] != seen:
+            found = self._reasons[key] = (seen, _reason(self.nodes[key], incoming if incoming is not None else set()))
+        return found[1]
 
     def _member(self, key: str, hashes: Mapping[str, str], reason: str = "") -> ClosureMember:
         member = self._members.get(key)
@@ -2283,15 +2385,34 @@ class _Walk:
         self.seeds = {root.module}  # modules the reached code comes from or lazily imports
         self.free: set[str] = set()  # builtins the reached code uses
         self.i = 0
+        #: ``ClosureGraph._imported_effects``' union of ``_have_of`` over ``order[:counted]``
+        self.have: set[str] = set()
+        self.whole: set[str] = set()
+        self.counted = 0
+        self.generation = 0  # the graph's ``_have_generation`` the union was gathered under
+        #: ``ClosureGraph._submodule_loads``' union of ``loads`` over ``order[:reads_counted]``
+        self.reads: set[tuple[str, str]] = set()
+        self.reads_counted = 0
 
     def run(self) -> None:
-        nodes, order, seen, seeds = self.graph.nodes, self.order, self.seen, self.seeds
-        while self.i < len(order):
-            node = nodes[order[self.i]]
-            for _, key in self.graph.expand(node):
-                if key not in seen:
-                    seen.add(key)
-                    order.append(key)
+        graph = self.graph
+        nodes, order, seen, seeds, free, expand = graph.nodes, self.order, self.seen, self.seeds, self.free, graph.expand
+        i = self.i
+        # the hot loop of every closure (a flow reaching a whole tree walks tens of thousands of
+        # edges): each node's distinct keys are listed once, the new ones taken in one pass
+        while i < len(order):
+            node = nodes[order[i]]
+            bindings = node.bindings
+            if bindings is None:
+                bindings = expand(node)
+            succ = node.succ
+            if succ is None or node.succ_of is not bindings:
+                succ = node.succ = tuple(dict.fromkeys([key for _, key in bindings]))
+                node.succ_of = bindings
+            fresh = [key for key in succ if key not in seen]
+            if fresh:
+                seen.update(fresh)
+                order += fresh
             if node.kind != "import" and node.kind != "step" and not node.key.startswith(ENGINE_VALUES):
                 # (a ``#engine`` member is text about its module's calls, no code of it that runs
                 # for the flow: samples-python's 299 worker and starter scripts, seeded, brought the
@@ -2300,9 +2421,12 @@ class _Walk:
                 lazy = node.lazy
                 if lazy is None:
                     lazy = node.lazy = tuple(r[1:] for r in node.refs if r[0] in "=!")
-                seeds.update(lazy)
-                self.free.update(node.free)
-            self.i += 1
+                if lazy:
+                    seeds.update(lazy)
+                if node.free:
+                    free.update(node.free)
+            i += 1
+            self.i = i
 
     def replace(self, dropped: list[str], added: list[str]) -> None:
         """The root now binds ``added`` instead of ``dropped`` (what those reached, the new keys
@@ -2314,6 +2438,8 @@ class _Walk:
                 self.seen.discard(key)
                 if at < self.i:
                     self.i -= 1
+                # a part may be gone: count again
+                self.have, self.whole, self.counted, self.reads, self.reads_counted = set(), set(), 0, set(), 0
         for key in added:
             if key not in self.seen:
                 self.seen.add(key)
@@ -2335,16 +2461,6 @@ def _unit_parts(unit: Unit) -> list[tuple[int, int, str, tuple[str, ...]]]:
     if unit.pieces:
         return [_piece_part(unit, k) for k in range(len(unit.pieces))]
     return [(unit.index, unit.line, unit.source, unit.names)]
-
-
-def _touches(changed: frozenset[str], have: set[str], whole: set[str]) -> bool:
-    """Whether a statement abroad that changes ``changed`` changes what a flow reaches (``have``:
-    its keys, ``module:<m>`` of every module it reaches anything of among them, so a module changed
-    as a whole counts for all of it; ``whole``: modules whose namespace it reads whole, where a
-    store into any attribute counts)."""
-    if not changed.isdisjoint(have):
-        return True
-    return any(":" not in key and "#" not in key and key.rpartition(".")[0] in whole for key in changed)
 
 
 #: the canonical form of a ``def``/``class`` statement with decorators (after a ``__future__`` stamp line)
