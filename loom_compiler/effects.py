@@ -67,7 +67,9 @@ standard module; no ``global`` write of it in any function, no ``globals()`` wri
 import in the module) names a value no call can change, so calls that use it are not attached
 to it (``client = connect(URL)`` is no part of ``URL``; measured on dbos-demo-apps, where
 ``database_url = os.environ.get(...)`` passed to ``create_agent()`` made it collateral). A store through it still is
-(``N.x = 1`` raises at import), and so is a function that rebinds it after ``global``.
+(``N.x = 1`` raises at import), and so is a function that rebinds it after ``global`` or stores
+through it (``H = None``; ``def poke(): H["a"] = 7`` runs only once another module rebound it,
+``util.H = CFG``: breaker6's G3).
 
 A module-level compound statement is judged per inner statement (rule 2 of the lead's 11:40
 note) when it is an ``if`` chain that binds no name and whose tests run no code (no call,
@@ -154,8 +156,11 @@ what ``H``/``K`` hold), because a ``Unit`` keeps which names a statement changes
 Routes Python has to a holder's parts that are not spelled on it (breaker6's G1, G3; fixH): a
 class holds what its bases and metaclass hold (``class J(K): pass``, ``J.c["a"] = 5``), a class
 whose first-party base changes ``self``'s parts changes its own when called (an imported base
-counts as one: its code is not read here), an imported name holds what this module stores into
-it (``util.H = CFG``, then ``util.H["a"] = 5`` or ``util.poke()``); ``scopes`` reads namespace
+counts as one: its code is not read here), an imported first-party name holds what this module
+stores into it (``util.H = CFG``, then ``util.H["a"] = 5`` or ``util.poke()``), and the object
+stored escapes there: the store belongs to it, so the flows reading ``CFG`` reach ``shop.util.H``
+and what changes that abroad (a third module's ``util.poke()``; a store in a def through a name
+bound only to a literal counts for that: ``References.stores_later``); ``scopes`` reads namespace
 entries, display items, shallow copies and a call's arguments as parts. And a class made with
 first-party code that is handed it (G2: a decorator, a metaclass, a base's ``__init_subclass__``,
 a value's ``__set_name__``; ``class_creation``) *escapes*: its statement counts as changing its
@@ -282,6 +287,12 @@ def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bo
         if f.names:
             via = {r for r in via if not third_party(r)}
         attached |= via | holders.through_aliases(refs.stores)
+        # an object stored into another first-party module's object (``util.H = CFG``,
+        # ``setattr(util, "H", CFG)``) escapes: any code reaching ``util.H`` may change it (a third
+        # module's ``util.poke()``), so the store belongs to the object too (G3). A flow reading
+        # ``CFG`` reaches the store, through it ``shop.util.H``, and what changes that abroad
+        attached |= {r for key in refs.stores & holders.imported for r in refs.holds.get(key, ())
+                     if not r.startswith(RESULT) and not third_party(r) and not literal(r)}
         for callee in refs.calls_now:
             for i in earlier[callee]:
                 attached |= changes[i]
@@ -452,6 +463,8 @@ class _Holders:
         #: nothing a flow reads through it (``Deployment.build_from_flow(flow=f)``)
         own = {name for f in facts for name in f.own_names}
         imported = {name for f in facts for name in f.names - f.own_names} - own
+        #: the first-party names bound by an import only: another module's objects
+        self.imported = {name for name in imported if not third_party(name)}
         edges: dict[str, set[str]] = {}
         for f in facts:
             for key, roots in f.refs.holds.items():
@@ -626,7 +639,7 @@ def _transitive_changes(facts: Sequence[StatementFacts], callables: Mapping[str,
             continue
         refs = f.refs
         own[f.index] = set(refs.global_writes) | {
-            r for r in refs.mutates if not literal(r)
+            r for r in refs.mutates if not literal(r) or r in refs.stores_later  # (G3, as in ``call_refs``)
         } | {r for r in refs.method_calls if not third_party(r) and not literal(r)} | {
             # a first-party name it calls that is no plain def of the module: an imported function
             # (what it changes is followed across modules, ``closure.call_effects``), a value built
@@ -674,7 +687,8 @@ def call_refs(fact: StatementFacts, third_party: Callable[[str], bool],
     local name and called through it (``reg = codecs.register; reg(search)``, D7), what it calls
     is the API all the same."""
     refs = fact.refs
-    roots = set(refs.global_writes) | {r for r in refs.mutates if not literal(r)}
+    # (a store through a name bound only to a literal here: another module rebound it, G3)
+    roots = set(refs.global_writes) | {r for r in refs.mutates if not literal(r) or r in refs.stores_later}
     roots |= {r for r in refs.deep_later - roots if not r.startswith(RESULT) and not literal(r) and not third_party(r)}
     if fact.klass:
         roots |= {r for r in fact.bases if not third_party(r)}  # subclassing, instantiating runs their code

@@ -371,6 +371,10 @@ class References:
     #: a module-level name a function binds after ``global`` -> the global roots its value may be
     #: or be part of (``global c; c = CFG``: F7), as ``aliases`` is for a module-level binding
     rebinds: dict[str, set[str]] = field(default_factory=dict)
+    #: of ``mutates``, the global roots deferred code stores through (``H["a"] = 7``), not only
+    #: hands on: a store through a name its module binds only to a literal means another module
+    #: rebinds it (``util.H = CFG``: breaker6's G3), so ``effects`` keeps it
+    stores_later: set[str] = field(default_factory=set)
 
 
 @dataclass(slots=True)
@@ -2221,6 +2225,8 @@ class _UseWalker:
             (self.refs.deep if self.deferred == 0 else self.refs.deep_later).update(held)
             held = {r for r in held if not r.startswith(RESULT)}
         (self.refs.stores if self.deferred == 0 else self.refs.mutates).update(held)
+        if self.deferred:
+            self.refs.stores_later.update(held)
 
     def stands_for(self, root: str, scope: _Scope) -> set[str]:
         """The global roots whose object the name ``root`` may hold in ``scope``: itself when it is

@@ -3258,6 +3258,20 @@ def _holder_escape_pairs() -> list[ProjectPair]:
         base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.setup"), cfg="CFG = {'a': 1}\n",
                        setup=setup, **files)
         pairs.append(E(f"escape-{name}-edited", k, base, edit(base, where[0] if where else "shop/setup.py", "(5)", "(6)")))
+    # G3 from a third module: ``util.H = CFG`` in ``shop.setup`` makes ``CFG`` what ``shop.util.H``
+    # is; code of another module that changes ``util.H`` (calling ``poke``, storing through it)
+    # changes ``CFG``; changing another global of ``util`` does not
+    for name, other, path, expect in [
+        ("a-third-module-calling-a-def-that-stores-through-it", "from shop import util\n\nutil.poke()\n", "shop/util.py", C),
+        ("a-third-module-storing-through-it", "from shop import util\n\nutil.H['a'] = (5)\n", "shop/other.py", C),
+        ("a-third-module-calling-a-def-there-from-a-def", "from shop import util\n\n\ndef go():\n    util.poke()\n\n\ngo()\n",
+         "shop/util.py", C),
+        ("a-third-module-changing-another-global-there", "from shop import util\n\nutil.G = {}\nutil.G['a'] = (5)\n",
+         "shop/other.py", E),
+    ]:
+        base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.setup\nimport shop.other"),
+                       cfg="CFG = {'a': 1}\n", setup=imp + "from shop import util\n\nutil.H = CFG\n", util=util, other=other)
+        pairs.append(expect(f"escape-another-modules-global-bound-to-it-{name}-edited", k, base, edit(base, path, "(5)", "(6)")))
     # the flow's own class does not escape (its flows reach it member by member), but a decorator
     # of it is reached with it
     head = "from shop.cfg import CFG\n\n\n" + deco
