@@ -4,8 +4,11 @@ followed through its packages. Nothing may raise; no file may come back as an er
 
 The whole standard library (673 modules, 14,475 functions, closures across all of it) takes
 about 55 s on the shared 2-core machine; the suite runs five whole packages plus every 6th
-top-level module (141 modules, 3,702 functions, about 13 s), a deterministic sample. Run the full
-set with ``LOOM_STDLIB_FULL=1 pytest tests/compiler/test_stdlib_fingerprint.py``.
+top-level module (141 modules, 3,702 functions), a deterministic sample. It took about 13 s before
+the loom-fp/2 widenings; now most of those functions reach the whole sample (a ``compile()``,
+``exec`` or computed import anywhere in what they call reaches every module), ~3,200 closure
+members each, and it takes 2–4 minutes of CPU (benchmarks/README.md §9, session 8). Run the
+full set with ``LOOM_STDLIB_FULL=1 pytest tests/compiler/test_stdlib_fingerprint.py``.
 """
 
 from __future__ import annotations
