@@ -11,6 +11,11 @@ is not followed by the holder walk (``scopes``: a parameter stands for nothing).
 belongs to what the class holds, and the flows reaching that reach the statement and through it
 the code (``deco``'s body is hashed).
 
+This module judges module-level class statements; a class made inside a function or a class
+body is judged by ``scopes`` (``_made_with_code``), where names are not resolved yet: any
+decorator, base, keyword or call in its body counts, and what its body names counts as changed
+in part by the code that makes it.
+
 The code that counts, by where the statement names it (``creation_roots``, marked by position):
 
 * ``d:`` a decorator (``@deco``, ``@reg.add(...)``: the root of its callee) and ``m:`` the

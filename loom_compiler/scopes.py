@@ -161,7 +161,10 @@ entry stored into is a part of its object (``K.__dict__["c"]["a"] = 5``, ``vars(
 a shallow copy shares the parts of what it copies (``list(HOLD)``, ``sorted``, ``dict``:
 ``_SHARING_FUNCS``), and a change through what a call returned changes the parts of what its
 arguments name (``list(HOLD)[0]["a"] = 5``, ``getattr(K, "c")["a"] = 5``: ``part_of_chain_changed``;
-widening: an identity function is not told from one that copies).
+widening: an identity function is not told from one that copies). A class made inside a
+function or a class body with code Python hands it to as it is made (a decorator, a base or
+keyword, a call in its body: ``_made_with_code``) escapes into that code: what its body names
+counts as changed in part (G2; a module-level class is ``effects``' to judge, ``class_creation``).
 
 Frames (lead's L1; ``_UseWalker.frame_namespace``): ``<frame>.f_globals`` (and ``f_locals``, the
 same dict at module level) is a namespace view like ``globals()``. The running code's own frame
@@ -821,6 +824,24 @@ def _through_call(node: cst.BaseExpression) -> bool:
     return False
 
 
+def _made_with_code(node: cst.ClassDef) -> bool:
+    """Whether a class statement hands the class to code as it is made: a decorator, a base or
+    keyword, a call in its body (``__set_name__`` of what it makes)."""
+    if node.decorators or node.bases or node.keywords:
+        return True
+    for stmt in node.body.body:
+        stack: list[cst.CSTNode] = [stmt]
+        while stack:
+            n = stack.pop()
+            if type(n) is cst.Call or type(n) is cst.Decorator:
+                return True
+            if type(n) not in (cst.FunctionDef, cst.Lambda):
+                stack.extend(n.children)
+            else:
+                stack.extend(getattr(n, "decorators", ()))
+    return False
+
+
 def _chain_arguments(node: cst.BaseExpression) -> list[cst.BaseExpression]:
     """The arguments of the calls an attribute, subscript and call chain goes through
     (``HOLD`` of ``list(HOLD)[0]``, ``K`` of ``getattr(K, "c")["a"]``): what such a call returned
@@ -1038,11 +1059,24 @@ class _UseWalker:
             owner = self.owner
             if scope.parent is None:
                 self.owner = nfkc(node.name.value)  # type: ignore[attr-defined]
+            # a class made inside a function or a class body with code Python hands it to as it is
+            # made (a decorator, a base or metaclass, a call in its body: ``class_creation``) escapes
+            # into code this walk does not follow: what its body holds counts as changed in part
+            # (G2; a module-level class is judged by ``effects._Holders.escaping``, which can tell
+            # first-party code and inert bases apart)
+            found: set[str] = set()
+            escapes = scope.parent is not None and _made_with_code(node)  # type: ignore[arg-type]
+            if escapes:
+                self.holding.append(found)
             try:
                 for stmt in node.body.body:  # type: ignore[attr-defined]
                     self.walk(stmt, inner)
             finally:
                 self.owner = owner
+                if escapes:
+                    self.holding.pop()
+            if found:
+                (self.refs.deep if self.deferred == 0 else self.refs.deep_later).update(found)
             return
         if kind in _COMPREHENSIONS:
             self.comprehension(node, scope)  # type: ignore[arg-type]

@@ -3272,6 +3272,20 @@ def _holder_escape_pairs() -> list[ProjectPair]:
         base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.setup\nimport shop.other"),
                        cfg="CFG = {'a': 1}\n", setup=imp + "from shop import util\n\nutil.H = CFG\n", util=util, other=other)
         pairs.append(expect(f"escape-another-modules-global-bound-to-it-{name}-edited", k, base, edit(base, path, "(5)", "(6)")))
+    # a class made inside a function or a class body (scopes: judged there, any creation code
+    # counts), and one ``type()`` builds with a base whose ``__init_subclass__`` changes it
+    init_sub = "class B:\n    def __init_subclass__(cls):\n        if hasattr(cls, 'c'):\n            cls.c['a'] = (5)\n"
+    for name, setup, expect in [
+        ("a-class-decorator-in-a-def", imp + deco + "\n\ndef s():\n    @deco\n    class K:\n        c = CFG\n\n\ns()\n", C),
+        ("a-base-of-a-class-in-a-def", imp + init_sub + "\n\ndef s():\n    class K(B):\n        c = CFG\n\n\ns()\n", C),
+        ("a-class-decorator-of-a-nested-class", imp + deco + "\n\nclass O:\n    @deco\n    class K:\n        c = CFG\n", C),
+        ("a-class-type-builds-with-such-a-base", imp + init_sub + "\n\nK = type('K', (B,), {'c': CFG})\n", C),
+        ("a-plain-class-in-a-def", imp + "def s():\n    class K:\n        c = CFG\n        n = (5)\n\n\ns()\n", E),
+        ("a-decorated-class-in-a-def-holding-something-else",
+         imp + deco + "\n\ndef s():\n    @deco\n    class K:\n        c = {'a': 1}\n\n\ns()\n", E),
+    ]:
+        base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.setup"), cfg="CFG = {'a': 1}\n", setup=setup)
+        pairs.append(expect(f"escape-{name}-edited", k, base, edit(base, "shop/setup.py", "(5)", "(6)")))
     # the flow's own class does not escape (its flows reach it member by member), but a decorator
     # of it is reached with it
     head = "from shop.cfg import CFG\n\n\n" + deco
