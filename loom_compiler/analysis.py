@@ -110,6 +110,7 @@ from .effects import (
     UNKNOWN_ALL,
     StatementFacts,
     attachments,
+    chunk_runs,
     call_refs,
     changes_process_state,
     is_immutable_literal,
@@ -223,6 +224,15 @@ class Unit:
     #: (``effects.import_time_runs``: a def of the module it calls, the function values flowing
     #: into a call it cannot resolve; ``()<chain>``: what calling it returns may run)
     runs: tuple[str, ...] = ()
+    #: of ``attached``, the names the statement only hands to third-party code (``atexit.register(load)``,
+    #: ``Thread(target=load)``): the chunk counts no def among them as run (``effects.chunk_runs``, G7)
+    handed_on: tuple[str, ...] = ()
+    #: the name the statement only calls to bind or drop what it returns (``OBJ = L()``): the chunk
+    #: counts a class's construction as run, not all its methods (``effects.chunk_runs``, G7)
+    constructed: tuple[str, ...] = ()
+    #: a class statement: the roots of its bases it only subclasses (not called in the statement): the
+    #: chunk counts their ``__init_subclass__`` as run, not all their methods (``effects.chunk_runs``, G7)
+    subclassed: tuple[str, ...] = ()
 
     @property
     def canonical(self) -> str:
@@ -661,6 +671,8 @@ class _Analyser:
         if self.profile is not None and self.profile.opaque:
             attached = exempt_engine_config(facts, attached, self.profile.opaque, self.import_targets, self.third_party)
         attached_pieces = self.pieces_of(split, attached[len(stmts):], attached)
+        handed_on, constructed, subclassed = chunk_runs(
+            facts, attached, runs, [_made(s) for s in stmts] + [None] * (len(facts) - len(stmts)), self.third_party)
 
         units: list[Unit] = []
         pending: dict[int, Callable[[], str]] = {}
@@ -706,7 +718,8 @@ class _Analyser:
                 descriptor=_descriptor_methods(stmts[index]) if kind == "class" else (),
                 call_refs=call_refs(facts[index], self.third_party, self.literal, self.process_state)
                 if facts[index].callable else (),
-                runs=_sorted(runs[index]),
+                runs=_sorted(runs[index]), handed_on=_sorted(handed_on[index]), constructed=_sorted(constructed[index]),
+                subclassed=_sorted(subclassed[index]),
                 pieces=tuple((start + k, text_, mark(canon), refs_, names)
                              for k, (text_, canon, refs_, names) in enumerate(attached_pieces.get(index, ()))),
                 header=mark(header) if header else "", header_references=_sorted(header_refs.globals),
@@ -1574,6 +1587,58 @@ def _lone_assignment(stmt: cst.CSTNode) -> tuple[bool, cst.BaseExpression | None
     if type(small) is cst.AnnAssign and type(small.target) is cst.Name:
         return True, small.value
     return False, None
+
+
+def _made(stmt: cst.CSTNode) -> str | tuple[set[str], set[str]] | None:
+    """What ``effects.chunk_runs`` may count as made or subclassed only: ``L`` for ``X = L(...)``,
+    ``X: T = L(...)`` or ``L(...)`` alone on its line (its result bound to names, or dropped); for
+    a class statement, (the roots of its bases, of its metaclass), each only where the statement
+    calls no such root (``class K(B): v = B()`` calls ``B``)."""
+    if type(stmt) is cst.ClassDef:
+        called = _Callees()
+        stmt.visit(called)
+        bases = {r for a in stmt.bases if (r := _chain_root(a.value)) is not None and r not in called.roots}
+        metas = {r for a in stmt.keywords if a.keyword is not None and a.keyword.value == "metaclass"
+                 and (r := _chain_root(a.value)) is not None and r not in called.roots}
+        return bases, metas
+    lone, value = _lone_assignment(stmt)
+    if not lone:
+        if type(stmt) is not cst.SimpleStatementLine or len(stmt.body) != 1 or type(stmt.body[0]) is not cst.Expr:
+            return None
+        value = stmt.body[0].value
+    if type(value) is cst.Call and type(value.func) is cst.Name:
+        return value.func.value
+    return None
+
+
+def _chain_root(node: cst.BaseExpression) -> str | None:
+    """The root name of a dotted chain (``B``, ``mod.B``); None for anything else (``make()``)."""
+    while type(node) is cst.Attribute:
+        node = node.value
+    return node.value if type(node) is cst.Name else None
+
+
+class _Callees(cst.CSTVisitor):
+    """The roots of the callees a class statement calls as it runs (its decorators, bases and
+    keywords, its body; a method's decorators and defaults, not its body)."""
+
+    def __init__(self) -> None:
+        self.roots: set[str] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        root = _chain_root(node.func)
+        if root is not None:
+            self.roots.add(root)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        for d in node.decorators:
+            d.visit(self)
+        node.params.visit(self)
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        node.params.visit(self)
+        return False
 
 
 def _display_assignment(stmt: cst.CSTNode) -> bool:

@@ -4,7 +4,8 @@ One rule for the fingerprint and the chunk (issue 12, breaker5's F1/F3/F11/F12/F
 modules run for a flow (``analysis``: ``ModuleSummary.runs``; ``closure``: the modules whose
 statements abroad count, ``<loads>``, a module's own defs storing through ``sys.modules``) and
 where a chunk starts each module (``bundle.chunk_order``; ``bundle.chunk_plan.replaces_itself``)
-come from the same walk, so the chunk runs what the hash covers.
+come from the same walk, so the chunk runs what the hash covers (the chunk's order over a
+narrower count of the same seeds, below: never more than the hash covers).
 
 Python runs a module's statements in order; a statement runs the code it calls, that code runs
 what it calls in turn, in any module, and an import inside such code (``def load(): import
@@ -14,8 +15,8 @@ is still loading. The rule, for one statement (``load_imports``):
 * **What it runs** (its seeds, ``seeds``): the defs, classes and values of its module it calls
   (``Unit.runs``: by name, through an attribute, as a decorator, a base, in a class body, a value
   flowing into a call it cannot resolve, ``effects.import_time_runs``), and every module-level
-  name it hands to a call or stores through (``Unit.attached``). Widening: a function handed on
-  (``run(helper)``, ``atexit.register(cleanup)``) may be called by what receives it.
+  name it hands to a call or stores through (``Unit.attached``). Widening, for the fingerprint: a function
+  handed on (``run(helper)``, ``atexit.register(cleanup)``) may be called by what receives it.
 * **What that runs in turn** (``RunIndex.run``): a def, class or value of the module reached runs,
   and so may every module-level name its code names (a name read, not proven called: widening);
   a class may run any of its methods (``L().load()``, ``__init__``, ``__init_subclass__``); a
@@ -31,19 +32,41 @@ importer calls are each caller's to read (``chunk_order`` from the statement's t
 ``analysis`` from its references). What it only defines (a lambda's body, a method) runs when
 something calls it: then it is that caller's seed.
 
-Costs of the widening. For the fingerprint, a module counted as running brings only those of its
-statements that change what the flow reaches (``closure._imported_effects``); code registered for
-later (``atexit.register(load)``, ``threading.Thread(target=load)`` never started, a method of an
-instance nothing calls) moves the hash when what it imports changes (one more version, breaker6's
-G6). For the chunk the same widening is NOT free (breaker6's G7, known, to be fixed): a module
-counted as imported by a statement starts there, so a def only handed on (``atexit.register``,
-``Thread(target=...)``) or a method nothing calls (``OBJ = L()``) runs its imports in the chunk
-where live never does; the flow then sees what that module's statements did (or an import cycle
-back into the half-run module fails). The fix: the chunk's order takes only what a statement
-*calls* (own and imported callees, a call's result's methods), the hash keeps the handed-on
-names. Measured on the real repositories of ``benchmarks/bench_closure_width.py``: every chunk
-byte-identical to main (samples-python 191 chunks; prefect-recipes 27 under the loom and the
-prefect profile), every codeHash the same, collateral unchanged (loom profile 9 / 8 / 0).
+The chunk's count is narrower (breaker6's G7; ``chunk_seeds``, ``effects.chunk_runs``). A
+module a statement's code imports *starts there* in the chunk (``chunk_order``), so counting
+code that does not run makes the chunk run a module live never imports at that point (the flow
+then sees what its statements did, or an import cycle back into the half-run module fails).
+For the chunk's order, a statement runs what it calls, not what it only hands on:
+
+* a def handed only to third-party code (no first-party callee, no ``effects.EAGER_BUILTINS``
+  name in the statement: ``atexit.register(load)``, ``T = threading.Thread(target=load)``,
+  ``signal.signal(SIG, lambda *a: load())``) is not called (``HANDED``; a value standing for
+  one, ``HOOK = load``, hands it on too). Handed to first-party code (``run(load)``,
+  ``REG.add(load)``), it may be: the callee's parameters are not tracked, so it counts;
+* a class the statement only calls to make an instance (``OBJ = L()``, ``MADE``) runs its
+  construction (``__new__``, ``__init__``, ``__post_init__``, ``__del__``, its metaclass's
+  ``__call__``, inherited ones through its bases) and what that code reaches through ``self``,
+  not its other methods; a class statement runs its bases' ``__init_subclass__``
+  (``SUBCLASSED``) and its metaclass's construction, not their methods. Anything else done with
+  the class or its instance in the statement (``L().go()``, ``run(L())``), an instance escaping
+  its construction (``register(self)``, ``getattr(self, n)``), a base that is no dotted name:
+  the whole class, as for the fingerprint;
+* an ``if`` with no ``else`` whose test is ``False`` or ``TYPE_CHECKING`` as ``typing`` (or
+  ``typing_extensions``) binds it (``chunk_order._false_tests``: not a name the module rebinds,
+  ``TYPE_CHECKING = True``, or imports from elsewhere) runs nothing (``chunk_order``).
+
+Costs. The fingerprint keeps the wide count: a module counted as running brings only those of
+its statements that change what the flow reaches (``closure._imported_effects``), so code
+registered for later (``atexit.register(load)``, a thread never started, ``signal.signal``, a
+method of an instance nothing calls, an ``if TYPE_CHECKING:`` or ``if False:`` body) moves the
+hash when what it imports changes: one more version, never a missed one (breaker6's G6, a
+documented cost). The chunk's narrow count is a choice where the chunk cannot be right both
+ways: third-party code that calls at once what it is handed (``functools.reduce(load, xs)``, a
+library's ``apply(load)``) starts in the chunk, at that statement, nothing of what ``load``
+imports (its module's statements then run where a later import starts it, or not at all), and
+a thread started at load runs its target's imports in the chunk at ``start()`` (live, at some
+point while it runs). Measured on the real repositories of ``benchmarks/bench_closure_width.py``
+against the same tree without the narrowing: see the closing note of issue 12 (fixG7).
 
 Not followed (documented limits): a callee computed from nothing the module names (a parameter
 called with a third-party value); a decorator calling the function it decorates at load
@@ -59,13 +82,14 @@ each had one and disagreed: F2/F3/F13), and recording call sites in a new pass o
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from .analysis import ModuleSummary, Unit
 
-__all__ = ["LoadRuns", "Lookup", "RunIndex", "load_imports", "module_load_imports", "seeds", "units_run"]
+__all__ = ["LoadRuns", "Lookup", "RunIndex", "chunk_seeds", "load_imports", "module_load_imports", "seeds", "units_run"]
 
 #: kinds of unit whose code may run when a statement names it (an import is followed into its module)
 _CODE_KINDS = frozenset({"function", "class", "constant", "statement"})
@@ -90,12 +114,49 @@ def seeds(unit: Unit) -> list[str]:
     return out
 
 
+#: marks of the chunk's chains (``chunk_seeds``): a name only handed on (a def reached so is not
+#: called), a name only called to make an instance (a class reached so runs its construction)
+HANDED, MADE, SUBCLASSED, CALLED = "~", "+", "-", "*"
+_MARKS = HANDED + MADE + SUBCLASSED + CALLED
+#: per mark, what a class runs of its own code, and how its bases and metaclass are reached in
+#: turn: making an instance (``type.__call__``: ``__new__``, ``__init__``; a dataclass's
+#: ``__post_init__``; ``__del__`` when the statement drops it; for a metaclass making a class,
+#: ``__prepare__``), its metaclass's ``__call__`` doing it; defining a subclass (a base's
+#: ``__init_subclass__``; the metaclass makes the class); calling an instance (``__call__``)
+_CLASS_RUNS = {
+    MADE: (("__new__", "__init__", "__post_init__", "__del__", "__prepare__"), MADE, CALLED),
+    SUBCLASSED: (("__init_subclass__",), SUBCLASSED, MADE),
+    CALLED: (("__call__",), CALLED, ""),
+}
+
+
+def chunk_seeds(unit: Unit) -> list[str]:
+    """``seeds`` as the chunk's order takes them (breaker6's G7): a chain rooted at a name the
+    statement only hands on (``Unit.handed_on``) marked ``HANDED``, at a name it only calls to
+    make an instance (``Unit.constructed``) marked ``MADE`` (``RunIndex.reached`` says what each
+    runs). The fingerprint keeps the unmarked ``seeds``: wider, which costs it nothing."""
+    out = seeds(unit)
+    handed, made, sub = getattr(unit, "handed_on", ()), getattr(unit, "constructed", ()), getattr(unit, "subclassed", ())
+    if not handed and not made and not sub:
+        return out
+    return [HANDED + c if (root := c.partition(".")[0]) in handed else MADE + c if root in made
+            else SUBCLASSED + c if root in sub else c for c in out]
+
+
+class _Part(NamedTuple):
+    """What a statement runs of a class it makes an instance of (``RunIndex.constructed``)."""
+
+    kind: str
+    references: tuple[str, ...]
+
+
 class RunIndex:
     """One module's units by the name they bind, for the walk (built once per summary)."""
 
-    __slots__ = ("binders", "imported")
+    __slots__ = ("binders", "imported", "_made")
 
     def __init__(self, units: Sequence[Unit]) -> None:
+        self._made: dict[tuple[int, str], tuple[_Part, tuple[str, ...]] | None] = {}
         #: name -> the units that bind it other than by an import (their code may run)
         self.binders: dict[str, list[Unit]] = {}
         #: name -> what the imports binding it bind it to (absolute: ``shop.util.load``; for
@@ -121,15 +182,43 @@ class RunIndex:
             if chain in seen:
                 continue
             seen.add(chain)
-            root, dot, rest = chain.partition(".")
+            mark = chain[:1] if chain[:1] in _MARKS else ""
+            bare = chain[len(mark):]
+            root, dot, rest = bare.partition(".")
             for target in imported.get(root, ()):
                 # ``import shop.util`` binds ``shop`` to the package: the chain is absolute already
-                foreign.append(target + dot + rest if target != root else chain)
+                foreign.append(mark + (target + dot + rest if target != root else bare))
             for u in binders.get(root, ()):
+                if mark == HANDED and u.kind == "function":
+                    continue  # a def handed on is not called by handing it on (G7)
+                if mark in _CLASS_RUNS and u.kind == "class" and (made := self.constructed(u, mark)) is not None:
+                    part, more = made
+                    if id(part) not in found:
+                        found[id(part)] = part  # type: ignore[assignment]
+                        todo.extend(more)
+                    continue
                 if id(u) not in found:
                     found[id(u)] = u
-                    todo.extend(ref for ref in u.references if _global(ref))
+                    # a value handed on hands on what it is (``HOOK = load``, then ``atexit.register(HOOK)``)
+                    down = HANDED if mark == HANDED and u.kind == "constant" else ""
+                    todo.extend(down + ref for ref in u.references if _global(ref))
         return list(found.values())
+
+    def constructed(self, unit: Unit, mark: str) -> tuple[_Part, tuple[str, ...]] | None:
+        """What making an instance of the class ``unit`` runs (a ``MADE`` chain), or defining a
+        subclass of it (``SUBCLASSED``): its ``_CONSTRUCTION`` (``_SUBCLASSING``) methods and
+        the methods they reach through their first parameter (``self.go()``, ``self.prop``),
+        transitively: the part of the class's references their code spells (its imports, its
+        literal importer calls, the module-level names it reads); and its bases (made or
+        subclassed in turn: an inherited ``__init__``) and its metaclass (made: its ``__call__``
+        makes the instance, its ``__new__`` the subclass). None, the whole class (widening): a
+        first parameter that escapes or is read by computed name in that code (``register(self)``,
+        ``getattr(self, n)``: anything may then call any method), a base that is no dotted name,
+        a source that does not parse as one class."""
+        key = (id(unit), mark)
+        if key not in self._made:
+            self._made[key] = _construction(unit, mark)
+        return self._made[key]
 
     def run(self, chains: Iterable[str], out: list[str], foreign: list[str]) -> None:
         """Add to ``out`` what running the code ``chains`` name imports, and to ``foreign`` the
@@ -144,18 +233,92 @@ class RunIndex:
                     out.append(ref[1:])
 
 
+def _construction(unit: Unit, mark: str) -> tuple[_Part, tuple[str, ...]] | None:
+    """``RunIndex.constructed`` of one class statement (computed from its text)."""
+    try:
+        tree = ast.parse(unit.source)
+    except SyntaxError:
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.ClassDef):
+        return None
+    node = tree.body[0]
+    bases = [_dotted(b) for b in node.bases]
+    metas = [_dotted(k.value) for k in node.keywords if k.arg == "metaclass"]
+    if None in bases or None in metas or any(k.arg is None for k in node.keywords):
+        return None  # ``class K(make())``, ``class K(**kw)``: what it derives from is computed
+    methods = {n.name: n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    own, base_mark, meta_mark = _CLASS_RUNS[mark]
+    todo = [m for m in own if m in methods]
+    taken: set[str] = set()
+    names: set[str] = set()  # names the code reads
+    spelled: set[str] = set()  # what its import statements spell (``shop.x``; ``x`` of ``from . import x``)
+    strings: set[str] = set()  # its string constants (an importer's literal argument among them)
+    while todo:
+        name = todo.pop()
+        if name in taken:
+            continue
+        taken.add(name)
+        fn = methods[name]
+        args = fn.args.posonlyargs + fn.args.args
+        me = args[0].arg if args else None
+        objects = {id(n.value) for n in ast.walk(fn) if isinstance(n, ast.Attribute)}
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == me:
+                if node.attr in methods:
+                    todo.append(node.attr)
+            elif isinstance(node, ast.Name):
+                if node.id == me and id(node) not in objects:
+                    return None  # the instance escapes (or is read by computed name): any method may run
+                names.add(node.id)
+            elif isinstance(node, ast.Import):
+                spelled.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                spelled.add(base)
+                spelled.update(f"{base}.{a.name}" if base else a.name for a in node.names)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                strings.add(node.value)
+    refs = tuple(r for r in unit.references
+                 if (r[:1] == "!" and any(_ends_with(r[1:], s) for s in spelled if s))
+                 or (r[:1] == "=" and any(_ends_with(r[1:], s.lstrip(".")) for s in strings if s.strip(".")))
+                 or (_global(r) and r.partition(".")[0] in names))
+    more = (*(ref for ref in refs if _global(ref)), *(base_mark + b for b in bases if b),
+            *(meta_mark + m for m in metas if m and meta_mark))
+    return _Part(unit.kind, refs), more
+
+
+def _dotted(node: ast.expr) -> str | None:
+    """The dotted chain an expression spells (``B``, ``mod.B``; ``Generic[T]``: ``Generic``, a
+    subscript's class); None for anything else."""
+    if isinstance(node, ast.Subscript):
+        node = node.value
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return ".".join([node.id, *reversed(parts)])
+
+
+def _ends_with(dotted: str, spelled: str) -> bool:
+    return dotted == spelled or dotted.endswith("." + spelled)
+
+
 def units_run(units: Sequence[Unit], chains: Iterable[str]) -> list[Unit]:
     """The units of one module running the code ``chains`` name may run (module docstring), in no
     particular order; within the module only (``chunk_plan.replaces_itself``)."""
     return RunIndex(units).reached(chains, [])
 
 
-def load_imports(units: Sequence[Unit], unit: Unit, index: RunIndex | None = None) -> tuple[list[str], list[str]]:
+def load_imports(units: Sequence[Unit], unit: Unit, index: RunIndex | None = None, *,
+                 chunk: bool = False) -> tuple[list[str], list[str]]:
     """(what running ``unit`` at load imports through the code of its module it runs, the absolute
-    chains of other modules' names that code may run): the module's own part of the rule."""
+    chains of other modules' names that code may run): the module's own part of the rule; for the
+    chunk's order (``chunk``), from ``chunk_seeds``."""
     out: list[str] = []
     foreign: list[str] = []
-    chains = seeds(unit)
+    chains = chunk_seeds(unit) if chunk else seeds(unit)
     if chains:
         (index or RunIndex(units)).run(chains, out, foreign)
     return out, foreign
@@ -194,22 +357,24 @@ class LoadRuns:
             hit = self._index[id(summary)] = (summary, RunIndex(summary.units))
         return hit[1]
 
-    def own(self, summary: ModuleSummary, unit: Unit) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    def own(self, summary: ModuleSummary, unit: Unit, *, chunk: bool = False) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """``load_imports`` of ``unit`` (memoised)."""
-        key = (id(summary), unit.index)
+        key = (id(summary), unit.index, chunk)
         hit = self._own.get(key)
         if hit is None or hit[0] is not summary:
-            out, foreign = load_imports(summary.units, unit, self.index(summary))
+            out, foreign = load_imports(summary.units, unit, self.index(summary), chunk=chunk)
             hit = self._own[key] = (summary, tuple(out), tuple(foreign))
         return hit[1], hit[2]
 
-    def statement(self, summary: ModuleSummary, unit: Unit, lookup: Lookup) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    def statement(self, summary: ModuleSummary, unit: Unit, lookup: Lookup, *,
+                  chunk: bool = False) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """(what running ``unit`` of ``summary``'s module at load imports, in any module, the
-        modules whose summaries the answer looked up)."""
-        own, foreign = self.own(summary, unit)
+        modules whose summaries the answer looked up); ``chunk``: as the chunk's order counts it
+        (``chunk_seeds``)."""
+        own, foreign = self.own(summary, unit, chunk=chunk)
         if not foreign:
             return own, ()
-        return self._followed(("unit", id(summary), unit.index), summary, own, foreign, lookup)
+        return self._followed(("chunk" if chunk else "unit", id(summary), unit.index), summary, own, foreign, lookup)
 
     def foreign(self, summary: ModuleSummary, lookup: Lookup) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """(what running the whole module at load imports through code of *other* modules its
@@ -252,11 +417,12 @@ class LoadRuns:
             if target in seen:
                 continue
             seen.add(target)
-            found = _module_of(target, lookup, read)
+            mark = target[:1] if target[:1] in _MARKS else ""
+            found = _module_of(target[len(mark):], lookup, read)
             if found is None:
                 continue
             summary, name = found
-            imports, more = self._calling(summary, name)
+            imports, more = self._calling(summary, mark + name)
             out.extend(imports)
             todo.extend(more)
 

@@ -114,12 +114,59 @@ def _called_imports(summary: _SummaryLike) -> dict[int, list[str]]:
     if not all(hasattr(u, "runs") for u in units):
         return {}
     out: dict[int, list[str]] = {}
+    false = _false_tests(units)
     for unit in units:
-        if unit.runs or unit.attached:  # type: ignore[attr-defined]
-            targets = [t for m in load_imports(units, unit)[0] for t in _chain(m)]  # type: ignore[arg-type]
+        if (unit.runs or unit.attached) and not _never_runs(unit, false):  # type: ignore[attr-defined]
+            targets = [t for m in load_imports(units, unit, chunk=True)[0] for t in _chain(m)]  # type: ignore[arg-type]
             if targets:
                 out[unit.line] = targets
     return out
+
+
+#: where Python binds the constant that is False at run time and True for a type checker
+_TYPE_CHECKING = frozenset({"typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"})
+
+
+def _false_tests(units: Sequence[_UnitLike]) -> frozenset[str]:
+    """The spellings that are ``False`` when the module runs: ``TYPE_CHECKING`` when every statement
+    binding it imports ``typing.TYPE_CHECKING`` (or ``typing_extensions``'), ``typing.TYPE_CHECKING``
+    when ``typing`` is bound only to that module (likewise ``typing_extensions``). A name the
+    module binds otherwise (``TYPE_CHECKING = True``, a def, a ``global`` write) is not one."""
+    binders: dict[str, set[str]] = {}
+    for unit in units:
+        aliases = dict(getattr(unit, "aliases", ()))
+        for name in getattr(unit, "names", ()):
+            binders.setdefault(name, set()).add(aliases.get(name, "?"))
+        for name in getattr(unit, "global_writes", ()):
+            binders.setdefault(name, set()).add("?")
+    out = {"False"}
+    if binders.get("TYPE_CHECKING") and binders["TYPE_CHECKING"] <= _TYPE_CHECKING:
+        out.add("TYPE_CHECKING")
+    for module in ("typing", "typing_extensions"):
+        if binders.get(module) == {module}:
+            out.add(f"{module}.TYPE_CHECKING")
+    return frozenset(out)
+
+
+def _never_runs(unit: _UnitLike, false: frozenset[str]) -> bool:
+    """Whether the statement is an ``if`` with no ``else`` whose test is one of ``false``
+    (``_false_tests``: ``if TYPE_CHECKING: load()``, ``if False: ...``): its body never runs, so
+    what its code would import starts nothing (breaker6's G7)."""
+    source = unit.source
+    if "TYPE_CHECKING" not in source and "False" not in source:
+        return False
+    tree = _parsed(source)
+    if tree is None or len(tree.body) != 1:
+        return False
+    node = tree.body[0]
+    if not isinstance(node, ast.If) or node.orelse:
+        return False
+    test = node.test
+    if isinstance(test, ast.Constant):
+        return test.value is False
+    spelled = test.id if isinstance(test, ast.Name) else (
+        f"{test.value.id}.{test.attr}" if isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name) else None)
+    return spelled in false
 
 
 def with_foreign_imports(schedule: Schedule, summary: ModuleSummary, runs: LoadRuns, lookup: Lookup) -> Schedule:
@@ -128,11 +175,16 @@ def with_foreign_imports(schedule: Schedule, summary: ModuleSummary, runs: LoadR
     then ``load()``, where ``def load(): import shop.x``, ran ``shop.x`` after ``shop.m``'s later
     statements). ``lookup``: the summaries the chunk knows; a build-wide ``runs`` memoises."""
     extra: dict[int, list[str]] = {}
+    false: frozenset[str] | None = None
     for unit in summary.units:
         if unit.runs or unit.attached:
-            own, foreign = runs.own(summary, unit)
+            own, foreign = runs.own(summary, unit, chunk=True)
             if foreign:
-                found = runs.statement(summary, unit, lookup)[0][len(own):]
+                if false is None:
+                    false = _false_tests(summary.units)
+                if _never_runs(unit, false):
+                    continue
+                found = runs.statement(summary, unit, lookup, chunk=True)[0][len(own):]
                 if found:
                     extra[unit.line] = [t for m in found for t in _chain(m)]
     if not extra:

@@ -3337,10 +3337,10 @@ def _breaker6_chunk_cases() -> list[ChunkCase]:
     Each shop/m.py logs ``m1``, runs one statement, logs ``m2``; shop/x.py logs ``x``. G8 (strict
     xfails): live runs x inside the statement (a default argument's importer call,
     ``__class_getitem__``, a ``singledispatch`` implementation, a literal ``exec`` string: the
-    chunk must not import the live module either), the chunk does not; G7's main part: a def
-    called under ``if TYPE_CHECKING:`` never runs, yet the chunk runs x. Held (guards, G7 on
-    fixD's branch): a def only registered or handed on for later (``atexit``, a thread never
-    started, an instance whose importing method nothing calls) starts no module. G11 (strict
+    chunk must not import the live module either), the chunk does not. G7 (fixed, guards now): a
+    def called under ``if TYPE_CHECKING:`` never runs, a def only registered or handed on for
+    later (``atexit``, a thread never started), an instance whose importing method nothing calls:
+    none starts a module. G11 (strict
     xfails): an import, a compound statement, a walrus or a ``del`` in the class body of the
     flow's own class, read through ``self``."""
     log = "L = []\n"
@@ -3353,12 +3353,12 @@ def _breaker6_chunk_cases() -> list[ChunkCase]:
         ("a-singledispatch-implementation",
          "import functools\n\n\n@functools.singledispatch\ndef r(v):\n    pass\n\n\n@r.register(int)\ndef _(v):\n    import shop.x\n", "r(1)", "G8"),
         ("a-literal-exec-string", "", "exec('import shop.x')", "G8"),
-        ("a-def-called-under-type-checking", "from typing import TYPE_CHECKING\n" + lazy, "if TYPE_CHECKING:\n    load()", "G7"),
-        # held on main until fp2-dyn (load_runs) landed: the chunk starts what a def only handed on, or a
-        # method nothing calls, imports (G7, fixD: the chunk order is to take only callees)
-        ("a-def-registered-with-atexit", "import atexit\n" + lazy, "atexit.register(load)", "G7"),
-        ("a-def-given-to-a-thread-never-started", "import threading\n" + lazy, "T = threading.Thread(target=load)", "G7"),
-        ("an-instance-whose-importing-method-nothing-calls", "class L:\n    def go(self):\n        import shop.x\n", "OBJ = L()", "G7"),
+        # G7 (fixed, session 8: ``load_runs.chunk_seeds``): a def called under ``if TYPE_CHECKING:``, a
+        # def only handed on, a method nothing calls start no module in the chunk
+        ("a-def-called-under-type-checking", "from typing import TYPE_CHECKING\n" + lazy, "if TYPE_CHECKING:\n    load()", None),
+        ("a-def-registered-with-atexit", "import atexit\n" + lazy, "atexit.register(load)", None),
+        ("a-def-given-to-a-thread-never-started", "import threading\n" + lazy, "T = threading.Thread(target=load)", None),
+        ("an-instance-whose-importing-method-nothing-calls", "class L:\n    def go(self):\n        import shop.x\n", "OBJ = L()", None),
         # held on main and fp2-dyn
         ("a-def-called-through-an-alias", lazy, "go = load\ngo()", None),
         ("a-decorator-factorys-inner-decorator", "def deco(a):\n    def w(f):\n        import shop.x\n        return f\n    return w\n",
@@ -3554,6 +3554,93 @@ def _load_runs_chunk_cases() -> list[ChunkCase]:
 
 
 CHUNK_CASES = CHUNK_CASES + tuple(_load_runs_chunk_cases())
+
+
+def _chunk_seeds_cases() -> list[ChunkCase]:
+    """fixG7 (session 8, ``load_runs.chunk_seeds``; breaker6's G7): the chunk counts as run what a
+    statement calls, not what it only hands on or a method nothing calls. Each shop/m.py logs
+    ``m1``, runs one statement, logs ``m2``; shop/x.py logs ``x``. Runs x (the rule must still
+    see it): a builtin calling the def it is handed, a thread started and joined, a first-party
+    callee calling what it is handed (imported, or a class's ``__init__``), an ``__init__``
+    reaching an importing method through ``self`` (a call, a property), an inherited
+    ``__init__``, a metaclass's ``__call__``, a dataclass's ``__post_init__``, an instance
+    escaping its ``__init__``, a method called on the result, ``TYPE_CHECKING`` rebound to True
+    or imported from elsewhere, an ``if TYPE_CHECKING`` with an ``else`` that calls, a base's
+    ``__init_subclass__``, a metaclass's ``__init__``, a class body making its base. Runs no x:
+    a def of another module handed to ``atexit``, a value standing for a def handed on, a
+    lambda given to a signal handler, a class of another module instantiated whose importing
+    method nothing calls, a subclass of a class (of this module or another) whose importing
+    method nothing calls, a metaclass's ``__call__`` of a class nothing instantiates,
+    ``typing.TYPE_CHECKING`` spelled through the module, a def called under ``if False:``."""
+    log = "L = []\n"
+    x = "from shop import log\n\nlog.L.append('x')\n"
+    lazy = "def load():\n    import shop.x\n"
+    cls = "class L:\n    def __init__(self):\n        {init}\n\n    def go(self):\n        import shop.x\n"
+    util_loader = "class Loader:\n    def __init__(self):\n        self.n = 1\n\n    def go(self):\n        import shop.x\n"
+    cases: list[ChunkCase] = []
+    for name, defs, stmt, more in [
+        # x runs live
+        ("a-def-handed-to-sorted", lazy, "sorted([1], key=lambda v: load())", {}),
+        ("a-def-handed-to-sorted-by-name", "def load(v):\n    import shop.x\n", "sorted([1], key=load)", {}),
+        ("a-def-mapped-and-drained", "def load(v):\n    import shop.x\n", "list(map(load, [1]))", {}),
+        ("a-thread-started-and-joined", "import threading\n" + lazy, "T = threading.Thread(target=load)\nT.start()\nT.join()", {}),
+        ("a-def-handed-to-a-first-party-registry-calling-it", "from shop.util import reg\n" + lazy, "reg(load)",
+         {"util": "def reg(f):\n    f()\n"}),
+        ("a-def-handed-to-a-constructor-calling-it", "class L:\n    def __init__(self, f):\n        f()\n\n\n" + lazy,
+         "OBJ = L(load)", {}),
+        ("an-init-calling-an-importing-method", cls.format(init="self.go()"), "OBJ = L()", {}),
+        ("an-init-reading-an-importing-property",
+         "class L:\n    def __init__(self):\n        self.v = self.p\n\n    @property\n    def p(self):\n        import shop.x\n",
+         "OBJ = L()", {}),
+        ("an-inherited-init", "class B:\n    def __init__(self):\n        import shop.x\n\n\nclass L(B):\n    pass\n", "OBJ = L()", {}),
+        ("a-metaclass-call",
+         "class M(type):\n    def __call__(cls, *a):\n        import shop.x\n        return super().__call__(*a)\n\n\n"
+         "class L(metaclass=M):\n    pass\n", "OBJ = L()", {}),
+        ("a-dataclass-post-init",
+         "from dataclasses import dataclass\n\n\n@dataclass\nclass L:\n    def __post_init__(self):\n        import shop.x\n",
+         "OBJ = L()", {}),
+        ("an-init-handing-its-instance-on", "from shop.util import reg\n" + cls.format(init="reg(self)"), "OBJ = L()",
+         {"util": "def reg(o):\n    o.go()\n"}),
+        ("an-init-reading-itself-by-computed-name", cls.format(init="getattr(self, 'g' + 'o')()"), "OBJ = L()", {}),
+        ("a-method-called-on-the-result", cls.format(init="pass"), "L().go()", {}),
+        ("a-method-called-on-the-bound-instance", cls.format(init="pass"), "OBJ = L()\nOBJ.go()", {}),
+        ("a-class-of-another-module-whose-init-imports", "from shop.util import Loader\n", "LOADER = Loader()",
+         {"util": "class Loader:\n    def __init__(self):\n        self.go()\n\n    def go(self):\n        import shop.x\n"}),
+        ("type-checking-rebound-to-true", "from typing import TYPE_CHECKING\n" + lazy + "\n\nTYPE_CHECKING = True\n",
+         "if TYPE_CHECKING:\n    load()", {}),
+        ("a-type-checking-of-another-module", "from shop.util import TYPE_CHECKING\n" + lazy, "if TYPE_CHECKING:\n    load()",
+         {"util": "TYPE_CHECKING = True\n"}),
+        ("type-checking-with-an-else-calling", "from typing import TYPE_CHECKING\n" + lazy,
+         "if TYPE_CHECKING:\n    pass\nelse:\n    load()", {}),
+        ("a-base-whose-init-subclass-imports", "class B:\n    def __init_subclass__(cls):\n        import shop.x\n",
+         "class K(B):\n    pass", {}),
+        ("a-metaclass-init", "class M(type):\n    def __init__(cls, *a):\n        import shop.x\n", "class K(metaclass=M):\n    pass", {}),
+        ("a-class-body-making-its-base", "class B:\n    def __init__(self):\n        import shop.x\n", "class K(B):\n    v = B()", {}),
+        # x does not run live
+        ("a-subclass-of-a-base-whose-importing-method-nothing-calls", "class B:\n    def go(self):\n        import shop.x\n",
+         "class K(B):\n    pass", {}),
+        ("a-subclass-of-a-base-of-another-module", "from shop.util import Loader\n", "class K(Loader):\n    pass",
+         {"util": util_loader}),
+        ("a-class-whose-metaclass-call-runs-only-when-instantiated",
+         "class M(type):\n    def __call__(cls, *a):\n        import shop.x\n", "class K(metaclass=M):\n    pass", {}),
+        ("a-def-of-another-module-registered-with-atexit", "import atexit\nfrom shop import util\n", "atexit.register(util.load)",
+         {"util": lazy}),
+        ("a-value-standing-for-a-def-registered-with-atexit", "import atexit\n" + lazy + "\n\nHOOK = load\n",
+         "atexit.register(HOOK)", {}),
+        ("a-def-given-to-a-signal-handler", "import signal\n" + lazy, "signal.signal(signal.SIGUSR1, lambda *a: load())", {}),
+        ("a-class-of-another-module-whose-importing-method-nothing-calls", "from shop.util import Loader\n",
+         "LOADER = Loader()", {"util": util_loader}),
+        ("an-init-calling-a-method-that-does-not-import", cls.format(init="self.n = 1"), "OBJ = L()", {}),
+        ("typing-type-checking-through-the-module", "import typing\n" + lazy, "if typing.TYPE_CHECKING:\n    load()", {}),
+        ("a-def-called-under-if-false", lazy, "if False:\n    load()", {}),
+    ]:
+        m = "from shop import log\n" + defs + "\n\nlog.L.append('m1')\n" + stmt + "\nlog.L.append('m2')\n"
+        cases.append(ChunkCase(f"g7-module-imported-by-{name}-runs-where-live-runs-it",
+                               project(flow("return log.L", "from shop import m, log"), log=log, x=x, m=m, **more), 0))
+    return cases
+
+
+CHUNK_CASES = CHUNK_CASES + tuple(_chunk_seeds_cases())
 
 
 def _class_body_binding_chunk_cases() -> list[ChunkCase]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from loom_compiler.analysis import ModuleSummary, analyse_module
 from loom_compiler.bundle.chunk_order import import_schedule, with_foreign_imports
-from loom_compiler.load_runs import LoadRuns, seeds
+from loom_compiler.load_runs import HANDED, MADE, SUBCLASSED, LoadRuns, chunk_seeds, seeds
 
 
 def _summary(source: str, module: str) -> ModuleSummary:
@@ -53,3 +53,44 @@ def test_code_only_defined_runs_nothing():
     m = _summary("import importlib\n\nload = lambda: importlib.import_module('shop.x')\n\n\n"
                  "def later():\n    return load()\n", "shop.m")
     assert all(not LoadRuns().statement(m, u, {}.get)[0] for u in m.units)
+
+
+HANDED_ON = "import atexit\nfrom shop import util\n\natexit.register(util.load)\n"
+
+
+def test_a_def_only_handed_on_counts_for_the_hash_and_not_for_the_chunk():
+    # G7: the fingerprint keeps the widening (the registration may fire: one more version at most);
+    # the chunk's order must not start what live code starts only when it fires
+    m = _summary(HANDED_ON, "shop.m")
+    summaries = {"shop.m": m, "shop.util": _summary("def load():\n    import shop.x\n", "shop.util")}
+    runs = LoadRuns()
+    unit = m.units[2]
+    assert unit.handed_on == ("util",)
+    assert "shop.x" in runs.foreign(m, summaries.get)[0]
+    assert "shop.x" in runs.statement(m, unit, summaries.get)[0]
+    assert "shop.x" not in runs.statement(m, unit, summaries.get, chunk=True)[0]  # one memo, two answers
+    assert "shop.x" in runs.statement(m, unit, summaries.get)[0]
+    assert 3 not in dict(with_foreign_imports(import_schedule(m), m, runs, summaries.get))
+
+
+def test_chunk_seeds_mark_what_is_handed_on_made_or_subclassed():
+    m = _summary("import atexit\n\n\ndef load():\n    import shop.x\n\n\nclass L:\n    pass\n\n\n"
+                 "atexit.register(load)\nOBJ = L()\n\n\nclass K(L):\n    pass\n\n\nrun = load\nrun()\n", "shop.m")
+    handed, made, subclass, called = (u for u in m.units if u.runs or u.attached)
+    assert HANDED + "load" in chunk_seeds(handed) and "load" in seeds(handed)
+    assert chunk_seeds(made) == [MADE + "L"]
+    assert SUBCLASSED + "L" in chunk_seeds(subclass)
+    # a statement that calls first-party code hands nothing on (the callee may call what it gets)
+    assert chunk_seeds(called) == seeds(called)
+
+
+def test_a_class_made_runs_its_construction_and_a_subclass_its_init_subclass():
+    m = _summary("class B:\n    def __init_subclass__(cls):\n        import shop.s\n\n    def __init__(self):\n"
+                 "        self.go()\n\n    def go(self):\n        import shop.g\n\n    def other(self):\n"
+                 "        import shop.o\n\n\nOBJ = B()\n\n\nclass K(B):\n    pass\n", "shop.m")
+    runs = LoadRuns()
+    made, defined = m.units[1], m.units[2]
+    assert set(runs.statement(m, made, {}.get, chunk=True)[0]) == {"shop.g"}
+    assert set(runs.statement(m, defined, {}.get, chunk=True)[0]) == {"shop.s"}
+    # the fingerprint's rule: a class reached may run any of its methods
+    assert {"shop.s", "shop.g", "shop.o"} <= set(runs.statement(m, made, {}.get)[0])
