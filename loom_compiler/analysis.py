@@ -73,7 +73,7 @@ import re
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -617,6 +617,23 @@ class _Analyser:
                 marks |= found
         return canonical(header) + "".join(f"\n(step decorator {m})" for m in sorted(marks)), refs
 
+    def subscripted_classes(self, stmts: Sequence[cst.CSTNode], drafts: Sequence[tuple[Any, ...]],
+                            runs: list[set[str]]) -> None:
+        """Add to ``runs`` each class of the module defining ``__class_getitem__`` that a statement
+        subscripts as it runs (``L[int]``: Python calls it then; breaker6's G5/G8). Read from the
+        text (a spelling ``L[`` anywhere in a statement other than a def and the class's own):
+        wider than Python where the text is in a string or a method body, which only counts the
+        class as run. A class of another module subscripted is not seen (documented limit,
+        ``load_runs``)."""
+        named = [n for i, stmt in enumerate(stmts) if type(stmt) is cst.ClassDef and "__class_getitem__" in drafts[i][4]
+                 for n in self.statements[i].names]
+        if not named:
+            return
+        spelled = re.compile(r"\b(" + "|".join(re.escape(n) for n in named) + r")\s*\[")
+        for index, (kind, _, _, _, code, _) in enumerate(drafts):
+            if kind != "function" and "[" in code:
+                runs[index].update(n for n in spelled.findall(code) if n not in self.statements[index].names)
+
     # -- main -----------------------------------------------------------------------------------
     def run(self) -> ModuleSummary:
         stmts = self.stmts = list(self.tree.body)
@@ -668,11 +685,13 @@ class _Analyser:
         for index, (pieces, piece_refs, _) in split.items():
             facts += [StatementFacts(index, set(), set(), r, False) for r in piece_refs]
         attached, changes, runs = attachments(facts, self.third_party, self.literal, star=bool(self.star_units))
+        self.subscripted_classes(stmts, drafts, runs)
         if self.profile is not None and self.profile.opaque:
             attached = exempt_engine_config(facts, attached, self.profile.opaque, self.import_targets, self.third_party)
         attached_pieces = self.pieces_of(split, attached[len(stmts):], attached)
         handed_on, constructed, subclassed = chunk_runs(
-            facts, attached, runs, [_made(s) for s in stmts] + [None] * (len(facts) - len(stmts)), self.third_party)
+            facts, attached, runs, [_made(s, d[4]) for s, d in zip(stmts, drafts)] + [None] * (len(facts) - len(stmts)),
+            self.third_party)
 
         units: list[Unit] = []
         pending: dict[int, Callable[[], str]] = {}
@@ -690,9 +709,17 @@ class _Analyser:
                 loaded = self.path_uses(index, stmts[index], search_paths, path_warnings)
                 if loaded:
                     loaded_by_path[index] = loaded
+        #: what the decorators and signatures of the module's defs import as they run (breaker6's G5:
+        #: ``def f(a=importlib.import_module("shop.x"))``): a def's lazy ``=`` references are its
+        #: body's, which runs later, unless its header spells them; and what code strings read
+        #: at load import (``exec("import shop.x")``)
+        header_loads: set[str] = set()
         for index, (kind, later, refs, step_name, code, start) in enumerate(drafts):
             st = self.statements[index]
             refs = refs or References()
+            if kind == "function" and type(stmts[index]) is cst.FunctionDef and any(r[:1] == "=" for r in refs.globals):
+                header_loads.update(r[1:] for r in self.refs(self.header_of(stmts[index])).globals if r[:1] == "=")
+            header_loads |= refs.code_loads  # ``exec("import shop.x")`` at load (G5)
             text: str | None
             if not isinstance(later, _Later):
                 text = later
@@ -753,7 +780,8 @@ class _Analyser:
             exports=exports if isinstance(exports, tuple) else None,
             exports_known=exports != UNKNOWN_ALL,
             getattr_hook=any(type(stmts[i]) is cst.FunctionDef for i in self.binders.get("__getattr__", ())),
-            runs=_sorted({*(m for st in self.statements for m in (*st.modules, *st.stars)), *_load_time_imports(units)}),
+            runs=_sorted({*(m for st in self.statements for m in (*st.modules, *st.stars)), *_load_time_imports(units),
+                          *header_loads}),
             search_paths=tuple(search_paths),
             path_warnings=tuple(path_warnings),
             **hidden,
@@ -1589,18 +1617,23 @@ def _lone_assignment(stmt: cst.CSTNode) -> tuple[bool, cst.BaseExpression | None
     return False, None
 
 
-def _made(stmt: cst.CSTNode) -> str | tuple[set[str], set[str]] | None:
+def _made(stmt: cst.CSTNode, code: str) -> str | tuple[set[str], set[str]] | None:
     """What ``effects.chunk_runs`` may count as made or subclassed only: ``L`` for ``X = L(...)``,
     ``X: T = L(...)`` or ``L(...)`` alone on its line (its result bound to names, or dropped); for
-    a class statement, (the roots of its bases, of its metaclass), each only where the statement
-    calls no such root (``class K(B): v = B()`` calls ``B``)."""
+    a class statement (``code``: its text), (the roots of its bases, of its metaclass), each only
+    where the text calls nothing through that root (``class K(B): v = B()`` calls ``B``; read
+    from the text: a spelling in a string or a method counts too, which only widens)."""
     if type(stmt) is cst.ClassDef:
-        called = _Callees()
-        stmt.visit(called)
-        bases = {r for a in stmt.bases if (r := _chain_root(a.value)) is not None and r not in called.roots}
+        if not stmt.bases and not stmt.keywords:
+            return None
+        bases = {r for a in stmt.bases if (r := _chain_root(a.value)) is not None}
         metas = {r for a in stmt.keywords if a.keyword is not None and a.keyword.value == "metaclass"
-                 and (r := _chain_root(a.value)) is not None and r not in called.roots}
-        return bases, metas
+                 and (r := _chain_root(a.value)) is not None}
+        called = {r for r in bases | metas if re.search(r"\b" + re.escape(r) + r"\b[\w.]*\s*\(", code)}
+        # a decorator is called with the class (``@B.register``)
+        called |= {r for d in stmt.decorators
+                   if (r := _chain_root(d.decorator.func if type(d.decorator) is cst.Call else d.decorator)) is not None}
+        return bases - called, metas - called
     lone, value = _lone_assignment(stmt)
     if not lone:
         if type(stmt) is not cst.SimpleStatementLine or len(stmt.body) != 1 or type(stmt.body[0]) is not cst.Expr:
@@ -1616,29 +1649,6 @@ def _chain_root(node: cst.BaseExpression) -> str | None:
     while type(node) is cst.Attribute:
         node = node.value
     return node.value if type(node) is cst.Name else None
-
-
-class _Callees(cst.CSTVisitor):
-    """The roots of the callees a class statement calls as it runs (its decorators, bases and
-    keywords, its body; a method's decorators and defaults, not its body)."""
-
-    def __init__(self) -> None:
-        self.roots: set[str] = set()
-
-    def visit_Call(self, node: cst.Call) -> None:
-        root = _chain_root(node.func)
-        if root is not None:
-            self.roots.add(root)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        for d in node.decorators:
-            d.visit(self)
-        node.params.visit(self)
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        node.params.visit(self)
-        return False
 
 
 def _display_assignment(stmt: cst.CSTNode) -> bool:

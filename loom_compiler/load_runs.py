@@ -73,9 +73,20 @@ builds that refuse, identically).
 Not followed (documented limits): a callee computed from nothing the module names (a parameter
 called with a third-party value); a decorator calling the function it decorates at load
 (``@run_now def g``: the body is not counted, ``effects``' documented limit); a module handed on
-whole (``register(util)``, ``getattr(util, name)()``): what any of its code imports; a default
-argument, ``__class_getitem__``, a ``singledispatch`` implementation run through its dispatcher,
-``exec`` of a literal (breaker6's G5/G8).
+whole (``register(util)``, ``getattr(util, name)()``): what any of its code imports; a class of
+another module subscripted at load (``from shop.util import L`` then ``L[int]``: its
+``__class_getitem__``), a metaclass's ``__getitem__``.
+
+Followed since breaker6's G5/G8 (session 8): a def's decorators and defaults run as it is
+defined (``def f(a=importlib.import_module("shop.x"))``: ``analysis``' header loads for the hash,
+``chunk_order._load_time_nodes`` for the chunk); a code string run at load imports what it
+spells (``exec("import shop.x")``: ``scopes.References.code_loads``; the chunk refuses such a
+flow, ``chunk_limits.refuse_code_strings``: it cannot rewrite an import inside a string); a
+class of the module defining ``__class_getitem__`` subscripted at load runs
+(``analysis.subscripted_classes``: ``L[int]``, read from the text); a def or statement
+registering code into a name through one of its attributes (``@render.register(int) def _``,
+``render.register(int, _impl)``) runs with that name when it is called (``RunIndex.registered``:
+a ``singledispatch`` dispatcher; not when the name is only handed on).
 
 Rejected: a walk per consumer (the fingerprint, the chunk's order and its ``sys.modules`` check
 each had one and disagreed: F2/F3/F13), and recording call sites in a new pass over the nodes
@@ -155,10 +166,15 @@ class _Part(NamedTuple):
 class RunIndex:
     """One module's units by the name they bind, for the walk (built once per summary)."""
 
-    __slots__ = ("binders", "imported", "_made")
+    __slots__ = ("_made", "binders", "imported", "registered")
 
     def __init__(self, units: Sequence[Unit]) -> None:
         self._made: dict[tuple[int, str], tuple[_Part, tuple[str, ...]] | None] = {}
+        #: name -> the defs and classes registered into it by a decorator spelled on it
+        #: (``@render.register(int) def _``), and the statements handing it code through one of
+        #: its attributes (``render.register(int, _impl)``): calling the name may run them (a
+        #: ``singledispatch`` function's dispatcher, a registry's ``__call__``; breaker6's G5/G8)
+        self.registered: dict[str, list[Unit]] = {}
         #: name -> the units that bind it other than by an import (their code may run)
         self.binders: dict[str, list[Unit]] = {}
         #: name -> what the imports binding it bind it to (absolute: ``shop.util.load``; for
@@ -170,6 +186,10 @@ class RunIndex:
             if u.kind in _CODE_KINDS:
                 for name in u.names:
                     self.binders.setdefault(name, []).append(u)
+            if u.kind in ("function", "class", "statement") and u.attached:
+                for name in u.attached:
+                    if any(r.startswith(name + ".") for r in u.references):
+                        self.registered.setdefault(name, []).append(u)
 
     def reached(self, chains: Iterable[str], foreign: list[str]) -> list[Unit]:
         """The module's units running the code ``chains`` name may run, in no particular order;
@@ -178,7 +198,7 @@ class RunIndex:
         found: dict[int, Unit] = {}
         todo = list(chains)
         seen: set[str] = set()
-        imported, binders = self.imported, self.binders
+        imported, binders, registered = self.imported, self.binders, self.registered
         while todo:
             chain = todo.pop()
             if chain in seen:
@@ -204,6 +224,12 @@ class RunIndex:
                     # a value handed on hands on what it is (``HOOK = load``, then ``atexit.register(HOOK)``)
                     down = HANDED if mark == HANDED and u.kind == "constant" else ""
                     todo.extend(down + ref for ref in u.references if _global(ref))
+            if registered and not dot and mark != HANDED and root in registered and root in binders:
+                # what it dispatches to when called (``render(1)``; not ``render.register``)
+                for u in registered[root]:
+                    if id(u) not in found:
+                        found[id(u)] = u
+                        todo.extend(ref for ref in u.references if _global(ref))
         return list(found.values())
 
     def constructed(self, unit: Unit, mark: str) -> tuple[_Part, tuple[str, ...]] | None:

@@ -354,6 +354,9 @@ class References:
     #: argument of a call that is no read-only builtin (``print(c)`` is not; ``put(c)`` is):
     #: ``effects.attachments`` follows a module-level alias through these only
     passes: set[str] = field(default_factory=set)
+    #: what code strings read at import time import (``exec("import shop.x")`` at module level:
+    #: ``shop.x``; breaker6's G5): the modules running that code may start (``analysis``)
+    code_loads: set[str] = field(default_factory=set)
     #: holder -> the global roots whose objects it may come to hold as parts (F6, L4): a
     #: module-level name -> the roots its bound value names (``HOLD = [CFG]``, ``NS =
     #: SimpleNamespace(c=CFG)``, ``get = lambda: CFG``); a module-level def or class -> what its
@@ -1397,7 +1400,10 @@ class _UseWalker:
         if len(value) < 256 and ("." in value or ":" in value) and _DOTTED.fullmatch(value):
             self.refs.globals.add('"' + nfkc(value))
         elif "import" in value and len(value) <= _CODE_LIMIT:
-            self.refs.globals.update(_code_imports(value, self.package))
+            found = _code_imports(value, self.package)
+            self.refs.globals.update(found)
+            if self.deferred == 0:
+                self.refs.code_loads.update(t[1:] for t in found if t[:1] == '"')
 
     def resolver(self, func: cst.BaseExpression, scope: _Scope) -> tuple[str, str | None, str] | None:
         """(keyword of the name argument, of the package argument, qualified name) when ``func``

@@ -72,7 +72,7 @@ from .chunk_file import Chunk, ChunkError, chunk_path_for, flow_slug, source_dig
 from .chunk_imports import FAIL, ImportSite, rewrite_imports
 from .chunk_memo import ChunkMemo
 from .chunk_order import Schedule, execution_order, import_schedule, with_foreign_imports
-from .chunk_limits import code_files, refuse_unreproducible
+from .chunk_limits import code_files, refuse_code_strings, refuse_unreproducible
 from .chunk_plan import ChunkPlan, PlannedModule, Statement, plan_chunk, statement_globals
 from .chunk_search import renamed
 
@@ -128,6 +128,9 @@ def emit_chunk(
             path=fp.path,
             line=fp.line,
         )
+    refuse_code_strings(fp, ((s.text, plan.modules[s.module].path or s.module, s.line)
+                             for m in plan.modules.values() for s in m.statements.values() if not s.live),
+                        first_party, memo)
     statements, imported = _rewritten(plan, memo)
     if import_schedules is None:
         # each module's schedule, once per build (the same library modules in every chunk)

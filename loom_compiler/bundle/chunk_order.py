@@ -285,7 +285,8 @@ def _dynamic_targets(call: ast.Call, resolvers: Mapping[str, str], module: str, 
 
 
 def _load_time_nodes(tree: ast.AST) -> Iterable[ast.AST]:
-    """Nodes that run when the statement runs: function and lambda bodies run later, and the body
+    """Nodes that run when the statement runs: function and lambda bodies run later (their
+    decorators and defaults now), and the body
     of ``if TYPE_CHECKING:`` never (``typing.TYPE_CHECKING`` is False at run time: an import cycle
     written only for the type checker, dbos's ``_logger`` -> ``_dbos_config`` -> ``_serialization``,
     would otherwise start a module early and fail the chunk's imports of a half-run module)."""
@@ -295,7 +296,9 @@ def _load_time_nodes(tree: ast.AST) -> Iterable[ast.AST]:
         yield node
         for child in reversed(list(ast.iter_child_nodes(node))):
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                # its decorators and defaults run as it is defined (G8: ``def f(a=import_module("x"))``)
                 stack.extend(child.decorator_list if not isinstance(child, ast.Lambda) else ())
+                stack.extend(d for d in (*child.args.defaults, *child.args.kw_defaults) if d is not None)
                 continue
             if isinstance(child, ast.If) and _type_checking_only(child.test):
                 stack.append(child.test)

@@ -3011,9 +3011,11 @@ def _breaker6_pairs() -> list[ProjectPair]:
     the holder rule did not follow (an inherited class attribute, a class ``__dict__``, a display
     subscripted at once, a shallow copy of a holder); G2 a class holding it handed to code Python
     runs as the class is made (a class decorator, ``__init_subclass__``, ``__set_name__``, a
-    metaclass); G3 a first-party module's global as the holder. Strict xfails (``finding``): G5 a module imported at load by code the load-run rule does not see run (a default
-    argument's importer call, ``__class_getitem__``, a ``singledispatch`` implementation, a
-    literal ``exec`` string); G6 an import or a call under ``if TYPE_CHECKING:``/``if False:``
+    metaclass); G3 a first-party module's global as the holder. Fixed (fixG7, session 8: guards
+    now, with more spellings and equal pairs): G5 a module imported at load by code the load-run
+    rule did not see run (a default argument's importer call, ``__class_getitem__``, a
+    ``singledispatch`` implementation, a literal ``exec`` string). Strict xfails (``finding``): G6
+    (a documented cost, ``load_runs``) an import or a call under ``if TYPE_CHECKING:``/``if False:``
     (never runs) moving the hash; G9 code loaded by path spelled in ways the path evaluator does
     not read (a ``with`` block, ``Path.with_name``, ``pkgutil.get_data``, ``importlib.resources``,
     ``eval``, f-string and ``+`` paths, a plugin glob, a ``.pth`` file in a site dir). The pairs
@@ -3081,11 +3083,27 @@ def _breaker6_pairs() -> list[ProjectPair]:
     lazy = "def load():\n    import shop.x\n"
     for expect, name, m, finding in [
         ("changed", "a-default-argument-calling-an-importer",
-         "import importlib\n\n\ndef f(a=importlib.import_module('shop.x')):\n    pass\n", "G5"),
-        ("changed", "class-getitem", "class L:\n    def __class_getitem__(cls, k):\n        import shop.x\n\n\nL[int]\n", "G5"),
+         "import importlib\n\n\ndef f(a=importlib.import_module('shop.x')):\n    pass\n", None),
+        ("changed", "class-getitem", "class L:\n    def __class_getitem__(cls, k):\n        import shop.x\n\n\nL[int]\n", None),
         ("changed", "a-singledispatch-implementation",
-         "import functools\n\n\n@functools.singledispatch\ndef r(v):\n    pass\n\n\n@r.register(int)\ndef _(v):\n    import shop.x\n\n\nr(1)\n", "G5"),
-        ("changed", "a-literal-exec-string", "exec('import shop.x')\n", "G5"),
+         "import functools\n\n\n@functools.singledispatch\ndef r(v):\n    pass\n\n\n@r.register(int)\ndef _(v):\n    import shop.x\n\n\nr(1)\n", None),
+        ("changed", "a-literal-exec-string", "exec('import shop.x')\n", None),
+        # G5 fixed (fixG7, session 8): more spellings, and the widening leaves ordinary code alone
+        ("changed", "a-singledispatch-implementation-registered-by-a-call",
+         "import functools\n\n\n@functools.singledispatch\ndef r(v):\n    pass\n\n\ndef _impl(v):\n    import shop.x\n\n\n"
+         "r.register(int, _impl)\nr(1)\n", None),
+        ("changed", "a-decorator-argument-calling-an-importer",
+         "import importlib\n\n\ndef deco(m):\n    return lambda f: f\n\n\n@deco(importlib.import_module('shop.x'))\ndef g():\n    pass\n", None),
+        ("changed", "a-class-body-subscripting-a-class",
+         "class L:\n    def __class_getitem__(cls, k):\n        import shop.x\n\n\nclass K:\n    T = L[int]\n", None),
+        ("changed", "a-literal-exec-string-importing-from", "exec('from shop import x')\n", None),
+        ("equal", "a-def-body-calling-an-importer", "import importlib\n\n\ndef f(a=1):\n    importlib.import_module('shop.x')\n", None),
+        ("equal", "a-class-getitem-never-subscripted-at-load",
+         "class L:\n    def __class_getitem__(cls, k):\n        import shop.x\n\n\nX = L\n", None),
+        ("equal", "a-singledispatch-implementation-never-dispatched-at-load",
+         "import functools\n\n\n@functools.singledispatch\ndef r(v):\n    pass\n\n\n@r.register(int)\ndef _(v):\n    import shop.x\n", None),
+        ("equal", "a-literal-exec-string-in-a-def-body", "def f():\n    exec('import shop.x')\n", None),
+        ("equal", "a-literal-exec-string-importing-a-third-party-module", "exec('import json')\n", None),
         ("equal", "an-import-under-type-checking", "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    import shop.x\n", "G6"),
         ("equal", "a-def-called-under-type-checking", "from typing import TYPE_CHECKING\n\n" + lazy + "\n\nif TYPE_CHECKING:\n    load()\n", "G6"),
         ("equal", "a-def-called-under-if-false", lazy + "\n\nif False:\n    load()\n", "G6"),
@@ -3334,10 +3352,11 @@ CHUNK_CASES = CHUNK_CASES + tuple(_holder_escape_chunk_cases())
 
 def _breaker6_chunk_cases() -> list[ChunkCase]:
     """breaker6 (session 7): where a chunk starts a module a statement's code imports at load.
-    Each shop/m.py logs ``m1``, runs one statement, logs ``m2``; shop/x.py logs ``x``. G8 (strict
-    xfails): live runs x inside the statement (a default argument's importer call,
-    ``__class_getitem__``, a ``singledispatch`` implementation, a literal ``exec`` string: the
-    chunk must not import the live module either), the chunk does not. G7 (fixed, guards now): a
+    Each shop/m.py logs ``m1``, runs one statement, logs ``m2``; shop/x.py logs ``x``. G8 (fixed
+    by fixG7, guards now, with held cases where live runs no x): live runs x inside the statement
+    (a default argument's importer call, ``__class_getitem__``, a ``singledispatch``
+    implementation), the chunk did not; a literal ``exec`` string importing first-party code
+    imported the live module in the chunk: the build now refuses the flow, naming the call. G7 (fixed, guards now): a
     def called under ``if TYPE_CHECKING:`` never runs, a def only registered or handed on for
     later (``atexit``, a thread never started), an instance whose importing method nothing calls:
     none starts a module. G11 (strict
@@ -3348,11 +3367,20 @@ def _breaker6_chunk_cases() -> list[ChunkCase]:
     lazy = "def load():\n    import shop.x\n"
     cases: list[ChunkCase] = []
     for name, defs, stmt, finding in [
-        ("a-default-argument-calling-an-importer", "import importlib\n", "def f(a=importlib.import_module('shop.x')):\n    pass", "G8"),
-        ("class-getitem", "class L:\n    def __class_getitem__(cls, k):\n        import shop.x\n", "L[int]", "G8"),
+        ("a-default-argument-calling-an-importer", "import importlib\n", "def f(a=importlib.import_module('shop.x')):\n    pass", None),
+        ("class-getitem", "class L:\n    def __class_getitem__(cls, k):\n        import shop.x\n", "L[int]", None),
         ("a-singledispatch-implementation",
-         "import functools\n\n\n@functools.singledispatch\ndef r(v):\n    pass\n\n\n@r.register(int)\ndef _(v):\n    import shop.x\n", "r(1)", "G8"),
-        ("a-literal-exec-string", "", "exec('import shop.x')", "G8"),
+         "import functools\n\n\n@functools.singledispatch\ndef r(v):\n    pass\n\n\n@r.register(int)\ndef _(v):\n    import shop.x\n", "r(1)", None),
+        # G8 fixed (fixG7, session 8); held: the same code where live does not run x
+        ("a-def-body-calling-an-importer", "import importlib\n", "def f(a=1):\n    importlib.import_module('shop.x')", None),
+        ("a-class-getitem-never-subscripted", "class L:\n    def __class_getitem__(cls, k):\n        import shop.x\n", "X = L", None),
+        ("a-singledispatch-implementation-never-dispatched",
+         "import functools\n\n\n@functools.singledispatch\ndef r(v):\n    pass\n\n\n@r.register(int)\ndef _(v):\n    import shop.x\n",
+         "X = r", None),
+        ("a-singledispatch-implementation-registered-by-a-call",
+         "import functools\n\n\n@functools.singledispatch\ndef r(v):\n    pass\n\n\ndef _impl(v):\n    import shop.x\n",
+         "r.register(int, _impl)\nr(1)", None),
+        ("a-literal-exec-string-importing-a-third-party-module", "", "exec('import json')", None),
         # G7 (fixed, session 8: ``load_runs.chunk_seeds``): a def called under ``if TYPE_CHECKING:``, a
         # def only handed on, a method nothing calls start no module in the chunk
         ("a-def-called-under-type-checking", "from typing import TYPE_CHECKING\n" + lazy, "if TYPE_CHECKING:\n    load()", None),
@@ -3373,6 +3401,16 @@ def _breaker6_chunk_cases() -> list[ChunkCase]:
         m = "from shop import log\n" + defs + "\n\nlog.L.append('m1')\n" + stmt + "\nlog.L.append('m2')\n"
         cases.append(ChunkCase(f"b6-module-imported-by-{name}-runs-where-live-runs-it",
                                project(flow("return log.L", "from shop import m, log"), log=log, x=x, m=m), 0, finding))
+    # G8 (fixed, fixG7): a literal exec string importing first-party code at load imported the live
+    # module in the chunk; the chunk cannot rewrite an import inside a string, so the build refuses
+    # the flow, naming the call (``chunk_limits.refuse_code_strings``)
+    for name, stmt in [("a-literal-exec-string", "exec('import shop.x')"),
+                       ("a-literal-exec-string-importing-relatively", "exec('from . import x')"),
+                       ("a-literal-compile-string", "exec(compile('import shop.x', 'f', 'exec'))")]:
+        m = "from shop import log\n\n\nlog.L.append('m1')\n" + stmt + "\nlog.L.append('m2')\n"
+        cases.append(ChunkCase(f"b6-module-imported-by-{name}-is-refused", project(
+            flow("return log.L", "from shop import m, log"), log=log, x=x, m=m), 0,
+            refused="shop/m.py:5:"))
     # G11 (fixed by the lead: chunk_class keeps a class-body statement binding a reached name): an
     # import in the class body of a method flow's own class, read through ``self``; held: read
     # through the class name, an assignment
@@ -3616,6 +3654,9 @@ def _chunk_seeds_cases() -> list[ChunkCase]:
          "class K(B):\n    pass", {}),
         ("a-metaclass-init", "class M(type):\n    def __init__(cls, *a):\n        import shop.x\n", "class K(metaclass=M):\n    pass", {}),
         ("a-class-body-making-its-base", "class B:\n    def __init__(self):\n        import shop.x\n", "class K(B):\n    v = B()", {}),
+        ("a-subclass-registered-by-a-method-of-its-base",
+         "class B:\n    @classmethod\n    def register(cls, k):\n        import shop.x\n        return k\n",
+         "@B.register\nclass K(B):\n    pass", {}),
         # x does not run live
         ("a-subclass-of-a-base-whose-importing-method-nothing-calls", "class B:\n    def go(self):\n        import shop.x\n",
          "class K(B):\n    pass", {}),

@@ -635,3 +635,25 @@ def test_one_parse_gives_a_statements_globals_and_kept_annotations(text, deferre
     found = chunk_globals.statement_names(text, "<t>", prefix=prefix)
     assert (found.used, found.bound, found.annotated) == (expected.used, expected.bound, annotated)
     assert parses.count(text) <= 1 and all(p == text or p not in NAMES_CASES for p in parses)
+
+
+def test_a_string_run_as_code_importing_first_party_code_is_refused_where_it_is_called(tmp_path: Path):
+    # breaker6's G8: the chunk cannot rewrite an import inside a string (it would import the live
+    # module); the error names the call's line and column in the module, past a leading comment
+    root = tmp_path / "p"
+    files = {
+        "shop/__init__.py": "",
+        "shop/x.py": "V = 1\n",
+        "shop/m.py": "import json\n\nL = []\n# load the plugin\nif L is not None:\n    exec('import json')\n"
+                     "    L.append(exec(\n        'from shop import x'))\n",
+        "shop/flows.py": "from loom_runtime import flow\nfrom shop import m\n\n\n@flow('checkout')\ndef checkout(ctx, o):\n"
+                         "    return m.L\n",
+    }
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    report = build_project(LoomConfig(root=root, packages=("shop",)))
+    assert not report.ok
+    (error,) = report.errors
+    assert (error.path, error.line, error.column) == ("shop/m.py", 7, 14)
+    assert "`from shop import x`" in error.message and "as a statement" in error.message

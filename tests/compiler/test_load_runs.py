@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from loom_compiler.analysis import ModuleSummary, analyse_module
 from loom_compiler.bundle.chunk_order import import_schedule, with_foreign_imports
-from loom_compiler.load_runs import HANDED, MADE, SUBCLASSED, LoadRuns, chunk_seeds, seeds
+from loom_compiler.load_runs import (
+    HANDED,
+    MADE,
+    SUBCLASSED,
+    LoadRuns,
+    chunk_seeds,
+    seeds,
+)
 
 
 def _summary(source: str, module: str) -> ModuleSummary:
