@@ -79,6 +79,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from loom_compiler.model import SourceError
+from loom_runtime.file_listing import LISTING
 
 from . import deep_stack
 from .class_creation import creation_roots
@@ -375,7 +376,8 @@ class ModuleSummary:
     #: kind "sys"/"pkg"/"load", message) of each ``sys.path``/``__path__`` change and each load of
     #: a file by path whose path is undecidable (``static_paths``); and (..., "file", path) where
     #: it loads a project file that is no module (no warning itself: ``closure`` warns there if
-    #: the file cannot be read, or imports)
+    #: the file cannot be read, or imports), (..., "site", directory) where ``site.addsitedir``
+    #: adds a directory whose ``.pth`` files ``closure`` reads
     path_warnings: tuple[tuple[int, int, int, str, str], ...] = ()
 
     def import_map(self) -> dict[str, str]:
@@ -799,32 +801,37 @@ class _Analyser:
         'plug.txt').read())`` runs whatever the file holds)."""
         loaded: list[str] = []
         path = self.path.replace("\\", "/")
-        for use in path_uses(stmt, path, self._qualified_chain, self._module_value, self.position):
+        for use in path_uses(stmt, path, self._qualified_chain, self._module_value, self.position, self._package_dir):
             if use.kind == "load":
                 if use.path is not None and use.path:
-                    # the file, and the module it is in the tree's naming: ``closure`` follows the
-                    # module when it is first-party code, else hashes the file's bytes
-                    loaded.append(f"{FILE_REF}{use.path}|{self._module_at(use.path) or ''}")
+                    # the file (or the listing of a glob's matches), and the module it is in the
+                    # tree's naming: ``closure`` follows the module when it is first-party code,
+                    # else hashes the file's bytes (a listing: each match's and the names matched)
+                    module = self._module_at(use.path) if LISTING not in use.path else None
+                    loaded.append(f"{FILE_REF}{use.path}|{module or ''}")
                     # where it is loaded, for ``closure``'s warning should the file be unreadable
                     warnings.append((index, use.line, use.column, "file", use.path))
                     continue
-                warnings.append((index, use.line, use.column, "load",
-                                 f"`{use.spelled}` loads code from a path the compiler cannot decide: the "
-                                 "fingerprint does not follow it, so an edit to that code keeps the hash of the flows "
-                                 "that run it. Spell the path from `__file__` with literals (os.path.join("
-                                 "os.path.dirname(__file__), 'plug.py')), import the module instead, or bump the "
-                                 "flow's version= whenever that code changes"))
+                if use.spelled in ("exec", "eval"):
+                    message = (f"`{use.spelled}` runs text whose origin the compiler cannot decide (not spelled in "
+                               "the code, nor read from a file whose path is spelled from `__file__` with "
+                               "literals): the fingerprint does not see that code, so an edit to it keeps the hash "
+                               "of the flows that run it. Read it from a file named from `__file__` (os.path.join("
+                               "os.path.dirname(__file__), 'plug.txt')), import a module instead, or bump the "
+                               "flow's version= whenever that code changes")
+                else:
+                    message = (f"`{use.spelled}` loads code from a path the compiler cannot decide: the "
+                               "fingerprint does not follow it, so an edit to that code keeps the hash of the flows "
+                               "that run it. Spell the path from `__file__` with literals (os.path.join("
+                               "os.path.dirname(__file__), 'plug.py')), import the module instead, or bump the "
+                               "flow's version= whenever that code changes")
+                warnings.append((index, use.line, use.column, "load", message))
                 continue
             dotted = self._package_at(use.path) if use.path is not None else None
             if dotted is not None:
                 search_paths.append((use.kind, use.mode, dotted))
-                if use.spelled == "site.addsitedir":
-                    warnings.append((index, use.line, use.column, use.kind,
-                                     f"`site.addsitedir` also runs the .pth files of `{use.path}`: the fingerprint "
-                                     "does not read them, so a directory one adds is not searched and a line one "
-                                     "imports is not followed. Put the directories on sys.path yourself (sys.path"
-                                     ".append(os.path.join(os.path.dirname(__file__), 'vendor'))), or bump the "
-                                     "flow's version= whenever a .pth file there changes"))
+                if use.site:  # its ``.pth`` files: read by ``closure`` (what they add, their code)
+                    warnings.append((index, use.line, use.column, "site", use.path))
                 continue
             what = ("a directory the compiler cannot decide" if use.path is None
                     else f"`{use.path}`, which is no package directory of the project")
@@ -864,6 +871,19 @@ class _Analyser:
         path = self.path.replace("\\", "/")
         own = self.module.replace(".", "/") + ("/__init__.py" if self.is_package else ".py")
         return path[: len(path) - len(own)] if path.endswith(own) and self.module else ""
+
+    def _package_dir(self, dotted: str) -> str | None:
+        """The project directory of a package named by a string (``pkgutil.get_data('shop', ...)``,
+        ``importlib.resources.files('shop')``): where the tree's naming puts it (``_prefix``);
+        None for a name that is no dotted identifier. A module's name (``shop.load``) gives its
+        own directory only when it is this module; any other name is taken as a package, whose
+        directory may then hold no such file: ``closure`` warns of an absent file."""
+        parts = dotted.split(".")
+        if not dotted or not all(p.isidentifier() for p in parts):
+            return None
+        if dotted == self.module and not self.is_package:
+            return self.path.replace("\\", "/").rpartition("/")[0]
+        return self._prefix() + "/".join(parts)
 
     def _package_at(self, directory: str) -> str | None:
         """The dotted name of a project directory in the tree's naming ("" for the prefix itself),

@@ -235,12 +235,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from loom_compiler.model import ClosureMember, MemberKind, SourceError
+from loom_runtime.file_listing import LISTING, read_listing, split_listing
 from loom_runtime.files import read_regular_file
 
 from .analysis import NESTED_DESCRIPTOR, FlowSite, MemberUnit, ModuleSummary, Unit
@@ -531,6 +533,8 @@ class ClosureGraph:
         self._spelled: dict[tuple[str, str], bool] = {}  # memo of ``_spells_read``
         self._have_generation = 0  # how many times ``_found`` emptied it (``_Walk.have``'s check)
         self._reasons: dict[str, tuple[int, str]] = {}  # memo of ``_reason`` (key -> (widenings seen, reason))
+        #: (module, site directory) -> what ``site_packages`` read there
+        self._site_memo: dict[tuple[str, str], tuple[str, list[str], list[str], list[tuple[str, str]]]] = {}
         #: while a node is expanded: the submodule reads its resolution meets (``_note_reads``),
         #: and the modules certainly loaded where the chain being resolved is read (None: the
         #: target is an import's own, which loads it)
@@ -692,7 +696,71 @@ class ClosureGraph:
         Python's search order; ``target`` itself when neither applies."""
         return found_through(target, self._search_from,
                              lambda m: self.summary(m) if self.first_party(m) else None, self._found,
-                             lambda m: self.first_party(m) and self.index(m) is not None)
+                             lambda m: self.first_party(m) and self.index(m) is not None,
+                             lambda s, d: self.site_packages(s, d)[2])
+
+    def site_packages(self, summary: object, dotted: str) -> tuple[str, list[str], list[str], list[tuple[str, str]]]:
+        """What ``site.addsitedir`` of a directory (``dotted``, in the tree's naming of
+        ``summary``'s module) reads there, as Python's ``site.addpackage`` does: (the listing key
+        of its ``.pth`` files, their paths, the directories their lines name in the tree's naming,
+        in order, and (``.pth`` path, problem) for what cannot be followed: a line naming a
+        directory outside the tree or no package directory of it, a file that cannot be read or
+        decoded). A line starting ``import`` is code ``site`` runs: the file's bytes are hashed
+        (``_site_keys``), what it imports is not followed (``_file_node`` warns)."""
+        assert isinstance(summary, ModuleSummary)
+        memo = (summary.module, dotted)
+        found = self._site_memo.get(memo)
+        if found is not None:
+            return found
+        prefix = _tree_prefix(summary)
+        directory = prefix + dotted.replace(".", "/") if dotted else prefix.rstrip("/")
+        listing = f"{directory}{LISTING}*.pth"
+        names: list[str] = []
+        dirs: list[str] = []
+        problems: list[tuple[str, str]] = []
+        try:
+            data = self.files(listing) if self.files is not None else None
+        except OSError as exc:
+            data = None
+            problems.append((listing, f"its directory cannot be listed ({exc})"))
+        for name in (data or b"").decode("utf-8", "surrogateescape").splitlines():
+            pth = f"{directory}/{name}" if directory else name
+            names.append(pth)
+            try:
+                raw = self.files(pth) if self.files is not None else None
+                text = raw.decode("utf-8-sig") if raw is not None else ""
+            except (OSError, UnicodeDecodeError) as exc:
+                problems.append((pth, f"it cannot be read as UTF-8 ({type(exc).__name__})"))
+                continue
+            for line in text.splitlines():
+                if line.startswith("#") or not line.strip() or line.startswith(("import ", "import\t")):
+                    continue
+                line = line.rstrip()
+                where = posixpath.normpath(posixpath.join(directory or ".", line)) if not line.startswith("/") else None
+                if where == ".":
+                    where = ""
+                inside = where is not None and not where.startswith("../") and where != ".." and (
+                    where + "/").startswith(prefix) or (where == "" and prefix == "")
+                parts = where[len(prefix):].split("/") if inside and where else []
+                if not inside or (where and not all(p.isidentifier() for p in parts)):
+                    problems.append((pth, f"its line `{line}` names a directory the fingerprint does not search"))
+                    continue
+                dirs.append(".".join(parts))
+        found = self._site_memo[memo] = (listing, names, dirs, problems)
+        return found
+
+    def _site_keys(self, seeds: frozenset[str]) -> dict[str, str]:
+        """The listing members of the ``.pth`` files of every site directory the modules that run
+        for a flow add (``site.addsitedir``): ``site`` runs their ``import`` lines and puts the
+        directories they name on ``sys.path``, so their bytes and which of them there are are the
+        flow's (any edit moves it, a comment too: widened, like every file loaded by path)."""
+        keys: dict[str, str] = {}  # listing key -> the module that adds the directory
+        for module in self.executed(seeds):
+            s = self.summary(module)
+            for entry in s.search_paths if s is not None else ():
+                if entry[1] == "site":
+                    keys.setdefault("file:" + self.site_packages(s, entry[2])[0] + "|", module)
+        return keys
 
     def _found(self, module: str) -> bool:
         """Whether the tree holds ``module`` (a module found through a directory a package puts
@@ -1005,7 +1073,7 @@ class ClosureGraph:
         at = (path, 0, 0)
         if where is not None:
             at = next(((where.path, line, column) for _, line, column, kind, p in where.path_warnings
-                       if kind == "file" and p == path), (where.path, 0, 0))
+                       if _loads(kind, p, path)), (where.path, 0, 0))
         try:
             data = self.files(path) if self.files is not None else None
             state = "unknown" if self.files is None else "absent" if data is None else \
@@ -1027,6 +1095,18 @@ class ClosureGraph:
         node = _Node(key, "constant", reached_from, f"(file {path} {state})", path)
         node.warnings = warnings
         node.bindings = []
+        listing = split_listing(path)
+        if listing is not None and data is not None:
+            # the names a glob matched: each one's bytes too (an edit to one moves the flow, and
+            # so does adding or removing one: the listing's own bytes)
+            directory = listing[0] + "/" if listing[0] else ""
+            names = data.decode("utf-8", "surrogateescape").splitlines()
+            for name in names:
+                child = f"file:{directory}{name}|"
+                node.bindings.append((LOADED_FILE.format(directory + name), child))
+                if child not in self.nodes:
+                    self.nodes[child] = self._file_node(child, reached_from)
+            node.warnings = ()  # the listing spells no code: its files' nodes warn for theirs
         return node
 
     def _partial_units(self, index: _ModuleIndex, name: str, part: str) -> list[Unit]:
@@ -1257,6 +1337,14 @@ class ClosureGraph:
             for _, line, column, kind, message in s.path_warnings if s is not None else ():
                 if kind in ("sys", "pkg"):
                     out.append(SourceError(s.path, line, column, message, code="path-undecidable"))
+            sites = [e[2] for e in s.search_paths if e[1] == "site"] if s is not None else []
+            records = [(line, column) for _, line, column, kind, _ in s.path_warnings if kind == "site"] if s else []
+            for dotted, (line, column) in zip(sites, records):
+                for pth, problem in self.site_packages(s, dotted)[3]:
+                    out.append(SourceError(s.path, line, column, f"`site.addsitedir` runs `{pth}`, and {problem}: an "
+                                           "import found through it is hashed by name only. Put the directory on "
+                                           "sys.path from `__file__` yourself, or bump the flow's version= whenever "
+                                           "code there changes", code="path-undecidable"))
         return tuple(out)
 
     def hook_keys(self) -> list[str]:
@@ -1570,6 +1658,16 @@ class ClosureGraph:
                 for key in [k for k, (_, keys) in self._reach.items() if root.key in keys]:
                     del self._reach[key]
                 walk.replace(dropped, added)
+                walk.run()
+            adders = self._site_keys(frozenset(walk.seeds))
+            site = [k for k in adders if k not in walk.seen]
+            if site:  # the ``.pth`` files ``site.addsitedir`` runs for the flow's modules
+                for key in site:
+                    if key not in self.nodes:
+                        self.nodes[key] = self._file_node(key, adders[key])
+                root.bindings = sorted({*(root.bindings or ()), *((LOADED_FILE.format(k[5:-1]), k) for k in site)})
+                self._hashes = None
+                walk.replace([], site)
                 walk.run()
             extra = self._search_warnings(frozenset(walk.seeds)) + self._unloaded_warnings(walk.order, frozenset(walk.seeds))
             if extra:
@@ -2557,6 +2655,26 @@ def _name(key: str) -> str:
     return key
 
 
+def _tree_prefix(summary: ModuleSummary) -> str:
+    """The directory (POSIX, "" or ending in "/") the tree names ``summary``'s module from: its
+    path minus its dotted name as a path (``analysis``' ``_prefix``)."""
+    path = summary.path.replace("\\", "/")
+    own = summary.module.replace(".", "/") + ("/__init__.py" if summary.is_package else ".py")
+    return path[: len(path) - len(own)] if path.endswith(own) and summary.module else ""
+
+
+def _loads(kind: str, recorded: str, path: str) -> bool:
+    """Whether a ``path_warnings`` record (``kind``, its path) is where ``path`` is loaded: the
+    file's own load, the glob whose listing holds it, the ``site.addsitedir`` of its ``.pth``."""
+    if kind not in ("file", "site"):
+        return False
+    if kind == "file" and recorded == path:
+        return True
+    directory = path.rpartition("/")[0]
+    listing = split_listing(recorded)
+    return (listing is not None and listing[0] == directory) or (kind == "site" and recorded == directory)
+
+
 def _merkle(nodes: Mapping[str, _Node]) -> dict[str, str]:
     """Hash every node bottom-up, strongly connected components hashed together."""
     edges = {k: sorted({t for _, t in n.bindings or () if t in nodes}) for k, n in nodes.items()}
@@ -2645,6 +2763,9 @@ def _disk_reader(config: LoomConfig | None) -> FileReader | None:
     root = config.root
 
     def read(path: str) -> bytes | None:
+        listing = split_listing(path)
+        if listing is not None:  # what a glob matches (``loom_runtime.file_listing``)
+            return read_listing(os.path.join(root, *listing[0].split("/")) if listing[0] else str(root), listing[1])
         full = os.path.join(root, *path.split("/"))
         if not os.path.lexists(full):
             return None

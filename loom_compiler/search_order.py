@@ -25,13 +25,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-__all__ = ["found_through", "search_order"]
+__all__ = ["SiteDirs", "found_through", "search_order"]
+
+#: the directories the ``.pth`` files of a site directory add (``site.addsitedir``): called with
+#: the summary of the module whose code adds it and the directory (dotted, in the tree's naming)
+SiteDirs = Callable[[object, str], Sequence[str]]
 
 
-def search_order(entries: Sequence[tuple[str, str, str]], own: str | None) -> list[str]:
+def search_order(entries: Sequence[tuple[str, str, str]], own: str | None,
+                 site: Callable[[str], Sequence[str]] | None = None) -> list[str]:
     """The directories a search path holds once ``entries`` (``ModuleSummary.search_paths`` of one
     kind, in source order) ran over its start (``own``: a package's own directory; None:
-    ``sys.path``, whose other entries are not the tree's)."""
+    ``sys.path``, whose other entries are not the tree's). A "site" entry (``site.addsitedir``)
+    is appended, then each directory its ``.pth`` files name (``site(directory)``, in the order
+    ``site`` reads them: files by name, lines in order), as Python's ``site.addpackage`` does."""
     order: list[str] = [own] if own is not None else []
     for _, mode, directory in entries:
         if mode == "reset":
@@ -40,13 +47,18 @@ def search_order(entries: Sequence[tuple[str, str, str]], own: str | None) -> li
             order.insert(0, directory)
         else:
             order.append(directory)
+            if mode == "site" and site is not None:
+                order.extend(d for d in site(directory) if d not in order)
     return order
 
 
 def found_through(target: str, importer: str | None, summary_of: Callable[[str], object | None],
-                  exists: Callable[[str], bool], in_tree: Callable[[str], bool]) -> str:
+                  exists: Callable[[str], bool], in_tree: Callable[[str], bool], site: SiteDirs | None = None) -> str:
     """``target`` as the tree names the module an import of it in ``importer`` loads; ``target``
     itself when no search path a package adds applies.
+
+    ``site(summary, directory)``: the directories the ``.pth`` files of a site directory add
+    (None: they are not read, as for a caller that holds no file of the project).
 
     ``summary_of(module)``: the ``ModuleSummary`` of a first-party module (None otherwise);
     ``exists(module)``: whether the tree holds a module found through a directory a package adds
@@ -57,7 +69,8 @@ def found_through(target: str, importer: str | None, summary_of: Callable[[str],
         for i in range(len(module), 0, -1):
             summary = summary_of(".".join(module[:i]))
             entries = [e for e in getattr(summary, "search_paths", ()) if e[0] == "sys"]
-            found = next((d for d in search_order(entries, None) if d and exists(f"{d}.{parts[0]}")), None)
+            dirs = search_order(entries, None, (lambda d, s=summary: site(s, d)) if site is not None else None)
+            found = next((d for d in dirs if d and exists(f"{d}.{parts[0]}")), None)
             if found is not None:
                 parts = found.split(".") + parts
                 break

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+from loom_runtime.file_listing import read_listing, split_listing
 from loom_runtime.files import Signature, current_signature, read_with_signature
 
 from .config import LoomConfig
@@ -306,6 +307,7 @@ class DirectorySourceTree:
         self._base_prefixes: tuple[str, ...] | None = None
         self._kept = kept_dirs(config.packages)
         self._seen: dict[str, Signature] = {}  # file path -> its signature when read
+        self._listings: dict[tuple[str, str], bytes | None] = {}  # (directory, glob pattern) -> what it matched
         # directory path -> (signature before it was listed, its prefix, what the walk took from it)
         self._listed: dict[str, tuple[Signature, str, tuple[str, ...]]] = {}
         self._absent: set[str] = set()  # modules looked up and not found
@@ -405,7 +407,19 @@ class DirectorySourceTree:
     def read_data(self, rel: str) -> bytes | None:
         """The bytes of any file of the project by its POSIX path relative to the root (code a
         module loads by path, ``closure``'s file members), remembered for ``changed()``; None
-        when nothing is there, ``SourceReadError`` when something is and cannot be read."""
+        when nothing is there, ``SourceReadError`` when something is and cannot be read. A
+        listing ``<dir>//<pattern>`` (``loom_runtime.file_listing``: what a glob matches) reads
+        the names it matches, remembered so (a directory's own signature moves on any file added
+        there, an editor's swap file too: only the matching names count)."""
+        listing = split_listing(rel)
+        if listing is not None:
+            directory = os.path.join(str(self.root), *listing[0].split("/")) if listing[0] else str(self.root)
+            try:
+                found = read_listing(directory, listing[1])
+            except OSError as exc:
+                raise SourceReadError(rel, exc.strerror or str(exc)) from None
+            self._listings[(directory, listing[1])] = found
+            return found
         full = os.path.join(str(self.root), *rel.split("/"))
         if not os.path.lexists(full):
             self._seen[full] = current_signature(full)  # created later: the tree moved
@@ -444,6 +458,13 @@ class DirectorySourceTree:
         out = []
         for path, signature in self._seen.items():
             if current_signature(path) != signature:
+                out.append(_rel(Path(path), self.root))
+        for (path, pattern), listed in self._listings.items():
+            try:
+                now = read_listing(path, pattern)
+            except OSError:
+                now = b"\0"  # unreadable now: moved
+            if now != listed:
                 out.append(_rel(Path(path), self.root))
         moved_dirs = {path for path, (signature, _, _) in self._listed.items() if current_signature(path) != signature}
         for path in moved_dirs:

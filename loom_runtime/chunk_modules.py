@@ -40,8 +40,9 @@ module finishes loading, over whatever the package bound in between).
 
 * **checked against the files its code runs by path** (``_check_files``): code a bundled module
   loads by a path computed from ``__file__`` (``exec(open(... 'plug.txt').read())``) is not in
-  the chunk; the layout's ``file`` lines pin each such file's digest, and the chunk is refused
-  (``ManifestError`` naming the file) when the file next to the live modules holds other bytes.
+  the chunk; the layout's ``file`` lines pin each such file's digest (and a glob's listing, the
+  names it matches: ``file_listing``), and the chunk is refused (``ManifestError`` naming the
+  file) when the file next to the live modules holds other bytes, or the glob matches others.
 
 * **with a spec of its own** (``chunk_resources``) where its live file is known: its data files
   are read there through ``importlib.resources`` and ``pkgutil.get_data`` too; the spec's loader
@@ -73,6 +74,7 @@ from typing import Any
 from .chunk_layout import ChunkLayout
 from .chunk_names import ModuleName, PrivateName, adopt_definitions
 from .errors import ManifestError
+from .file_listing import read_listing, split_listing
 from .chunk_resources import bundled_spec
 
 __all__ = ["live_file", "run_modules"]
@@ -194,8 +196,13 @@ def _check_files(layout: ChunkLayout, modules: dict[str, types.ModuleType], path
         now = "unknown"
         if base is not None:
             try:
-                with open(base + rel, "rb") as fh:
-                    now = "sha256:" + hashlib.sha256(fh.read()).hexdigest()
+                listing = split_listing(rel)
+                if listing is not None:  # what a glob matches there (``file_listing``), as the build listed it
+                    data = read_listing(base + listing[0], listing[1])
+                    now = "absent" if data is None else "sha256:" + hashlib.sha256(data).hexdigest()
+                else:
+                    with open(base + rel, "rb") as fh:
+                        now = "sha256:" + hashlib.sha256(fh.read()).hexdigest()
             except FileNotFoundError:
                 now = "absent"
             except OSError as exc:

@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from loom_runtime.errors import ConfigError
+from loom_runtime.file_listing import listing_bytes, matching, split_listing
 
 from ..config import LoomConfig
 from ..sources import is_excluded, kept_dirs, module_name_of, package_prefixes, skipped_dir_name
@@ -137,7 +138,17 @@ class GitSourceTree:
 
     def read_data(self, rel: str) -> bytes | None:
         """The bytes of any file of the ref by its POSIX path relative to the project root (code a
-        module loads by path: ``closure``'s file members); None when the ref has no such blob."""
+        module loads by path: ``closure``'s file members); None when the ref has no such blob. A
+        listing ``<dir>//<pattern>`` (``loom_runtime.file_listing``) reads the names it matches
+        among the ref's entries of that directory; None when the ref has no such directory."""
+        listing = split_listing(rel)
+        if listing is not None:
+            where = self._prefix + (listing[0] + "/" if listing[0] else "")
+            listed = _git(self._top, "ls-tree", "-z", "--name-only", "--full-tree", self.commit, "--", where, key=self.key)
+            names = [n.decode("utf-8", "surrogateescape").rpartition("/")[2] for n in listed.split(b"\0") if n]
+            if not names and listing[0]:
+                return None
+            return listing_bytes(matching(names, listing[1]))
         try:
             return _git(self._top, "show", f"{self.commit}:{self._prefix}{rel}", key=self.key)
         except GitError:

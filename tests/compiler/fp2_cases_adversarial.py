@@ -3136,29 +3136,29 @@ def _breaker6_pairs() -> list[ProjectPair]:
     v1 = {"shop/plug.txt": "V = 1\n"}
     for name, load, files, path, old, new, finding in [
         ("read-in-a-with-block", f"def load():\n    ns = {{}}\n    with open(os.path.join({here}, 'plug.txt')) as fh:\n        src = fh.read()\n"
-                                 "    exec(src, ns)\n    return ns['V']\n", v1, "shop/plug.txt", "V = 1", "V = 2", "G9"),
+                                 "    exec(src, ns)\n    return ns['V']\n", v1, "shop/plug.txt", "V = 1", "V = 2", None),
         ("pathlib-with-name", "from pathlib import Path\n\n\ndef load():\n    ns = {}\n    exec(Path(__file__).with_name('plug.txt').read_text(), ns)\n"
-                              "    return ns['V']\n", v1, "shop/plug.txt", "V = 1", "V = 2", "G9"),
+                              "    return ns['V']\n", v1, "shop/plug.txt", "V = 1", "V = 2", None),
         ("pkgutil-get-data", "import pkgutil\n\n\ndef load():\n    ns = {}\n    exec(pkgutil.get_data('shop', 'plug.txt'), ns)\n    return ns['V']\n",
-         v1, "shop/plug.txt", "V = 1", "V = 2", "G9"),
+         v1, "shop/plug.txt", "V = 1", "V = 2", None),
         ("importlib-resources", "import importlib.resources\n\n\ndef load():\n    ns = {}\n"
                                 "    exec(importlib.resources.files('shop').joinpath('plug.txt').read_text(), ns)\n    return ns['V']\n",
-         v1, "shop/plug.txt", "V = 1", "V = 2", "G9"),
+         v1, "shop/plug.txt", "V = 1", "V = 2", None),
         ("eval", f"def load():\n    return eval(open(os.path.join({here}, 'plug.txt')).read())\n",
-         {"shop/plug.txt": "1 + 1\n"}, "shop/plug.txt", "1 + 1", "1 + 2", "G9"),
+         {"shop/plug.txt": "1 + 1\n"}, "shop/plug.txt", "1 + 1", "1 + 2", None),
         ("an-f-string-path", "def load():\n    ns = {}\n    exec(open(f'{os.path.dirname(__file__)}/plug.txt').read(), ns)\n    return ns['V']\n",
-         v1, "shop/plug.txt", "V = 1", "V = 2", "G9"),
+         v1, "shop/plug.txt", "V = 1", "V = 2", None),
         ("a-concatenated-path", "def load():\n    ns = {}\n    exec(open(os.path.dirname(__file__) + '/plug.txt').read(), ns)\n    return ns['V']\n",
-         v1, "shop/plug.txt", "V = 1", "V = 2", "G9"),
+         v1, "shop/plug.txt", "V = 1", "V = 2", None),
         ("a-plugin-glob", f"import glob\n\n\ndef load():\n    ns = {{}}\n    for p in sorted(glob.glob(os.path.join({here}, 'plugins', '*.txt'))):\n"
                           "        exec(open(p).read(), ns)\n    return ns['V']\n",
-         {"shop/plugins/a.txt": "V = 1\n"}, "shop/plugins/a.txt", "V = 1", "V = 2", "G9"),
+         {"shop/plugins/a.txt": "V = 1\n"}, "shop/plugins/a.txt", "V = 1", "V = 2", None),
         ("a-pth-file-of-a-site-dir-naming-a-directory", f"import site\n\nsite.addsitedir(os.path.join({here}, 'vendor'))\n\n\n"
                                                         "def load():\n    import phelper\n    return phelper.V\n",
-         {"shop/vendor/x.pth": "extra\n", "shop/vendor/extra/phelper.py": "V = 1\n"}, "shop/vendor/extra/phelper.py", "V = 1", "V = 2", "G9"),
+         {"shop/vendor/x.pth": "extra\n", "shop/vendor/extra/phelper.py": "V = 1\n"}, "shop/vendor/extra/phelper.py", "V = 1", "V = 2", None),
         ("a-pth-file-of-a-site-dir-running-code", f"import site\n\nsite.addsitedir(os.path.join({here}, 'vendor'))\n\n\n"
                                                   "def load():\n    import builtins\n    return builtins.PV\n",
-         {"shop/vendor/x.pth": "import builtins; builtins.PV = 1\n"}, "shop/vendor/x.pth", "PV = 1", "PV = 2", "G9"),
+         {"shop/vendor/x.pth": "import builtins; builtins.PV = 1\n"}, "shop/vendor/x.pth", "PV = 1", "PV = 2", None),
         # held on main and fp2-effects
         ("spec-from-file-location", f"import importlib.util\n\n\ndef load():\n"
                                     f"    spec = importlib.util.spec_from_file_location('plug', os.path.join({here}, 'plug.py'))\n"
@@ -3348,6 +3348,67 @@ def _holder_escape_chunk_cases() -> list[ChunkCase]:
 
 
 CHUNK_CASES = CHUNK_CASES + tuple(_holder_escape_chunk_cases())
+
+
+def _code_text_origin_pairs() -> list[ProjectPair]:
+    """fixP (session 8, G9's neighbours): text a flow's code runs, traced to the files it is read
+    from however the path is spelled, each rule with the edit it must see and the ordinary edit
+    it must not (a file only read is data; a name a glob does not match; a non-``.pth`` file)."""
+    pairs: list[ProjectPair] = []
+    add = pairs.append
+    k = "namespaces and code reached at run time"
+    here = "os.path.dirname(__file__)"
+    plug = {"shop/plug.txt": "V = 1\n"}
+
+    def load(body: str, head: str = "") -> dict[str, str]:
+        return project(flow("return load()", "from shop.load import load"), load=f"import os\n{head}\n\ndef load():\n{body}")
+
+    for name, body, head in [
+        ("a-percent-formatted-path", f"    ns = {{}}\n    exec(open('%s/plug.txt' % {here}).read(), ns)\n    return ns['V']\n", ""),
+        ("a-str-format-path", f"    ns = {{}}\n    exec(open('{{}}/{{}}'.format({here}, 'plug.txt')).read(), ns)\n    return ns['V']\n", ""),
+        ("importlib-resources-read-text", "    ns = {}\n    exec(importlib.resources.read_text('shop', 'plug.txt'), ns)\n    return ns['V']\n",
+         "import importlib.resources\n"),
+        ("importlib-resources-files-of-the-module", "    ns = {}\n    exec((importlib.resources.files(__name__) / 'plug.txt').read_text(), ns)\n"
+                                                    "    return ns['V']\n", "import importlib.resources\n"),
+        ("a-path-opened-then-compiled", "    ns = {}\n    code = compile(Path(__file__).parent.joinpath('plug.txt').open().read().strip(), 'plug', 'exec')\n"
+                                        "    exec(code, ns)\n    return ns['V']\n", "from pathlib import Path\n"),
+        ("bytes-read-then-decoded", f"    ns = {{}}\n    with open(os.path.join({here}, 'plug.txt'), 'rb') as fh:\n        data = fh.read()\n"
+                                    "    exec(data.decode(), ns)\n    return ns['V']\n", ""),
+    ]:
+        base = {**load(body, head), **plug}
+        add(C(f"code-text-{name}-edited", k, base, edit(base, "shop/plug.txt", "V = 1", "V = 2")))
+    # a plugin glob: a match edited, added, removed; what it does not match is not the flow's
+    glob_load = load(f"    ns = {{}}\n    for p in sorted(glob.glob(os.path.join({here}, 'plugins', '*.txt'))):\n"
+                     "        exec(open(p).read(), ns)\n    return ns['V']\n", "import glob\n")
+    base = {**glob_load, "shop/plugins/a.txt": "V = 1\n"}
+    add(C("code-text-a-plugin-glob-a-match-added", k, base, {**base, "shop/plugins/b.txt": "V = 2\n"}))
+    add(C("code-text-a-plugin-glob-a-match-removed", k, {**base, "shop/plugins/b.txt": "V = 2\n"}, base))
+    add(E("code-text-a-plugin-glob-a-file-it-does-not-match-added", k, base, {**base, "shop/plugins/README.md": "V = 2\n"}))
+    add(E("code-text-a-plugin-glob-a-hidden-file-added", k, base, {**base, "shop/plugins/.b.txt": "V = 2\n"}))
+    add(E("code-text-a-plugin-glob-a-file-of-another-directory-added", k, base, {**base, "shop/b.txt": "V = 2\n"}))
+    module_glob = project(flow("return NS['V']", "from shop.load import NS"),
+                          load=f"import glob\nimport os\n\nNS = {{}}\nfor p in glob.glob({here} + '/plugins/*.txt'):\n"
+                               "    exec(open(p).read(), NS)\n")
+    base = {**module_glob, "shop/plugins/a.txt": "V = 1\n"}
+    add(C("code-text-a-module-level-plugin-glob-a-match-edited", k, base, edit(base, "shop/plugins/a.txt", "V = 1", "V = 2")))
+    # a file only read (returned, not run) is data, outside the fingerprint like a database row
+    base = {**load(f"    return open(os.path.join({here}, 'plug.txt')).read()\n"), **plug}
+    add(E("code-text-a-file-only-read-edited", k, base, edit(base, "shop/plug.txt", "V = 1", "V = 2")))
+    # the .pth files of a site directory: which there are, and their bytes; other files there are not
+    site = project(flow("return load()", "from shop.load import load"),
+                   load=f"import os\nimport site\n\nsite.addsitedir(os.path.join({here}, 'vendor'))\n\n\n"
+                        "def load():\n    import phelper\n    return phelper.V\n")
+    base = {**site, "shop/vendor/x.pth": "# extra code\nextra\n", "shop/vendor/extra/phelper.py": "V = 1\n",
+            "shop/vendor/other/phelper.py": "V = 2\n", "shop/vendor/notes.txt": "a\n"}
+    add(C("code-text-a-pth-file-naming-another-directory", k, base, edit(base, "shop/vendor/x.pth", "extra\n", "other\n")))
+    add(C("code-text-a-pth-file-added-before-it", k, base, {**base, "shop/vendor/a.pth": "other\n"}))
+    add(E("code-text-a-site-directory-other-file-edited", k, base, edit(base, "shop/vendor/notes.txt", "a", "b")))
+    add(E("code-text-a-module-found-through-a-pth-directory-not-imported-edited", k, base,
+          edit(base, "shop/vendor/other/phelper.py", "V = 2", "V = 3")))
+    return pairs
+
+
+PAIRS = PAIRS + tuple(_code_text_origin_pairs())
 
 
 def _breaker6_chunk_cases() -> list[ChunkCase]:

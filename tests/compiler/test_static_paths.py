@@ -11,7 +11,7 @@ from loom_compiler.static_paths import evaluate, path_uses
 FILE = "shop/sub/__init__.py"
 IMPORTS = {"os": "os", "osp": "os.path", "join": "os.path.join", "dirname": "os.path.dirname", "Path": "pathlib.Path",
            "pathlib": "pathlib", "sys": "sys", "runpy": "runpy", "importlib": "importlib", "path": "sys.path",
-           "site": "site"}
+           "site": "site", "glob": "glob", "pkgutil": "pkgutil", "textwrap": "textwrap"}
 
 
 def _resolve(chain: str) -> str | None:
@@ -23,7 +23,11 @@ def _resolve(chain: str) -> str | None:
 
 def _eval(source: str, names: dict[str, str] | None = None) -> str | None:
     values = {k: cst.parse_expression(v) for k, v in (names or {}).items()}
-    return evaluate(cst.parse_expression(source), FILE, _resolve, values.get)
+    return evaluate(cst.parse_expression(source), FILE, _resolve, values.get, _package_dir)
+
+
+def _package_dir(dotted: str) -> str:
+    return dotted.replace(".", "/")
 
 
 @pytest.mark.parametrize("source, expected", [
@@ -41,6 +45,24 @@ def _eval(source: str, names: dict[str, str] | None = None) -> str | None:
     ("os.fspath(Path(__file__).absolute().parent)", "shop/sub"),
     ("os.path.join(os.path.dirname(__file__), '..', '..')", ""),
     ("os.path.join(HERE, 'vendor')", "shop/sub/vendor"),
+    # G9: string arithmetic and formatting of an anchored path, as Python computes the string
+    ("os.path.dirname(__file__) + '/plug.txt'", "shop/sub/plug.txt"),
+    ("os.path.dirname(__file__) + 'plug.txt'", "shop/subplug.txt"),  # no separator: a sibling name
+    ("HERE + '/' + 'a' '/b.txt'", "shop/sub/a/b.txt"),
+    ("f'{os.path.dirname(__file__)}/plug.txt'", "shop/sub/plug.txt"),
+    ("f'{HERE!s}/a\\x2fb.txt'", "shop/sub/a/b.txt"),  # an escape in the text part, as Python reads it
+    ("'%s/plug.txt' % HERE", "shop/sub/plug.txt"),
+    ("'{}/{}'.format(HERE, 'plug.txt')", "shop/sub/plug.txt"),
+    ("Path(__file__).with_name('plug.txt')", "shop/sub/plug.txt"),
+    ("Path(__file__).with_suffix('.txt')", "shop/sub/__init__.txt"),
+    ("Path(__file__).with_stem('x')", "shop/sub/x.py"),
+    ("importlib.resources.files('shop').joinpath('data', 'plug.txt')", "shop/data/plug.txt"),
+    ("importlib.resources.files(__name__) / 'plug.txt'", "shop/sub/plug.txt"),
+    ("importlib.resources.path('shop.sub', 'plug.txt')", "shop/sub/plug.txt"),
+    # a glob: the listing of what it matches in one directory
+    ("glob.glob(os.path.join(HERE, 'plugins', '*.txt'))", "shop/sub/plugins//*.txt"),
+    ("Path(HERE).glob('p?.py')", "shop/sub//p?.py"),
+    ("glob.glob(os.path.join(HERE, 'plug.txt'))", "shop/sub/plug.txt"),  # no wildcard: that file
 ])
 def test_decided(source: str, expected: str) -> None:
     assert _eval(source, {"HERE": "os.path.dirname(__file__)"}) == expected
@@ -54,8 +76,16 @@ def test_decided(source: str, expected: str) -> None:
     "os.path.join(os.path.dirname(__file__), '/abs')",  # an absolute part replaces the base
     "os.path.join(os.path.dirname(__file__), '..', '..', '..')",  # leaves the project
     "Path(__file__).parents[5]",
-    "os.path.dirname(__file__) + '/x'",  # string arithmetic is not followed
-    "f'{os.path.dirname(__file__)}/x'",
+    "'/x' + os.path.dirname(__file__)",  # the anchored path not first
+    "os.path.dirname(os.path.dirname(os.path.dirname(__file__))) + 'x'",  # beside the project root
+    "f'{os.path.dirname(__file__)!r}/x'",  # a conversion: no path
+    "f'{os.path.dirname(__file__):>9}/x'",  # a format spec: no path
+    "'%s/%s' % HERE",  # fields and values do not match
+    "'{0}/x'.format(os.path.dirname(__file__))",  # a numbered field
+    "Path(__file__).with_name('a/b')",  # pathlib refuses it
+    "glob.glob(os.path.join(os.path.dirname(__file__), '*', 'x.txt'))",  # a wildcard directory
+    "glob.glob(os.path.join(os.path.dirname(__file__), '**.txt'))",  # recursive
+    "importlib.resources.files(name)",
     "os.path.join(HERE, 'x')",  # HERE bound to itself
     "os.path.join(os.path.dirname(__file__), 'x', sep='/')",
 ])
@@ -142,6 +172,57 @@ def test_lists_of_directories_and_whole_path_assignments() -> None:
 
 
 def test_site_addsitedir_appends_its_directory() -> None:
+    """Mode "site": appended, then its ``.pth`` files read (``closure.site_packages``)."""
     d = "os.path.join(os.path.dirname(__file__), 'vendor')"
     assert _modes(f"site.addsitedir({d})\nsite.addsitedir(sitedir={d})\nsite.addsitedir(os.getcwd())\n") == [
-        ("sys", "shop/sub/vendor", "last"), ("sys", "shop/sub/vendor", "last"), ("sys", None, "last")]
+        ("sys", "shop/sub/vendor", "site"), ("sys", "shop/sub/vendor", "site"), ("sys", None, "site")]
+
+
+def _loads(source: str) -> list[tuple[str | None, int, str]]:
+    module = cst.parse_module(source)
+    wrapper = cst.metadata.MetadataWrapper(module, unsafe_skip_copy=True)
+    positions = wrapper.resolve(cst.metadata.PositionProvider)
+    out = []
+    for stmt in module.body:
+        out += [(u.path, positions[n].start.line if False else u.line, u.spelled)
+                for n in [stmt] for u in path_uses(stmt, FILE, _resolve, lambda name: None,
+                                                   lambda node: (positions[node].start.line, 1), _package_dir)
+                if u.kind == "load"]
+    return out
+
+
+def test_text_code_runs_traced_to_the_file_it_was_read_from() -> None:
+    """G9: the text ``exec``/``eval`` run, followed back through a function's names (a ``with``
+    target, a local bound to a read), ``compile``, ``strip``/``decode``/``dedent``, to the file
+    read; text the code spells is no load; text of unknown origin is an undecidable load."""
+    here = "os.path.dirname(__file__)"
+    plug = "shop/sub/plug.txt"
+    source = ("def load(code, ns):\n"
+              f"    with open(os.path.join({here}, 'plug.txt')) as fh:\n"
+              "        src = fh.read()\n"
+              "    exec(src, ns)\n"  # 4
+              f"    eval(open({here} + '/plug.txt').read())\n"  # 5
+              "    exec(pkgutil.get_data('shop.sub', 'plug.txt'), ns)\n"  # 6
+              "    exec(importlib.resources.files('shop.sub').joinpath('plug.txt').read_text(), ns)\n"  # 7
+              "    exec(importlib.resources.read_text('shop.sub', 'plug.txt'))\n"  # 8
+              f"    exec(compile(textwrap.dedent(Path({here}, 'plug.txt').open().read()).strip(), 'p', 'exec'))\n"  # 9
+              "    exec('x = 1')\n"  # 10: spelled in the code
+              "    exec(f'y = {1 + 1}' + 'z' % ())\n"  # 11
+              "    exec(code)\n"  # 12: a parameter
+              "    exec(compile(code, 'p', 'exec'))\n"  # 13
+              "    exec(open(code).read())\n"  # 14: a read of a path not decided
+              "    exec(fetch())\n"  # 15
+              f"    for p in sorted(glob.glob(os.path.join({here}, 'plugins', '*.txt'))):\n"
+              "        exec(open(p).read(), ns)\n")  # 17
+    assert _loads(source) == [(plug, 4, "exec"), (plug, 5, "eval"), (plug, 6, "exec"), (plug, 7, "exec"),
+                              (plug, 8, "exec"), (plug, 9, "exec"), (None, 12, "exec"), (None, 13, "exec"),
+                              (None, 14, "exec"), (None, 15, "exec"), ("shop/sub/plugins//*.txt", 17, "exec")]
+
+
+def test_a_module_level_glob_loop_and_a_name_bound_twice() -> None:
+    here = "os.path.dirname(__file__)"
+    assert _loads(f"for p in glob.iglob({here} + '/*.cfg'):\n    exec(open(p).read())\n") == [
+        ("shop/sub//*.cfg", 2, "exec")]
+    # ``src`` bound twice: its origin is not one read
+    assert _loads(f"def f():\n    src = open({here} + '/a').read()\n    src = input()\n    exec(src)\n") == [
+        (None, 4, "exec")]
