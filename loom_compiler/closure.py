@@ -216,8 +216,12 @@ already; ``search_order.found_through``; ``site.addsitedir`` and lists assigned 
 path too), and a file loaded by path (``spec_from_file_location``, ``run_path``, ...) is the member
 ``<path>#file`` hashed by its bytes (``_file_node``, F10: ``exec(open('plug.txt').read())`` runs
 whatever the file holds; a chunk pins that digest, ``bundle.chunk_limits``), with the module it
-is reached whole when it is first-party code. A path the compiler cannot decide, or a file it
-cannot read, is a ``path-undecidable`` warning (``_load_warnings``, ``_search_warnings``,
+is reached whole when it is first-party code (a glob's matches: the listing member
+``<dir>//<pattern>#file`` binding each match, G9; the ``.pth`` files of a ``site.addsitedir``
+directory the flow's modules add: their listing, bound from the flow, and what they put on
+``sys.path``, ``site_packages``, searched like any ``sys.path`` entry). A path the compiler
+cannot decide, text run whose origin it cannot decide, or a file it cannot read, is a
+``path-undecidable`` warning (``_load_warnings``, ``_search_warnings``,
 ``_file_node``); a submodule read as its package's attribute that no module that runs imports is
 a ``submodule-unloaded`` warning (``_unloaded_warnings``: a chunk cannot reproduce it).
 
@@ -275,6 +279,7 @@ MODULE_GETATTR = "<getattr>"  # the module whose ``__getattr__`` serves the memb
 IMPORTED_EFFECTS = "<imported>"  # statements of a module the flow's code imports that change what it reaches
 SUBMODULE_LOADS = "<loads>"  # which modules that run import a submodule the code reads as its package's attribute
 NAMED = "<named {}>"  # a string that names first-party code (``"shop.pricing"``)
+SITE_DIRS = "<site dirs>"  # the directories the ``.pth`` files of a site directory the flow's modules add name
 LOADED_FILE = "<file {}>"  # a project file (no module) whose text the code runs (``exec(open(p).read())``)
 COMPUTED = "<computed {}>"  # a module name computed at run time, known to start with ``{}``
 CONSTANT = "<value {}>"  # a constant whose value names a module
@@ -749,17 +754,32 @@ class ClosureGraph:
         found = self._site_memo[memo] = (listing, names, dirs, problems)
         return found
 
+    def _site_node(self, key: str) -> _Node:
+        """``site:<module>:<directory>``: the directories the ``.pth`` files of a site directory
+        add, in order (``(site shop.vendor shop.vendor.extra)``): no code, what the chunk needs
+        to name the modules found there as the import does."""
+        module, _, dotted = key[len("site:"):].partition(":")
+        s = self.summary(module)
+        dirs = self.site_packages(s, dotted)[2] if s is not None else []
+        node = _Node(key, "constant", module, "(site " + " ".join([dotted or ".", *(d or "." for d in dirs)]) + ")",
+                     s.path if s is not None else "")
+        node.bindings = []
+        return node
+
     def _site_keys(self, seeds: frozenset[str]) -> dict[str, str]:
         """The listing members of the ``.pth`` files of every site directory the modules that run
         for a flow add (``site.addsitedir``): ``site`` runs their ``import`` lines and puts the
         directories they name on ``sys.path``, so their bytes and which of them there are are the
         flow's (any edit moves it, a comment too: widened, like every file loaded by path)."""
-        keys: dict[str, str] = {}  # listing key -> the module that adds the directory
+        keys: dict[str, str] = {}  # key -> the module that adds the directory
         for module in self.executed(seeds):
             s = self.summary(module)
             for entry in s.search_paths if s is not None else ():
                 if entry[1] == "site":
                     keys.setdefault("file:" + self.site_packages(s, entry[2])[0] + "|", module)
+                    # the directories they add, as the tree names them (``bundle.chunk_search``
+                    # names the modules found there as the import does)
+                    keys.setdefault(f"site:{module}:{entry[2]}", module)
         return keys
 
     def _found(self, module: str) -> bool:
@@ -1664,8 +1684,10 @@ class ClosureGraph:
             if site:  # the ``.pth`` files ``site.addsitedir`` runs for the flow's modules
                 for key in site:
                     if key not in self.nodes:
-                        self.nodes[key] = self._file_node(key, adders[key])
-                root.bindings = sorted({*(root.bindings or ()), *((LOADED_FILE.format(k[5:-1]), k) for k in site)})
+                        self.nodes[key] = self._file_node(key, adders[key]) if key.startswith("file:") else \
+                            self._site_node(key)
+                root.bindings = sorted({*(root.bindings or ()), *((LOADED_FILE.format(k[5:-1]) if k.startswith("file:")
+                                                                   else SITE_DIRS, k) for k in site)})
                 self._hashes = None
                 walk.replace([], site)
                 walk.run()
@@ -2652,6 +2674,8 @@ def _name(key: str) -> str:
         return key[len(ENGINE_VALUES):] + "#engine"  # what the module hands to the engine's configuration
     if key.startswith("file:"):
         return key[len("file:"):].partition("|")[0] + "#file"  # a file's bytes (``#``: no chunk statement)
+    if key.startswith("site:"):
+        return key.rpartition(":")[2] + "#site"  # the directories a site directory's ``.pth`` files add
     return key
 
 

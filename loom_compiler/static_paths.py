@@ -24,15 +24,33 @@ over the whole path (``sys.path = [...]``, ``__path__ = [os.path.dirname(__file_
 a new start (``PathUse.reset``: the package's own directory is searched only if listed), and
 ``site.addsitedir(d)`` appends ``d``. A value that is no literal list (a name bound to a list, a
 comprehension, a starred item) is one undecidable use: a warning, not a guess of its items.
-``site.addsitedir`` also runs the ``.pth`` files of its directory, which the compiler does not
-read: ``analysis`` warns at every such call (the directory itself is searched). ``__path__ =
-pkgutil.extend_path(__path__, __name__)`` adds the portions of the package installed elsewhere
-on ``sys.path``: installed code, hashed by name like any third-party import, no warning. A load
-by path whose path is decided names a file of the project (``FILE_REF``): ``closure`` hashes its
-bytes (any edit moves the flows that run it, formatting included: the text of ``plug.txt`` is
-not parsed) and, when it is a first-party module file, follows that module whole too. A file
-only read (``open(p).read()`` returned, not executed) is data, outside the fingerprint like a
-database: only a read whose text reaches ``exec``/``compile`` counts.
+``site.addsitedir`` (mode "site") also runs the ``.pth`` files of its directory: ``closure``
+reads them as ``site`` does (``ClosureGraph.site_packages``: their directories are searched after
+it, their bytes hashed). ``__path__ = pkgutil.extend_path(__path__, __name__)`` adds the portions
+of the package installed elsewhere on ``sys.path``: installed code, hashed by name like any
+third-party import, no warning. A load by path whose path is decided names a file of the
+project (``FILE_REF``): ``closure`` hashes its bytes (any edit moves the flows that run it,
+formatting included: the text of ``plug.txt`` is not parsed) and, when it is a first-party module
+file, follows that module whole too. A file only read (``open(p).read()`` returned, not executed)
+is data, outside the fingerprint like a database: only a read whose text reaches ``exec``/``eval``
+(directly or through ``compile``) counts.
+
+Text run by ``exec``/``eval`` (G9) is followed back to where it comes from (``_text_origin``):
+through a function's names bound once (an assignment, a ``with open(p) as fh`` target, a loop over
+a glob), ``compile``, ``strip``/``decode``/``textwrap.dedent``, to the read (``_file_read``:
+``open(p).read()``, ``Path(p).read_text()``, ``Path(p).open().read()``, ``pkgutil.get_data(pkg,
+res)``, ``importlib.resources``). Paths are strings as Python computes them: ``+``, f-strings,
+``%`` and ``str.format`` of an anchored path and literals, ``Path.with_name``/``with_suffix``/
+``with_stem``, a package's directory named by a string (``importlib.resources.files('shop')``:
+``package_dir``, the tree's naming). A glob (``glob.glob(p)``, ``Path.glob``, a loop over one) is
+the listing ``<dir>//<pattern>`` (``loom_runtime.file_listing``): ``closure`` hashes the names it
+matches and each match's bytes, so adding or removing a match moves the flow, a name it does not
+match does not. Widened, never guessed: text whose origin cannot be decided (a parameter, a name
+bound twice, a call the evaluator does not know) is an undecidable load (a ``path-undecidable``
+warning where it runs), and so is a glob with a wildcard directory or ``**``. Text the code spells
+itself (literals, constants, f-strings of those) is no load: ``scopes``' rule for code strings
+follows what it imports. Cost on the measured repositories: none of them execs text (benchmarks
+README, session 8).
 
 Rejected: running the module's path code (it is user code; the build never runs it), and
 ``ast.literal_eval`` of the whole expression (it decides only literals, not ``__file__``).

@@ -8,7 +8,8 @@ A chunk must run exactly what the live modules ran (DESIGN §7). Two things the 
   computed from ``__file__``, which in a chunk is the live module's file (``loom_runtime.
   chunk_modules``: data files next to it are read as live code reads them), so the chunk runs the
   file as it is when the execution is served. The fingerprint hashes that file's bytes (its
-  ``<path>#file`` member); ``code_files`` lists them with their digests for the chunk's header
+  ``<path>#file`` member; a glob's list of matches is the member ``<dir>//<pattern>#file``, G9);
+  ``code_files`` lists them with their digests for the chunk's header
   (``# file:`` lines, ``loom_runtime.chunk_layout``), and the loader refuses the chunk when a
   file no longer holds those bytes: an old execution then fails with an error naming the file,
   never runs other code than it started on. A file whose bytes the build could not read is a

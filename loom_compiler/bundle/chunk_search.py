@@ -10,7 +10,9 @@ error type a journal records, the package attribute ``shop.plug``), with the imp
 resolving to them. So before planning, every such module is renamed, in the closure and in the
 summaries the plan reads, to its live name (``renamed``); the import is then an ordinary
 first-party import of the chunk's module (``chunk_imports`` writes it relative: ``from .. import
-helper``), and the runtime makes and wires the module under that name.
+helper``), and the runtime makes and wires the module under that name. A directory a ``.pth``
+file of a ``site.addsitedir`` directory names is such a search path too: the fingerprint read the
+``.pth`` files and records what they add (``closure``'s ``<dir>#site`` members), read back here.
 
 Refused (``ChunkError`` naming the import, with what to do), rather than bundled differently from
 live code: one file imported under two names (its tree name and a search-path name, or two
@@ -68,6 +70,13 @@ def _live_names(fp: FlowFingerprint, summaries: Mapping[str, ModuleSummary]) -> 
     """tree name -> the name an import gives it, for each module of ``summaries`` found so."""
     names: dict[str, str] = {}
     where: dict[str, tuple[str, int]] = {}
+    # what the ``.pth`` files of each site directory add, as the fingerprint read them
+    # (``closure``'s ``<dir>#site`` members: ``(site shop.vendor shop.vendor.extra)``)
+    sites: dict[str, list[str]] = {}
+    for m in fp.closure:
+        if m.qualname.endswith("#site") and m.canonical.startswith("(site "):
+            directory, *dirs = ["" if d == "." else d for d in m.canonical[len("(site "):-1].split(" ")]
+            sites[directory] = dirs
     asked_as: list[tuple[str, str, ModuleSummary, int]] = []  # (what the import names, its tree module, ...)
     for summary in summaries.values():
         for target, line in _imports(summary):
@@ -75,7 +84,7 @@ def _live_names(fp: FlowFingerprint, summaries: Mapping[str, ModuleSummary]) -> 
             for i in range(1, len(parts) + 1):
                 asked = ".".join(parts[:i])
                 tree = found_through(asked, summary.module, summaries.get, summaries.__contains__,
-                                     summaries.__contains__)
+                                     summaries.__contains__, lambda _s, d: sites.get(d, ()))
                 if tree in summaries:
                     asked_as.append((asked, tree, summary, line))
     for asked, tree, summary, line in asked_as:

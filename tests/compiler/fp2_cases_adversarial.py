@@ -3411,6 +3411,34 @@ def _code_text_origin_pairs() -> list[ProjectPair]:
 PAIRS = PAIRS + tuple(_code_text_origin_pairs())
 
 
+def _code_text_origin_chunk_cases() -> list[ChunkCase]:
+    """fixP (G9): a chunk runs what live code runs when the code is text read by path (pinned by
+    ``# file:`` lines, run from the live files), and a module found through a ``.pth`` directory
+    (bundled under the name the import gives it: ``closure``'s ``<dir>#site`` member)."""
+    here = "os.path.dirname(__file__)"
+
+    def load(body: str, head: str = "") -> dict[str, str]:
+        return project(flow("return load()", "from shop.load import load"), load=f"import os\n{head}\n\ndef load():\n{body}")
+
+    site = (f"import os\nimport site\n\nsite.addsitedir(os.path.join({here}, 'vendor'))\n\n\n"
+            "def load():\n    import phelper\n    return phelper.V, phelper.__name__\n")
+    return [
+        ChunkCase("code-text-read-in-a-with-block", {**load(
+            f"    ns = {{}}\n    with open(os.path.join({here}, 'plug.txt')) as fh:\n        src = fh.read()\n"
+            "    exec(src, ns)\n    return ns['V']\n"), "shop/plug.txt": "V = 1\n"}, 0),
+        ChunkCase("code-text-a-plugin-glob", {**load(
+            f"    ns = {{'V': []}}\n    for p in sorted(glob.glob(os.path.join({here}, 'plugins', '*.txt'))):\n"
+            "        exec(open(p).read(), ns)\n    return ns['V']\n", "import glob\n"),
+            "shop/plugins/a.txt": "V.append('a')\n", "shop/plugins/b.txt": "V.append('b')\n"}, 0),
+        ChunkCase("code-text-a-module-found-through-a-pth-directory", {
+            **project(flow("return load()", "from shop.load import load"), load=site),
+            "shop/vendor/x.pth": "# vendored\nextra\n", "shop/vendor/extra/phelper.py": "V = 1\n"}, 0),
+    ]
+
+
+CHUNK_CASES = CHUNK_CASES + tuple(_code_text_origin_chunk_cases())
+
+
 def _breaker6_chunk_cases() -> list[ChunkCase]:
     """breaker6 (session 7): where a chunk starts a module a statement's code imports at load.
     Each shop/m.py logs ``m1``, runs one statement, logs ``m2``; shop/x.py logs ``x``. G8 (fixed

@@ -405,3 +405,91 @@ def test_a_chunk_runs_code_loaded_by_path_only_while_the_file_is_as_built(tmp_pa
     assert "and it is gone since" in served()
     (tmp_path / plug).write_text("V = 1\n")
     assert served() == "1"
+
+
+def test_text_of_undecidable_origin_run_by_reached_code_is_warned_at_its_position(tmp_path: Path) -> None:
+    """G9: ``exec``/``eval`` of text the compiler cannot trace (a parameter, a call it does not
+    know, a read of a path it cannot decide) is a ``path-undecidable`` warning where it runs;
+    text the code spells (a literal, a constant, an f-string of those) is none."""
+    load = ("CODE = 'y = 2'\n\n\ndef load(code):\n    exec(code)\n    exec('x = 1')\n    exec(CODE)\n"
+            "    exec(f'z = {1 + 1}')\n    return eval(fetch())\n\n\ndef fetch():\n    return '1'\n")
+    files = project(flow("return load(o)", "from shop.load import load"), load=load)
+    assert _warnings(tmp_path / "a", files) == ["shop/load.py:5:5:path-undecidable", "shop/load.py:9:12:path-undecidable"]
+    (first, _) = fingerprint(tmp_path / "b", ProjectPair("x", "changed", "", files, files), files).warnings
+    assert first.message.startswith("`exec` runs text whose origin the compiler cannot decide")
+    # a function the flow does not reach is none of its business
+    files = project(flow("return 1", "from shop.load import other"), load=load + "\n\ndef other():\n    return 1\n")
+    assert _warnings(tmp_path / "c", files) == []
+
+
+def test_a_pth_file_is_read_as_site_reads_it_and_what_it_cannot_follow_is_warned(tmp_path: Path) -> None:
+    """G9: ``site.addsitedir`` runs the ``.pth`` files of its directory: a line naming a
+    directory outside the project is warned at the ``addsitedir`` call (an import found through
+    it is hashed by name only), an ``import`` line is hashed with its file and warned as code
+    loaded by path that imports; a comment, a blank line and a directory of the project are not."""
+    init = f"import os\nimport site\n\nsite.addsitedir({JOIN})\n"
+    files = {**project(flow("return 1"), init=init), "shop/vendor/a.pth": "# c\n\nextra\n"}
+    assert _warnings(tmp_path / "a", files) == []
+    files = {**files, "shop/vendor/b.pth": "/opt/lib\n"}
+    (warning,) = fingerprint(tmp_path / "b", ProjectPair("x", "changed", "", files, files), files).warnings
+    assert (warning.path, warning.line, warning.column, warning.code) == ("shop/__init__.py", 4, 1, "path-undecidable")
+    assert "`shop/vendor/b.pth`, and its line `/opt/lib` names a directory the fingerprint does not search" in warning.message
+    files = {**project(flow("return 1"), init=init), "shop/vendor/c.pth": "import builtins; builtins.PV = 1\n"}
+    (warning,) = fingerprint(tmp_path / "c", ProjectPair("x", "changed", "", files, files), files).warnings
+    assert "code loaded by path from `shop/vendor/c.pth` imports" in warning.message
+    assert (warning.path, warning.line) == ("shop/__init__.py", 4)
+
+
+def test_a_chunk_runs_a_plugin_glob_only_while_its_matches_are_as_built(tmp_path: Path) -> None:
+    """G9 in a chunk: a glob's listing (``shop/plugins//*.txt``) and each match are ``# file:``
+    lines; the loader refuses the chunk once a match is added or edited, naming what moved, and
+    ``loom deploy-check`` reports the execution pinned to it as stranded with that reason."""
+    import subprocess
+    import sys
+
+    from helpers.project_files import write_files
+    from loom_compiler import LoomConfig
+    from loom_compiler.bundle.build import build_project
+    from loom_compiler.ops import deploy_check
+    from loom_runtime.journal.events import NewEvent
+    from loom_runtime.journal.sqlite import SqliteJournal
+
+    files = project(flow("return load()", "from shop.load import load"),
+                    load="import glob\nimport os\n\n\ndef load():\n    ns = {}\n"
+                         "    for p in sorted(glob.glob(os.path.join(os.path.dirname(__file__), 'plugins', '*.txt'))):\n"
+                         "        exec(open(p).read(), ns)\n    return ns['V']\n")
+    write_files(tmp_path, {**files, "shop/plugins/a.txt": "V = 1\n", "shop/plugins/notes.md": "x\n"})
+    config = LoomConfig(root=tmp_path, packages=("shop",))
+    report = build_project(config)
+    assert report.ok, report.errors
+    (chunk,) = (tmp_path / "build/loom/chunks/checkout").iterdir()
+    header = chunk.read_text()
+    assert " shop/plugins//*.txt\n" in header and " shop/plugins/a.txt\n" in header and "notes.md" not in header
+    v1 = report.manifest.flows["checkout"].current
+
+    def served() -> str:
+        return subprocess.run([sys.executable, "-c", CHUNK_RUN, str(tmp_path)], capture_output=True, text=True,
+                              check=True).stdout.strip()
+
+    assert served() == "1"
+    (tmp_path / "shop/plugins/notes2.md").write_text("y\n")  # matched by nothing: the chunk still serves
+    assert served() == "1"
+    (tmp_path / "shop/plugins/b.txt").write_text("V = 2\n")
+    refused = served()
+    assert refused.startswith("ManifestError ") and "load by path from `shop/plugins//*.txt`, and it is changed" in refused
+    (tmp_path / "shop/plugins/b.txt").unlink()
+    (tmp_path / "shop/plugins/a.txt").write_text("V = 3\n")
+    assert "load by path from `shop/plugins/a.txt`, and it is changed" in served()
+
+    # deploy-check: an execution started on v1, the project rebuilt after the edit (a new version)
+    report = build_project(config)
+    assert report.ok and report.manifest.flows["checkout"].current != v1
+    manifest = tmp_path / "build/loom/manifest.json"
+    entry = report.manifest.flows["checkout"].versions[v1]
+    journal = SqliteJournal(tmp_path / "journal.db")
+    journal.create("e-old", NewEvent("EXECUTION_STARTED", {"flowId": "checkout", "flowHash": entry.flow_hash,
+                                                            "codeHash": v1, "input": None}))
+    journal.close()
+    checked = deploy_check(f"sqlite:///{tmp_path / 'journal.db'}", manifest, import_paths=[tmp_path], replay=False)
+    (stranded,) = checked.stranded
+    assert stranded.execution_id == "e-old" and "shop/plugins/a.txt" in stranded.reason, stranded.reason
