@@ -471,6 +471,9 @@ def _walk(node: cst.CSTNode, local: dict[str, cst.BaseExpression | _Each | None]
         local = dict(local)
         if isinstance(node, cst.FunctionDef):
             local.update(_single_assignments(node.body))
+        # a parameter is whatever the caller passes (never a module name of the same spelling),
+        # also where the body assigns it once: the use may see either
+        local.update(dict.fromkeys(_parameters(node.params), None))
     if isinstance(node, cst.For) and isinstance(node.target, cst.Name) and node.target.value not in local:
         # a module-level loop: its body sees each item (a function's loops: ``_single_assignments``)
         name = node.target.value
@@ -480,6 +483,12 @@ def _walk(node: cst.CSTNode, local: dict[str, cst.BaseExpression | _Each | None]
         yield node, local
     for child in node.children:
         yield from _walk(child, local)
+
+
+def _parameters(params: cst.Parameters) -> list[str]:
+    found = [*params.posonly_params, *params.params, *params.kwonly_params]
+    found += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+    return [p.name.value for p in found]
 
 
 def _single_assignments(body: cst.CSTNode) -> dict[str, cst.BaseExpression | _Each | None]:

@@ -338,3 +338,36 @@ def test_a_file_whose_code_a_flow_runs_is_checked(project: Path, decoded: list[A
     (project / "shop/plug.txt").unlink()
     report = build(project)
     assert current()[0] not in (first[0],) and any("cannot read (absent)" in w for w in report.warnings)
+
+
+def test_the_matches_of_a_glob_whose_files_a_flow_runs_are_checked(project: Path, decoded: list[Any]):
+    """G9: code run from every file a glob matches depends on which files match: a no-change build
+    after a match is added must not be served from the record nor from a cached entry; a file the
+    pattern does not match added keeps the record serving."""
+    from loom_runtime.manifest import load_manifest
+
+    (project / "shop/plugins").mkdir()
+    (project / "shop/plugins/a.txt").write_text("V = 1\n")
+    (project / "shop/plugload.py").write_text(
+        "import glob\nimport os\n\n\ndef plug():\n    ns = {}\n"
+        "    for p in sorted(glob.glob(os.path.join(os.path.dirname(__file__), 'plugins', '*.txt'))):\n"
+        "        exec(open(p).read(), ns)\n    return ns['V']\n")
+    edit(project / "shop/flows.py", '    ctx.execute("ship", ship', '    plug()\n    ctx.execute("ship", ship')
+    edit(project / "shop/flows.py", "from shop.steps import charge, reserve, ship\n",
+         "from shop.steps import charge, reserve, ship\nfrom shop.plugload import plug\n")
+
+    def current() -> str:
+        return load_manifest(project / "build/loom/manifest.json").flows["checkout"].current
+
+    assert build(project).ok
+    first = current()
+    (project / "shop/plugins/README.md").write_text("not a plugin\n")
+    decoded.clear()
+    assert build(project).written == () and decoded == [BuildRecord]  # no match moved: served
+    (project / "shop/plugins/b.txt").write_text("V = 2\n")
+    decoded.clear()
+    report = build(project)
+    assert decoded[0] is BuildRecord and len(decoded) > 1, decoded  # the record did not serve
+    assert report.new_versions and current() != first
+    (project / "shop/plugins/b.txt").unlink()  # and back, from the cache
+    assert build(project).ok and current() == first

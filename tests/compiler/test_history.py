@@ -119,3 +119,21 @@ def test_a_committed_out_directory_is_not_source_at_a_ref(tmp_path: Path):
     config = LoomConfig(root=top, packages=("shop",), out="release/loom")
     assert list(GitSourceTree(config, "HEAD").module_names()) == ["shop", "shop.flows"]
     assert list(DirectorySourceTree(config=config).module_names()) == ["shop", "shop.flows"]
+
+
+def test_reads_data_files_and_glob_listings_as_they_were_at_the_ref(repo: Path):
+    """G9: code loaded by a glob depends on the names it matches at the ref (``<dir>//<pattern>``,
+    ``loom_runtime.file_listing``): a file added after the ref, a hidden one, a name the pattern
+    does not match are not among them; a directory absent at the ref lists as absent."""
+    write(repo, {"src/shop/plugins/a.txt": "A\n", "src/shop/plugins/.h.txt": "H\n", "src/shop/plugins/n.md": "N\n"})
+    commit_all(repo.parents[1], "plugins", tag="v3")
+    write(repo, {"src/shop/plugins/b.txt": "B\n"})  # in the work tree only
+    tree = GitSourceTree(LoomConfig(root=repo, packages=("shop",)), "v3")
+    assert tree.read_data("src/shop/plugins//*.txt") == b"a.txt\n"
+    assert tree.read_data("src/shop/plugins//.*") == b".h.txt\n"
+    assert tree.read_data("src/shop/plugins/a.txt") == b"A\n"
+    assert tree.read_data("src/shop/none//*.txt") is None
+    assert GitSourceTree(LoomConfig(root=repo, packages=("shop",)), "v1").read_data("src/shop/plugins//*.txt") is None
+    # the work tree, as ``DirectorySourceTree`` reads it: the uncommitted file is there
+    assert DirectorySourceTree(repo, LoomConfig(root=repo, packages=("shop",))).read_data("src/shop/plugins//*.txt") == \
+        b"a.txt\nb.txt\n"

@@ -155,6 +155,19 @@ def test_changed_names_a_file_rewritten_or_added_after_it_was_read(tmp_path: Pat
     assert fresh.changed() == ("shop/",)
 
 
+def test_changed_names_a_glob_listing_whose_matches_moved_after_it_was_read(tmp_path: Path) -> None:
+    """G9: a listing read (``<dir>//<pattern>``: what a glob the code runs matches) moves when a
+    match is added or removed, not when a file it does not match appears (an editor's swap file)."""
+    _touch(tmp_path, "shop/__init__.py", "shop/plugins/a.txt")
+    tree = DirectorySourceTree(config=LoomConfig(root=tmp_path, packages=("shop",)))
+    assert tree.read_data("shop/plugins//*.txt") == b"a.txt\n" and tree.read_data("shop/none//*.txt") is None
+    (tmp_path / "shop" / "plugins" / ".a.txt.swp").write_text("editor")
+    (tmp_path / "shop" / "plugins" / "notes.md").write_text("n")
+    assert tree.changed() == ()
+    (tmp_path / "shop" / "plugins" / "b.txt").write_text("V = 2\n")
+    assert tree.changed() == ("shop/plugins",)
+
+
 def test_a_package_wins_over_a_module_file_of_the_same_name(tmp_path: Path) -> None:
     # Python imports shop/pricing/__init__.py; shop/pricing.py is dead code
     _touch(tmp_path, "shop/__init__.py", "shop/pricing.py", "shop/pricing/__init__.py", "shop/pricing/rates.py")

@@ -219,6 +219,16 @@ def test_text_code_runs_traced_to_the_file_it_was_read_from() -> None:
                               (None, 14, "exec"), (None, 15, "exec"), ("shop/sub/plugins//*.txt", 17, "exec")]
 
 
+def test_a_parameter_is_never_the_module_name_it_shadows() -> None:
+    """``p`` a parameter: what the caller passes, not the module's ``p`` (nor its body's one binding)."""
+    here = "os.path.dirname(__file__)"
+    module = cst.parse_module(f"def load(p):\n    exec(open(p).read())\n\n\ndef run(q):\n    q = {here} + '/a'\n    exec(open(q).read())\n")
+    glob_p = cst.parse_expression(f"{here} + '/plug.txt'")
+    uses = [u.path for stmt in module.body for u in path_uses(stmt, FILE, _resolve, {"p": glob_p, "q": glob_p}.get,
+                                                              lambda n: (1, 1), _package_dir)]
+    assert uses == [None, None]
+
+
 def test_a_module_level_glob_loop_and_a_name_bound_twice() -> None:
     here = "os.path.dirname(__file__)"
     assert _loads(f"for p in glob.iglob({here} + '/*.cfg'):\n    exec(open(p).read())\n") == [
