@@ -741,16 +741,19 @@ class ClosureGraph:
                 if line.startswith("#") or not line.strip() or line.startswith(("import ", "import\t")):
                     continue
                 line = line.rstrip()
-                where = posixpath.normpath(posixpath.join(directory or ".", line)) if not line.startswith("/") else None
-                if where == ".":
-                    where = ""
-                inside = where is not None and not where.startswith("../") and where != ".." and (
-                    where + "/").startswith(prefix) or (where == "" and prefix == "")
-                parts = where[len(prefix):].split("/") if inside and where else []
-                if not inside or (where and not all(p.isidentifier() for p in parts)):
+                dotted_dir = None  # the directory in the tree's naming, None: none the tree names
+                if not line.startswith("/"):  # ``site`` joins a relative line to the site directory
+                    where = posixpath.normpath(posixpath.join(directory or ".", line))
+                    where = "" if where == "." else where
+                    if where == prefix.rstrip("/"):
+                        dotted_dir = ""
+                    elif where != ".." and not where.startswith("../") and (where + "/").startswith(prefix):
+                        parts = where[len(prefix):].split("/")
+                        dotted_dir = ".".join(parts) if all(p.isidentifier() for p in parts) else None
+                if dotted_dir is None:
                     problems.append((pth, f"its line `{line}` names a directory the fingerprint does not search"))
                     continue
-                dirs.append(".".join(parts))
+                dirs.append(dotted_dir)
         found = self._site_memo[memo] = (listing, names, dirs, problems)
         return found
 
