@@ -124,7 +124,7 @@ from .load_runs import module_load_imports
 from .parsing import node_position, parse_module_unvalidated, parse_source, too_deep_error
 from .precheck import decorator_markers, might_define_flows
 from .scopes import References, _Binder, bound_names, dotted_chain, references, target_names
-from .static_paths import FILE_REF, TRIGGERS, path_uses
+from .static_paths import FILE_REF, might_use_paths, path_uses, runner_aliases
 
 if TYPE_CHECKING:
     from .config import LoomConfig
@@ -528,6 +528,11 @@ class _Statement:
     literal: str = ""  # ``NAME = <immutable literal>`` (``"literal"``) or an environment read (``"environ"``)
 
 
+#: a module that may bind a name to ``exec``/``eval`` (``run = exec``): only there are its
+#: names bound so looked for (``static_paths.runner_aliases``)
+_RUNNER_ALIAS = re.compile(r"=\s*(?:builtins\s*\.\s*)?(?:exec|eval)\b|\b(?:exec|eval)\s+as\b")
+
+
 class _Analyser:
     def __init__(
         self, tree: cst.Module, text: str, *, module: str, path: str, config: LoomConfig | None, all_functions: bool,
@@ -705,8 +710,10 @@ class _Analyser:
         search_paths: list[tuple[str, str, str]] = []
         path_warnings: list[tuple[int, int, int, str, str]] = []
         loaded_by_path: dict[int, list[str]] = {}
+        runners = runner_aliases(self._module_value, self.binders, self._qualified_chain) if _RUNNER_ALIAS.search(
+            self.text) else frozenset()
         for index, (kind, later, refs, step_name, code, start) in enumerate(drafts):
-            if any(word in code for word in TRIGGERS):
+            if might_use_paths(code, runners):
                 self._current = stmts[index]
                 loaded = self.path_uses(index, stmts[index], search_paths, path_warnings)
                 if loaded:

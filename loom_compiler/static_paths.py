@@ -63,14 +63,15 @@ from __future__ import annotations
 import ast
 import glob
 import posixpath
-from collections.abc import Callable, Iterator
+import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 import libcst as cst
 
 from loom_runtime.file_listing import LISTING
 
-__all__ = ["FILE_REF", "PathUse", "evaluate", "path_uses", "TRIGGERS"]
+__all__ = ["FILE_REF", "PathUse", "TRIGGERS", "evaluate", "might_use_paths", "path_uses", "runner_aliases"]
 
 #: the reference prefix of a project file whose text code runs, ``"&<path>|<module or "">``
 #: (``"&shop/plug.txt|``): a string naming something, so every rule that skips strings skips it;
@@ -79,7 +80,32 @@ FILE_REF = '"&'
 
 #: words a statement's source must hold for ``path_uses`` to look at it (a cheap text test first)
 TRIGGERS = ("sys.path", "path.insert", "path.append", "path.extend", "path[", "__path__",
-            "spec_from_file_location", "run_path", "FileLoader", "exec(", "eval(", "addsitedir")
+            "spec_from_file_location", "run_path", "FileLoader", "addsitedir")
+#: a code runner named in a statement, however called (``exec(src)``, ``run = exec``; not
+#: ``execute_activity``): the text test for ``exec``/``eval`` and for names bound to them
+_RUNNER_WORD = re.compile(r"\b(?:exec|eval)\b")
+
+
+def might_use_paths(code: str, runners: frozenset[str] = frozenset()) -> bool:
+    """Whether a statement's source may hold a use ``path_uses`` finds (the cheap text test
+    first): a word of ``TRIGGERS``, ``exec``/``eval`` as a word, or a name of ``runners`` (the
+    module's names bound to ``exec``/``eval``: ``run = exec`` then ``run(src)`` elsewhere)."""
+    if any(word in code for word in TRIGGERS) or _RUNNER_WORD.search(code):
+        return True
+    return any(re.search(rf"\b{re.escape(name)}\b", code) for name in runners)
+
+
+def runner_aliases(value_of: ValueOf, names: Iterable[str], resolve: Callable[[str], str | None]) -> frozenset[str]:
+    """The module-level ``names`` bound once to ``exec`` or ``eval`` (``run = exec``,
+    ``run = builtins.exec``, ``from builtins import exec as run``): a call of one is a code
+    runner wherever it is spelled."""
+    found = set()
+    for name in names:
+        value = value_of(name)
+        if resolve(name) in _RUNNERS or (  # ``from builtins import exec as run``
+                isinstance(value, (cst.Name, cst.Attribute)) and _qualified(value, resolve) in _RUNNERS):
+            found.add(name)
+    return frozenset(found)
 
 _IDENTITY = frozenset({"os.path.abspath", "os.path.realpath", "os.path.normpath", "os.fspath", "str",
                        "builtins.str", "pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath",
@@ -576,6 +602,11 @@ def _use(node: cst.CSTNode, ctx: _Context
             return kind, "last", [args[0].value] if len(args) == 1 else None, f"{_spelled(kind)}.append"
         return kind, "last", _items(args[0].value) if len(args) == 1 else None, f"{_spelled(kind)}.extend"
     callee = _qualified(func, resolve)
+    if isinstance(func, cst.Name) and callee not in _FUNCTIONS:
+        # a name bound once to a runner (``run = exec``, in the function or at module level)
+        bound = ctx.value_of(func.value)
+        if isinstance(bound, (cst.Name, cst.Attribute)) and _qualified(bound, resolve) in _RUNNERS:
+            callee = _qualified(bound, resolve)
     if callee == "site.addsitedir":
         # appended to sys.path, then the directories and code of its .pth files (``closure``)
         return "sys", "site", [_argument(node, 0, "sitedir")] if _argument(node, 0, "sitedir") is not None else None, \

@@ -3405,6 +3405,19 @@ def _code_text_origin_pairs() -> list[ProjectPair]:
     add(E("code-text-a-site-directory-other-file-edited", k, base, edit(base, "shop/vendor/notes.txt", "a", "b")))
     add(E("code-text-a-module-found-through-a-pth-directory-not-imported-edited", k, base,
           edit(base, "shop/vendor/other/phelper.py", "V = 2", "V = 3")))
+    # a runner called through a name bound to it: at module level, imported under another name, local
+    for name, body, head in [
+        ("exec-bound-to-a-module-name", f"    ns = {{}}\n    run(open(os.path.join({here}, 'plug.txt')).read(), ns)\n    return ns['V']\n",
+         "\nrun = exec\n"),
+        ("exec-imported-under-another-name", f"    ns = {{}}\n    run(open(os.path.join({here}, 'plug.txt')).read(), ns)\n    return ns['V']\n",
+         "from builtins import exec as run\n"),
+        ("exec-bound-to-a-local", f"    ns = {{}}\n    r = exec\n    r(open(os.path.join({here}, 'plug.txt')).read(), ns)\n    return ns['V']\n", ""),
+    ]:
+        base = {**load(body, head), **plug}
+        add(C(f"code-text-{name}-edited", k, base, edit(base, "shop/plug.txt", "V = 1", "V = 2")))
+    base = {**load("    ns = {}\n    run('V = 1', ns)\n    return ns['V']\n", "\nrun = exec\n"), **plug}
+    add(E("code-text-exec-bound-to-a-name-run-on-a-literal-a-text-file-edited", k, base,
+          edit(base, "shop/plug.txt", "V = 1", "V = 2")))
     return pairs
 
 

@@ -236,3 +236,17 @@ def test_a_module_level_glob_loop_and_a_name_bound_twice() -> None:
     # ``src`` bound twice: its origin is not one read
     assert _loads(f"def f():\n    src = open({here} + '/a').read()\n    src = input()\n    exec(src)\n") == [
         (None, 4, "exec")]
+
+
+def test_a_runner_called_through_a_name_bound_to_it() -> None:
+    """``run = exec`` (module level or in the function), then ``run(src)``: a code runner; the
+    text test finds ``exec`` as a word, never inside ``execute_activity``."""
+    from loom_compiler.static_paths import might_use_paths, runner_aliases
+
+    assert might_use_paths("run = exec") and might_use_paths("x = eval(s)") and might_use_paths("exec (s)")
+    assert not might_use_paths("workflow.execute_activity(a)\nevaluate(x)")
+    assert might_use_paths("run(src)", frozenset({"run"})) and not might_use_paths("rerun(src)", frozenset({"run"}))
+    values = {"run": cst.parse_expression("exec"), "ev": cst.parse_expression("builtins.eval"), "x": cst.parse_expression("len")}
+    assert runner_aliases(values.get, ["run", "ev", "x", "y"], _resolve) == {"run", "ev"}
+    here = "os.path.dirname(__file__)"
+    assert _loads(f"def f():\n    r = exec\n    r(open({here} + '/plug.txt').read())\n") == [("shop/sub/plug.txt", 3, "exec")]
