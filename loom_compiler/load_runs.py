@@ -128,7 +128,8 @@ def seeds(unit: Unit) -> list[str]:
 
 
 #: marks of the chunk's chains (``chunk_seeds``): a name only handed on (a def reached so is not
-#: called), a name only called to make an instance (a class reached so runs its construction)
+#: called), a name only called to make an instance (a class reached so runs its construction),
+#: a base only subclassed (its ``__init_subclass__``), a class whose instance is called
 HANDED, MADE, SUBCLASSED, CALLED = "~", "+", "-", "*"
 _MARKS = HANDED + MADE + SUBCLASSED + CALLED
 #: per mark, what a class runs of its own code, and how its bases and metaclass are reached in
@@ -137,7 +138,7 @@ _MARKS = HANDED + MADE + SUBCLASSED + CALLED
 #: ``__prepare__``), its metaclass's ``__call__`` doing it; defining a subclass (a base's
 #: ``__init_subclass__``; the metaclass makes the class); calling an instance (``__call__``)
 _CLASS_RUNS = {
-    MADE: (("__new__", "__init__", "__post_init__", "__del__", "__prepare__"), MADE, CALLED),
+    MADE: (("__new__", "__init__", "__post_init__", "__attrs_post_init__", "__del__", "__prepare__"), MADE, CALLED),
     SUBCLASSED: (("__init_subclass__",), SUBCLASSED, MADE),
     CALLED: (("__call__",), CALLED, ""),
 }
@@ -146,8 +147,8 @@ _CLASS_RUNS = {
 def chunk_seeds(unit: Unit) -> list[str]:
     """``seeds`` as the chunk's order takes them (breaker6's G7): a chain rooted at a name the
     statement only hands on (``Unit.handed_on``) marked ``HANDED``, at a name it only calls to
-    make an instance (``Unit.constructed``) marked ``MADE`` (``RunIndex.reached`` says what each
-    runs). The fingerprint keeps the unmarked ``seeds``: wider, which costs it nothing."""
+    make an instance (``Unit.constructed``) marked ``MADE``, at a base it only subclasses
+    (``Unit.subclassed``) marked ``SUBCLASSED`` (``RunIndex.reached`` says what each runs). The fingerprint keeps the unmarked ``seeds``: wider, which costs it nothing."""
     out = seeds(unit)
     handed, made, sub = getattr(unit, "handed_on", ()), getattr(unit, "constructed", ()), getattr(unit, "subclassed", ())
     if not handed and not made and not sub:
@@ -234,10 +235,13 @@ class RunIndex:
 
     def constructed(self, unit: Unit, mark: str) -> tuple[_Part, tuple[str, ...]] | None:
         """What making an instance of the class ``unit`` runs (a ``MADE`` chain), or defining a
-        subclass of it (``SUBCLASSED``): its ``_CONSTRUCTION`` (``_SUBCLASSING``) methods and
-        the methods they reach through their first parameter (``self.go()``, ``self.prop``),
-        transitively: the part of the class's references their code spells (its imports, its
-        literal importer calls, the module-level names it reads); and its bases (made or
+        subclass of it (``SUBCLASSED``): its methods of ``_CLASS_RUNS`` and the methods they
+        reach through their first parameter (``self.go()``, ``self.prop``), transitively; made,
+        also every method with a decorator other than ``property``/``staticmethod``/
+        ``classmethod`` (a validator a base's ``__init__`` may call: pydantic's
+        ``@field_validator``) and what the class body names outside its methods (a
+        ``default_factory``, a descriptor): the part of the class's references that code spells
+        (its imports, its literal importer calls, the module-level names it reads); and its bases (made or
         subclassed in turn: an inherited ``__init__``) and its metaclass (made: its ``__call__``
         makes the instance, its ``__new__`` the subclass). None, the whole class (widening): a
         first parameter that escapes or is read by computed name in that code (``register(self)``,
@@ -277,8 +281,13 @@ def _construction(unit: Unit, mark: str) -> tuple[_Part, tuple[str, ...]] | None
     methods = {n.name: n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
     own, base_mark, meta_mark = _CLASS_RUNS[mark]
     todo = [m for m in own if m in methods]
-    taken: set[str] = set()
     names: set[str] = set()  # names the code reads
+    if mark == MADE:
+        todo += [m for m, fn in methods.items() if any(not _plain_decorator(d) for d in fn.decorator_list)]
+        for statement in node.body:
+            if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                names.update(n.id for n in ast.walk(statement) if isinstance(n, ast.Name))
+    taken: set[str] = set()
     spelled: set[str] = set()  # what its import statements spell (``shop.x``; ``x`` of ``from . import x``)
     strings: set[str] = set()  # its string constants (an importer's literal argument among them)
     while todo:
@@ -313,6 +322,16 @@ def _construction(unit: Unit, mark: str) -> tuple[_Part, tuple[str, ...]] | None
     more = (*(ref for ref in refs if _global(ref)), *(base_mark + b for b in bases if b),
             *(meta_mark + m for m in metas if m and meta_mark))
     return _Part(unit.kind, refs), more
+
+
+#: decorators that make a method no code a construction runs by itself
+_PLAIN_DECORATORS = frozenset({"property", "staticmethod", "classmethod", "cached_property", "functools.cached_property"})
+
+
+def _plain_decorator(node: ast.expr) -> bool:
+    """``@property``, ``@staticmethod``, ``@classmethod``, ``@x.setter``/``.getter``/``.deleter``."""
+    dotted = _dotted(node) if not isinstance(node, ast.Subscript) else None
+    return dotted is not None and (dotted in _PLAIN_DECORATORS or dotted.rpartition(".")[2] in ("setter", "getter", "deleter"))
 
 
 def _dotted(node: ast.expr) -> str | None:

@@ -3736,6 +3736,8 @@ def _chunk_seeds_cases() -> list[ChunkCase]:
         ("a-metaclass-call",
          "class M(type):\n    def __call__(cls, *a):\n        import shop.x\n        return super().__call__(*a)\n\n\n"
          "class L(metaclass=M):\n    pass\n", "OBJ = L()", {}),
+        ("a-default-factory-in-the-class-body", "from dataclasses import dataclass, field\n" + lazy + "\n\n@dataclass\nclass L:\n"
+         "    v: object = field(default_factory=load)\n", "OBJ = L()", {}),
         ("a-dataclass-post-init",
          "from dataclasses import dataclass\n\n\n@dataclass\nclass L:\n    def __post_init__(self):\n        import shop.x\n",
          "OBJ = L()", {}),
