@@ -698,7 +698,7 @@ class _Analyser:
         attached_pieces = self.pieces_of(split, attached[len(stmts):], attached)
         handed_on, constructed, subclassed = chunk_runs(
             facts, attached, runs, [_made(s, d[4]) for s, d in zip(stmts, drafts)] + [None] * (len(facts) - len(stmts)),
-            self.third_party)
+            self.third_party, self.import_targets)
 
         units: list[Unit] = []
         pending: dict[int, Callable[[], str]] = {}

@@ -365,23 +365,34 @@ def import_time_runs(facts: Sequence[StatementFacts], callables: Mapping[str, li
 #: ``list(map(load, xs))``): a def handed to one of them runs
 EAGER_BUILTINS = frozenset({"sorted", "min", "max", "map", "filter"})
 
+#: the standard library's calls that register what they are handed for later, as spelled on
+#: what the module's imports bind (``atexit.register(load)``, ``from threading import Thread``):
+#: the only third-party calls a def is handed on to. Any other third-party callee may call it at
+#: once (``json.loads(s, object_hook=load)``, ``re.sub(p, load, s)``, ``collections.defaultdict(load)``;
+#: breaker7's K1): the chunk then counts the def as run
+DEFERRERS = frozenset({"atexit.register", "threading.Thread", "threading.Timer", "signal.signal",
+                       # ``@dataclass class L: v = field(default_factory=load)``: run as instances are made
+                       "dataclasses.dataclass", "dataclasses.field"})
+
 
 def chunk_runs(facts: Sequence[StatementFacts], attached: Sequence[set[str]], runs: Sequence[set[str]],
                made: Sequence[str | tuple[set[str], set[str]] | None], third_party: Callable[[str], bool],
+               targets: Callable[[str], list[str] | None] = lambda name: None,
                ) -> tuple[list[set[str]], list[set[str]], list[set[str]]]:
     """For each statement (aligned with ``facts``), what the chunk's order (``load_runs``'
     ``chunk_seeds``) takes as NOT run of what ``import_time_runs`` and ``attached`` count
     (breaker6's G7; the fingerprint keeps counting it, a widening that costs it nothing):
 
-    * **handed on**: the names of ``attached`` the statement only hands to a call, when none of
-      its calls is first-party code and none is an ``EAGER_BUILTINS`` name (``atexit.register(load)``,
-      ``T = threading.Thread(target=load)``, ``signal.signal(SIGTERM, load)``): a def among them
+    * **handed on**: the names of ``attached`` the statement only hands to a call, when each of
+      its calls is one of ``DEFERRERS`` (``atexit.register(load)``, ``T = threading.Thread(target=load)``,
+      ``signal.signal(SIGTERM, load)``; none first-party, none ``EAGER_BUILTINS``): a def among them
       is registered for later, not called; the chunk must not start the modules it imports
       (live, they run when the registration fires, or never). A first-party callee may call
       what it is handed (``run(load)``, ``REG.add(load)``: its code is walked, its parameters
-      are not): then nothing is taken out. Third-party code calling what it is handed at once
-      (``functools.reduce(load, xs)``, a library's ``apply(load)``) is the cost, documented in
-      ``load_runs``.
+      are not): then nothing is taken out; so with any other third-party callee, which may call
+      what it is handed at once (``functools.reduce(load, xs)``, ``json.loads(s, object_hook=load)``).
+      Left: a registration fired at load by hand (``atexit._run_exitfuncs()``, ``signal.raise_signal``)
+      and a method of a value that is no global (``[1].sort(key=load)``), documented in ``load_runs``.
     * **constructed**: the class (or imported name) ``made`` says the statement only calls to
       bind or drop an instance (``OBJ = L()``, ``L(load)``; ``analysis._made``), when it is the
       statement's only first-party callee and nothing calls what it returned (``()L``): its
@@ -398,7 +409,7 @@ def chunk_runs(facts: Sequence[StatementFacts], attached: Sequence[set[str]], ru
         first = {c for c in refs.calls_now if c in bound and not third_party(c)}
         first |= {root for c in chains if not third_party(root := c.removeprefix("()").split(".")[0])}
         handed: set[str] = set()
-        if not first and not (refs.calls_now & EAGER_BUILTINS) - bound:
+        if not first and not (refs.calls_now & EAGER_BUILTINS) - bound and _only_deferrers(refs, targets):
             handed = names - refs.calls_now - refs.stores
         built: set[str] = set()
         sub: set[str] = set()
@@ -410,6 +421,22 @@ def chunk_runs(facts: Sequence[StatementFacts], attached: Sequence[set[str]], ru
         built_out.append(built)
         sub_out.append(sub)
     return handed_out, built_out, sub_out
+
+
+def _only_deferrers(refs: References, targets: Callable[[str], list[str] | None]) -> bool:
+    """Whether every global root the statement calls is, by the imports binding it (``targets``),
+    one of ``DEFERRERS`` called by name (``Thread(target=load)``) or a module the statement calls
+    one of them on (``signal.signal(signal.SIGTERM, load)``: its other reads are no calls)."""
+    for root in refs.calls_now:
+        bound_to = targets(root)
+        if not bound_to:
+            return False
+        spelled = [chain[len(root):] for chain in refs.globals if chain.startswith(root + ".")]
+        for target in bound_to:
+            if not (root in refs.name_calls_now and target in DEFERRERS
+                    or any(target + rest in DEFERRERS for rest in spelled)):
+                return False
+    return True
 
 
 def _inputs(facts: Sequence[StatementFacts], at: int, binders: Mapping[str, list[int]],

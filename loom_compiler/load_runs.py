@@ -38,9 +38,11 @@ code that does not run makes the chunk run a module live never imports at that p
 then sees what its statements did, or an import cycle back into the half-run module fails).
 For the chunk's order, a statement runs what it calls, not what it only hands on:
 
-* a def handed only to third-party code (no first-party callee, no ``effects.EAGER_BUILTINS``
-  name in the statement: ``atexit.register(load)``, ``T = threading.Thread(target=load)``,
-  ``signal.signal(SIG, lambda *a: load())``) is not called (``HANDED``; a value standing for
+* a def handed only to the standard library's registering calls (``effects.DEFERRERS``, as
+  spelled on their module: ``atexit.register(load)``, ``T = threading.Thread(target=load)``,
+  ``signal.signal(SIG, lambda *a: load())``) is not called; handed to any other third-party
+  callee it counts as run (``json.loads(s, object_hook=load)``, ``re.sub(p, load, s)``:
+  breaker7's K1) (``HANDED``; a value standing for
   one, ``HOOK = load``, hands it on too). Handed to first-party code (``run(load)``,
   ``REG.add(load)``), it may be: the callee's parameters are not tracked, so it counts;
 * a class the statement only calls to make an instance (``OBJ = L()``, ``MADE``) runs its

@@ -3467,6 +3467,7 @@ def _breaker6_chunk_cases() -> list[ChunkCase]:
     log = "L = []\n"
     x = "from shop import log\n\nlog.L.append('x')\n"
     lazy = "def load():\n    import shop.x\n"
+    lazy_args = "def load(*a):\n    import shop.x\n"
     cases: list[ChunkCase] = []
     for name, defs, stmt, finding in [
         ("a-default-argument-calling-an-importer", "import importlib\n", "def f(a=importlib.import_module('shop.x')):\n    pass", None),
@@ -3489,6 +3490,13 @@ def _breaker6_chunk_cases() -> list[ChunkCase]:
         ("a-def-registered-with-atexit", "import atexit\n" + lazy, "atexit.register(load)", None),
         ("a-def-given-to-a-thread-never-started", "import threading\n" + lazy, "T = threading.Thread(target=load)", None),
         ("an-instance-whose-importing-method-nothing-calls", "class L:\n    def go(self):\n        import shop.x\n", "OBJ = L()", None),
+        ("a-def-registered-for-a-signal", "import signal\n" + lazy, "signal.signal(signal.SIGUSR1, load)", None),
+        # breaker7's K1 (session 8): a def handed to third-party code that calls it at once runs
+        # (only ``effects.DEFERRERS`` register for later)
+        ("a-def-handed-to-json-loads-as-its-object-hook", "import json\n" + lazy_args, "json.loads('{}', object_hook=load)", None),
+        ("a-def-handed-to-re-sub", "import re\n" + lazy_args, "re.sub('a', load, 'a')", None),
+        ("a-def-handed-to-a-defaultdict-then-read", "import collections\n" + lazy_args,
+         "D = collections.defaultdict(load)\nD[1]", None),
         # held on main and fp2-dyn
         ("a-def-called-through-an-alias", lazy, "go = load\ngo()", None),
         ("a-decorator-factorys-inner-decorator", "def deco(a):\n    def w(f):\n        import shop.x\n        return f\n    return w\n",
