@@ -377,7 +377,7 @@ DEFERRERS = frozenset({"atexit.register", "threading.Thread", "threading.Timer",
 
 def chunk_runs(facts: Sequence[StatementFacts], attached: Sequence[set[str]], runs: Sequence[set[str]],
                made: Sequence[str | tuple[set[str], set[str]] | None], third_party: Callable[[str], bool],
-               targets: Callable[[str], list[str] | None] = lambda name: None,
+               targets: Callable[[str], list[str] | None],
                ) -> tuple[list[set[str]], list[set[str]], list[set[str]]]:
     """For each statement (aligned with ``facts``), what the chunk's order (``load_runs``'
     ``chunk_seeds``) takes as NOT run of what ``import_time_runs`` and ``attached`` count

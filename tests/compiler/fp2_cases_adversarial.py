@@ -3491,6 +3491,11 @@ def _breaker6_chunk_cases() -> list[ChunkCase]:
         ("a-def-given-to-a-thread-never-started", "import threading\n" + lazy, "T = threading.Thread(target=load)", None),
         ("an-instance-whose-importing-method-nothing-calls", "class L:\n    def go(self):\n        import shop.x\n", "OBJ = L()", None),
         ("a-def-registered-for-a-signal", "import signal\n" + lazy, "signal.signal(signal.SIGUSR1, load)", None),
+        # the registering call resolved through the module's imports, however it is spelled
+        ("a-def-given-to-a-from-imported-thread-never-started", "from threading import Thread\n" + lazy,
+         "T = Thread(target=load)", None),
+        ("a-def-given-to-a-thread-of-an-aliased-module-never-started", "import threading as th\n" + lazy,
+         "T = th.Thread(target=load)", None),
         # breaker7's K1 (session 8): a def handed to third-party code that calls it at once runs
         # (only ``effects.DEFERRERS`` register for later)
         ("a-def-handed-to-json-loads-as-its-object-hook", "import json\n" + lazy_args, "json.loads('{}', object_hook=load)", None),
