@@ -246,8 +246,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from loom_compiler.model import ClosureMember, MemberKind, SourceError
-from loom_runtime.file_listing import LISTING, read_listing, split_listing
-from loom_runtime.files import read_regular_file
+from loom_runtime.file_listing import LISTING, read_project_file, split_listing
 
 from .analysis import NESTED_DESCRIPTOR, FlowSite, MemberUnit, ModuleSummary, Unit
 from .canonical import SCHEME
@@ -2789,13 +2788,4 @@ def _disk_reader(config: LoomConfig | None) -> FileReader | None:
         return None
     root = config.root
 
-    def read(path: str) -> bytes | None:
-        listing = split_listing(path)
-        if listing is not None:  # what a glob matches (``loom_runtime.file_listing``)
-            return read_listing(os.path.join(root, *listing[0].split("/")) if listing[0] else str(root), listing[1])
-        full = os.path.join(root, *path.split("/"))
-        if not os.path.lexists(full):
-            return None
-        return read_regular_file(full)
-
-    return read
+    return lambda path: read_project_file(str(root), path)

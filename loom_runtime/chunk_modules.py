@@ -74,7 +74,7 @@ from typing import Any
 from .chunk_layout import ChunkLayout
 from .chunk_names import ModuleName, PrivateName, adopt_definitions
 from .errors import ManifestError
-from .file_listing import read_listing, split_listing
+from .file_listing import read_project_file
 from .chunk_resources import bundled_spec
 
 __all__ = ["live_file", "run_modules"]
@@ -196,15 +196,8 @@ def _check_files(layout: ChunkLayout, modules: dict[str, types.ModuleType], path
         now = "unknown"
         if base is not None:
             try:
-                listing = split_listing(rel)
-                if listing is not None:  # what a glob matches there (``file_listing``), as the build listed it
-                    data = read_listing(base + listing[0], listing[1])
-                    now = "absent" if data is None else "sha256:" + hashlib.sha256(data).hexdigest()
-                else:
-                    with open(base + rel, "rb") as fh:
-                        now = "sha256:" + hashlib.sha256(fh.read()).hexdigest()
-            except FileNotFoundError:
-                now = "absent"
+                data = read_project_file(base, rel)  # a file or what a glob matches, as the build read it
+                now = "absent" if data is None else "sha256:" + hashlib.sha256(data).hexdigest()
             except OSError as exc:
                 now = f"unreadable ({exc.strerror or exc})"
         if now != digest:

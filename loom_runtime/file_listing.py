@@ -26,7 +26,9 @@ import fnmatch
 import os
 from collections.abc import Iterable
 
-__all__ = ["LISTING", "listing_bytes", "matching", "read_listing", "split_listing"]
+from .files import read_regular_file
+
+__all__ = ["LISTING", "listing_bytes", "matching", "read_listing", "read_project_file", "split_listing"]
 
 #: what separates a listing's directory from its pattern (``shop/plugins//*.txt``)
 LISTING = "//"
@@ -57,3 +59,18 @@ def read_listing(directory: str, pattern: str) -> bytes | None:
     except (FileNotFoundError, NotADirectoryError):
         return None
     return listing_bytes(matching(names, pattern))
+
+
+def read_project_file(root: str, rel: str) -> bytes | None:
+    """The bytes a build hashes for ``rel`` under the directory ``root``: a project file's (a
+    regular file only: ``files.read_regular_file``) or a listing's (``<dir>//<pattern>``,
+    ``read_listing``); None when it is not there. The compiler and the chunk loader both read
+    through here, so they cannot judge one path differently. ``OSError`` when it is there and
+    unreadable (a FIFO or a directory included)."""
+    listing = split_listing(rel)
+    if listing is not None:
+        return read_listing(os.path.join(root, *listing[0].split("/")) if listing[0] else root, listing[1])
+    full = os.path.join(root, *rel.split("/"))
+    if not os.path.lexists(full):
+        return None
+    return read_regular_file(full)
