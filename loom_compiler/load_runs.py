@@ -439,7 +439,8 @@ class LoadRuns:
             # one walk for the whole module: a walk per statement repeated the shared parts
             # (bench_build cold CPU +17% -> back to main's)
             self.index(summary).run(chains, [], foreign)
-        if not foreign:
+        if not foreign:  # the common answer: kept too (each graph of a build asks once per module)
+            self._follows[key] = (summary, (), ())
             return (), ()
         return self._followed(key, summary, (), foreign, lookup)
 
