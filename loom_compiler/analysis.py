@@ -83,6 +83,7 @@ from loom_runtime.file_listing import LISTING
 
 from . import deep_stack
 from .class_creation import creation_roots
+from .subscript_runs import SUBSCRIPTED, annotations_deferred, header_code, subscripted
 from .canonical import (
     SCHEME,
     CanonicalisationError,
@@ -626,20 +627,32 @@ class _Analyser:
 
     def subscripted_classes(self, stmts: Sequence[cst.CSTNode], drafts: Sequence[tuple[Any, ...]],
                             runs: list[set[str]]) -> None:
-        """Add to ``runs`` each class of the module defining ``__class_getitem__`` that a statement
-        subscripts as it runs (``L[int]``: Python calls it then; breaker6's G5/G8). Read from the
-        text (a spelling ``L[`` anywhere in a statement other than a def and the class's own):
-        wider than Python where the text is in a string or a method body, which only counts the
-        class as run. A class of another module subscripted is not seen (documented limit,
-        ``load_runs``)."""
+        """Add to ``runs`` what a statement subscripts as it runs (``L[int]``: Python calls
+        ``__class_getitem__`` then; breaker6's G5/G8, breaker7's R1; ``subscript_runs``): each
+        class of the module defining ``__class_getitem__``, and each name imported from a
+        first-party module (marked ``SUBSCRIPTED``: ``load_runs`` runs it there only if it is a
+        class). Read from the text of a statement other than a def and the class's own, and of
+        the part of a def that runs as it is defined (``subscript_runs.header_code``)."""
         named = [n for i, stmt in enumerate(stmts) if type(stmt) is cst.ClassDef and "__class_getitem__" in drafts[i][4]
                  for n in self.statements[i].names]
-        if not named:
+        own = {n for st in self.statements for n in st.own_names}
+        imported = {local for st in self.statements for local, target in st.aliases
+                    if local not in own and self.first_party(target)}
+        if not named and not imported:
             return
-        spelled = re.compile(r"\b(" + "|".join(re.escape(n) for n in named) + r")\s*\[")
+        deferred: bool | None = None
         for index, (kind, _, _, _, code, _) in enumerate(drafts):
-            if kind != "function" and "[" in code:
-                runs[index].update(n for n in spelled.findall(code) if n not in self.statements[index].names)
+            if "[" not in code:
+                continue
+            if kind == "function":
+                if type(stmts[index]) is not cst.FunctionDef:
+                    continue
+                if deferred is None:
+                    deferred = annotations_deferred(stmts)
+                code = header_code(stmts[index], deferred)  # type: ignore[arg-type]
+            names = self.statements[index].names
+            runs[index].update(n for n in subscripted(code, named) if n not in names)
+            runs[index].update(SUBSCRIPTED + c for c in subscripted(code, imported, dotted=True) if c not in names)
 
     # -- main -----------------------------------------------------------------------------------
     def run(self) -> ModuleSummary:

@@ -27,6 +27,23 @@ The code that counts, by where the statement names it (``creation_roots``, marke
 * ``s:`` a callee of a call in the body, a method's decorator: the value it makes may define
   ``__set_name__``; a class of the module that defines none (nor its bases) is inert.
 
+A decorator, metaclass, base or class keyword spelled as an expression that is no plain chain
+(breaker7's H1: ``@functools.partial(deco, 1)``, ``@(lambda c: deco(c))``, ``@(deco if X else
+other)``, ``@getattr(dm, "deco")``, ``@[deco][0]``, ``metaclass=M if X else type``, ``class K(B
+if X else A)``) hands the class to whatever it reads: every global name it reads besides its
+callee's root counts (``HANDED``, or ``b:``/``m:`` in a base or metaclass, so that a subclass
+is judged by them too), a lambda's body included; a subscript's index does not (``Base[Model]``
+runs ``Base.__class_getitem__``). So does a call's argument (``@reg.add(OPTIONS)``,
+``@service_handler(service=Service)``): third-party code handed the class and first-party code
+may run that code with it. ``**`` keywords (H2: ``class K(**KW)``, a metaclass among them) are
+creation code the statement does not spell (``UNKNOWN``): the class escapes, and its subclasses
+too. A hook installed on a class of the module after its statement (H3: ``B.__init_subclass__ =
+classmethod(hook)``, ``setattr(B, "__set_name__", f)``) counts as the class's own
+(``effects._Holders``). Widening, measured (session 9, ``benchmarks/bench_closure_width.py``):
+3 of samples-python's 191 flows reach one more member each, through
+``@nexusrpc.handler.service_handler(service=MyService)`` (a first-party class as an argument of
+a third-party decorator); none elsewhere.
+
 An imported first-party name, a def, or a value bound otherwise is never inert: its code is
 another module's or unknown here. Left out, on purpose: third-party code (``@dataclass``,
 ``pydantic.BaseModel``, ``@workflow.defn``): it cannot name first-party state, and what it
@@ -41,30 +58,55 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import libcst as cst
 
+from .canonical import nfkc
 from .scopes import dotted_chain
 
-__all__ = ["CREATION_HOOKS", "creation_roots", "escaping_classes"]
+__all__ = ["CREATION_HOOKS", "HANDED", "UNKNOWN", "creation_roots", "escaping_classes"]
 
 #: the methods a class body may define that Python runs when *another* class is made:
 #: ``__init_subclass__`` (for a subclass), ``__set_name__`` (for the class a value is bound in)
 CREATION_HOOKS = frozenset({"__init_subclass__", "__set_name__"})
 
+#: a root of ``creation_roots`` standing for creation code the statement does not spell
+#: (``class K(**KW)``: the metaclass may be any of ``KW``'s values; breaker7's H2): always escapes
+UNKNOWN = "u:"
+
+#: the mark of a name a decorator or a class keyword reads that is not its callee's root
+#: (``@functools.partial(deco, 1)``: ``deco``): handed the class or function, it may run with it
+HANDED = "h:"
+
 
 def creation_roots(stmt: cst.CSTNode) -> tuple[frozenset[str], frozenset[str]]:
     """For a class statement: the roots of the code it hands the class to as it is made, each
-    marked by position (``d:`` decorator, ``m:`` metaclass, ``b:`` base, ``s:`` a body call's
-    callee or a method's decorator), and the creation hooks its own body defines
-    (``CREATION_HOOKS``); empty for any other statement."""
+    marked by position (``d:`` decorator, ``m:`` metaclass or ``**`` keywords, ``k:`` another
+    keyword, ``b:`` base, ``s:`` a body call's callee or a method's decorator; ``HANDED`` another
+    name a decorator or keyword reads; ``UNKNOWN`` for ``**`` keywords), and the creation hooks its
+    own body defines (``CREATION_HOOKS``); for a def, the roots of its decorators; empty for any
+    other statement."""
+    if type(stmt) is cst.FunctionDef:
+        # a def's decorators are handed the function: what they read runs with it too
+        # (``effects.import_time_runs``; H1 for a def)
+        found: set[str] = set()
+        for deco in stmt.decorators:
+            _add(found, "d:", deco.decorator, HANDED)
+        return frozenset(found), frozenset()
     if type(stmt) is not cst.ClassDef:
         return frozenset(), frozenset()
     out: set[str] = set()
     for deco in stmt.decorators:
-        _add(out, "d:", deco.decorator)
+        _add(out, "d:", deco.decorator, HANDED)
     for arg in stmt.bases:
-        _add(out, "b:", arg.value)
+        _add(out, "b:", arg.value, "b:")  # (``class K(B if X else A)``: either may be the base)
     for arg in stmt.keywords:
-        if arg.keyword is not None and arg.keyword.value == "metaclass":
-            _add(out, "m:", arg.value)
+        if arg.keyword is None:  # ``class K(**KW)``: a metaclass may be among them (H2)
+            out.add(UNKNOWN)
+            _add(out, "m:", arg.value, "m:")
+        elif arg.keyword.value == "metaclass":
+            _add(out, "m:", arg.value, "m:")
+        else:
+            # handed to the metaclass and to the bases' ``__init_subclass__`` with the class:
+            # code among its names is given it (``class K(B, hook=deco)``)
+            _add(out, "k:", arg.value, HANDED)
     hooks: set[str] = set()
     for inner in stmt.body.body:
         smalls: Sequence[cst.CSTNode] = inner.body if type(inner) is cst.SimpleStatementLine else [inner]  # type: ignore[attr-defined]
@@ -80,12 +122,57 @@ def creation_roots(stmt: cst.CSTNode) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(out), frozenset(hooks)
 
 
-def _add(out: set[str], mark: str, expr: cst.BaseExpression) -> None:
-    while type(expr) in (cst.Call, cst.Subscript):  # ``@deco(1)``, ``Base[int]``: the callee's root
-        expr = expr.func if type(expr) is cst.Call else expr.value  # type: ignore[attr-defined]
-    chain = dotted_chain(expr)
+def _add(out: set[str], mark: str, expr: cst.BaseExpression, read: str | None = None) -> None:
+    """The root of the callee ``expr`` spells (``@deco(1)``, ``Base[int]``: ``deco``, ``Base``)
+    marked ``mark``; with ``read``, also every other global name the expression reads outside a
+    subscript's index, marked ``read`` (breaker7's H1: ``@functools.partial(deco, 1)``,
+    ``@(lambda c: deco(c))``, ``@(deco if X else other)``, ``@getattr(dm, "deco")``,
+    ``metaclass=M if X else type``: code handed the class that is no callee's root; a name read
+    that is no code, a value, counts the same: widening; a literal or third-party name does not)."""
+    node = expr
+    while type(node) in (cst.Call, cst.Subscript):
+        node = node.func if type(node) is cst.Call else node.value  # type: ignore[attr-defined]
+    chain = dotted_chain(node)
+    root = None
     if chain is not None:
-        out.add(mark + chain.split(".")[0])
+        root = chain.split(".")[0]
+        out.add(mark + root)
+        if read is None or node is expr:
+            return  # a plain chain (the common case): nothing else is read
+    if read is not None:
+        out.update(read + name for name in _names_read(expr) if name != root)
+
+
+def _names_read(expr: cst.CSTNode) -> set[str]:
+    """The names an expression reads (not an attribute's name, a keyword, a lambda's parameters,
+    a subscript's index), its lambdas' bodies included: a lambda handed the class runs them."""
+    out: set[str] = set()
+    params: set[str] = set()
+    stack = [expr]
+    while stack:
+        n = stack.pop()
+        t = type(n)
+        if t is cst.Name:
+            out.add(nfkc(n.value))  # type: ignore[attr-defined]
+        elif t is cst.Attribute:
+            stack.append(n.value)  # type: ignore[attr-defined]
+        elif t is cst.Arg:
+            stack.append(n.value)  # type: ignore[attr-defined]
+        elif t is cst.Subscript:
+            stack.append(n.value)  # type: ignore[attr-defined]
+        elif t is cst.Lambda:
+            params.update(nfkc(p.name.value) for p in _params(n.params))  # type: ignore[attr-defined]
+            stack.extend(p.default for p in _params(n.params) if p.default is not None)  # type: ignore[attr-defined]
+            stack.append(n.body)  # type: ignore[attr-defined]
+        else:
+            stack.extend(n.children)
+    return out - params
+
+
+def _params(params: cst.Parameters) -> list[cst.Param]:
+    out = [*params.posonly_params, *params.params, *params.kwonly_params]
+    out += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+    return out
 
 
 def _calls(node: cst.CSTNode) -> Iterable[cst.Call]:
@@ -124,6 +211,8 @@ def escaping_classes(classes: Mapping[str, Sequence[tuple[frozenset[str], frozen
                 found = False
             for r in roots:
                 mark, _, root = r.partition(":")
+                if r == UNKNOWN and hook == "__init_subclass__":
+                    found = False  # its metaclass is not told: it makes a subclass too
                 if not first_party(root):
                     continue
                 if mark == "m" and hook == "__init_subclass__":
@@ -138,9 +227,11 @@ def escaping_classes(classes: Mapping[str, Sequence[tuple[frozenset[str], frozen
         for roots, _ in statements:
             for r in roots:
                 mark, _, root = r.partition(":")
+                if r == UNKNOWN:
+                    out.add(name)
                 if root == name or not first_party(root):
                     continue
-                if mark in ("d", "m") or (mark == "b" and not inert(root, "__init_subclass__", frozenset())) \
+                if mark in ("d", "m", "k", "h") or (mark == "b" and not inert(root, "__init_subclass__", frozenset())) \
                         or (mark == "s" and not inert(root, "__set_name__", frozenset())):
                     out.add(name)
     return out

@@ -253,6 +253,7 @@ from .canonical import SCHEME
 from .frameworks.engine_hooks import ENGINE_HOOKS, ENGINE_VALUES, engine_text, find_hooks
 from .effects import changes_process_state
 from .load_runs import LoadRuns, RunIndex, seeds
+from .subscript_runs import SUBSCRIPTED
 from .search_order import found_through
 from .static_paths import FILE_REF
 
@@ -276,6 +277,7 @@ FLOW_BINDINGS = "<bindings>"  # the flow's name is bound by other statements too
 CLASS_EFFECTS = "<effects>"  # module statements that change the flow's class
 MODULE_GETATTR = "<getattr>"  # the module whose ``__getattr__`` serves the member
 IMPORTED_EFFECTS = "<imported>"  # statements of a module the flow's code imports that change what it reaches
+VIEW_STORE = "<view>"  # another module's name a statement stores into through a view (it holds what is stored)
 SUBMODULE_LOADS = "<loads>"  # which modules that run import a submodule the code reads as its package's attribute
 NAMED = "<named {}>"  # a string that names first-party code (``"shop.pricing"``)
 SITE_DIRS = "<site dirs>"  # the directories the ``.pth`` files of a site directory the flow's modules add name
@@ -1234,10 +1236,14 @@ class ClosureGraph:
             where = self.index(node.module)
             assert where is not None
             for chain in node.refs:
-                if chain[0] in "!>":
-                    # a module an import loads (followed by ``executed``), or what a statement
-                    # stores into through a view (``changed_abroad``): not a use
+                if chain[0] == ">":
+                    # what a statement stores into through a view (``changed_abroad``), and, when
+                    # that is a name of another module (``sys.modules["shop.util"].H = CFG``), the
+                    # holder of what it stores: what changes it there changes that (breaker7's H4)
+                    self._bind(bindings, node, VIEW_STORE, [k for k in self._view_target(where, chain[1:]) if ":" not in k])
                     continue
+                if chain[0] == "!":
+                    continue  # a module an import loads (followed by ``executed``): not a use
                 if chain[0] in "\"?'":
                     self._bind_dynamic(bindings, node, where, chain)
                     continue
@@ -1803,6 +1809,15 @@ class ClosureGraph:
         keys: set[str] = set()
         module = index.summary.module
         for chain in unit.runs:
+            if chain[:1] == SUBSCRIPTED:
+                # a name of another module subscripted at load (``L[int]``, breaker7's R1): a
+                # class's ``__class_getitem__`` runs (what calling the class changes: widening)
+                for key in self.resolve_chain(index, chain[1:]):
+                    module_, _, name = key.removeprefix("import:").rpartition(".")
+                    where = self.index(module_)
+                    if where is not None and any(u.kind == "class" for u in where.direct.get(name, ())):
+                        keys |= self.call_effects(f"{module_}.{name}")
+                continue
             values = chain.startswith("()")
             chain = chain.removeprefix("()")
             for key in self.resolve_chain(index, chain):

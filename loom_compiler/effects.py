@@ -40,6 +40,9 @@ statement. "Can change" is decided from what the statement does *when the module
 A ``def`` or ``class`` statement runs only its decorators, defaults, annotations (and a class its
 body) when the module runs: what the *function body* changes is reached by reaching the function
 (``@app.post(...) def ep(): DBOS.start_workflow(wf)`` belongs to ``app``, never to ``wf``). A
+def of the module a decorator or class keyword reads other than as its callee is handed the
+definition and counts as run (``@functools.partial(deco, 1)``, ``@(lambda c: deco(c))``:
+``import_time_runs``, breaker7's H1/K2; a class so read is not counted as made). A
 decorator that calls the function it decorates at import time is the exception this misses
 (``@run_now def init(): CFG["a"] = 1``): a documented precision choice, decided with the lead.
 
@@ -157,7 +160,10 @@ Routes Python has to a holder's parts that are not spelled on it (breaker6's G1,
 class holds what its bases and metaclass hold (``class J(K): pass``, ``J.c["a"] = 5``), a class
 whose first-party base changes ``self``'s parts changes its own when called (an imported base
 counts as one: its code is not read here), an imported first-party name holds what this module
-stores into it (``util.H = CFG``, then ``util.H["a"] = 5`` or ``util.poke()``), and the object
+stores into it (``util.H = CFG``, then ``util.H["a"] = 5`` or ``util.poke()``; also through a
+view of the module, ``vars(util)["H"] = CFG``, ``util.__dict__["H"] = CFG``, or the module
+fetched by name, ``sys.modules["shop.util"].H = CFG``, whose ``>`` target ``closure`` binds as
+``<view>``: breaker7's H4; every value such a statement stores counts), and the object
 stored escapes there: the store belongs to it, so the flows reading ``CFG`` reach ``shop.util.H``
 and what changes that abroad (a third module's ``util.poke()``; a store in a def through a name
 bound only to a literal counts for that: ``References.stores_later``); ``scopes`` reads namespace
@@ -185,7 +191,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from .canonical import literal_string_value
-from .class_creation import escaping_classes
+from .class_creation import CREATION_HOOKS, HANDED, escaping_classes
 from .scopes import RESULT, References, import_bindings
 
 __all__ = ["StatementFacts", "attachments", "call_refs", "changes_process_state", "chunk_runs", "import_time_runs", "PROCESS_STATE",
@@ -291,8 +297,13 @@ def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bo
         # ``setattr(util, "H", CFG)``) escapes: any code reaching ``util.H`` may change it (a third
         # module's ``util.poke()``), so the store belongs to the object too (G3). A flow reading
         # ``CFG`` reaches the store, through it ``shop.util.H``, and what changes that abroad
-        attached |= {r for key in refs.stores & holders.imported for r in refs.holds.get(key, ())
-                     if not r.startswith(RESULT) and not third_party(r) and not literal(r)}
+        # Also through a view of the module (``vars(util)["H"] = CFG``, ``util.__dict__["H"] =
+        # CFG``) or the module fetched by name (``sys.modules["shop.util"].H = CFG``: a ``>``
+        # target): what the statement holds is keyed by the view there, so every value it stores
+        # counts (H4; widening: a second holder stored in the same statement counts too)
+        if refs.stores & holders.imported or any(r[:1] == ">" for r in refs.globals):
+            attached |= {r for held in refs.holds.values() for r in held
+                         if not r.startswith(RESULT) and r in bound and not third_party(r) and not literal(r)}
         for callee in refs.calls_now:
             for i in earlier[callee]:
                 attached |= changes[i]
@@ -345,11 +356,19 @@ def import_time_runs(facts: Sequence[StatementFacts], callables: Mapping[str, li
             binders.setdefault(name, []).append(k)
     imported = {name for f in facts for name in f.names - f.own_names}
     values = {name for f in facts if not f.callable for name in f.own_names}
+    facts_at = {f.index: f for f in facts if f.callable}
     displays = {name for name in values if all(facts[k].display for k in binders[name] if name in facts[k].names)}
     out: list[set[str]] = []
     for k, f in enumerate(facts):
         refs = f.refs
         runs = {c for c in refs.name_calls_now if any(i < f.index for i in callables.get(c, ()))}
+        if f.callable:
+            # a def of the module its decorators or class keywords read, not as their callee
+            # (``@functools.partial(deco, 1)``, ``@(lambda c: deco(c))``: breaker7's H1/K2):
+            # handed the definition, it runs with it
+            # (a class handed so is not counted as made: as an argument of any call, ``effects``' rule)
+            runs |= {name for r in f.creation[0] if r[:2] == HANDED and (name := r[2:]) not in f.names
+                     and any(i < f.index and not facts_at[i].klass for i in callables.get(name, ()))}
         # a def or class statement runs its decorators, defaults and (a class) its body: what a
         # decorator does with the definition is the documented limit of the module docstring
         opaque = not f.callable and (bool(refs.opaque_now) or any(
@@ -407,9 +426,9 @@ def chunk_runs(facts: Sequence[StatementFacts], attached: Sequence[set[str]], ru
     for f, names, chains, shape in zip(facts, attached, runs, made):
         refs = f.refs
         first = {c for c in refs.calls_now if c in bound and not third_party(c)}
-        first |= {root for c in chains if not third_party(root := c.removeprefix("()").split(".")[0])}
+        first |= {root for c in chains if not third_party(root := c.removeprefix("()").lstrip("[").split(".")[0])}
         handed: set[str] = set()
-        if not first and not (refs.calls_now & EAGER_BUILTINS) - bound and _only_deferrers(refs, targets):
+        if not first and not (refs.calls_now & EAGER_BUILTINS) - bound and _only_deferrers(refs, targets, bound):
             handed = names - refs.calls_now - refs.stores
         built: set[str] = set()
         sub: set[str] = set()
@@ -423,11 +442,19 @@ def chunk_runs(facts: Sequence[StatementFacts], attached: Sequence[set[str]], ru
     return handed_out, built_out, sub_out
 
 
-def _only_deferrers(refs: References, targets: Callable[[str], list[str] | None]) -> bool:
+#: builtins that wrap the function they are handed without calling it (``B.__init_subclass__ =
+#: classmethod(hook)``: the hook runs when a subclass is made, ``RunIndex.registered``)
+WRAPPING_BUILTINS = frozenset({"classmethod", "staticmethod", "property"})
+
+
+def _only_deferrers(refs: References, targets: Callable[[str], list[str] | None], bound: set[str]) -> bool:
     """Whether every global root the statement calls is, by the imports binding it (``targets``),
     one of ``DEFERRERS`` called by name (``Thread(target=load)``) or a module the statement calls
-    one of them on (``signal.signal(signal.SIGTERM, load)``: its other reads are no calls)."""
+    one of them on (``signal.signal(signal.SIGTERM, load)``: its other reads are no calls), or a
+    builtin of ``WRAPPING_BUILTINS`` the module does not bind."""
     for root in refs.calls_now:
+        if root in WRAPPING_BUILTINS and root not in bound:
+            continue
         bound_to = targets(root)
         if not bound_to:
             return False
@@ -575,9 +602,17 @@ class _Holders:
         first_party = lambda r: r in bound and not third_party(r) and not literal(r)
         self.self_changing = _self_changing(binders, self.classes, first_party)
         #: classes whose statement hands them to first-party code as they are made (G2)
-        self.escaping = escaping_classes(
-            {name: [f.creation for f in fs if f.klass] for name, fs in binders.items() if name in self.classes},
-            first_party, {name for name, fs in binders.items() if not all(f.klass for f in fs)})
+        creation = {name: [f.creation for f in fs if f.klass] for name, fs in binders.items() if name in self.classes}
+        # a creation hook installed on a class of the module by another statement
+        # (``B.__init_subclass__ = classmethod(hook)``, ``setattr(B, "__set_name__", f)``; a read
+        # counts too: widening): the class runs it as its subclasses or owners are made (H3)
+        for f in facts:
+            for chain in f.refs.globals:
+                root, _, rest = chain.partition(".")
+                if rest.partition(".")[0] in CREATION_HOOKS and root in creation:
+                    creation[root].append((frozenset(), frozenset({rest.partition(".")[0]})))
+        self.escaping = escaping_classes(creation, first_party,
+                                         {name for name, fs in binders.items() if not all(f.klass for f in fs)})
         self._reach: dict[str, frozenset[str]] = {}
 
     def reach(self, name: str) -> frozenset[str]:

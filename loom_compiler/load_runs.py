@@ -75,9 +75,8 @@ builds that refuse, identically).
 Not followed (documented limits): a callee computed from nothing the module names (a parameter
 called with a third-party value); a decorator calling the function it decorates at load
 (``@run_now def g``: the body is not counted, ``effects``' documented limit); a module handed on
-whole (``register(util)``, ``getattr(util, name)()``): what any of its code imports; a class of
-another module subscripted at load (``from shop.util import L`` then ``L[int]``: its
-``__class_getitem__``), a metaclass's ``__getitem__``.
+whole (``register(util)``, ``getattr(util, name)()``): what any of its code imports; a metaclass's
+``__getitem__`` and an instance's (``REG["k"]`` with ``REG = Registry()``).
 
 Followed since breaker6's G5/G8 (session 8): a def's decorators and defaults run as it is
 defined (``def f(a=importlib.import_module("shop.x"))``: ``analysis``' header loads for the hash,
@@ -85,7 +84,10 @@ defined (``def f(a=importlib.import_module("shop.x"))``: ``analysis``' header lo
 spells (``exec("import shop.x")``: ``scopes.References.code_loads``; the chunk refuses such a
 flow, ``chunk_limits.refuse_code_strings``: it cannot rewrite an import inside a string); a
 class of the module defining ``__class_getitem__`` subscripted at load runs
-(``analysis.subscripted_classes``: ``L[int]``, read from the text); a def or statement
+(``analysis.subscripted_classes``: ``L[int]``, read from the text); since breaker7's R1
+(session 9, ``subscript_runs``) also in a def's annotations evaluated as it is defined, and a
+name of another first-party module subscripted (``SUBSCRIPTED``: ``[L``; there a class runs its
+``__class_getitem__``, a value nothing); a def or statement
 registering code into a name through one of its attributes (``@render.register(int) def _``,
 ``render.register(int, _impl)``) runs with that name when it is called (``RunIndex.registered``:
 a ``singledispatch`` dispatcher; not when the name is only handed on).
@@ -133,7 +135,10 @@ def seeds(unit: Unit) -> list[str]:
 #: called), a name only called to make an instance (a class reached so runs its construction),
 #: a base only subclassed (its ``__init_subclass__``), a class whose instance is called
 HANDED, MADE, SUBCLASSED, CALLED = "~", "+", "-", "*"
-_MARKS = HANDED + MADE + SUBCLASSED + CALLED
+#: and a name subscripted (``L[int]``; ``subscript_runs``): a class runs its ``__class_getitem__``,
+#: any other value nothing of its own (breaker7's R1)
+SUBSCRIPTED = "["
+_MARKS = HANDED + MADE + SUBCLASSED + CALLED + SUBSCRIPTED
 #: per mark, what a class runs of its own code, and how its bases and metaclass are reached in
 #: turn: making an instance (``type.__call__``: ``__new__``, ``__init__``; a dataclass's
 #: ``__post_init__``; ``__del__`` when the statement drops it; for a metaclass making a class,
@@ -143,6 +148,7 @@ _CLASS_RUNS = {
     MADE: (("__new__", "__init__", "__post_init__", "__attrs_post_init__", "__del__", "__prepare__"), MADE, CALLED),
     SUBCLASSED: (("__init_subclass__",), SUBCLASSED, MADE),
     CALLED: (("__call__",), CALLED, ""),
+    SUBSCRIPTED: (("__class_getitem__",), SUBSCRIPTED, ""),
 }
 
 
@@ -222,12 +228,14 @@ class RunIndex:
                         found[id(part)] = part  # type: ignore[assignment]
                         todo.extend(more)
                     continue
+                if mark == SUBSCRIPTED and u.kind != "class":
+                    continue  # a value subscripted: a builtin's ``__getitem__`` (or a documented limit)
                 if id(u) not in found:
                     found[id(u)] = u
                     # a value handed on hands on what it is (``HOOK = load``, then ``atexit.register(HOOK)``)
                     down = HANDED if mark == HANDED and u.kind == "constant" else ""
                     todo.extend(down + ref for ref in u.references if _global(ref))
-            if registered and not dot and mark != HANDED and root in registered and root in binders:
+            if registered and not dot and mark not in (HANDED, SUBSCRIPTED) and root in registered and root in binders:
                 # what it dispatches to when called (``render(1)``; not ``render.register``)
                 for u in registered[root]:
                     if id(u) not in found:

@@ -10,6 +10,8 @@ with ``refused`` must be refused by the build, with that text in its error (``bu
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 
@@ -91,10 +93,15 @@ print(json.dumps(out))
 @pytest.fixture(scope="module")
 def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, str]]:
     """case name -> (chunk result, live result); every chunk ran on bundled first-party code only."""
-    tmp = tmp_path_factory.mktemp("adversarial_chunks")
+    return chunk_results(CHUNK_CASES, tmp_path_factory.mktemp("adversarial_chunks"))
+
+
+def chunk_results(cases: Sequence[ChunkCase], tmp: Path) -> dict[str, tuple[str, str]]:
+    """case name -> (chunk result, live result) of ``cases``, built under ``tmp`` (shared by every
+    table of chunk cases: ``test_fp2_fixh2``)."""
     runs = []
     refused: dict[str, str] = {}
-    for i, case in enumerate(CHUNK_CASES):
+    for i, case in enumerate(cases):
         root = tmp / f"{i:03d}"
         _write(root, case.files)
         report = build_project(LoomConfig(root=root, packages=("shop",)))
