@@ -1813,10 +1813,8 @@ class ClosureGraph:
                 # a name of another module subscripted at load (``L[int]``, breaker7's R1): a
                 # class's ``__class_getitem__`` runs (what calling the class changes: widening)
                 for key in self.resolve_chain(index, chain[1:]):
-                    module_, _, name = key.removeprefix("import:").rpartition(".")
-                    where = self.index(module_)
-                    if where is not None and any(u.kind == "class" for u in where.direct.get(name, ())):
-                        keys |= self.call_effects(f"{module_}.{name}")
+                    if self._class_getitem(key.removeprefix("import:"), set()):
+                        keys |= self.call_effects(key.removeprefix("import:"))
                 continue
             values = chain.startswith("()")
             chain = chain.removeprefix("()")
@@ -1838,6 +1836,26 @@ class ClosureGraph:
                         k.startswith("import:") and self._first_party_key(k)))
                 keys |= found
         return keys
+
+    def _class_getitem(self, key: str, seen: set[str]) -> bool:
+        """Whether ``key`` is a first-party class whose code, or a first-party base's, defines
+        ``__class_getitem__`` (``subscript_runs``: what ``L[int]`` runs; a visited set ends cycles)."""
+        if key in seen:
+            return False
+        seen.add(key)
+        module, _, name = key.rpartition(".")
+        where = self.index(module)
+        if where is None:
+            return False
+        for u in where.direct.get(name, ()):
+            if u.kind != "class":
+                continue
+            if "__class_getitem__" in u.source:
+                return True
+            if any(self._class_getitem(k.removeprefix("import:"), seen) for b in u.bases
+                   for k in self.resolve_chain(where, b)):
+                return True
+        return False
 
     def call_effects(self, key: str, *, values: bool = False) -> frozenset[str]:
         """Keys of what calling the member ``key`` can change (breaker2's C11): what its code

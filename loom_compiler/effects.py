@@ -44,7 +44,12 @@ def of the module a decorator or class keyword reads other than as its callee is
 definition and counts as run (``@functools.partial(deco, 1)``, ``@(lambda c: deco(c))``:
 ``import_time_runs``, breaker7's H1/K2; a class so read is not counted as made). A
 decorator that calls the function it decorates at import time is the exception this misses
-(``@run_now def init(): CFG["a"] = 1``): a documented precision choice, decided with the lead.
+(``@run_now def init(): CFG["a"] = 1``): a documented precision choice, decided with the lead,
+but for a decorator of *another* first-party module (breaker7's R2: ``@util.reg def load``, then
+``util.fire()`` in any module): that module may keep the def and call it at load from anywhere,
+so the def counts as run by its own statement (``import_time_runs``; for the chunk it is handed
+on, ``chunk_runs``, and runs at a later call into that module by the same module). The cost, kept
+(strict xfail ``R2``): such a def never fired still counts.
 
 A statement that binds a name is not attached, through its calls, to names that stand for
 third-party state (``analysis._Analyser.third_party``): bound by third-party imports
@@ -358,10 +363,26 @@ def import_time_runs(facts: Sequence[StatementFacts], callables: Mapping[str, li
     values = {name for f in facts if not f.callable for name in f.own_names}
     facts_at = {f.index: f for f in facts if f.callable}
     displays = {name for name in values if all(facts[k].display for k in binders[name] if name in facts[k].names)}
+    # (a name the module also binds otherwise is not another module's code: ``@route() def route``)
+    registering = {name for name in imported if not third_party(name)} - {n for f in facts for n in f.own_names}
+    #: imported root -> (index, name) of the defs a decorator spelled on it registers (R2)
+    registered: dict[str, list[tuple[int, str]]] = {}
+    for f in facts:
+        for root in registered_into(f, registering):
+            registered.setdefault(root, []).extend((f.index, name) for name in f.own_names)
     out: list[set[str]] = []
     for k, f in enumerate(facts):
         refs = f.refs
         runs = {c for c in refs.name_calls_now if any(i < f.index for i in callables.get(c, ()))}
+        if registered:
+            if registered_into(f, registering):
+                # a def another first-party module's decorator registers (``@util.reg def load``):
+                # that module's code may call it at load, from anywhere (``util.fire()``, in any
+                # module): for the fingerprint it runs here (``chunk_runs``: handed on, for the chunk)
+                runs |= f.own_names
+            elif not f.callable:
+                # a later call into that module (``util.fire()``) may fire it: it runs there (breaker7's R2)
+                runs |= {name for root in refs.calls_now & registered.keys() for i, name in registered[root] if i < f.index}
         if f.callable:
             # a def of the module its decorators or class keywords read, not as their callee
             # (``@functools.partial(deco, 1)``, ``@(lambda c: deco(c))``: breaker7's H1/K2):
@@ -420,6 +441,8 @@ def chunk_runs(facts: Sequence[StatementFacts], attached: Sequence[set[str]], ru
     * **subclassed**: a class statement's bases it does not call otherwise: defining a subclass
       runs a base's ``__init_subclass__`` (and its metaclass), not its methods."""
     bound = {name for f in facts for name in f.names}
+    registering = {name for f in facts for name in f.names - f.own_names if not third_party(name)} - {
+        n for f in facts for n in f.own_names}
     handed_out: list[set[str]] = []
     built_out: list[set[str]] = []
     sub_out: list[set[str]] = []
@@ -430,6 +453,8 @@ def chunk_runs(facts: Sequence[StatementFacts], attached: Sequence[set[str]], ru
         handed: set[str] = set()
         if not first and not (refs.calls_now & EAGER_BUILTINS) - bound and _only_deferrers(refs, targets, bound):
             handed = names - refs.calls_now - refs.stores
+        if registered_into(f, registering):
+            handed |= f.own_names  # registered for later (``import_time_runs``): it runs where it is fired
         built: set[str] = set()
         sub: set[str] = set()
         if isinstance(shape, tuple):
@@ -445,6 +470,15 @@ def chunk_runs(facts: Sequence[StatementFacts], attached: Sequence[set[str]], ru
 #: builtins that wrap the function they are handed without calling it (``B.__init_subclass__ =
 #: classmethod(hook)``: the hook runs when a subclass is made, ``RunIndex.registered``)
 WRAPPING_BUILTINS = frozenset({"classmethod", "staticmethod", "property"})
+
+
+def registered_into(f: StatementFacts, registering: set[str]) -> set[str]:
+    """The roots of ``registering`` (names bound by imports of first-party modules) a decorator
+    of the def ``f`` is spelled on (``@util.reg``, ``@reg(1)`` with ``from shop.util import reg``):
+    that module's code is handed the def and may keep it (breaker7's R2)."""
+    if not f.callable or f.klass:
+        return set()
+    return {r[2:] for r in f.creation[0] if r[:2] == "d:" and r[2:] in registering}
 
 
 def _only_deferrers(refs: References, targets: Callable[[str], list[str] | None], bound: set[str]) -> bool:

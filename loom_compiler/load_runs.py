@@ -55,7 +55,9 @@ For the chunk's order, a statement runs what it calls, not what it only hands on
   the whole class, as for the fingerprint;
 * an ``if`` with no ``else`` whose test is ``False`` or ``TYPE_CHECKING`` as ``typing`` (or
   ``typing_extensions``) binds it (``chunk_order._false_tests``: not a name the module rebinds,
-  ``TYPE_CHECKING = True``, or imports from elsewhere) runs nothing (``chunk_order``).
+  ``TYPE_CHECKING = True``, or imports from elsewhere) runs nothing (``chunk_order``), unless a
+  module of the chunk may set ``TYPE_CHECKING`` on a module (``typing.TYPE_CHECKING = True``:
+  ``chunk_order.sets_type_checking``, breaker7's K3): then every such body counts.
 
 Costs. The fingerprint keeps the wide count: a module counted as running brings only those of
 its statements that change what the flow reaches (``closure._imported_effects``), so code
@@ -74,7 +76,10 @@ builds that refuse, identically).
 
 Not followed (documented limits): a callee computed from nothing the module names (a parameter
 called with a third-party value); a decorator calling the function it decorates at load
-(``@run_now def g``: the body is not counted, ``effects``' documented limit); a module handed on
+(``@run_now def g``: the body is not counted, ``effects``' documented limit; a decorator of
+another first-party module, ``@util.reg def load``, is breaker7's R2: the fingerprint counts the
+def as run, the chunk runs it at a later call into ``util`` made by the same module, ``util.fire()``,
+not at one made by another module, a documented limit); a module handed on
 whole (``register(util)``, ``getattr(util, name)()``): what any of its code imports; a metaclass's
 ``__getitem__`` and an instance's (``REG["k"]`` with ``REG = Registry()``).
 

@@ -71,7 +71,7 @@ from .chunk_dynamic import rewrite_dynamic_imports
 from .chunk_file import Chunk, ChunkError, chunk_path_for, flow_slug, source_digest
 from .chunk_imports import FAIL, ImportSite, rewrite_imports
 from .chunk_memo import ChunkMemo
-from .chunk_order import Schedule, execution_order, import_schedule, with_foreign_imports
+from .chunk_order import Schedule, execution_order, import_schedule, sets_type_checking, with_foreign_imports
 from .chunk_limits import code_files, refuse_code_strings, refuse_unreproducible
 from .chunk_plan import ChunkPlan, PlannedModule, Statement, plan_chunk, statement_globals
 from .chunk_search import renamed
@@ -133,14 +133,17 @@ def emit_chunk(
                         first_party, memo)
     statements, imported = _rewritten(plan, memo)
     if import_schedules is None:
+        # a first-party module setting ``typing.TYPE_CHECKING``: no ``if TYPE_CHECKING:`` body is
+        # skipped (breaker7's K3)
+        checking = any(_sets_type_checking(memo, s) for s in summaries.values())
         # each module's schedule, once per build (the same library modules in every chunk)
-        table = memo.table("schedule-of")
-        import_schedules = {m: hit[1] if (hit := table.get(id(s))) is not None and hit[0] is s else _schedule(memo, s)
-                            for m, s in summaries.items()}
+        table = memo.table("schedule-of" if not checking else "schedule-of-checking")
+        import_schedules = {m: hit[1] if (hit := table.get(id(s))) is not None and hit[0] is s
+                            else _schedule(memo, s, checking) for m, s in summaries.items()}
         # what code of other modules a statement runs imports (``load_runs``): the rule the
         # closure follows, over the summaries this chunk's closure read
         load_runs = memo.get("load-runs", "", LoadRuns)
-        import_schedules = {m: with_foreign_imports(sched, summaries[m], load_runs, summaries.get)
+        import_schedules = {m: with_foreign_imports(sched, summaries[m], load_runs, summaries.get, checking=checking)
                             for m, sched in import_schedules.items()}
     runs, lazy = _runs(fp, plan, statements, import_schedules, imported, memo)
     entry = f"{fp.module}.{fp.function}"
@@ -161,16 +164,25 @@ def emit_chunk(
     return Chunk(fp.flow_id, fp.code_hash, entry, text, sources)
 
 
-def _schedule(memo: ChunkMemo, summary: ModuleSummary) -> Schedule:
+def _sets_type_checking(memo: ChunkMemo, summary: ModuleSummary) -> bool:
+    """``chunk_order.sets_type_checking`` of a module, once per summary object of a build."""
+    table = memo.table("sets-type-checking")
+    hit = table.get(id(summary))
+    if hit is None or hit[0] is not summary:
+        hit = table[id(summary)] = (summary, sets_type_checking(summary.units))
+    return hit[1]  # type: ignore[no-any-return]
+
+
+def _schedule(memo: ChunkMemo, summary: ModuleSummary, checking: bool = False) -> Schedule:
     """``import_schedule(summary)``, once per build: by the summary object first (a build serves
     each module's summary as one object, and every chunk asks for the ~55 modules it bundles:
     a key spelling every statement's text cost more than the schedule), by its content when
     another object of it comes."""
-    table = memo.table("schedule-of")
+    table = memo.table("schedule-of" if not checking else "schedule-of-checking")
     hit = table.get(id(summary))
     if hit is None or hit[0] is not summary:
-        key = (summary.module, summary.is_package, tuple((u.line, u.source) for u in summary.units))
-        hit = table[id(summary)] = (summary, memo.get("schedule", key, lambda: import_schedule(summary)))
+        key = (summary.module, summary.is_package, tuple((u.line, u.source) for u in summary.units), checking)
+        hit = table[id(summary)] = (summary, memo.get("schedule", key, lambda: import_schedule(summary, checking=checking)))
     return hit[1]  # type: ignore[no-any-return]
 
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
@@ -40,7 +41,7 @@ from ..load_runs import LoadRuns, Lookup, load_imports
 if TYPE_CHECKING:
     from ..analysis import ModuleSummary
 
-__all__ = ["Schedule", "import_schedule", "with_foreign_imports", "execution_order"]
+__all__ = ["Schedule", "import_schedule", "sets_type_checking", "with_foreign_imports", "execution_order"]
 
 #: ``(line, modules imported by the statement on that line, in order)`` per importing statement
 Schedule = tuple[tuple[int, tuple[str, ...]], ...]
@@ -57,11 +58,12 @@ class _SummaryLike(Protocol):
     units: Sequence[_UnitLike]
 
 
-def import_schedule(summary: _SummaryLike) -> Schedule:
+def import_schedule(summary: _SummaryLike, *, checking: bool = False) -> Schedule:
     """Every module-level statement of ``summary`` that imports, with the absolute module names it
     imports (``import a.b`` -> ``a``, ``a.b``; ``from a import b`` -> ``a``, ``a.b``: whether
     ``a.b`` is a module is for ``execution_order`` to decide; relative imports resolved; a literal
-    importer call at load counts, ``_dynamic_targets``)."""
+    importer call at load counts, ``_dynamic_targets``). ``checking``: ``TYPE_CHECKING`` may be
+    true at run time (``sets_type_checking``): an ``if TYPE_CHECKING:`` body imports too."""
     parsed: list[tuple[int, ast.Module]] = []
     rest: list[_UnitLike] = []
     for unit in summary.units:
@@ -70,7 +72,7 @@ def import_schedule(summary: _SummaryLike) -> Schedule:
         elif (tree := _parsed(unit.source)) is not None:
             parsed.append((unit.line, tree))
     resolvers = _resolver_names(tree for _, tree in parsed)
-    called = _called_imports(summary)
+    called = _called_imports(summary, checking)
     # an importer bound under another name (``import_module as im``) is called in statements
     # that never spell "import"
     aliases = [name for name in resolvers if "import" not in name]
@@ -86,7 +88,7 @@ def import_schedule(summary: _SummaryLike) -> Schedule:
         if tree is None:
             out.append((line, tuple(dict.fromkeys(called[line]))))
             continue
-        for node in _load_time_nodes(tree):
+        for node in _load_time_nodes(tree, checking):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     targets.extend(_chain(alias.name))
@@ -104,7 +106,7 @@ def import_schedule(summary: _SummaryLike) -> Schedule:
     return tuple(out)
 
 
-def _called_imports(summary: _SummaryLike) -> dict[int, list[str]]:
+def _called_imports(summary: _SummaryLike, checking: bool = False) -> dict[int, list[str]]:
     """Per line of a statement that runs code of its module as it runs (``F = load().f()``, a
     decorator, a class body, a method, a lambda), the modules that code imports (``load_runs``:
     the rule the fingerprint uses too). F3: ``def load(): return importlib.import_module("shop.x")``
@@ -114,7 +116,7 @@ def _called_imports(summary: _SummaryLike) -> dict[int, list[str]]:
     if not all(hasattr(u, "runs") for u in units):
         return {}
     out: dict[int, list[str]] = {}
-    false = _false_tests(units)
+    false = _false_tests(units, checking)
     for unit in units:
         if (unit.runs or unit.attached) and not _never_runs(unit, false):  # type: ignore[attr-defined]
             targets = [t for m in load_imports(units, unit, chunk=True)[0] for t in _chain(m)]  # type: ignore[arg-type]
@@ -127,11 +129,14 @@ def _called_imports(summary: _SummaryLike) -> dict[int, list[str]]:
 _TYPE_CHECKING = frozenset({"typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"})
 
 
-def _false_tests(units: Sequence[_UnitLike]) -> frozenset[str]:
+def _false_tests(units: Sequence[_UnitLike], checking: bool = False) -> frozenset[str]:
     """The spellings that are ``False`` when the module runs: ``TYPE_CHECKING`` when every statement
     binding it imports ``typing.TYPE_CHECKING`` (or ``typing_extensions``'), ``typing.TYPE_CHECKING``
     when ``typing`` is bound only to that module (likewise ``typing_extensions``). A name the
-    module binds otherwise (``TYPE_CHECKING = True``, a def, a ``global`` write) is not one."""
+    module binds otherwise (``TYPE_CHECKING = True``, a def, a ``global`` write) is not one; none
+    is with ``checking`` (a first-party module sets ``typing.TYPE_CHECKING``: breaker7's K3)."""
+    if checking:
+        return frozenset({"False"})
     binders: dict[str, set[str]] = {}
     for unit in units:
         aliases = dict(getattr(unit, "aliases", ()))
@@ -146,6 +151,18 @@ def _false_tests(units: Sequence[_UnitLike]) -> frozenset[str]:
         if binders.get(module) == {module}:
             out.add(f"{module}.TYPE_CHECKING")
     return frozenset(out)
+
+
+_SETS_TYPE_CHECKING = re.compile(r"TYPE_CHECKING\W{0,3}\s*(?:=(?!=)|:=)|setattr\s*\(")
+
+
+def sets_type_checking(units: Iterable[_UnitLike]) -> bool:
+    """Whether a statement of a module may set ``TYPE_CHECKING`` on a module (``typing.TYPE_CHECKING
+    = True``, ``vars(typing)["TYPE_CHECKING"] = 1``, ``setattr(typing, name, v)``; in a def's body
+    too): then ``if TYPE_CHECKING:`` may run in any module imported after it (breaker7's K3), and
+    the chunk's order must not skip such a body (``import_schedule``'s ``checking``). Read from the
+    text, wider than Python (a module's own ``TYPE_CHECKING = True`` counts too)."""
+    return any("TYPE_CHECKING" in u.source and _SETS_TYPE_CHECKING.search(u.source) for u in units)
 
 
 def _never_runs(unit: _UnitLike, false: frozenset[str]) -> bool:
@@ -169,7 +186,8 @@ def _never_runs(unit: _UnitLike, false: frozenset[str]) -> bool:
     return spelled in false
 
 
-def with_foreign_imports(schedule: Schedule, summary: ModuleSummary, runs: LoadRuns, lookup: Lookup) -> Schedule:
+def with_foreign_imports(schedule: Schedule, summary: ModuleSummary, runs: LoadRuns, lookup: Lookup, *,
+                         checking: bool = False) -> Schedule:
     """``schedule`` (``import_schedule(summary)``) with, at each statement's line, what the code of
     *other* first-party modules the statement runs imports (F12: ``from shop.util import load``
     then ``load()``, where ``def load(): import shop.x``, ran ``shop.x`` after ``shop.m``'s later
@@ -181,7 +199,7 @@ def with_foreign_imports(schedule: Schedule, summary: ModuleSummary, runs: LoadR
             own, foreign = runs.own(summary, unit, chunk=True)
             if foreign:
                 if false is None:
-                    false = _false_tests(summary.units)
+                    false = _false_tests(summary.units, checking)
                 if _never_runs(unit, false):
                     continue
                 found = runs.statement(summary, unit, lookup, chunk=True)[0][len(own):]
@@ -284,12 +302,13 @@ def _dynamic_targets(call: ast.Call, resolvers: Mapping[str, str], module: str, 
     return _chain(base) + [f"{base}.{entry}" for entry in entries]
 
 
-def _load_time_nodes(tree: ast.AST) -> Iterable[ast.AST]:
+def _load_time_nodes(tree: ast.AST, checking: bool = False) -> Iterable[ast.AST]:
     """Nodes that run when the statement runs: function and lambda bodies run later (their
     decorators and defaults now), and the body
     of ``if TYPE_CHECKING:`` never (``typing.TYPE_CHECKING`` is False at run time: an import cycle
     written only for the type checker, dbos's ``_logger`` -> ``_dbos_config`` -> ``_serialization``,
-    would otherwise start a module early and fail the chunk's imports of a half-run module)."""
+    would otherwise start a module early and fail the chunk's imports of a half-run module);
+    with ``checking`` (``sets_type_checking``) only ``if False:``'s."""
     stack = [tree]
     while stack:
         node = stack.pop()
@@ -300,7 +319,8 @@ def _load_time_nodes(tree: ast.AST) -> Iterable[ast.AST]:
                 stack.extend(child.decorator_list if not isinstance(child, ast.Lambda) else ())
                 stack.extend(d for d in (*child.args.defaults, *child.args.kw_defaults) if d is not None)
                 continue
-            if isinstance(child, ast.If) and _type_checking_only(child.test):
+            if isinstance(child, ast.If) and _type_checking_only(child.test) and (
+                    not checking or isinstance(child.test, ast.Constant)):
                 stack.append(child.test)
                 stack.extend(reversed(child.orelse))
                 continue
