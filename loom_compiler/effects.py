@@ -368,14 +368,14 @@ def import_time_runs(facts: Sequence[StatementFacts], callables: Mapping[str, li
     #: imported root -> (index, name) of the defs a decorator spelled on it registers (R2)
     registered: dict[str, list[tuple[int, str]]] = {}
     for f in facts:
-        for root in registered_into(f, registering):
+        for root in _registered_into(f, registering):
             registered.setdefault(root, []).extend((f.index, name) for name in f.own_names)
     out: list[set[str]] = []
     for k, f in enumerate(facts):
         refs = f.refs
         runs = {c for c in refs.name_calls_now if any(i < f.index for i in callables.get(c, ()))}
         if registered:
-            if registered_into(f, registering):
+            if _registered_into(f, registering):
                 # a def another first-party module's decorator registers (``@util.reg def load``):
                 # that module's code may call it at load, from anywhere (``util.fire()``, in any
                 # module): for the fingerprint it runs here (``chunk_runs``: handed on, for the chunk)
@@ -453,7 +453,7 @@ def chunk_runs(facts: Sequence[StatementFacts], attached: Sequence[set[str]], ru
         handed: set[str] = set()
         if not first and not (refs.calls_now & EAGER_BUILTINS) - bound and _only_deferrers(refs, targets, bound):
             handed = names - refs.calls_now - refs.stores
-        if registered_into(f, registering):
+        if _registered_into(f, registering):
             handed |= f.own_names  # registered for later (``import_time_runs``): it runs where it is fired
         built: set[str] = set()
         sub: set[str] = set()
@@ -472,7 +472,7 @@ def chunk_runs(facts: Sequence[StatementFacts], attached: Sequence[set[str]], ru
 WRAPPING_BUILTINS = frozenset({"classmethod", "staticmethod", "property"})
 
 
-def registered_into(f: StatementFacts, registering: set[str]) -> set[str]:
+def _registered_into(f: StatementFacts, registering: set[str]) -> set[str]:
     """The roots of ``registering`` (names bound by imports of first-party modules) a decorator
     of the def ``f`` is spelled on (``@util.reg``, ``@reg(1)`` with ``from shop.util import reg``):
     that module's code is handed the def and may keep it (breaker7's R2)."""

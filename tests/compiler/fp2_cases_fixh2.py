@@ -85,6 +85,19 @@ HOLDER_CHANGED: list[tuple[str, str, str | None]] = [
      _IMP + "from shop import util\n\nvars(util)['H'] = CFG\nutil.poke()\n", "shop/util.py"),
     ("another-modules-global-set-through-its-dunder-dict",
      _IMP + "from shop import util\n\nutil.__dict__['H'] = CFG\nutil.poke()\n", "shop/util.py"),
+    ("another-modules-global-set-through-setattr-on-sys-modules",
+     "import sys\n" + _IMP + "from shop import util\n\nsetattr(sys.modules['shop.util'], 'H', CFG)\nutil.poke()\n", "shop/util.py"),
+    ("another-modules-global-set-through-import-module",
+     "import importlib\n" + _IMP + "from shop import util\n\nimportlib.import_module('shop.util').H = CFG\nutil.poke()\n",
+     "shop/util.py"),
+    ("an-init-subclass-installed-by-a-def-called-at-load",
+     _IMP + "def hook(cls):\n    cls.c['a'] = (5)\n\n\nclass B:\n    pass\n\n\ndef install():\n"
+     "    B.__init_subclass__ = classmethod(hook)\n\n\ninstall()\n\n\nclass K(B):\n    c = CFG\n", None),
+    ("a-subclass-of-a-class-with-a-conditional-base",
+     _IMP + "class B:\n    def __init_subclass__(cls):\n        if hasattr(cls, 'c'):\n            cls.c['a'] = (5)\n\n\n"
+     "X = len('x')\n\n\nclass A(B if X else object):\n    pass\n\n\nclass K(A):\n    c = CFG\n", None),
+    ("a-class-keyword-handing-a-def", "import enum\n" + _IMP + "def deco(cls):\n    cls.c['a'] = (5)\n\n\n"
+     "class B:\n    def __init_subclass__(cls, hook=None):\n        hook(cls)\n\n\nclass K(B, hook=deco):\n    c = CFG\n", None),
     ("another-modules-global-set-through-a-computed-setattr",
      _IMP + "from shop import util\n\nNAME = 'H'\nsetattr(util, NAME, CFG)\nutil.poke()\n", "shop/util.py"),
 ]
@@ -181,6 +194,10 @@ OPEN: dict[str, str] = {
     # R2's chunk side across modules, a documented limit: the chunk fires a registered def only
     # at a later call into the registering module made by the module that registers it
     "h2-module-imported-by-a-def-a-first-party-decorator-registers-fired-from-another-module-runs-in-order": "R2",
+    # found on the way (the K1 family, not H2's rule): a class handed to a third-party call counts
+    # as run there for the chunk (``dict(metaclass=M)`` calls nothing; ``json.loads(s, object_hook=L)``
+    # would): x starts at ``KW = dict(...)``, live at ``class K(**KW)``
+    "h2-module-imported-by-a-metaclass-through-double-star-of-a-dict-call-runs-in-order": "H2",
 }
 
 PAIRS: tuple[ProjectPair, ...] = tuple(replace(p, finding=OPEN.get(p.name)) for p in _holder_pairs() + _load_pairs())
@@ -228,14 +245,23 @@ def _chunk_cases() -> list[ChunkCase]:
          "\n\n@util.reg\ndef load():\n    import shop.x\n\n", {"util": _REG}),
         ("a-def-a-first-party-decorator-registers-fired-after-another-statement", "from shop import util",
          "\n\n@util.reg\ndef load():\n    import shop.x\n\n\nlog.L.append('mid')\nutil.fire()", {"util": _REG}),
-        # K3
-        ("an-import-under-type-checking-another-module-set", "import shop.tc\nimport typing",
-         "if typing.TYPE_CHECKING:\n    import shop.x", {"tc": "import typing\n\ntyping.TYPE_CHECKING = True\n"}),
+        ("a-decorator-argument-subscripting-a-class-of-another-module", "from shop.gen import L",
+         "\n\ndef deco(t):\n    return lambda f: f\n\n\n@deco(L[int])\ndef g():\n    pass\n\n", {"gen": _GETITEM}),
+        ("a-metaclass-through-double-star-of-a-dict-call",
+         "\n\nclass M(type):\n    def __init__(cls, *a):\n        import shop.x\n\n\nKW = dict(metaclass=M)\n",
+         "\n\nclass K(**KW):\n    pass\n\n", {}),
         # held: nothing runs x at load
         ("a-parameter-annotation-under-future-annotations", "from __future__ import annotations\nfrom shop.gen import L",
          "\n\ndef f(a: L[int]):\n    pass\n\n", {"gen": _GETITEM}),
         ("a-plain-class-decorator-of-another-module", "from shop.dm import deco", "\n\n@deco\nclass K:\n    pass\n\n",
          {"dm": "def deco(cls):\n    return cls\n\n\ndef load():\n    import shop.x\n"}),
+        # K3, last: the live harness runs every case in one interpreter, and ``typing.TYPE_CHECKING``
+        # stays set for the cases after these (the plain ``if TYPE_CHECKING:`` case is
+        # ``fp2_cases_adversarial``'s, in a harness of its own)
+        ("an-import-under-type-checking-another-module-set", "import shop.tc\nimport typing",
+         "if typing.TYPE_CHECKING:\n    import shop.x", {"tc": "import typing\n\ntyping.TYPE_CHECKING = True\n"}),
+        ("an-import-under-type-checking-another-module-set-by-setattr", "import shop.tc\nimport typing",
+         "if typing.TYPE_CHECKING:\n    import shop.x", {"tc": "import typing\n\nsetattr(typing, 'TYPE_CHECKING', True)\n"}),
     ]:
         m = _AROUND.format(imp=imp, run=run)
         if imp.startswith("from __future__"):
