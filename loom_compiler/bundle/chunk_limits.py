@@ -26,6 +26,16 @@ A chunk must run exactly what the live modules ran (DESIGN §7). Two things the 
   string: run in the chunk, it would import the live module, code the fingerprint did not pin
   for this version. The build fails for that flow (``refuse_code_strings``) with the call's file,
   line and column and what to do (write the import as a statement).
+* **Code run at load from text the build cannot read** (breaker7's K4: ``exec('import shop.' +
+  'x')``, ``exec(CODE)``, an f-string, ``' '.join(...)``, ``%``, ``eval("__import__('shop.x')")``,
+  ``exec`` read as a value, the builtins module read dynamically, an import by a computed name):
+  the text may import first-party code the chunk cannot rewrite, so the build fails for that flow
+  (``_refuse_computed_text``) with the call's file, line and column. What runs at load is read by
+  name over the chunk's statements: a statement outside its defs' and lambdas' bodies, and the
+  body of a def (a method of a class) whose name such code reads (an over-approximation: a def
+  only registered for later counts too). Refusal, not evaluation of constant text: safe by
+  default. Held: a literal free of first-party imports, computed text in a def no load-time code
+  reads. Open: such a statement the closure does not bundle is not seen (the chunk skips it).
 
 Rejected: bundling a file's text and rewriting the loading call (the call can be any of several
 loaders, through helpers, with the path computed anywhere: a rewrite that misses one spelling runs
@@ -64,7 +74,8 @@ def refuse_code_strings(fp: FlowFingerprint, statements: Iterable[tuple[str, str
                         first_party: Callable[[str], bool], memo: ChunkMemo) -> None:
     """Raise ``ChunkError`` when a bundled statement (``(text, path, first line)``) hands
     ``exec``/``eval``/``compile`` a literal string that imports a first-party module, or imports
-    relatively (above)."""
+    relatively, or when code the chunk runs at load runs text the build cannot read (above)."""
+    statements = list(statements)
     for text, path, line in statements:
         if "import" not in text or not any(name in text for name in _CODE_RUNNERS):
             continue
@@ -75,6 +86,7 @@ def refuse_code_strings(fp: FlowFingerprint, statements: Iterable[tuple[str, str
                     "rewrite an import inside a string to its own module, so it would import the live module, code "
                     f"this version did not pin. Write `{spelled}` as a statement and run the rest",
                     path=path, line=line + row - 1, column=column + 1)
+    _refuse_computed_text(fp, statements, first_party, memo)
 
 
 def _string_imports(text: str) -> list[tuple[int, int, str, str]]:
@@ -106,6 +118,190 @@ def _string_imports(text: str) -> list[tuple[int, int, str, str]]:
             elif isinstance(inner, ast.ImportFrom):
                 out.append((node.lineno - top, node.col_offset, "." * inner.level + (inner.module or ""), ast.unparse(inner)))
     return out
+
+
+#: calls that import a module named by their first argument
+_IMPORTERS = frozenset({"__import__", "import_module"})
+#: the names through which the builtins module is read
+_BUILTINS = frozenset({"builtins", "__builtins__"})
+
+#: ``(row in text, column, what)`` of code run at load that runs text the build cannot read
+_Hit = tuple[int, int, str]
+
+
+def _refuse_computed_text(fp: FlowFingerprint, statements: list[tuple[str, str, int]],
+                          first_party: Callable[[str], bool], memo: ChunkMemo) -> None:
+    """Raise ``ChunkError`` when code the chunk runs at load hands ``exec``/``eval``/``compile``
+    text that is not a literal string (breaker7's K4: ``exec('import shop.' + 'x')``, a constant,
+    an f-string), reads one of them as a value (``R = {'x': exec}``), reads the builtins module
+    dynamically, or imports a module by a computed name or through a string (``eval("__import__(
+    'shop.x')")``): such text may import first-party code, which the chunk cannot rewrite to its
+    own module. What runs at load: each statement outside the bodies of its defs and lambdas, and
+    the body of each def (each method of a class) whose name code run at load reads, by name,
+    over the whole chunk (a name-based over-approximation: a def registered for later counts)."""
+    shapes = [(memo.get("computed-text", text, lambda text=text: _shape(text, first_party)), path, line)
+              for text, path, line in statements]
+    reached: set[str] = set()
+    for shape, _, _ in shapes:
+        reached |= shape[1]
+    defs: dict[str, list[tuple[list[_Hit], set[str], str, int]]] = {}
+    for shape, path, line in shapes:
+        for name, hits, names in shape[2]:
+            defs.setdefault(name, []).append((hits, names, path, line))
+    todo = list(reached & defs.keys())
+    while todo:
+        for _, names, _, _ in defs[todo.pop()]:
+            new = (names - reached) & defs.keys()
+            reached |= names
+            todo += new
+    found = [(path, line, hit) for shape, path, line in shapes for hit in shape[0]]
+    found += [(path, line, hit) for name in sorted(reached & defs.keys()) for hits, _, path, line in defs[name]
+              for hit in hits]
+    if found:
+        path, line, (row, column, what) = min(found, key=lambda f: (f[0], f[1] + f[2][0], f[2][1]))
+        raise ChunkError(
+            f"flow `{fp.flow_id}`: code run at load {what}; text the build cannot read may import first-party "
+            "code, which a chunk cannot rewrite to its own module (it would import the live module, code this "
+            "version did not pin). Write the code as statements (an import as an import statement), or run the "
+            "text from a function nothing calls at load", path=path, line=line + row - 1, column=column + 1)
+
+
+def _shape(text: str, first_party: Callable[[str], bool]) -> tuple[list[_Hit], set[str], list[tuple[str, list[_Hit], set[str]]]]:
+    """``(hits at load, names read at load, (def name, hits in its body, names its body reads) of
+    each def)`` of a statement ``text``."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return [], set(), []
+    if not tree.body:
+        return [], set(), []
+    first = tree.body[0]
+    top = min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", ()))]) - 1
+    load = _Reads(top, first_party)
+    bodies: list[tuple[str, ast.AST]] = []
+    load.bodies = bodies
+    load.visit(tree)
+    out = []
+    for name, node in bodies:
+        body = _Reads(top, first_party)
+        for child in (node.body if isinstance(node.body, list) else [node.body]):
+            body.visit(child)
+        out.append((name, body.hits, body.names))
+    # a class read at load: any of its methods may run (``K()`` runs ``__init__``)
+    out += [(name, [], methods) for name, methods in load.classes]
+    return load.hits, load.names, out
+
+
+class _Reads(ast.NodeVisitor):
+    """The hits and names read of the code a visit runs; a def's (a lambda's) body goes to
+    ``bodies`` when that list is given (the load-time pass), else is visited too (a body pass:
+    what a def runs when called, nested defs included)."""
+
+    def __init__(self, top: int, first_party: Callable[[str], bool]) -> None:
+        self.top, self.first_party = top, first_party
+        self.hits: list[_Hit] = []
+        self.names: set[str] = set()
+        self.bodies: list[tuple[str, ast.AST]] | None = None
+        self.classes: list[tuple[str, set[str]]] = []
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self.classes.append((node.name, {n.name for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}))
+        self.generic_visit(node)
+
+    def _hit(self, node: ast.AST, what: str) -> None:
+        self.hits.append((node.lineno - self.top, node.col_offset, what))
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
+        if self.bodies is None:
+            self.generic_visit(node)
+            return
+        for part in (*getattr(node, "decorator_list", ()), node.args, getattr(node, "returns", None)):
+            if part is not None:
+                self.visit(part)
+        self.bodies.append((getattr(node, "name", "<lambda>"), node))
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+    visit_Lambda = visit_FunctionDef
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Load):
+            self.names.add(node.id)
+            if node.id in _CODE_RUNNERS:
+                self._hit(node, f"reads `{node.id}` as a value (what it is handed to runs text the build cannot read)")
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        self.names.add(node.attr)
+        if isinstance(node.value, ast.Name) and node.value.id in _BUILTINS and (
+                node.attr in _CODE_RUNNERS or node.attr == "__dict__"):
+            self._hit(node, f"reads `{ast.unparse(node)}` as a value")
+            return
+        self.generic_visit(node)
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        # sys.modules['builtins']
+        if isinstance(node.slice, ast.Constant) and node.slice.value in _BUILTINS:
+            self._hit(node, f"reads the builtins module dynamically (`{ast.unparse(node)}`)")
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else (
+            func.attr if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+            and func.value.id in _BUILTINS | {"importlib"} else None)
+        first = node.args[0] if node.args else None
+        if name in _CODE_RUNNERS:
+            if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                self._text(node, first.value)
+            elif not (isinstance(first, ast.Call) and isinstance(first.func, ast.Name) and first.func.id == "compile"):
+                self._hit(node, f"runs text the build cannot read (`{name}({_short(first)})`)")
+        elif name in _IMPORTERS:
+            if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
+                self._hit(node, f"imports a module by a computed name (`{name}({_short(first)})`)")
+        elif name in ("getattr", "vars") and isinstance(first, ast.Name) and first.id in _BUILTINS:
+            self._hit(node, f"reads the builtins module dynamically (`{_short(node)}`)")
+        if isinstance(func, ast.Name):
+            self.names.add(func.id)
+        elif name is None or isinstance(func.value, ast.Name) and func.value.id == "importlib":
+            self.visit(func)
+        else:  # ``builtins.exec(...)``: judged above
+            self.visit(func)
+        for part in (*node.args, *node.keywords):
+            self.visit(part)
+
+    def _text(self, node: ast.Call, text: str) -> None:
+        """A literal run as code: whatever it runs (a def's body in it too) runs here."""
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                code = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+            return
+        inner = _Reads(0, self.first_party)
+        inner.visit(code)
+        for inner_node in ast.walk(code):
+            if isinstance(inner_node, ast.Import) and any(self.first_party(a.name) for a in inner_node.names) or (
+                    isinstance(inner_node, ast.ImportFrom) and (inner_node.level or self.first_party(inner_node.module or ""))):
+                inner.hits.append((0, 0, ""))
+            if (isinstance(inner_node, ast.Call) and inner_node.args and isinstance(inner_node.args[0], ast.Constant)
+                    and isinstance(inner_node.args[0].value, str) and _called(inner_node) in _IMPORTERS):
+                module = inner_node.args[0].value
+                if module.startswith(".") or self.first_party(module):
+                    inner.hits.append((0, 0, ""))
+        if inner.hits:
+            self._hit(node, f"runs a string that imports code the build cannot rewrite (`{_short(node)}`)")
+        self.names |= inner.names
+
+
+def _called(node: ast.Call) -> str | None:
+    return node.func.id if isinstance(node.func, ast.Name) else (
+        node.func.attr if isinstance(node.func, ast.Attribute) else None)
+
+
+def _short(node: ast.AST | None) -> str:
+    text = "" if node is None else ast.unparse(node)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def code_files(fp: FlowFingerprint) -> list[tuple[str, str]]:
