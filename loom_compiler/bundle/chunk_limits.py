@@ -51,6 +51,7 @@ import ast
 import warnings
 from collections.abc import Callable, Iterable
 
+from .. import deep_stack
 from ..model import FlowFingerprint
 from .chunk_file import ChunkError
 from .chunk_memo import ChunkMemo
@@ -139,7 +140,7 @@ def _refuse_computed_text(fp: FlowFingerprint, statements: list[tuple[str, str, 
     own module. What runs at load: each statement outside the bodies of its defs and lambdas, and
     the body of each def (each method of a class) whose name code run at load reads, by name,
     over the whole chunk (a name-based over-approximation: a def registered for later counts)."""
-    shapes = [(memo.get("computed-text", text, lambda text=text: _shape(text, first_party)), path, line)
+    shapes = [(memo.get("computed-text", text, lambda text=text: deep_stack.call(_deep_shape, text, first_party)), path, line)
               for text, path, line in statements]
     reached: set[str] = set()
     for shape, _, _ in shapes:
@@ -164,6 +165,13 @@ def _refuse_computed_text(fp: FlowFingerprint, statements: list[tuple[str, str, 
             "code, which a chunk cannot rewrite to its own module (it would import the live module, code this "
             "version did not pin). Write the code as statements (an import as an import statement), or run the "
             "text from a function nothing calls at load", path=path, line=line + row - 1, column=column + 1)
+
+
+def _deep_shape(text: str, first_party: Callable[[str], bool]) -> tuple[list[_Hit], set[str], list[tuple[str, list[_Hit], set[str]]]]:
+    """``_shape`` with the stack and recursion limit the parser has (``deep_stack``): the walk is
+    recursive, and a statement libcst parsed (deeply nested code) must not fail it."""
+    with deep_stack.recursion_limit(deep_stack.RECURSION_LIMIT):
+        return _shape(text, first_party)
 
 
 def _shape(text: str, first_party: Callable[[str], bool]) -> tuple[list[_Hit], set[str], list[tuple[str, list[_Hit], set[str]]]]:
