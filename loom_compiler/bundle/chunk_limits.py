@@ -271,9 +271,7 @@ class _Reads(ast.NodeVisitor):
             self._hit(node, f"reads the builtins module dynamically (`{_short(node)}`)")
         if isinstance(func, ast.Name):
             self.names.add(func.id)
-        elif name is None or isinstance(func.value, ast.Name) and func.value.id == "importlib":
-            self.visit(func)
-        else:  # ``builtins.exec(...)``: judged above
+        else:
             self.visit(func)
         for part in (*node.args, *node.keywords):
             self.visit(part)

@@ -127,8 +127,14 @@ def _param(case: ChunkCase):  # noqa: ANN202
 @pytest.mark.slow
 @pytest.mark.parametrize("case", [_param(c) for c in CHUNK_CASES])
 def test_chunk_runs_what_the_live_module_ran(results: dict[str, tuple[str, str]], case: ChunkCase) -> None:
+    assert_chunk_case(results, case)
+
+
+def assert_chunk_case(results: dict[str, tuple[str, str]], case: ChunkCase) -> None:
+    """The chunk ran what live code ran, or (``case.refused``) the build refused the flow, saying
+    where (shared by every table of chunk cases)."""
     chunk, live = results[case.name]
-    if case.refused is not None:  # a chunk could not run what live code runs: the build says so, where
+    if case.refused is not None:
         assert chunk.startswith("build refused: ") and case.refused in chunk, chunk
         return
     assert chunk == live
