@@ -38,6 +38,7 @@ from .hidden_flows import hidden_flow_errors
 from .model import FlowFingerprint, ModuleResult, ProjectResult, SourceError
 from .precheck import spells_a_marker_in_code
 from .sources import DirectorySourceTree, SourceReadError, SourceTree, iter_python_files
+from .unimportable import unimportable_reason
 
 __all__ = [
     "FlowsResult",
@@ -130,7 +131,8 @@ def fingerprint_flows(
                 legacy_flow_hash=legacy_flow_content_hash(definition),
                 closure=closure,
                 decorator=site.decorator or "loom_runtime.flow",
-                warnings=graph.warnings_of(graph.reachable(graph.flow_node(summary.module, site.qualname))),
+                warnings=(*graph.warnings_of(graph.reachable(graph.flow_node(summary.module, site.qualname))),
+                          *_unimportable(summary, site)),
             )
         )
     errors.extend(graph.errors)
@@ -143,6 +145,16 @@ def fingerprint_flows(
         errors.extend(hidden_flow_errors(summaries, load, config.decorators, first_party))
     flows.sort(key=lambda f: (f.flow_id, f.path, f.line))
     return FlowsResult(tuple(flows), tuple(_sorted_errors(errors)))
+
+
+def _unimportable(summary: ModuleSummary, site: FlowSite) -> tuple[SourceError, ...]:
+    """A warning on a flow whose module no process imports by the tree's name (``unimportable``)."""
+    reason = unimportable_reason(summary.module, summary.path)
+    if reason is None:
+        return ()
+    return (SourceError(summary.path, site.line, site.column,
+                        f"flow `{site.qualname}`: its id and its imports assume the scanned root: {reason}",
+                        code="flow-unimportable"),)
 
 
 def _sorted_errors(errors: Iterable[SourceError]) -> list[SourceError]:

@@ -67,6 +67,7 @@ from loom_runtime.manifest import FINGERPRINT_SCHEME
 from ..analysis import ModuleSummary
 from ..load_runs import LoadRuns
 from ..model import FlowFingerprint
+from ..unimportable import unimportable_reason
 from .chunk_dynamic import rewrite_dynamic_imports
 from .chunk_file import Chunk, ChunkError, chunk_path_for, flow_slug, source_digest
 from .chunk_imports import FAIL, ImportSite, rewrite_imports
@@ -105,6 +106,11 @@ def emit_chunk(
     """
     if not fp.closure:
         raise ChunkError(f"flow `{fp.flow_id}` has an empty closure; nothing to bundle", path=fp.path, line=fp.line)
+    for module in dict.fromkeys(m.module for m in fp.closure if m.kind not in ("import", "step")):
+        reason = unimportable_reason(module, fp.path)
+        if reason is not None:  # the chunk would have to name the module (``unimportable``)
+            raise ChunkError(f"flow `{fp.flow_id}` cannot be bundled: {reason}", path=fp.path, line=fp.line,
+                             column=fp.column)
     summaries = summaries or {}
     if first_party is None:
         roots = {m.split(".")[0] for m in summaries} | {

@@ -14,8 +14,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from ..config import LoomConfig
 
 __all__ = ["build_command"]
 
@@ -58,6 +62,7 @@ def build_command(path: Path, out: Path | None, jobs: int | None, from_git: tupl
                     click.echo(f"warning: {warning}", err=True)
                 if not quiet:
                     click.echo(format_summary(replace(served.summary, seconds=time.perf_counter() - started)))
+                _hint(config, served.summary.flows)
                 raise SystemExit(0)
         from ..bundle.build import build_project
 
@@ -90,4 +95,16 @@ def build_command(path: Path, out: Path | None, jobs: int | None, from_git: tupl
         click.echo(f"loom build: {len(report.errors)} error(s); nothing was written to {report.out_dir}", err=True)
     if not quiet:
         click.echo(format_summary(report.summary), err=bool(report.errors))
+    if not report.errors:
+        _hint(config, report.summary.flows)
     raise SystemExit(report.exit_code)
+
+
+def _hint(config: LoomConfig, flows: int) -> None:
+    """Say which framework the tree's flows are written for when none was found (``framework_hint``)."""
+    if not flows:
+        from ..framework_hint import framework_hint
+
+        hint = framework_hint(config, "loom build")
+        if hint:
+            click.echo(hint, err=True)

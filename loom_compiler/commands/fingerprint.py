@@ -134,8 +134,7 @@ def fingerprint_command(
     whole = all(Path(p).resolve() == config.root.resolve() for p in paths)
     if whole and explain is None and not as_json:
         # the whole project as a table (a pre-commit hook's call): its report, or the build's cache
-        out, err, status = _project_table(config)
-        _print(out, err, status)
+        _print(*_project_table(config))
         return
     if whole:
         from ..bundle.fingerprint_tree import fingerprint_tree
@@ -153,13 +152,26 @@ def fingerprint_command(
         out = "\n".join(render_explain(f) for f in matches)
         _print(out, *_diagnostics(result, listed=True), nl=False)
     elif as_json:
-        _print(render_json(result), *_diagnostics(result, listed=False))
+        err, status = _diagnostics(result, listed=False)
+        _print(render_json(result), (*err, *_hint(config, len(result.flows), paths)), status)
     else:
-        _print(render_table(result.flows), *_diagnostics(result, listed=True))
+        err, status = _diagnostics(result, listed=True)
+        _print(render_table(result.flows), (*err, *_hint(config, len(result.flows), paths)), status)
+
+
+def _hint(config: LoomConfig, flows: int, paths: tuple[Path, ...]) -> tuple[str, ...]:
+    """The framework hint (``framework_hint``) when the scan found no flow, for standard error."""
+    if flows:
+        return ()
+    from ..framework_hint import framework_hint
+
+    hint = framework_hint(config, "loom fingerprint", paths)
+    return (hint,) if hint else ()
 
 
 #: the code that renders ``_project_table``'s report: a cached report is keyed by it (``tree_report``)
-_RENDERER = (Path(__file__), Path(__file__).with_name("_ops.py"))
+_RENDERER = (Path(__file__), Path(__file__).with_name("_ops.py"),
+             Path(__file__).parent.parent / "framework_hint.py")
 
 
 def _project_table(config: LoomConfig) -> tuple[str, tuple[str, ...], int]:
@@ -177,6 +189,7 @@ def _project_table(config: LoomConfig) -> tuple[str, tuple[str, ...], int]:
     result, reads = fingerprint_tree_reads(config)
     out = render_table(result.flows)
     err, status = _diagnostics(result, listed=True)
+    err = (*err, *_hint(config, len(result.flows), ()))  # kept with the report: a served one says it too
     if reads is not None:
         keep_report(config, "fingerprint", _RENDERER, hide, reads, out, err, status)
     return out, err, status

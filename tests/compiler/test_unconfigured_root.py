@@ -75,3 +75,32 @@ def test_build_at_a_repository_root_says_so_and_a_loom_table_fixes_it(tmp_path: 
     fixed = CliRunner().invoke(main, ["build", str(root)])
     assert fixed.exit_code == 0, fixed.output
     assert "[tool.loom]" not in fixed.output and "1 flow (1 new), 1 new version" in fixed.output
+
+
+
+def test_a_flow_under_a_directory_python_cannot_import_is_named_with_the_project_to_build(tmp_path: Path):
+    """The folder holding several projects (``widget-store/widget_store/main.py``, as in
+    dbos-demo-apps): the tree names the module ``widget-store.widget_store.main``, which no process
+    imports. The build said "not valid Python on its own ... a loom bug"; the fingerprint printed a
+    hash whose id and absolute imports assume the wrong root, and said nothing."""
+    files = {"widget-store/widget_store/__init__.py": "", "widget-store/widget_store/main.py": FLOW,
+             "widget_ok/__init__.py": "", "widget_ok/main.py": FLOW.replace('"checkout"', '"ok"')}
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    advice = ("`widget-store` is not an identifier", "run loom in the project that holds it", "`widget-store`")
+    result = CliRunner().invoke(main, ["build", str(tmp_path)])
+    assert result.exit_code == 1, result.output
+    [error] = [line for line in result.output.splitlines() if "cannot be bundled" in line]
+    assert error.startswith("widget-store/widget_store/main.py:4:1: flow `checkout`"), error
+    assert all(a in error for a in advice) and "loom bug" not in result.output
+    # fingerprinted with a warning at the flow (the hash is printed: nothing is lost)
+    result = CliRunner().invoke(main, ["fingerprint", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    [warning] = [line for line in result.output.splitlines() if "cannot import" in line]
+    assert warning.startswith("warning: widget-store/widget_store/main.py:4:1: flow `checkout`"), warning
+    assert all(a in warning for a in advice)
+    assert "widget_ok" not in warning
+    # the same flow built in the project it belongs to: no warning, a chunk
+    result = CliRunner().invoke(main, ["build", str(tmp_path / "widget-store")])
+    assert result.exit_code == 0 and "cannot" not in result.output, result.output
