@@ -1274,6 +1274,9 @@ class ClosureGraph:
                     keys = self.resolve_chain(where, chain)
                     if not keys:
                         free.add(chain.split(".")[0])  # a builtin (or undefined): ``builtins.len = f`` may patch it
+                        # a module binding ``__builtins__`` makes its defs look builtins up there
+                        # (``__builtins__ = dict(vars(builtins), len=f)``: breakS's S2)
+                        keys = self.resolve_chain(where, "__builtins__")
                     self._bind(bindings, node, chain, keys)
             if node.name is not None:
                 # what each import among its statements binds the name to (the use resolves the
@@ -2668,8 +2671,11 @@ def _star_named(key: str, chain: str) -> set[str]:
 
 def _package_state(key: str) -> bool:
     """Whether a change through the third-party ``import:`` key ``key`` stands for its package's
-    state (``_package_key``): always, but for one builtin changed by name (``builtins.len``)."""
-    return not key.startswith("import:builtins.") or key == "import:builtins.__dict__"
+    state (``_package_key``): always, but for one builtin changed by name (``builtins.len``). The
+    namespace itself, or a method of it called (``builtins.__dict__.update(len=f)``: breakS's S1,
+    which counted as the builtin ``__dict__`` alone), is the whole package's state."""
+    return not key.startswith("import:builtins.") or key == "import:builtins.__dict__" \
+        or key.startswith("import:builtins.__dict__.")
 
 
 def _package_key(key: str) -> str:

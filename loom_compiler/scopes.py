@@ -81,7 +81,8 @@ as a statement changing that module's objects (abroad), never as a use. Widening
 cannot be resolved: a computed name in a view stores into all of what it names (``vars(svc)[k] =
 f``: ``svc``; ``sys.modules[k] = m``: ``>?<prefix>``, every first-party module it may name;
 ``sys.modules[__name__] = obj``: ``>.``, the module itself); a method of a view called at import
-time (``vars(svc).update(go=f)``, ``__builtins__.update(...)``) may change any name of it; an
+time or in a def (``vars(svc).update(go=f)``, ``__builtins__.update(...)``,
+``builtins.__dict__.update(...)``) may change any name of it; an
 absolute view given to a call made at import time may be changed by it; ``f.__globals__`` of a
 parameter, a local or ``self.m`` is ``?`` (the namespace of a module we cannot name: any).
 Rejected: keeping ``vars(m)`` as ``m`` used as a value (sound for reads, but a store through it
@@ -280,6 +281,7 @@ _USE_SPECIAL = frozenset(
         cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal, cst.MatchKeywordElement, cst.ConcatenatedString,
         cst.Call, cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Del, cst.Subscript, cst.SimpleString, cst.Expr,
         cst.For, cst.Comparison, cst.WithItem, cst.NamedExpr, cst.Return, cst.Yield, cst.FormattedString,
+        cst.Try, cst.TryStar,
     }
 )
 #: builtins whose first argument may be ``self`` without it escaping
@@ -988,6 +990,11 @@ class _UseWalker:
             for part in string_parts(node):
                 if type(part) is not cst.SimpleString:
                     self.walk(part, scope)
+            return
+        if kind is cst.Try or kind is cst.TryStar:
+            self.guarded_imports(node, scope)  # type: ignore[arg-type]
+            for child in child_nodes(node):
+                self.walk(child, scope)
             return
         if kind is cst.Expr and type(node.value) in (cst.SimpleString, cst.ConcatenatedString) \
                 and literal_string_value(node.value) is not None:  # type: ignore[attr-defined]
@@ -1699,9 +1706,10 @@ class _UseWalker:
         target = func.func if type(func) is cst.Call else func
         callee_chain = dotted_chain(target)
         now = self.deferred == 0
-        if now and type(target) is cst.Attribute:
-            # a method of a namespace view called at import time (``__builtins__.update(len=f)``,
-            # ``vars(svc).update(go=f)``): it may change any name of what the view names
+        if type(target) is cst.Attribute:
+            # a method of a namespace view called (``__builtins__.update(len=f)``,
+            # ``vars(svc).update(go=f)``): it may change any name of what the view names; in a
+            # def's body too (``def boot(): builtins.__dict__.update(len=f)``: breakS's S1)
             seen = self.view(target.value, scope)
             if seen is not None and seen[1] and seen[2]:
                 self.store_chain(seen[0], scope)
@@ -2063,6 +2071,19 @@ class _UseWalker:
             if frame.args[0].keyword is not None or not (isinstance(value, cst.Integer) and value.evaluated_value == 0):
                 return False
         return bool(_OWN_FRAME & set(self.qualified(frame.func, scope)))
+
+    def guarded_imports(self, node: cst.Try | cst.TryStar, scope: _Scope) -> None:
+        """An import in a ``try`` body with a handler (``try: from shop.fast import impl`` /
+        ``except ImportError: def impl(): ...``): which binding holds, or what runs after it,
+        depends on whether *running* the imported module raises, i.e. on any statement of it
+        (breakS's S4: ``if X: raise ImportError``, ``import no_such_module`` in ``shop.fast``).
+        Each module it loads is reached whole (``=<module>``, as ``importlib.import_module`` is)."""
+        if not node.handlers:
+            return
+        binder = _Binder(self.resolve_from, walrus=self.walrus)
+        for stmt in node.body.body:
+            binder.walk(stmt)
+        self.refs.globals.update("=" + m for m in binder.modules)
 
     # -- namespace views (breaker2's C13, C17) ------------------------------------------------------
     def view(self, node: cst.BaseExpression, scope: _Scope,

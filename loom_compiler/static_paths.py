@@ -80,7 +80,7 @@ FILE_REF = '"&'
 
 #: words a statement's source must hold for ``path_uses`` to look at it (a cheap text test first)
 TRIGGERS = ("sys.path", "path.insert", "path.append", "path.extend", "path[", "__path__",
-            "spec_from_file_location", "run_path", "FileLoader", "addsitedir")
+            "spec_from_file_location", "run_path", "FileLoader", "addsitedir", "load_source")
 #: a code runner named in a statement, however called (``exec(src)``, ``run = exec``; not
 #: ``execute_activity``): the text test for ``exec``/``eval`` and for names bound to them
 _RUNNER_WORD = re.compile(r"\b(?:exec|eval)\b")
@@ -115,6 +115,7 @@ _LOADERS = {  # callee -> (positional index, keyword) of its path argument
     "runpy.run_path": (0, "path_name"),
     "importlib.machinery.SourceFileLoader": (1, "path"),
     "importlib.machinery.SourcelessFileLoader": (1, "path"),
+    "imp.load_source": (1, "pathname"),  # Python <= 3.11 (breakS's S9: it was not followed)
 }
 
 
