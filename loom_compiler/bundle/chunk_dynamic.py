@@ -46,9 +46,14 @@ Rejected: a ``sys.meta_path`` finder serving ``shop.pricing`` while a chunk runs
 answers before any finder once the live module is imported, and with two versions of a flow
 running in one process no finder can tell which one asks); an ``__import__`` in the chunk's
 builtins (``chunk_modules``). Left as they are, and so reaching the live module: a name computed at
-run time (the closure widens to every module it can name, but the text is not known), and the
-other resolvers of ``scopes._RESOLVERS`` (``pkgutil.resolve_name``, ``pydoc.locate``,
-``runpy.run_module``: none takes a relative name).
+run time (the closure widens to every module it can name, but the text is not known).
+
+Refused: the other resolvers of ``scopes._RESOLVERS`` given a literal naming a bundled module
+(``pkgutil.resolve_name("shop.x:f")``, ``pydoc.locate("shop.x.f")``, ``runpy.run_module("shop.x")``,
+``pkgutil.get_loader``, ``importlib.util.find_spec``; breakS's S3). None takes a name relative to
+the chunk's package, and as written each imports (or runs, or finds) the live module, code this
+version did not pin: the build fails for that flow at the call (``ChunkError``), saying to import
+the module with an import statement or ``importlib.import_module`` instead.
 """
 
 from __future__ import annotations
@@ -61,6 +66,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ..scopes import _has_fromlist, _pattern, dotted_chain, target_names
+from .chunk_file import ChunkError
 from .chunk_imports import absolute_base, parse_statement
 from .chunk_memo import ChunkMemo
 
@@ -71,6 +77,9 @@ _MODULES = "sys.modules"
 #: methods of ``sys.modules`` whose first argument is a key (``entry``)
 _ENTRY_METHODS = frozenset({"get", "setdefault", "pop", "__getitem__", "__setitem__", "__delitem__", "__contains__"})
 _DUNDER_IMPORTS = frozenset({"builtins.__import__", "importlib.__import__"})
+#: resolvers a chunk cannot point at its own module (module docstring, "Refused")
+_UNREWRITABLE = frozenset({"pkgutil.resolve_name", "pkgutil.get_loader", "pydoc.locate", "runpy.run_module",
+                           "importlib.util.find_spec"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +132,9 @@ def _literals(text: str) -> frozenset[str]:
         first = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "name"), None)
         if isinstance(first, ast.Constant) and isinstance(first.value, str) and first.value[:1] != ".":
             out.add(first.value)
+            # ``pkgutil.resolve_name("shop.x:f")``, ``pydoc.locate("shop.x.f")``: the modules it may name
+            parts = first.value.partition(":")[0].split(".")
+            out.update(".".join(parts[:i]) for i in range(1, len(parts)))
             level = node.args[4] if len(node.args) > 4 else next((k.value for k in node.keywords if k.arg == "level"), None)
             if isinstance(level, ast.Constant) and type(level.value) is int and level.value > 0:
                 out.add("." * level.value + first.value)  # ``__import__("x", globals(), None, [], 3)``
@@ -179,7 +191,30 @@ def _rewrite(text: str, module: str, is_package: bool, targets: frozenset[str],
              module_bindings: Mapping[str, str | None], where: str) -> DynamicImports:
     rewriter = _Rewriter(module, is_package, targets, module_bindings)
     new = parse_statement(text, where=where).visit(rewriter)
+    if rewriter.refused:
+        _refuse(text, where, *rewriter.refused[0])
     return DynamicImports(new.code if rewriter.done or rewriter.beyond else text, frozenset(rewriter.done))
+
+
+def _refuse(text: str, where: str, resolver: str, value: str) -> None:
+    """Raise ``ChunkError`` at the call handing ``resolver`` the literal ``value`` (``where``: the
+    statement's ``path:line``)."""
+    path, _, first = where.rpartition(":")
+    line, column = int(first) if first.isdigit() else 0, 0
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        tree = None
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Call) and any(isinstance(a, ast.Constant) and a.value == value
+                                              for a in (*node.args[:1], *(k.value for k in node.keywords))):
+            line, column = line + node.lineno - 1, node.col_offset + 1
+            break
+    raise ChunkError(
+        f"`{resolver}({value!r})` names a bundled module by text, which a chunk cannot point at its own "
+        "module: as written it would import the live module, code this version did not pin. Import the module "
+        "with an import statement (or `importlib.import_module`) and read the attribute from it",
+        path=path or where, line=line, column=column)
 
 
 @dataclass(slots=True)
@@ -201,6 +236,7 @@ class _Rewriter(cst.CSTTransformer):
         self.scopes: list[_Scope] = []
         self.done: set[str] = set()
         self.beyond = False  # a relative name beyond the top-level package was written higher (F4)
+        self.refused: list[tuple[str, str]] = []  # (resolver, literal) of each ``_UNREWRITABLE`` call
 
     # -- scopes --------------------------------------------------------------------------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -253,6 +289,9 @@ class _Rewriter(cst.CSTTransformer):
             return self._import_module(updated)
         if qualified in _DUNDER_IMPORTS:
             return self._dunder_import(updated, qualified)
+        if qualified in _UNREWRITABLE:
+            self._unrewritable(updated, qualified)
+            return updated
         method = qualified.rpartition(".")[2]
         if method in _ENTRY_METHODS and qualified == f"{_MODULES}.{method}" and updated.args \
                 and updated.args[0].keyword is None and not updated.args[0].star:
@@ -344,6 +383,20 @@ class _Rewriter(cst.CSTTransformer):
             return None
         self.beyond = True
         return cst.SimpleString(repr(".." + value))
+
+    def _unrewritable(self, call: cst.Call, qualified: str) -> None:
+        """Note a call of a resolver the chunk cannot point at its own module given a literal that
+        names a bundled module (its first argument or any keyword: ``path=``, ``mod_name=``)."""
+        for arg in call.args:
+            if arg.star or (arg.keyword is None and arg is not call.args[0]):
+                continue
+            value = _string(arg.value)
+            if value is None:
+                continue
+            parts = value.partition(":")[0].split(".")
+            if any(".".join(parts[:i]) in self.targets for i in range(1, len(parts) + 1)):
+                self.refused.append((qualified, value))
+                return
 
     def _import_module(self, call: cst.Call) -> cst.Call:
         if len(call.args) == 2 and all(a.keyword is None and not a.star for a in call.args) \
