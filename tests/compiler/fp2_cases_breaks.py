@@ -1,0 +1,233 @@
+"""``loom-fp/2`` pairs and chunk cases of breakS (session 10, the team's attacker): findings S1-S7
+of ``FINDINGS.md`` on the worktree branch ``breakS``, in the format of ``fp2_cases_adversarial``
+(whose harnesses run them: ``test_fp2_breaks``).
+
+* S1: builtins patched through a method of their namespace, ``builtins.__dict__.update(oct=f)``
+  (at load or in a def run at load): it counted as the one builtin ``__dict__``;
+* S2: a module rebinding ``__builtins__`` (its defs look builtins up there when defined);
+* S3: a stdlib resolver that takes no relative name (``pkgutil.resolve_name``, ``pydoc.locate``,
+  ``runpy.run_module``) given a literal naming a bundled module: the chunk imported the live one;
+* S4: an import guarded by ``try``/``except`` (``try: from shop.c import g as f`` / ``except
+  ImportError: def f()``): which binding holds depends on every statement of the imported module;
+* S5: a package object read by code the closure cannot follow (``operator.attrgetter("m.RATE")
+  (shop)``, a computed ``getattr``, a helper given the package): its submodules are not reached;
+* S6: ``importlib.reload`` of a bundled module in a chunk;
+* S7: a first-party dunder (``__getitem__``, a property, ``__eq__``, ``__enter__``, a metaclass's
+  ``__getitem__``) run by an operator in a module-level statement that binds nothing;
+* S8: another first-party module's global set through an alias of the module (``u = util`` then
+  ``u.H = CFG``) or a container holding it (``[util][0].H = CFG``);
+* S9: a first-party file loaded by ``imp.load_source`` (Python <= 3.11): it was not followed;
+* S10: ``pkgutil.get_data("shop", ...)``, ``importlib.resources.files("shop")`` in a chunk: they
+  import the live package to find its files.
+
+Each pair was run live on both sides in a fresh interpreter (a changed pair's flow result
+differs; an equal pair's does not). Pairs and chunk cases with a ``finding`` are the open ones
+(strict xfails, ``OPEN``); the others failed on main fa7ac45 and are fixed, or are guards.
+Keep this file free of imports beyond the standard library and the case module
+(``benchmarks/fingerprint_pairs`` reads ``PAIRS``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from fp2_cases_adversarial import C, E, ChunkCase, ProjectPair, edit, flow, project
+
+_CFG = "CFG = {'a': 1}\n"
+_G = "def g():\n    return 1\n"
+_TRY = "try:\n    from shop.c import g as f\nexcept ImportError:\n    def f():\n        return 2\n"
+_RAISES = _G + "\n\nif (0):\n    raise ImportError('no')\n"
+
+
+def _pairs() -> list[ProjectPair]:
+    pairs: list[ProjectPair] = []
+    add = pairs.append
+
+    # S1: the builtins namespace changed through one of its methods
+    k = "builtins patched through their namespace"
+    for name, patch in [
+        ("s1-builtins-dict-update", "import builtins\n\nbuiltins.__dict__.update(oct=lambda x: (5))\n"),
+        ("s1-builtins-dict-update-in-a-def-run-at-load",
+         "import builtins\n\n\ndef boot():\n    builtins.__dict__.update(oct=lambda x: (5))\n\n\nboot()\n"),
+    ]:
+        base = project(flow("return oct(o)", "import shop.patch"), patch=patch)
+        add(C(name, k, base, edit(base, "shop/patch.py", "(5)", "(6)")))
+
+    # S2: a module's own builtins namespace rebound
+    k = "a module rebinding __builtins__"
+    for name, h in [
+        ("s2-a-helper-module-rebinding-builtins", "__builtins__ = {**__builtins__, 'oct': lambda x: (5)}\n\n\n"
+                                                  "def f(o):\n    return oct(o)\n"),
+        ("s2-a-helper-module-rebinding-builtins-by-global",
+         "def setup():\n    global __builtins__\n    __builtins__ = {**__builtins__, 'oct': lambda x: (5)}\n\n\n"
+         "setup()\n\n\ndef f(o):\n    return oct(o)\n"),
+        ("s2-a-helper-module-importing-its-builtins", "from shop.b import B as __builtins__\n\n\ndef f(o):\n    return oct(o)\n"),
+    ]:
+        base = project(flow("return h.f(o)", "from shop import h"), h=h,
+                       b="import builtins\n\nB = {**vars(builtins), 'oct': lambda x: (5)}\n")
+        where = "shop/b.py" if "importing" in name else "shop/h.py"
+        add(C(name, k, base, edit(base, where, "(5)", "(6)")))
+    base = project(flow("return oct(o)", "__builtins__ = {**__builtins__, 'oct': lambda x: (5)}\n"))
+    add(C("s2-the-flows-module-rebinding-builtins", k, base, edit(base, "shop/flows.py", "(5)", "(6)")))
+    base = project(flow("return h.f(o)", "from shop import h"),
+                   h="__builtins__ = {**__builtins__, 'oct': lambda x: (5)}\n\n\ndef f(o):\n    return o + 1\n")
+    add(E("s2-a-module-rebinding-builtins-its-code-does-not-read", k, base, edit(base, "shop/h.py", "(5)", "(6)")))
+
+    # S4: an import guarded by try/except: which binding holds depends on the module running
+    k = "an import guarded by try/except"
+    for name, m, c, old, new in [
+        ("s4-a-fallback-def-when-the-module-imports-a-missing-module", _TRY, "import json as _j\n\n\n" + _G,
+         "json as", "no_such_module_zz as"),
+        ("s4-a-fallback-def-when-the-module-raises", _TRY, _RAISES, "(0)", "(1)"),
+        ("s4-a-fallback-def-under-an-if", "import sys\n\nif sys:\n" + "".join("    " + line + "\n" for line in _TRY.splitlines()),
+         _RAISES, "(0)", "(1)"),
+        ("s4-a-guarded-import-in-a-def", "def f():\n    try:\n        from shop.c import g\n        return g()\n"
+                                         "    except ImportError:\n        return 2\n", _RAISES, "(0)", "(1)"),
+        ("s4-a-flag-set-after-a-guarded-import", "try:\n    import shop.c\n    F = 1\nexcept Exception:\n    F = 2\n\n\n"
+                                                 "def f():\n    return F\n", "if (0):\n    raise RuntimeError('no')\n", "(0)", "(1)"),
+        # open: the module the guarded one imports raises (only the guarded module is reached whole)
+        ("s4-a-fallback-def-when-a-module-the-guarded-one-imports-raises", _TRY, "import shop.d\n\n\n" + _G, None, None),
+    ]:
+        base = project(flow("return f()", "from shop.m import f"), m=m, c=c, d="if (0):\n    raise ImportError('no')\n")
+        after = edit(base, "shop/d.py", "(0)", "(1)") if old is None else edit(base, "shop/c.py", old, new)
+        add(C(name, k, base, after))
+    base = project(flow("return f()", _TRY), c=_RAISES)
+    add(C("s4-a-fallback-def-in-the-flows-module", k, base, edit(base, "shop/c.py", "(0)", "(1)")))
+    base = project(flow("return f()", "from shop.m import f"), m=_TRY, c=_RAISES)
+    add(E("s4-a-comment-in-the-guarded-module", k, base, edit(base, "shop/c.py", "if (0):", "if (0):  # a comment")))
+    base = project(flow("return f()", "from shop.m import f"),
+                   m="try:\n    from shop.c import g as f\nfinally:\n    pass\n", c=_G + "\n\nX = (0)\n")
+    add(E("s4-an-import-under-try-finally-without-a-handler", k, base, edit(base, "shop/c.py", "(0)", "(1)")))
+
+    # S5: a package object read by code the closure does not follow
+    k = "a package object read dynamically"
+    for name, body, head in [
+        ("s5-attrgetter-of-a-dotted-literal-on-a-package", "return operator.attrgetter('m.RATE')(shop)", "import operator\nimport shop.m"),
+        ("s5-a-computed-getattr-on-a-package", "return getattr(shop, N).RATE", "import shop.m\n\nN = 'm'"),
+        ("s5-a-package-handed-to-a-helper", "return h.get(shop)", "import shop.m\nfrom shop import h"),
+    ]:
+        base = project(flow(body, head), m="RATE = (3)\n", h="def get(p):\n    return p.m.RATE\n")
+        add(C(name, k, base, edit(base, "shop/m.py", "(3)", "(4)")))
+
+    # S7: a first-party dunder run by an operator at load; the edit removes the operator
+    k = "a dunder run by an operator at load"
+    for name, cls, stmt, plain in [
+        ("s7-an-instance-subscripted", "class L:\n    def __getitem__(self, k):\n        CFG['a'] = 5\n", "OBJ[1]", "OBJ"),
+        ("s7-a-property-of-an-instance-read", "class L:\n    @property\n    def p(self):\n        CFG['a'] = 5\n", "OBJ.p", "OBJ"),
+        ("s7-an-instance-compared", "class L:\n    def __eq__(self, o):\n        CFG['a'] = 5\n        return True\n",
+         "OBJ == 1", "OBJ"),
+        ("s7-an-instance-entered", "class L:\n    def __enter__(self):\n        CFG['a'] = 5\n\n    def __exit__(self, *a):\n"
+                                   "        pass\n", "with OBJ:\n    pass", "OBJ"),
+    ]:
+        m = f"from shop.cfg import CFG\n\n\n{cls}\n\nOBJ = L()\n{stmt}\n"
+        base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.m"), cfg=_CFG, m=m)
+        add(C(name, k, base, edit(base, "shop/m.py", f"\n{stmt}\n", f"\n{plain}\n")))
+    m = ("from shop.cfg import CFG\n\n\nclass Meta(type):\n    def __getitem__(cls, k):\n        CFG['a'] = 5\n\n\n"
+         "class L(metaclass=Meta):\n    pass\n\n\nL[int]\n")
+    base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.m"), cfg=_CFG, m=m)
+    add(C("s7-a-class-subscripted-through-its-metaclass", k, base, edit(base, "shop/m.py", "\nL[int]\n", "\nL\n")))
+
+    # S8: another module's global set through an alias or a container of the module
+    k = "another module's global set through an alias of it"
+    for name, store in [("s8-through-a-module-level-alias", "u = util\nu.H = CFG\n"),
+                        ("s8-through-a-list-holding-the-module", "[util][0].H = CFG\n")]:
+        base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.setup"), cfg=_CFG,
+                       util="H = None\n\n\ndef poke():\n    H['a'] = (5)\n",
+                       setup="from shop.cfg import CFG\nfrom shop import util\n\n" + store + "util.poke()\n")
+        add(C(name, k, base, edit(base, "shop/util.py", "(5)", "(6)")))
+
+    # S9: a first-party file loaded by ``imp.load_source``
+    base = project(flow("return imp.load_source('plugx', os.path.join(os.path.dirname(__file__), 'plug.py')).f(o)",
+                        "import os\nimport warnings\n\nwith warnings.catch_warnings():\n    warnings.simplefilter('ignore')\n"
+                        "    import imp"), plug=_X)
+    add(C("s9-a-file-loaded-by-imp-load-source", "code loaded by path", base, edit(base, "shop/plug.py", "(5)", "(6)")))
+    return pairs
+
+
+#: the findings not fixed yet, by case name (a strict xfail each)
+OPEN: dict[str, str] = {
+    # a guarded import reaches the module it names whole, not the modules that one imports
+    "s4-a-fallback-def-when-a-module-the-guarded-one-imports-raises": "S4",
+    # a package used as a value reaches its ``__init__`` whole, not its submodules (attributes
+    # of it once imported): the closure would need every submodule under it
+    **{n: "S5" for n in ("s5-attrgetter-of-a-dotted-literal-on-a-package", "s5-a-computed-getattr-on-a-package",
+                         "s5-a-package-handed-to-a-helper")},
+    # a statement that binds nothing and calls nothing is no effect (effects): the dunder an
+    # operator runs is not known without the type of what it is applied to
+    **{n: "S7" for n in ("s7-an-instance-subscripted", "s7-a-property-of-an-instance-read", "s7-an-instance-compared",
+                         "s7-an-instance-entered", "s7-a-class-subscripted-through-its-metaclass")},
+    # a module-level alias of a module is not read as the module for a store through it
+    **{n: "S8" for n in ("s8-through-a-module-level-alias", "s8-through-a-list-holding-the-module")},
+    # chunks: the guarded module's raise runs in its own segment, outside the importing try
+    # (the chunk now fails to load where live code takes the fallback; before: ran the import's g)
+    "s4-chunk-a-fallback-def-when-the-module-raises": "S4",
+    "s3-chunk-logging-config-resolving-a-bundled-module": "S3",
+    "s6-chunk-reloading-a-bundled-module": "S6",
+    "s7-chunk-an-instance-subscripted-at-load": "S7",
+    "s8-chunk-through-a-module-level-alias": "S8",
+    # a chunk cannot point these at its own package; refusing them would refuse reading package
+    # data, a common use: open
+    "s10-chunk-pkgutil-get-data-of-a-bundled-package": "S10",
+    "s10-chunk-importlib-resources-of-a-bundled-package": "S10",
+}
+
+_X = "def f(o):\n    return o + (5)\n"
+
+PAIRS: tuple[ProjectPair, ...] = tuple(replace(p, finding=OPEN.get(p.name)) for p in _pairs())
+
+
+def _chunk_cases() -> list[ChunkCase]:
+    cases: list[ChunkCase] = []
+    add = cases.append
+    # S2: the rebinding statement is bundled (the chunk ran the real ``oct``)
+    add(ChunkCase("s2-chunk-a-helper-module-rebinding-builtins", project(
+        flow("return h.f(o)", "from shop import h"),
+        h="__builtins__ = {**__builtins__, 'oct': lambda x: 5}\n\n\ndef f(o):\n    return oct(o)\n"), 3))
+    # S3: a resolver the chunk cannot point at its own module is refused at the call
+    for name, head, call in [
+        ("pkgutil-resolve-name", "import pkgutil", "pkgutil.resolve_name('shop.x:f')(o)"),
+        ("pydoc-locate", "import pydoc", "pydoc.locate('shop.x.f')(o)"),
+        ("runpy-run-module", "from runpy import run_module", "run_module('shop.x')['f'](o)"),
+    ]:
+        add(ChunkCase(f"s3-chunk-{name}", project(flow("return " + call, head), x=_X), 3,
+                      refused="shop/flows.py:6:12: `"))
+    # held: the rewritten resolver, and a literal naming third-party code
+    add(ChunkCase("s3-chunk-import-module-of-a-bundled-module", project(
+        flow("return importlib.import_module('shop.x').f(o)", "import importlib"), x=_X), 3))
+    add(ChunkCase("s3-chunk-pydoc-locate-of-a-stdlib-name", project(flow("return pydoc.locate('math.floor')(o)", "import pydoc")), 3))
+    # S3, open: third-party code importing a bundled module by text (``'()'``: a handler factory)
+    add(ChunkCase("s3-chunk-logging-config-resolving-a-bundled-module", project(
+        flow("return logging.config.BaseConfigurator({}).resolve('shop.x.f')(o)", "import logging.config"), x=_X), 3))
+    # S4: held in a def (the guarded import runs when the def does); open at load
+    add(ChunkCase("s4-chunk-a-guarded-import-in-a-def", project(flow("return f()", "from shop.m import f"),
+        m="def f():\n    try:\n        from shop.c import g\n        return g()\n    except ImportError:\n        return 2\n",
+        c=_RAISES.replace("(0)", "(1)")), 3))
+    add(ChunkCase("s4-chunk-a-fallback-def-when-the-module-raises", project(
+        flow("return f()", "from shop.m import f"), m=_TRY, c=_RAISES.replace("(0)", "(1)")), 3))
+    # S6
+    add(ChunkCase("s6-chunk-reloading-a-bundled-module", project(
+        flow("importlib.reload(m)\nreturn m.X", "import importlib\nfrom shop import m"), m="X = 3\n"), 3))
+    # S7
+    add(ChunkCase("s7-chunk-an-instance-subscripted-at-load", project(
+        flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.m"), cfg=_CFG,
+        m="from shop.cfg import CFG\n\n\nclass L:\n    def __getitem__(self, k):\n        CFG['a'] = 5\n\n\nOBJ = L()\nOBJ[1]\n"), 3))
+    # S8
+    add(ChunkCase("s8-chunk-through-a-module-level-alias", project(
+        flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.setup"), cfg=_CFG,
+        util="H = None\n\n\ndef poke():\n    H['a'] = 5\n",
+        setup="from shop.cfg import CFG\nfrom shop import util\n\nu = util\nu.H = CFG\nutil.poke()\n"), 3))
+    # S10 (``_exec`` runs the text read: what the flow returns is the file's ``f``)
+    run = "def _exec(src):\n    ns = {}\n    exec(src, ns)\n    return ns['f']\n"
+    for name, head, read in [("pkgutil-get-data", "import pkgutil", "pkgutil.get_data('shop', 'plug.py')"),
+                             ("importlib-resources", "import importlib.resources",
+                              "importlib.resources.files('shop').joinpath('plug.py').read_text()")]:
+        add(ChunkCase(f"s10-chunk-{name}-of-a-bundled-package", project(
+            flow(f"return _exec({read})(o)", f"{head}\n\n\n{run}"), plug=_X, init="X = 1\n"), 3))
+    # S1, last: live, it patches ``builtins.oct`` for the cases after it (one interpreter)
+    add(ChunkCase("s1-chunk-builtins-dict-update", project(
+        flow("return oct(o)", "import shop.patch"), patch="import builtins\n\nbuiltins.__dict__.update(oct=lambda x: 5)\n"), 3,
+        refused="shop/patch.py:3:1: flow `checkout`: code run at load reads `builtins.__dict__` as a value"))
+    return cases
+
+
+CHUNK_CASES: tuple[ChunkCase, ...] = tuple(replace(c, finding=OPEN.get(c.name)) for c in _chunk_cases())

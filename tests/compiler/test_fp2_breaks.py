@@ -1,0 +1,39 @@
+"""breakS's pairs and chunk cases (``fp2_cases_breaks``: S1-S7 of FINDINGS.md), judged by the
+adversarial harnesses: ``pair_harness.assert_pair`` for the code hash, and
+``test_fp2_adversarial_chunks.chunk_results`` for a chunk against the live module."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fp2_cases_breaks import CHUNK_CASES, PAIRS
+from pair_harness import assert_pair, assert_well_formed
+from test_fp2_adversarial_chunks import assert_chunk_case, chunk_results
+
+from fp2_cases_adversarial import ChunkCase, ProjectPair
+
+
+def _marks(finding: str | None) -> list[pytest.MarkDecorator]:
+    return [pytest.mark.xfail(strict=True, reason=f"FINDINGS.md breakS finding {finding}")] if finding else []
+
+
+def test_the_table_is_well_formed() -> None:
+    assert_well_formed(PAIRS)
+    assert len({c.name for c in CHUNK_CASES}) == len(CHUNK_CASES)
+
+
+@pytest.mark.parametrize("pair", [pytest.param(p, id=p.name, marks=_marks(p.finding)) for p in PAIRS])
+def test_pair(tmp_path: Path, pair: ProjectPair) -> None:
+    assert_pair(tmp_path, pair)
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, str]]:
+    return chunk_results(CHUNK_CASES, tmp_path_factory.mktemp("breaks_chunks"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.name, marks=_marks(c.finding)) for c in CHUNK_CASES])
+def test_chunk_runs_what_the_live_module_ran(results: dict[str, tuple[str, str]], case: ChunkCase) -> None:
+    assert_chunk_case(results, case)
