@@ -1276,7 +1276,8 @@ class ClosureGraph:
                         free.add(chain.split(".")[0])  # a builtin (or undefined): ``builtins.len = f`` may patch it
                         # a module binding ``__builtins__`` makes its defs look builtins up there
                         # (``__builtins__ = dict(vars(builtins), len=f)``: breakS's S2)
-                        keys = self.resolve_chain(where, "__builtins__")
+                        if "__builtins__" in where.direct:
+                            keys = self.resolve_chain(where, "__builtins__")
                     self._bind(bindings, node, chain, keys)
             if node.name is not None:
                 # what each import among its statements binds the name to (the use resolves the

@@ -134,7 +134,7 @@ def _literals(text: str) -> frozenset[str]:
             out.add(first.value)
             # ``pkgutil.resolve_name("shop.x:f")``, ``pydoc.locate("shop.x.f")``: the modules it may name
             parts = first.value.partition(":")[0].split(".")
-            out.update(".".join(parts[:i]) for i in range(1, len(parts)))
+            out.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
             level = node.args[4] if len(node.args) > 4 else next((k.value for k in node.keywords if k.arg == "level"), None)
             if isinstance(level, ast.Constant) and type(level.value) is int and level.value > 0:
                 out.add("." * level.value + first.value)  # ``__import__("x", globals(), None, [], 3)``
