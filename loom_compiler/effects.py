@@ -312,6 +312,15 @@ def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bo
         for callee in refs.calls_now:
             for i in earlier[callee]:
                 attached |= changes[i]
+        # a def or class of the module handed to a call made at load (``run(hook)``, ``list(map(
+        # hook, xs))``, ``json.loads(s, object_hook=hook)``): the callee may call it at once, so
+        # what its code changes counts as for a call (breakS's S13; a function of another module
+        # given to a call counts as called already, ``closure.call_effects``; the chunk's order
+        # takes out what only ``DEFERRERS`` are handed, ``chunk_runs``)
+        for name in refs.call_mentions - refs.calls_now:
+            for i in callables.get(name, ()):
+                if i < f.index:
+                    attached |= changes[i]
         # a name that may stand for a flow class or hold its instance (``K = Checkout``, ``inst =
         # K(5)``, ``make``) used in a call or stored through: the flow class's too (breaker3's D8)
         attached |= {c for name in attached | refs.call_mentions | refs.stores for c in standing.get(name, ())}

@@ -18,7 +18,17 @@ of ``FINDINGS.md`` on the worktree branch ``breakS``, in the format of ``fp2_cas
   ``u.H = CFG``) or a container holding it (``[util][0].H = CFG``);
 * S9: a first-party file loaded by ``imp.load_source`` (Python <= 3.11): it was not followed;
 * S10: ``pkgutil.get_data("shop", ...)``, ``importlib.resources.files("shop")`` in a chunk: they
-  import the live package to find its files.
+  import the live package to find its files;
+* S11 (a false change, a cost): the order of the names of one ``from`` import (what ``isort`` and
+  ``ruff --select I`` rewrite) moves the hash when that statement is hashed as a member (a name
+  it binds is used at load, or in an ``if __name__ == "__main__":`` block): prefect-recipes'
+  declarative-graph-orchestrator, 2 flows;
+* S13: a def or class of the module handed to a call made at load (``run(hook)`` with ``def
+  run(f): f()``, ``list(map(hook, xs))``, ``sorted(xs, key=hook)``, ``json.loads(s,
+  object_hook=hook)``, ``functools.reduce``, ``weakref.finalize``, a first-party base given to
+  ``dataclasses.make_dataclass``): the callee may call it at once, and what its code changes did
+  not count (the chunk left the statement out). S12, a class made by a third-party call with a
+  first-party base, is this case.
 
 Each pair was run live on both sides in a fresh interpreter (a changed pair's flow result
 differs; an equal pair's does not). Pairs and chunk cases with a ``finding`` are the open ones
@@ -141,6 +151,40 @@ def _pairs() -> list[ProjectPair]:
                         "import os\nimport warnings\n\nwith warnings.catch_warnings():\n    warnings.simplefilter('ignore')\n"
                         "    import imp"), plug=_X)
     add(C("s9-a-file-loaded-by-imp-load-source", "code loaded by path", base, edit(base, "shop/plug.py", "(5)", "(6)")))
+
+    # S11: the order of one from-import's names (isort)
+    k = "formatting: the names of one from-import reordered"
+    base = project(flow("return floor(o) + ceil(o)", "from math import floor, ceil\n\nfloor(1)"))
+    add(E("s11-a-third-party-from-import-reordered-its-name-used-at-load", k, base,
+          edit(base, "shop/flows.py", "floor, ceil", "ceil, floor")))
+    base = project(flow("return a() + b()", "from shop.h import b, a") + "\n\nif __name__ == '__main__':\n    checkout(None, 1)\n",
+                   h="def a():\n    return 1\n\n\ndef b():\n    return 2\n")
+    add(E("s11-a-first-party-from-import-reordered-with-a-main-block", k, base, edit(base, "shop/flows.py", "b, a", "a, b")))
+
+    # S13: a def or class of the module handed to a call made at load
+    k = "a def handed to a call made at load"
+    hook = "def hook(*a):\n    CFG['a'] = (5)\n    return 0\n\n\n"
+    for name, code in [
+        ("s13-a-def-handed-to-a-first-party-runner", hook + "def run(f):\n    f()\n\n\nrun(hook)\n"),
+        ("s13-a-def-handed-to-map", hook + "list(map(hook, [1]))\n"),
+        ("s13-a-def-handed-to-sorted-as-its-key", hook + "sorted([1, 2], key=hook)\n"),
+        ("s13-a-def-handed-to-json-loads", "import json\n\n\n" + hook + "json.loads('{}', object_hook=hook)\n"),
+        ("s13-a-def-handed-to-functools-reduce", "import functools\n\n\n" + hook + "functools.reduce(hook, [1, 2])\n"),
+        ("s13-a-def-handed-to-weakref-finalize", "import weakref\n\n\nclass K:\n    pass\n\n\n" + hook
+         + "weakref.finalize(K(), hook)\n"),
+        ("s13-a-class-handed-to-json-loads", "import json\n\n\nclass L(dict):\n    def __init__(self, *a):\n"
+         "        CFG['a'] = (5)\n\n\njson.loads('{}', object_hook=L)\n"),
+        ("s13-a-first-party-base-given-to-make-dataclass", "import dataclasses\n\n\nclass B:\n    def __init_subclass__(cls):\n"
+         "        CFG['a'] = (5)\n\n\nK = dataclasses.make_dataclass('K', [], bases=(B,))\n"),
+        # open: the def reaches the call through a table
+        ("s13-a-def-handed-to-map-through-a-dict", hook + "T = {'h': hook}\nlist(map(T['h'], [1]))\n"),
+    ]:
+        base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.m"), cfg=_CFG,
+                       m="from shop.cfg import CFG\n\n\n" + code)
+        add(C(name, k, base, edit(base, "shop/m.py", "(5)", "(6)")))
+    base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.m"), cfg=_CFG,
+                   m="OTHER = {}\n\n\ndef hook(*a):\n    OTHER['a'] = (5)\n\n\nlist(map(hook, [1]))\n")
+    add(E("s13-a-def-handed-to-map-changing-what-the-flow-does-not-read", k, base, edit(base, "shop/m.py", "(5)", "(6)")))
     return pairs
 
 
@@ -158,6 +202,11 @@ OPEN: dict[str, str] = {
                          "s7-an-instance-entered", "s7-a-class-subscripted-through-its-metaclass")},
     # a module-level alias of a module is not read as the module for a store through it
     **{n: "S8" for n in ("s8-through-a-module-level-alias", "s8-through-a-list-holding-the-module")},
+    # the canonical form keeps an import's names in their order (changing it moves pinned digests)
+    **{n: "S11" for n in ("s11-a-third-party-from-import-reordered-its-name-used-at-load",
+                          "s11-a-first-party-from-import-reordered-with-a-main-block")},
+    # a def reaching a call through a table the call reads (``T['h']``) is not followed
+    "s13-a-def-handed-to-map-through-a-dict": "S13",
     # chunks: the guarded module's raise runs in its own segment, outside the importing try
     # (the chunk now fails to load where live code takes the fallback; before: ran the import's g)
     "s4-chunk-a-fallback-def-when-the-module-raises": "S4",
@@ -165,6 +214,7 @@ OPEN: dict[str, str] = {
     "s6-chunk-reloading-a-bundled-module": "S6",
     "s7-chunk-an-instance-subscripted-at-load": "S7",
     "s8-chunk-through-a-module-level-alias": "S8",
+    "s7-chunk-a-defaultdict-subscripted-at-load": "S7",
     # a chunk cannot point these at its own package; refusing them would refuse reading package
     # data, a common use: open
     "s10-chunk-pkgutil-get-data-of-a-bundled-package": "S10",
@@ -223,6 +273,15 @@ def _chunk_cases() -> list[ChunkCase]:
                               "importlib.resources.files('shop').joinpath('plug.py').read_text()")]:
         add(ChunkCase(f"s10-chunk-{name}-of-a-bundled-package", project(
             flow(f"return _exec({read})(o)", f"{head}\n\n\n{run}"), plug=_X, init="X = 1\n"), 3))
+    # S13 (and S7: a subscript running the default factory is not counted)
+    hook = "def hook(*a):\n    CFG['a'] = 5\n    return 0\n\n\n"
+    for name, code in [("a-def-handed-to-map-at-load", hook + "list(map(hook, [1]))\n"),
+                       ("a-def-handed-to-a-first-party-runner-at-load", hook + "def run(f):\n    f()\n\n\nrun(hook)\n")]:
+        add(ChunkCase(f"s13-chunk-{name}", project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.m"), cfg=_CFG,
+                                                     m="from shop.cfg import CFG\n\n\n" + code), 3))
+    add(ChunkCase("s7-chunk-a-defaultdict-subscripted-at-load", project(
+        flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.m"), cfg=_CFG,
+        m="import collections\nfrom shop.cfg import CFG\n\n\n" + hook + "D = collections.defaultdict(hook)\nD['x']\n"), 3))
     # S1, last: live, it patches ``builtins.oct`` for the cases after it (one interpreter)
     add(ChunkCase("s1-chunk-builtins-dict-update", project(
         flow("return oct(o)", "import shop.patch"), patch="import builtins\n\nbuiltins.__dict__.update(oct=lambda x: 5)\n"), 3,
