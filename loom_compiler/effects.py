@@ -35,7 +35,12 @@ statement. "Can change" is decided from what the statement does *when the module
   ``boot()`` then belongs to ``init``, and ``closure.call_effects`` follows what ``init`` changes
   in its own module and beyond, breaker2's C11), a value built by a call, and a decorated def,
   whose wrapper may keep state (``functools.lru_cache``: calling it fills the cache a flow reads
-  through ``cache_info()``; also for a statement calling a decorated def above it directly).
+  through ``cache_info()``; also for a statement calling a decorated def above it directly);
+* a def or class of the module above it that the statement hands to a call (``run(hook)``,
+  ``list(map(hook, xs))``, ``json.loads(s, object_hook=hook)``, a base given to
+  ``dataclasses.make_dataclass``) may be called by that call at once: what its code changes counts
+  as for a call of it (breakS's S13; widening: ``atexit.register(hook)`` counts too, the chunk's
+  order takes such registrations out, ``chunk_runs``).
 
 A ``def`` or ``class`` statement runs only its decorators, defaults, annotations (and a class its
 body) when the module runs: what the *function body* changes is reached by reaching the function
@@ -317,7 +322,10 @@ def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bo
         # what its code changes counts as for a call (breakS's S13; a function of another module
         # given to a call counts as called already, ``closure.call_effects``; the chunk's order
         # takes out what only ``DEFERRERS`` are handed, ``chunk_runs``)
-        for name in refs.call_mentions - refs.calls_now:
+        # (not handed to a read-only builtin, ``isinstance(x, K)``, but for those that call it,
+        # ``sorted(xs, key=hook)``)
+        handed = refs.call_mentions if refs.calls_now & EAGER_BUILTINS - bound else refs.passes
+        for name in handed - refs.calls_now:
             for i in callables.get(name, ()):
                 if i < f.index:
                     attached |= changes[i]

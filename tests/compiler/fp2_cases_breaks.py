@@ -185,6 +185,9 @@ def _pairs() -> list[ProjectPair]:
     base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.m"), cfg=_CFG,
                    m="OTHER = {}\n\n\ndef hook(*a):\n    OTHER['a'] = (5)\n\n\nlist(map(hook, [1]))\n")
     add(E("s13-a-def-handed-to-map-changing-what-the-flow-does-not-read", k, base, edit(base, "shop/m.py", "(5)", "(6)")))
+    base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.m"), cfg=_CFG,
+                   m="from shop.cfg import CFG\n\n\nclass K:\n    def __init__(self):\n        CFG['a'] = (5)\n\n\nisinstance(1, K)\n")
+    add(E("s13-a-class-given-to-isinstance-at-load", k, base, edit(base, "shop/m.py", "(5)", "(6)")))
     return pairs
 
 
