@@ -325,10 +325,12 @@ def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bo
         # (not handed to a read-only builtin, ``isinstance(x, K)``, but for those that call it,
         # ``sorted(xs, key=hook)``)
         handed = refs.call_mentions if refs.calls_now & EAGER_BUILTINS - bound else refs.passes
+        # (a statement that binds a name: not through third-party names, as for ``via`` above:
+        # ``pydantic_data_converter = DataConverter(payload_converter_class=K)``, samples-python)
         for name in handed - refs.calls_now:
             for i in callables.get(name, ()):
                 if i < f.index:
-                    attached |= changes[i]
+                    attached |= {r for r in changes[i] if not third_party(r)} if f.names else changes[i]
         # a name that may stand for a flow class or hold its instance (``K = Checkout``, ``inst =
         # K(5)``, ``make``) used in a call or stored through: the flow class's too (breaker3's D8)
         attached |= {c for name in attached | refs.call_mentions | refs.stores for c in standing.get(name, ())}
