@@ -117,6 +117,11 @@ def creation_roots(stmt: cst.CSTNode) -> tuple[frozenset[str], frozenset[str]]:
                 for deco in small.decorators:  # type: ignore[attr-defined]
                     _add(out, "s:", deco.decorator)
             else:
+                # a hook bound by an assignment (``__init_subclass__ = classmethod(hook)``,
+                # ``__set_name__ = sn``: breakS's S14) is the class's own as a def is
+                targets = [t.target for t in small.targets] if type(small) is cst.Assign else (  # type: ignore[attr-defined]
+                    [small.target] if type(small) is cst.AnnAssign and small.value is not None else [])  # type: ignore[attr-defined]
+                hooks.update(t.value for t in targets if type(t) is cst.Name and t.value in CREATION_HOOKS)
                 for call in _calls(small):
                     _add(out, "s:", call.func)
     return frozenset(out), frozenset(hooks)

@@ -28,7 +28,9 @@ of ``FINDINGS.md`` on the worktree branch ``breakS``, in the format of ``fp2_cas
   object_hook=hook)``, ``functools.reduce``, ``weakref.finalize``, a first-party base given to
   ``dataclasses.make_dataclass``): the callee may call it at once, and what its code changes did
   not count (the chunk left the statement out). S12, a class made by a third-party call with a
-  first-party base, is this case.
+  first-party base, is this case;
+* S14: a creation hook bound in a class body by an assignment (``__init_subclass__ =
+  classmethod(hook)``, ``__set_name__ = sn``) rather than a def: the class counted as inert.
 
 Each pair was run live on both sides in a fresh interpreter (a changed pair's flow result
 differs; an equal pair's does not). Pairs and chunk cases with a ``finding`` are the open ones
@@ -188,6 +190,20 @@ def _pairs() -> list[ProjectPair]:
     base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.m"), cfg=_CFG,
                    m="from shop.cfg import CFG\n\n\nclass K:\n    def __init__(self):\n        CFG['a'] = (5)\n\n\nisinstance(1, K)\n")
     add(E("s13-a-class-given-to-isinstance-at-load", k, base, edit(base, "shop/m.py", "(5)", "(6)")))
+
+    # S14: a creation hook bound by an assignment in the class body
+    k = "a creation hook bound by an assignment"
+    for name, code, where in [
+        ("s14-init-subclass-bound-to-a-def-of-the-module", "def hook(cls):\n    cls.c['a'] = (5)\n\n\nclass B:\n"
+         "    __init_subclass__ = classmethod(hook)\n\n\nclass K(B):\n    c = CFG\n", "shop/m.py"),
+        ("s14-init-subclass-bound-to-a-def-of-another-module", "from shop.hk import hook\n\n\nclass B:\n"
+         "    __init_subclass__ = classmethod(hook)\n\n\nclass K(B):\n    c = CFG\n", "shop/hk.py"),
+        ("s14-set-name-bound-to-a-def", "def sn(self, owner, name):\n    owner.c['a'] = (5)\n\n\nclass D:\n    __set_name__ = sn\n\n\n"
+         "class K:\n    c = CFG\n    d = D()\n", "shop/m.py"),
+    ]:
+        base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.m"), cfg=_CFG,
+                       hk="def hook(cls):\n    cls.c['a'] = (5)\n", m="from shop.cfg import CFG\n" + code)
+        add(C(name, k, base, edit(base, where, "(5)", "(6)")))
     return pairs
 
 
@@ -218,6 +234,9 @@ OPEN: dict[str, str] = {
     "s7-chunk-an-instance-subscripted-at-load": "S7",
     "s8-chunk-through-a-module-level-alias": "S8",
     "s7-chunk-a-defaultdict-subscripted-at-load": "S7",
+    # a ``__class_getitem__`` not spelled as a def of the class: the chunk does not run ``L[int]``
+    "s7-chunk-a-class-getitem-bound-by-an-assignment": "S7",
+    "s7-chunk-a-class-getitem-installed-after-the-class": "S7",
     # a chunk cannot point these at its own package; refusing them would refuse reading package
     # data, a common use: open
     "s10-chunk-pkgutil-get-data-of-a-bundled-package": "S10",
@@ -285,6 +304,17 @@ def _chunk_cases() -> list[ChunkCase]:
     add(ChunkCase("s7-chunk-a-defaultdict-subscripted-at-load", project(
         flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.m"), cfg=_CFG,
         m="import collections\nfrom shop.cfg import CFG\n\n\n" + hook + "D = collections.defaultdict(hook)\nD['x']\n"), 3))
+    # S14 (held now), and S7's ``__class_getitem__`` not spelled as a def
+    for name, code in [
+        ("s14-chunk-init-subclass-bound-to-a-def", "def hook(cls):\n    cls.c['a'] = 5\n\n\nclass B:\n"
+         "    __init_subclass__ = classmethod(hook)\n\n\nclass K(B):\n    c = CFG\n"),
+        ("s7-chunk-a-class-getitem-bound-by-an-assignment", "def gi(cls, k):\n    CFG['a'] = 5\n\n\nclass L:\n"
+         "    __class_getitem__ = classmethod(gi)\n\n\nL[int]\n"),
+        ("s7-chunk-a-class-getitem-installed-after-the-class", "class L:\n    pass\n\n\ndef gi(cls, k):\n    CFG['a'] = 5\n\n\n"
+         "L.__class_getitem__ = classmethod(gi)\nL[int]\n"),
+    ]:
+        add(ChunkCase(name, project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.m"), cfg=_CFG,
+                                    m="from shop.cfg import CFG\n\n\n" + code), 3))
     # S1, last: live, it patches ``builtins.oct`` for the cases after it (one interpreter)
     add(ChunkCase("s1-chunk-builtins-dict-update", project(
         flow("return oct(o)", "import shop.patch"), patch="import builtins\n\nbuiltins.__dict__.update(oct=lambda x: 5)\n"), 3,
