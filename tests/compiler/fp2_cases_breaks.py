@@ -30,7 +30,11 @@ of ``FINDINGS.md`` on the worktree branch ``breakS``, in the format of ``fp2_cas
   not count (the chunk left the statement out). S12, a class made by a third-party call with a
   first-party base, is this case;
 * S14: a creation hook bound in a class body by an assignment (``__init_subclass__ =
-  classmethod(hook)``, ``__set_name__ = sn``) rather than a def: the class counted as inert.
+  classmethod(hook)``, ``__set_name__ = sn``) rather than a def: the class counted as inert;
+* S15: an importer reached as a value at load (``getattr(importlib, 'import_module')('shop.x')``,
+  ``__builtins__['__import__']('shop.x')``): neither hashed nor run by the chunk (fixX2's exec/eval
+  reached as a value is the sibling); and ``types.FunctionType(compile('import shop.x', ...), {})()``:
+  hashed, but the chunk does not run it (fixX's K4-unbundled).
 
 Each pair was run live on both sides in a fresh interpreter (a changed pair's flow result
 differs; an equal pair's does not). Pairs and chunk cases with a ``finding`` are the open ones
@@ -204,6 +208,14 @@ def _pairs() -> list[ProjectPair]:
         base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.m"), cfg=_CFG,
                        hk="def hook(cls):\n    cls.c['a'] = (5)\n", m="from shop.cfg import CFG\n" + code)
         add(C(name, k, base, edit(base, where, "(5)", "(6)")))
+
+    # S15: an importer reached as a value at load (open)
+    k = "an importer reached as a value"
+    for name, stmt in [("s15-import-module-through-a-literal-getattr", "import importlib\n\ngetattr(importlib, 'import_module')('shop.x')\n"),
+                       ("s15-dunder-import-through-the-builtins-dict", "__builtins__['__import__']('shop.x')\n")]:
+        base = project(flow("return log.L", "from shop import m, log"), log="L = []\n", x="from shop import log\n\nlog.L.append('x')\n",
+                       m=stmt)
+        add(C(name, k, base, edit(base, "shop/x.py", "'x'", "'y'")))
     return pairs
 
 
@@ -226,6 +238,7 @@ OPEN: dict[str, str] = {
                           "s11-a-first-party-from-import-reordered-with-a-main-block")},
     # a def reaching a call through a table the call reads (``T['h']``) is not followed
     "s13-a-def-handed-to-map-through-a-dict": "S13",
+    **{n: "S15" for n in ("s15-import-module-through-a-literal-getattr", "s15-dunder-import-through-the-builtins-dict")},
     # chunks: the guarded module's raise runs in its own segment, outside the importing try
     # (the chunk now fails to load where live code takes the fallback; before: ran the import's g)
     "s4-chunk-a-fallback-def-when-the-module-raises": "S4",
@@ -234,6 +247,8 @@ OPEN: dict[str, str] = {
     "s7-chunk-an-instance-subscripted-at-load": "S7",
     "s8-chunk-through-a-module-level-alias": "S8",
     "s7-chunk-a-defaultdict-subscripted-at-load": "S7",
+    "s15-chunk-import-module-through-a-literal-getattr": "S15",
+    "s15-chunk-a-function-made-from-compiled-text": "S15",
     # a ``__class_getitem__`` not spelled as a def of the class: the chunk does not run ``L[int]``
     "s7-chunk-a-class-getitem-bound-by-an-assignment": "S7",
     "s7-chunk-a-class-getitem-installed-after-the-class": "S7",
@@ -315,6 +330,12 @@ def _chunk_cases() -> list[ChunkCase]:
     ]:
         add(ChunkCase(name, project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.m"), cfg=_CFG,
                                     m="from shop.cfg import CFG\n\n\n" + code), 3))
+    # S15: live, x runs between m1 and m2
+    for name, stmt in [("import-module-through-a-literal-getattr", "import importlib\n\ngetattr(importlib, 'import_module')('shop.x')"),
+                       ("a-function-made-from-compiled-text", "import types\n\ntypes.FunctionType(compile('import shop.x', 'f', 'exec'), {})()")]:
+        add(ChunkCase(f"s15-chunk-{name}", project(
+            flow("return log.L", "from shop import m, log"), log="L = []\n", x="from shop import log\n\nlog.L.append('x')\n",
+            m=f"from shop import log\n\nlog.L.append('m1')\n{stmt}\nlog.L.append('m2')\n"), 0))
     # S1, last: live, it patches ``builtins.oct`` for the cases after it (one interpreter)
     add(ChunkCase("s1-chunk-builtins-dict-update", project(
         flow("return oct(o)", "import shop.patch"), patch="import builtins\n\nbuiltins.__dict__.update(oct=lambda x: 5)\n"), 3,
