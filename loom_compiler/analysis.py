@@ -125,6 +125,8 @@ from .load_runs import module_load_imports
 from .parsing import node_position, parse_module_unvalidated, parse_source, too_deep_error
 from .precheck import decorator_markers, might_define_flows
 from .scopes import References, _Binder, bound_names, dotted_chain, references, target_names
+from . import code_runners
+from .code_runners import RUNNER_WORDS
 from .static_paths import FILE_REF, might_use_paths, path_uses, runner_aliases
 
 if TYPE_CHECKING:
@@ -731,6 +733,9 @@ class _Analyser:
                 loaded = self.path_uses(index, stmts[index], search_paths, path_warnings)
                 if loaded:
                     loaded_by_path[index] = loaded
+            if refs is not None and "?" in refs.globals and RUNNER_WORDS.search(code):
+                self._current = stmts[index]
+                self.runner_warnings(index, stmts[index], path_warnings)
         #: what the decorators and signatures of the module's defs import as they run (breaker6's G5:
         #: ``def f(a=importlib.import_module("shop.x"))``): a def's lazy ``=`` references are its
         #: body's, which runs later, unless its header spells them; and what code strings read
@@ -861,6 +866,23 @@ class _Analyser:
                              "`__file__` with literals (os.path.join(os.path.dirname(__file__), 'vendor')), or "
                              "bump the flow's version= whenever code there changes"))
         return loaded
+
+    def runner_warnings(self, index: int, stmt: cst.CSTNode, warnings: list[tuple[int, int, int, str, str]]) -> None:
+        """A ``path-undecidable`` warning at each reach of a runner of text in ``stmt`` that the
+        compiler cannot decide (``code_runners``: ``exec`` read as a value, the builtins namespace
+        read dynamically, ``code.InteractiveConsole()``, ...): ``scopes`` widened the statement."""
+        def qualify(chain: str) -> list[str]:
+            found = self._qualified_chain(chain)
+            return [found] if found is not None else []
+        for reach in sorted(code_runners.reaches(stmt, qualify), key=lambda r: self.position(r.node)):
+            if reach.kind != "any":
+                continue
+            line, column = self.position(reach.node)
+            warnings.append((index, line, column, "load", (
+                f"code here may run text the compiler cannot read ({reach.spelled}): the fingerprint widens to "
+                "every first-party module, but the text itself is not hashed, so when it changes the hash of the "
+                "flows that run it stays. Call `exec`/`eval` by name with text spelled in the code, import a "
+                "module instead, or bump the flow's version= whenever that text changes")))
 
     def _qualified_chain(self, chain: str) -> str | None:
         """What a dotted chain of this module stands for (``join`` -> ``os.path.join``); a name

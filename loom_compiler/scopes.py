@@ -218,6 +218,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from . import code_runners
 from .canonical import CanonicalisationError, child_nodes, fstring_text_value, literal_string_value, nfkc, string_parts
 
 __all__ = [
@@ -2643,7 +2644,28 @@ def references(node: cst.CSTNode, *, method_of_class: bool = False, resolve_from
         if constant is not None:
             refs.globals.add("'" + constant[0] + "=" + constant[1])
             walker.string(constant[1])  # a folded concatenation is read like a literal
+    if code_runners.may_reach(refs.globals, imports):
+        _runner_reaches(node, refs, walker, module_scope)
     return refs
+
+
+def _runner_reaches(node: cst.CSTNode, refs: References, walker: _UseWalker, scope: _Scope) -> None:
+    """``code_runners``' rule (P1/P2): a runner of text reached otherwise than by a direct call
+    of ``exec``/``eval``/``compile`` with spelled text (read as a value, through the builtins
+    namespace, a standard-library runner) widens as a direct ``exec`` of computed text does
+    (``?``, ``module-write``); a direct call with spelled text has its imports followed."""
+    for reach in code_runners.reaches(node, lambda chain: walker.qualified_chain(chain, scope)):
+        if reach.kind == "text":
+            walker.deferred += reach.deferred
+            try:
+                walker.string(reach.value)
+            finally:
+                walker.deferred -= reach.deferred
+        elif reach.kind == "constant":
+            refs.globals.add("?%" + reach.value)
+        else:
+            refs.globals.add("?")
+            refs.dynamic |= {"module", "module-write"}
 
 
 def _string_constant(node: cst.CSTNode) -> tuple[str, str] | None:
