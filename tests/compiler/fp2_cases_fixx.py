@@ -6,9 +6,10 @@ cannot read (computed: a concatenation, a constant, an f-string, ``join``, ``%``
 ``__import__``; ``exec`` read as a value) run at load imported the LIVE ``shop.x`` in the chunk
 (unpinned code). The build now refuses the flow, naming the call (``chunk_limits.
 _refuse_computed_text``). Strict xfails (``finding``): a statement whose only effect at load is
-an import by a computed name or a call of ``exec`` read through a dict is not in the closure, so
-the chunk does not run it at all (live imports x, the chunk does not; no live module is imported,
-the harness checks): the hash side does not count it (P1/P2, open). Held: a literal free of first-party imports, computed text in a def no
+an import by a computed name is not in the closure, so the chunk does not run it at all (live
+imports x, the chunk does not; no live module is imported, the harness checks): the hash side
+does not count it (open). A call of ``exec`` read through a dict is counted since fixX2
+(``code_runners``: the statement can bind any name), and refused. Held: a literal free of first-party imports, computed text in a def no
 load-time code calls, build as before."""
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from dataclasses import replace
 
 from fp2_cases_adversarial import ChunkCase, flow, project
 
-#: cases still failing: the statement is not bundled (its text origin is not counted: P1/P2)
+#: cases still failing: the statement is not bundled (an import by a computed name at load is not
+#: counted as a statement changing state; ``exec`` read through a dict is, since fixX2's P1 rule)
 OPEN = {f"x-module-imported-by-{n}-is-refused": "K4-unbundled" for n in (
-    "exec-read-through-a-dict", "an-import-module-of-a-computed-name", "a-dunder-import-of-a-computed-name")}
+    "an-import-module-of-a-computed-name", "a-dunder-import-of-a-computed-name")}
 
 _LOG = "L = []\n"
 _X = "from shop import log\n\nlog.L.append('x')\n"

@@ -1,0 +1,96 @@
+"""``loom-fp/2`` pairs of fixX2 (session 10): issue 12's P1/P2, runners of text reached otherwise
+than by a direct ``exec``/``eval`` of spelled text (``loom_compiler.code_runners``), in the format
+of ``fp2_cases_adversarial`` (``test_fp2_fixx2`` judges them, and runs both sides of each live).
+
+Each project's shop/m.py logs ``m1``, runs one statement, logs ``m2``; shop/x.py logs ``x`` (the
+edit: ``y``); the flow imports m and returns the log. In a changed pair the statement runs text
+that imports shop.x, text spelled so that no literal in the code holds the import
+(``'import shop.' + 'x'`` handed to a runner reached as a value, or computed), so only the runner
+rule can see it: live the flow returns ``['m1', 'x', 'm2']`` before and ``['m1', 'y', 'm2']``
+after. Every changed pair kept its hash on main fa7ac45. The equal pairs are ordinary code near
+the same words (``re.compile``, ``ast.literal_eval``, an attribute or keyword named ``exec``,
+``timeit.default_timer``, a literal free of first-party imports): nothing imports shop.x, live
+or in the closure. Keep this file free of imports beyond the standard library and the case module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from fp2_cases_adversarial import C, E, ProjectPair, edit, flow, project
+
+#: text that imports shop.x, spelled with no literal holding the import
+S = "'import shop.' + 'x'"
+
+#: (name, shop/m.py's definitions, the statement): the statement imports shop.x at load
+CHANGED: list[tuple[str, str, str]] = [
+    # P1: exec reached as a value
+    ("exec-kept-in-a-dict", "", f"R = {{'x': exec}}\nR['x']({S})"),
+    ("exec-as-a-default-argument", "\n\ndef f(s, run=exec):\n    run(s)\n", f"f({S})"),
+    ("exec-through-tuple-unpacking", "", f"run, _ = exec, 1\nrun({S})"),
+    ("exec-as-a-staticmethod", "\n\nclass K:\n    run = staticmethod(exec)\n", f"K.run({S})"),
+    ("exec-through-functools-partial", "import functools\n", f"functools.partial(exec, {S})()"),
+    ("exec-mapped-over-texts", "", f"list(map(exec, [{S}]))"),
+    ("exec-returned-by-eval-of-its-name", "", f"eval('exec')({S})"),
+    ("exec-by-a-computed-getattr-of-builtins", "import builtins\n", f"getattr(builtins, 'ex' + 'ec')({S})"),
+    ("exec-out-of-vars-of-builtins", "import builtins\n", f"vars(builtins)['exec']({S})"),
+    ("exec-of-sys-modules-builtins", "import sys\n", f"sys.modules['builtins'].exec({S})"),
+    ("exec-out-of-the-builtins-dunder-dict", "import builtins\n", f"builtins.__dict__['exec']({S})"),
+    ("exec-out-of-dunder-builtins", "", f"__builtins__['exec']({S})"),
+    ("exec-through-a-builtins-self", "", f"len.__self__.exec({S})"),
+    ("builtins-exec-called-with-folded-text", "import builtins\n", f"builtins.exec({S})"),
+    ("exec-imported-from-builtins-under-another-name", "from builtins import exec as run\n", f"run({S})"),
+    # P2: the standard library's runners of text
+    ("an-interactive-interpreter-runsource", "import code\n", f"code.InteractiveInterpreter().runsource({S})"),
+    ("an-interactive-console-push", "import code\n", f"code.InteractiveConsole().push({S})"),
+    ("a-bdb-run", "import bdb\n", f"bdb.Bdb().run({S})"),
+    ("a-cprofile-run-of-a-parameter", "import cProfile\nimport io\nimport contextlib\n\n\ndef go(s):\n"
+     "    with contextlib.redirect_stdout(io.StringIO()):\n        cProfile.run(s)\n", f"go({S})"),
+    ("a-profile-run-of-a-parameter", "import profile\nimport io\nimport contextlib\n\n\ndef go(s):\n"
+     "    with contextlib.redirect_stdout(io.StringIO()):\n        profile.run(s)\n", f"go({S})"),
+    ("a-timeit-of-folded-text", "import timeit\n", f"timeit.timeit(stmt={S}, number=1)"),
+    ("a-timeit-of-a-parameter", "import timeit\n\n\ndef go(s):\n    timeit.timeit(s, number=1)\n", f"go({S})"),
+    ("a-timer-of-a-parameter", "from timeit import Timer\n\n\ndef go(s):\n    Timer(s).timeit(1)\n", f"go({S})"),
+    ("a-trace-run", "import trace\n", f"trace.Trace(count=0, trace=0).run({S})"),
+]
+
+#: ordinary code near the same words: shop.x is imported by nothing, its edit moves no flow
+EQUAL: list[tuple[str, str, str]] = [
+    ("re-compile", "import re\n", "P = re.compile('a+')"),
+    ("ast-literal-eval", "import ast\n", "V = ast.literal_eval('[1]')"),
+    ("a-method-named-exec", "\n\nclass K:\n    def exec(self, s):\n        return s\n", f"K().exec({S})"),
+    ("a-keyword-named-exec", "", "D = dict(exec=1, eval=2)"),
+    ("a-name-called-code", "", "code = {'a': 1}\ncode['a'] = 2"),
+    ("timeit-default-timer", "import timeit\n", "T = timeit.default_timer()"),
+    ("types-simple-namespace", "import types\n", "NS = types.SimpleNamespace(a=1)"),
+    ("builtins-len", "import builtins\n", "N = builtins.len([1])"),
+    ("an-exec-of-a-literal-free-of-first-party-imports", "", "exec('import json')"),
+    ("an-eval-of-literal-arithmetic", "", "V = eval('1 + 2')"),
+    ("a-timeit-of-literal-text", "import timeit\n", "timeit.timeit('1 + 1', number=1)"),
+    ("a-compile-of-literal-text", "", "CODE = compile('1 + 1', 'f', 'eval')"),
+]
+
+_LOG = "L = []\n"
+_X = "from shop import log\n\nlog.L.append('x')\n"
+
+
+def _pairs() -> list[ProjectPair]:
+    pairs: list[ProjectPair] = []
+    k = "a runner of text reached otherwise than by a direct call with spelled text"
+    for rows, make in ((CHANGED, C), (EQUAL, E)):
+        for name, defs, stmt in rows:
+            m = "from shop import log\n" + defs + "\n\nlog.L.append('m1')\n" + stmt + "\nlog.L.append('m2')\n"
+            base = project(flow("return log.L", "from shop import m, log"), log=_LOG, x=_X, m=m)
+            pairs.append(make(f"x2-{name}-edited", k, base, edit(base, "shop/x.py", "append('x')", "append('y')")))
+    # the same reach in a def the flow calls (deferred code): it runs when called
+    m = "from shop import log\n\n\ndef go():\n    R = {'x': exec}\n    R['x'](" + S + ")\n"
+    base = project(flow("m.go()\nreturn log.L", "from shop import m, log"), log=_LOG, x=_X, m=m)
+    pairs.append(C("x2-exec-kept-in-a-dict-in-a-def-the-flow-calls-edited", k, base,
+                   edit(base, "shop/x.py", "append('x')", "append('y')")))
+    return pairs
+
+
+#: the findings not fixed yet, by pair name (a strict xfail each)
+OPEN: dict[str, str] = {}
+
+PAIRS: tuple[ProjectPair, ...] = tuple(replace(p, finding=OPEN.get(p.name)) for p in _pairs())

@@ -1,0 +1,49 @@
+"""fixX2's pairs (``fp2_cases_fixx2``: issue 12's P1/P2), judged by ``pair_harness.assert_pair``;
+both sides of every pair also run live in a fresh interpreter (the chunk harness's live mode): a
+changed pair's flow returns something else after the edit, an equal pair's the same."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fp2_cases_fixx2 import PAIRS
+from helpers.project_files import run_harness, write_files
+from pair_harness import assert_pair, assert_well_formed
+from test_fp2_adversarial_chunks import HARNESS
+
+from fp2_cases_adversarial import ProjectPair
+
+
+def _marks(finding: str | None) -> list[pytest.MarkDecorator]:
+    return [pytest.mark.xfail(strict=True, reason=f"issue 12 finding {finding}")] if finding else []
+
+
+def test_the_table_is_well_formed() -> None:
+    assert_well_formed(PAIRS)
+
+
+@pytest.mark.parametrize("pair", [pytest.param(p, id=p.name, marks=_marks(p.finding)) for p in PAIRS])
+def test_pair(tmp_path: Path, pair: ProjectPair) -> None:
+    assert_pair(tmp_path, pair)
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """``<pair name>/before`` and ``/after`` -> what the live flow returned."""
+    tmp = tmp_path_factory.mktemp("fixx2_live")
+    runs = []
+    for i, pair in enumerate(PAIRS):
+        for side, files in (("before", pair.before), ("after", pair.after)):
+            root = tmp / f"{i:03d}{side}"
+            write_files(root, files)
+            runs.append([f"{pair.name}/{side}", str(root), pair.flow_id, "checkout", pair.flow_module, 0])
+    return run_harness(HARNESS, "live", runs, tmp)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("pair", [pytest.param(p, id=p.name) for p in PAIRS])
+def test_both_sides_run_live_as_the_pair_says(live: dict[str, object], pair: ProjectPair) -> None:
+    before, after = live[f"{pair.name}/before"], live[f"{pair.name}/after"]
+    assert "raised" not in str(before), before
+    assert (before != after) == (pair.expect == "changed"), (before, after)
