@@ -53,7 +53,7 @@ import libcst as cst
 
 from .canonical import child_nodes, literal_string_value, nfkc
 
-__all__ = ["RUNNER_WORDS", "Reach", "may_reach", "reaches", "text_reaches_runner"]
+__all__ = ["CODE_TAKERS", "RUNNER_FUNCTIONS", "RUNNER_OBJECTS", "RUNNER_WORDS", "Reach", "may_reach", "reaches", "text_reaches_runner"]
 
 #: builtins that run (or compile) text, and the argument holding it; also reached as ``builtins.<name>``
 _BUILTIN_RUNNERS: dict[str, tuple[tuple[int, str], ...]] = {
@@ -77,7 +77,7 @@ RUNNER_OBJECTS = frozenset({
     "doctest.DocTestRunner", "doctest.DebugRunner",
 })
 #: runs the code object given as its first argument: decidable only as ``compile(<spelled text>)``
-_CODE_TAKERS = frozenset({"types.FunctionType", "types.LambdaType"})
+CODE_TAKERS = frozenset({"types.FunctionType", "types.LambdaType"})
 #: the names through which the builtins namespace is read
 _NAMESPACES = frozenset({"builtins", "__builtins__"})
 #: attributes that reach the builtins namespace from an object (a frame's; a builtin function's module)
@@ -91,7 +91,7 @@ RUNNER_WORDS = re.compile(r"\b(?:exec|eval|compile|builtins|__builtins__|f_built
                           r"DebugRunner|Timer|repeat|Bdb|Pdb|Profile|Trace)\b")
 #: the roots of every chain ``reaches`` may judge a reach (a runner, its module, the builtins)
 _ROOTS = frozenset({*_BUILTIN_RUNNERS, *_NAMESPACES, *(t.split(".")[0] for t in (*RUNNER_FUNCTIONS, *RUNNER_OBJECTS,
-                                                                                   *_CODE_TAKERS))})
+                                                                                   *CODE_TAKERS))})
 _MARKS = "\"'?>&%!@"
 
 
@@ -210,7 +210,7 @@ def _judge(n: cst.BaseExpression, chain: str, target: str, call: cst.Call | None
         return Reach(n, f"the builtins namespace reached through `{chain}`", "any", "", deferred)
     if target in RUNNER_OBJECTS or any(target.startswith(o + ".") for o in RUNNER_OBJECTS):
         return Reach(n, f"`{chain}` (it runs text or code given later)", "any", "", deferred)
-    if target in _CODE_TAKERS:
+    if target in CODE_TAKERS:
         code = _argument(call, 0, "code") if call is not None else None
         if isinstance(code, cst.Call) and _chain(code.func) in ("compile", "builtins.compile"):
             return None  # the text is the compile call's (``scopes``' rule, or this one's)
@@ -280,7 +280,7 @@ def text_reaches_runner(text: str) -> bool:
             first = node.args[0] if node.args else None
             if isinstance(first, ast.Constant) and isinstance(first.value, str) and not text_reaches_runner(first.value):
                 direct.add(id(node.func))
-    runner_modules = {t.split(".")[0] for t in (*RUNNER_FUNCTIONS, *RUNNER_OBJECTS, *_CODE_TAKERS)} - {"builtins"}
+    runner_modules = {t.split(".")[0] for t in (*RUNNER_FUNCTIONS, *RUNNER_OBJECTS, *CODE_TAKERS)} - {"builtins"}
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and (node.id in _BUILTIN_RUNNERS or node.id in _NAMESPACES) and id(node) not in direct:
             return True

@@ -2653,8 +2653,10 @@ def _runner_reaches(node: cst.CSTNode, refs: References, walker: _UseWalker, sco
     """``code_runners``' rule (P1/P2): a runner of text reached otherwise than by a direct call
     of ``exec``/``eval``/``compile`` with spelled text (read as a value, through the builtins
     namespace, a standard-library runner) widens as a direct ``exec`` of computed text does
-    (``?``, ``module-write``); a direct call with spelled text has its imports followed."""
+    (``?``, ``module-write``); a direct call with spelled text has its imports followed, and is a
+    statement that runs code as ``exec`` is (``module-write``: what runs at load is bundled)."""
     for reach in code_runners.reaches(node, lambda chain: walker.qualified_chain(chain, scope)):
+        refs.dynamic |= {"module", "module-write"}
         if reach.kind == "text":
             walker.deferred += reach.deferred
             try:
@@ -2665,7 +2667,6 @@ def _runner_reaches(node: cst.CSTNode, refs: References, walker: _UseWalker, sco
             refs.globals.add("?%" + reach.value)
         else:
             refs.globals.add("?")
-            refs.dynamic |= {"module", "module-write"}
 
 
 def _string_constant(node: cst.CSTNode) -> tuple[str, str] | None:

@@ -52,6 +52,7 @@ import warnings
 from collections.abc import Callable, Iterable
 
 from .. import deep_stack
+from ..code_runners import CODE_TAKERS, RUNNER_FUNCTIONS, RUNNER_OBJECTS
 from ..model import FlowFingerprint
 from .chunk_file import ChunkError
 from .chunk_memo import ChunkMemo
@@ -140,8 +141,14 @@ def _refuse_computed_text(fp: FlowFingerprint, statements: list[tuple[str, str, 
     own module. What runs at load: each statement outside the bodies of its defs and lambdas, and
     the body of each def (each method of a class) whose name code run at load reads, by name,
     over the whole chunk (a name-based over-approximation: a def registered for later counts)."""
-    shapes = [(memo.get("computed-text", text, lambda text=text: deep_stack.call(_deep_shape, text, first_party)), path, line)
-              for text, path, line in statements]
+    aliases = _runner_aliases(statements)
+    shapes = []
+    for text, path, line in statements:
+        # what the module's imports bind a runner's module or name to (``from timeit import Timer``)
+        mine = tuple(sorted((k, v) for k, v in aliases.get(path, {}).items() if k in text))
+        key = text if not mine else text + "\0" + repr(mine)
+        shapes.append((memo.get("computed-text", key, lambda text=text, mine=mine: deep_stack.call(
+            _deep_shape, text, first_party, dict(mine))), path, line))
     reached: set[str] = set()
     for shape, _, _ in shapes:
         reached |= shape[1]
@@ -167,14 +174,40 @@ def _refuse_computed_text(fp: FlowFingerprint, statements: list[tuple[str, str, 
             "text from a function nothing calls at load", path=path, line=line + row - 1, column=column + 1)
 
 
-def _deep_shape(text: str, first_party: Callable[[str], bool]) -> tuple[list[_Hit], set[str], list[tuple[str, list[_Hit], set[str]]]]:
+def _runner_aliases(statements: list[tuple[str, str, int]]) -> dict[str, dict[str, str]]:
+    """path -> {name: what it stands for} of the names the imports of the chunk's statements bind
+    to the standard library's runners of text or their modules (``import timeit as t``, ``from
+    code import InteractiveConsole``), over each module's statements (a cheap text test first)."""
+    out: dict[str, dict[str, str]] = {}
+    for text, path, _ in statements:
+        if "import" not in text or not any(m[:-1] in text for m in _RUNNER_MODULES):
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.asname and (a.name + ".").startswith(_RUNNER_MODULES):
+                        out.setdefault(path, {})[a.asname] = a.name
+            elif isinstance(node, ast.ImportFrom) and not node.level and (node.module or "") + "." in _RUNNER_MODULES:
+                for a in node.names:
+                    out.setdefault(path, {})[a.asname or a.name] = f"{node.module}.{a.name}"
+    return out
+
+
+def _deep_shape(text: str, first_party: Callable[[str], bool], aliases: dict[str, str] | None = None
+                ) -> tuple[list[_Hit], set[str], list[tuple[str, list[_Hit], set[str]]]]:
     """``_shape`` with the stack and recursion limit the parser has (``deep_stack``): the walk is
     recursive, and a statement libcst parsed (deeply nested code) must not fail it."""
     with deep_stack.recursion_limit(deep_stack.RECURSION_LIMIT):
-        return _shape(text, first_party)
+        return _shape(text, first_party, aliases or {})
 
 
-def _shape(text: str, first_party: Callable[[str], bool]) -> tuple[list[_Hit], set[str], list[tuple[str, list[_Hit], set[str]]]]:
+def _shape(text: str, first_party: Callable[[str], bool], aliases: dict[str, str]) -> tuple[list[_Hit], set[str], list[tuple[str, list[_Hit], set[str]]]]:
     """``(hits at load, names read at load, (def name, hits in its body, names its body reads) of
     each def)`` of a statement ``text``."""
     try:
@@ -187,13 +220,13 @@ def _shape(text: str, first_party: Callable[[str], bool]) -> tuple[list[_Hit], s
         return [], set(), []
     first = tree.body[0]
     top = min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", ()))]) - 1
-    load = _Reads(top, first_party)
+    load = _Reads(top, first_party, aliases)
     bodies: list[tuple[str, ast.AST]] = []
     load.bodies = bodies
     load.visit(tree)
     out = []
     for name, node in bodies:
-        body = _Reads(top, first_party)
+        body = _Reads(top, first_party, aliases)
         for child in (node.body if isinstance(node.body, list) else [node.body]):
             body.visit(child)
         out.append((name, body.hits, body.names))
@@ -207,12 +240,14 @@ class _Reads(ast.NodeVisitor):
     ``bodies`` when that list is given (the load-time pass), else is visited too (a body pass:
     what a def runs when called, nested defs included)."""
 
-    def __init__(self, top: int, first_party: Callable[[str], bool]) -> None:
-        self.top, self.first_party = top, first_party
+    def __init__(self, top: int, first_party: Callable[[str], bool], aliases: dict[str, str]) -> None:
+        self.top, self.first_party, self.aliases = top, first_party, aliases
         self.hits: list[_Hit] = []
         self.names: set[str] = set()
         self.bodies: list[tuple[str, ast.AST]] | None = None
         self.classes: list[tuple[str, set[str]]] = []
+        #: callees of direct calls of the standard library's runners of text (judged by ``visit_Call``)
+        self.direct: set[int] = set()
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         self.classes.append((node.name, {n.name for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}))
@@ -238,12 +273,24 @@ class _Reads(ast.NodeVisitor):
             self.names.add(node.id)
             if node.id in _CODE_RUNNERS:
                 self._hit(node, f"reads `{node.id}` as a value (what it is handed to runs text the build cannot read)")
+            elif node.id in _BUILTINS:
+                self._hit(node, f"reads the builtins namespace as a value (`{node.id}`)")
+            elif node.id in self.aliases and id(node) not in self.direct and _stdlib_runner(self.aliases[node.id]):
+                self._hit(node, f"reaches `{self.aliases[node.id]}`, which runs text the build cannot read")
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         self.names.add(node.attr)
-        if isinstance(node.value, ast.Name) and node.value.id in _BUILTINS and (
-                node.attr in _CODE_RUNNERS or node.attr == "__dict__"):
-            self._hit(node, f"reads `{ast.unparse(node)}` as a value")
+        chain = _ast_chain(node, self.aliases)
+        if chain is not None and id(node) not in self.direct and _stdlib_runner(chain):
+            # ``code.InteractiveConsole()``, ``timeit.timeit`` read as a value (``code_runners``)
+            self._hit(node, f"reaches `{chain}`, which runs text the build cannot read")
+            return
+        if isinstance(node.value, ast.Name) and node.value.id in _BUILTINS:
+            if node.attr in _CODE_RUNNERS or node.attr == "__dict__" or node.value.id == "__builtins__":
+                self._hit(node, f"reads `{ast.unparse(node)}` as a value")
+            return  # ``builtins.len``: a builtin read by its name
+        if node.attr in _NAMESPACE_ATTRIBUTES:
+            self._hit(node, f"reaches the builtins namespace (`{_short(node)}`)")
             return
         self.generic_visit(node)
 
@@ -269,6 +316,23 @@ class _Reads(ast.NodeVisitor):
                 self._hit(node, f"imports a module by a computed name (`{name}({_short(first)})`)")
         elif name in ("getattr", "vars") and isinstance(first, ast.Name) and first.id in _BUILTINS:
             self._hit(node, f"reads the builtins module dynamically (`{_short(node)}`)")
+        chain = _ast_chain(func, self.aliases)
+        spec = RUNNER_FUNCTIONS.get(chain) if chain is not None and chain.startswith(_RUNNER_MODULES) else None
+        if spec is not None or chain in CODE_TAKERS:
+            # a standard-library runner of text called directly (``timeit.timeit(stmt)``): its text
+            # as ``exec``'s; a code object of any origin but ``compile`` is text unread
+            self.direct.add(id(func))
+            for position, keyword in spec or ():
+                text = _ast_argument(node, position, keyword)
+                if text is None or isinstance(text, ast.Lambda):
+                    continue
+                if isinstance(text, ast.Constant) and isinstance(text.value, str):
+                    self._text(node, text.value)
+                else:
+                    self._hit(node, f"runs text the build cannot read (`{_short(node)}`)")
+            code = _ast_argument(node, 0, "code") if spec is None else None
+            if spec is None and not (isinstance(code, ast.Call) and _called(code) == "compile"):
+                self._hit(node, f"runs a code object the build cannot read (`{_short(node)}`)")
         if isinstance(func, ast.Name):
             self.names.add(func.id)
         else:
@@ -284,7 +348,7 @@ class _Reads(ast.NodeVisitor):
                 code = ast.parse(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
             return
-        inner = _Reads(0, self.first_party)
+        inner = _Reads(0, self.first_party, self.aliases)
         inner.visit(code)
         for inner_node in ast.walk(code):
             if isinstance(inner_node, ast.Import) and any(self.first_party(a.name) for a in inner_node.names) or (
@@ -298,6 +362,39 @@ class _Reads(ast.NodeVisitor):
         if inner.hits:
             self._hit(node, f"runs a string that imports code the build cannot rewrite (`{_short(node)}`)")
         self.names |= inner.names
+
+
+#: the modules of the standard library's runners of text (``code_runners``), as chains start
+_RUNNER_MODULES = tuple({t.split(".")[0] + "." for t in (*RUNNER_FUNCTIONS, *RUNNER_OBJECTS, *CODE_TAKERS)})
+#: attributes reaching the builtins namespace from an object (a frame's, a builtin function's module)
+_NAMESPACE_ATTRIBUTES = frozenset({"f_builtins", "__builtins__", "__self__"})
+
+
+def _stdlib_runner(chain: str) -> bool:
+    """A chain naming one of the standard library's runners of text (``code_runners``), a
+    function or an object whose methods run text given later (``code.InteractiveInterpreter``)."""
+    return chain.startswith(_RUNNER_MODULES) and (
+        chain in RUNNER_FUNCTIONS or chain in CODE_TAKERS or chain in RUNNER_OBJECTS
+        or any(chain.startswith(o + ".") for o in RUNNER_OBJECTS))
+
+
+def _ast_chain(node: ast.AST, aliases: dict[str, str]) -> str | None:
+    """The dotted chain ``node`` spells, its root read through ``aliases`` (``_runner_aliases``)."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return ".".join([aliases.get(node.id, node.id), *reversed(parts)])
+
+
+def _ast_argument(node: ast.Call, position: int, keyword: str) -> ast.expr | None:
+    for k in node.keywords:
+        if k.arg == keyword:
+            return k.value
+    positional = [a for a in node.args if not isinstance(a, ast.Starred)]
+    return positional[position] if position < len(positional) else None
 
 
 def _called(node: ast.Call) -> str | None:

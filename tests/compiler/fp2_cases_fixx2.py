@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from fp2_cases_adversarial import C, E, ProjectPair, edit, flow, project
+from fp2_cases_adversarial import C, E, ChunkCase, ProjectPair, edit, flow, project
 
 #: text that imports shop.x, spelled with no literal holding the import
 S = "'import shop.' + 'x'"
@@ -94,3 +94,34 @@ def _pairs() -> list[ProjectPair]:
 OPEN: dict[str, str] = {}
 
 PAIRS: tuple[ProjectPair, ...] = tuple(replace(p, finding=OPEN.get(p.name)) for p in _pairs())
+
+_AROUND = "from shop import log\n{defs}\n\nlog.L.append('m1')\n{stmt}\nlog.L.append('m2')\n"
+
+
+def _chunk_cases() -> list[ChunkCase]:
+    """A chunk rewrites every first-party import to its own module, but not one inside text run
+    as code: text the build cannot read run at load (``chunk_limits._refuse_computed_text``), or
+    literal text importing first-party code, given to any runner (``code_runners``), is refused
+    at the statement that runs it; text free of first-party imports builds and runs as live."""
+    cases: list[ChunkCase] = []
+    rows = [(name, defs, stmt, len((_AROUND.format(defs=defs, stmt="")).split("\n")) - 2) for name, defs, stmt in CHANGED]
+    rows += [
+        ("a-timeit-of-a-literal-importing-first-party-code", "import timeit\n", "timeit.timeit('import shop.x', number=1)",
+         None),
+        ("a-timer-imported-by-name-of-a-literal-importing-first-party-code", "from timeit import Timer as T\n",
+         "T('import shop.x').timeit(1)", None),
+    ]
+    for name, defs, stmt, line in rows:
+        m = _AROUND.format(defs=defs, stmt=stmt)
+        if line is None:
+            line = m.split("\n").index(stmt.split("\n")[0]) + 1
+        cases.append(ChunkCase(f"x2-module-imported-by-{name}-is-refused",
+                               project(flow("return log.L", "from shop import m, log"), log=_LOG, x=_X, m=m), 0,
+                               refused="shop/m.py:"))
+    for name, defs, stmt in EQUAL:
+        cases.append(ChunkCase(f"x2-{name}-runs-as-live", project(flow("return log.L", "from shop import m, log"),
+                                                                   log=_LOG, x=_X, m=_AROUND.format(defs=defs, stmt=stmt)), 0))
+    return cases
+
+
+CHUNK_CASES: tuple[ChunkCase, ...] = tuple(replace(c, finding=OPEN.get(c.name)) for c in _chunk_cases())

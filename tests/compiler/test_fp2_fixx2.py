@@ -7,12 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fp2_cases_fixx2 import PAIRS
+from fp2_cases_fixx2 import CHUNK_CASES, PAIRS
 from helpers.project_files import run_harness, write_files
 from pair_harness import assert_pair, assert_well_formed
-from test_fp2_adversarial_chunks import HARNESS
+from test_fp2_adversarial_chunks import HARNESS, assert_chunk_case, chunk_results
 
-from fp2_cases_adversarial import ProjectPair
+from fp2_cases_adversarial import ChunkCase, ProjectPair
 
 
 def _marks(finding: str | None) -> list[pytest.MarkDecorator]:
@@ -47,3 +47,14 @@ def test_both_sides_run_live_as_the_pair_says(live: dict[str, object], pair: Pro
     before, after = live[f"{pair.name}/before"], live[f"{pair.name}/after"]
     assert "raised" not in str(before), before
     assert (before != after) == (pair.expect == "changed"), (before, after)
+
+
+@pytest.fixture(scope="module")
+def chunks(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, str]]:
+    return chunk_results(CHUNK_CASES, tmp_path_factory.mktemp("fixx2_chunks"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.name, marks=_marks(c.finding)) for c in CHUNK_CASES])
+def test_chunk_runs_what_the_live_module_ran(chunks: dict[str, tuple[str, str]], case: ChunkCase) -> None:
+    assert_chunk_case(chunks, case)
