@@ -725,12 +725,18 @@ class _Analyser:
         search_paths: list[tuple[str, str, str]] = []
         path_warnings: list[tuple[int, int, int, str, str]] = []
         loaded_by_path: dict[int, list[str]] = {}
+        #: statements that run code from a path or text the compiler cannot decide as the module
+        #: loads: as ``exec`` of computed text, any first-party module and any name of this one
+        undecided_at_load: set[int] = set()
         runners = runner_aliases(self._module_value, self.binders, self._qualified_chain) if _RUNNER_ALIAS.search(
             self.text) else frozenset()
         for index, (kind, later, refs, step_name, code, start) in enumerate(drafts):
             if might_use_paths(code, runners):
                 self._current = stmts[index]
+                before = len(path_warnings)
                 loaded = self.path_uses(index, stmts[index], search_paths, path_warnings)
+                if kind not in ("function", "class") and any(w[3] == "load" for w in path_warnings[before:]):
+                    undecided_at_load.add(index)
                 if loaded:
                     loaded_by_path[index] = loaded
             if refs is not None and "?" in refs.globals and RUNNER_WORDS.search(code):
@@ -747,6 +753,10 @@ class _Analyser:
             if kind == "function" and type(stmts[index]) is cst.FunctionDef and any(r[:1] == "=" for r in refs.globals):
                 header_loads.update(r[1:] for r in self.refs(self.header_of(stmts[index])).globals if r[:1] == "=")
             header_loads |= refs.code_loads  # ``exec("import shop.x")`` at load (G5)
+            if kind not in ("function", "class"):
+                # a first-party module run by path as the module loads (``runpy.run_path(os.path.join(
+                # os.path.dirname(__file__), 'plug.py'))``) runs as an import of it would (fixX2)
+                header_loads.update(m for ref in loaded_by_path.get(index, ()) if (m := ref.rpartition("|")[2]))
             text: str | None
             if not isinstance(later, _Later):
                 text = later
@@ -759,10 +769,12 @@ class _Analyser:
                 header, header_refs = self.step_header(stmts[index])
             units.append(Unit(
                 index=index, kind=kind, names=_sorted(st.names), form=mark(text) if text is not None else None,
-                references=_sorted([*refs.globals, *("!" + m for m in st.modules), *loaded_by_path.get(index, ())]),
+                references=_sorted([*refs.globals, *("!" + m for m in st.modules), *loaded_by_path.get(index, ()),
+                                    *(("?",) if index in undecided_at_load else ())]),
                 source=code, line=start, step_name=step_name, aliases=tuple(st.aliases), stars=tuple(st.stars),
                 global_writes=_sorted(refs.global_writes), attached=_sorted(attached[index]),
-                dynamic=_sorted(refs.dynamic - {"class", "class-write"}), simple_import=kind == "import" and type(stmts[index]) is cst.SimpleStatementLine,
+                dynamic=_sorted((refs.dynamic | ({"module", "module-write"} if index in undecided_at_load else set()))
+                                - {"class", "class-write"}), simple_import=kind == "import" and type(stmts[index]) is cst.SimpleStatementLine,
                 projections=tuple((n, mark(t)) for n, t in projections[index]) if stamp is not None else projections[index],
                 changes=_sorted(changes.get(index, ())),
                 self_members=_sorted(refs.members) if kind in ("class", "function") else (),

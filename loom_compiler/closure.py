@@ -429,7 +429,7 @@ class GraphMemo:
             runs = self.load_runs.index(summary) if self.view_storing(summary) else None
             hit = self._abroad[id(summary)] = (
                 summary, [u for u in summary.units if imported & set(u.attached) or u.runs or _stores_through_view(u)
-                          or runs is not None and _own_view_targets(runs, u)])
+                          or runs is not None and _own_view_targets(runs, u) or _runs_unknown_code(u)])
         return hit[1]
 
     def imported(self, summary: ModuleSummary) -> frozenset[str]:
@@ -1550,7 +1550,9 @@ class ClosureGraph:
         submodule of a package of the tree that no file and no binding of the package provides
         (``sys.modules["shop.alias"] = real``, a compiled extension, a generated module). None
         for a third-party target and for a missing attribute of a plain module (an
-        ``ImportError`` on both sides, no module to read)."""
+        ``ImportError`` on both sides, no module to read). A dunder read of a package
+        (``shop.__file__``, ``shop.__path__``: P3) is the attribute the import system sets on
+        every module, not a submodule."""
         found = self._missing.get(target)
         if found is None:
             found = ""
@@ -1560,7 +1562,7 @@ class ClosureGraph:
                     module = ".".join(parts[:i])
                     index = self.index(module) if self.first_party(module) else None
                     if index is not None:
-                        if index.summary.is_package:
+                        if index.summary.is_package and not _is_dunder(parts[i]):
                             found = ".".join(parts[: i + 1])
                         break
             self._missing[target] = found
@@ -1780,6 +1782,11 @@ class ClosureGraph:
             # the module runs for (C6; ``effects.PROCESS_STATE``)
             if any(k.startswith("import:") and changes_process_state(k[len("import:"):]) for k in keys):
                 keys.add(PROCESS)
+            if _runs_unknown_code(unit):
+                # code the compiler cannot read run as the module loads (``exec`` read as a value,
+                # an import by a computed name, a file by an undecidable path): it may change
+                # anything, so it is relevant to every flow the module runs for (fixX2)
+                keys.add(PROCESS)
             found = self._targets[memo] = frozenset(keys)
         return found
 
@@ -1914,6 +1921,8 @@ class ClosureGraph:
                 continue  # what it imports is its own key (``resolve_chain`` returns both)
             if u.kind in ("function", "class"):
                 chains: Iterable[str] = u.call_refs
+                if _unknown_code(u):
+                    changed.add(PROCESS)  # it runs code the compiler cannot read: it may change anything
                 if values:  # what it returns may be any function its code names (``call_effects``)
                     chains = [*chains, *("+" + c for c in u.references if c[0] not in "!\"?'^~=>")]
                 if {"module", "module-write"} & set(u.dynamic):
@@ -2656,6 +2665,8 @@ def _runs_key(key: str, module: str) -> bool:
     process-wide state, one builtin, or a first-party member of another module."""
     if key.startswith("import:"):
         return changes_process_state(key[len("import:"):]) or key.startswith("import:builtins.")
+    if key == PROCESS:
+        return True
     if key.startswith("package:") or key == "module:" + module:
         return False
     return key.startswith("module:") or (":" not in key and key.rpartition(".")[0] != module)
@@ -2829,3 +2840,18 @@ def _disk_reader(config: LoomConfig | None) -> FileReader | None:
     root = config.root
 
     return lambda path: read_project_file(str(root), path)
+
+
+def _is_dunder(name: str) -> bool:
+    return len(name) > 4 and name.startswith("__") and name.endswith("__")
+
+
+def _runs_unknown_code(unit: Unit) -> bool:
+    """A statement that runs at load code the compiler cannot name (``_unknown_code``)."""
+    return unit.kind not in ("function", "class") and _unknown_code(unit)
+
+
+def _unknown_code(unit: Unit) -> bool:
+    """Whether a unit's code may run code the compiler cannot name (``?``/``?<prefix>``: text of
+    undecidable origin, ``exec`` reached as a value, an import by a computed name)."""
+    return any(r[:1] == "?" and r[1:2] not in ("@", "%") for r in unit.references)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from fp2_cases_fixx2 import CHUNK_CASES, PAIRS
 from helpers.project_files import run_harness, write_files
-from pair_harness import assert_pair, assert_well_formed
+from pair_harness import assert_pair, assert_well_formed, fingerprint
 from test_fp2_adversarial_chunks import HARNESS, assert_chunk_case, chunk_results
 
 from fp2_cases_adversarial import ChunkCase, ProjectPair
@@ -58,3 +58,19 @@ def chunks(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, str
 @pytest.mark.parametrize("case", [pytest.param(c, id=c.name, marks=_marks(c.finding)) for c in CHUNK_CASES])
 def test_chunk_runs_what_the_live_module_ran(chunks: dict[str, tuple[str, str]], case: ChunkCase) -> None:
     assert_chunk_case(chunks, case)
+
+
+@pytest.mark.parametrize("spelled", ["import shop", "from shop import util"])
+def test_another_modules_file_read_for_a_path_warns_once_at_the_use(tmp_path: Path, spelled: str) -> None:
+    """P3: ``os.path.dirname(shop.__file__)`` (another first-party module's, the package's too) is
+    a path the compiler cannot decide: one warning, at the use; ``shop.__file__`` was taken for a
+    submodule of the package without source, a second warning at the import."""
+    owner = spelled.split()[-1]
+    m = (f"import os\n{spelled}\n\n\ndef go():\n"
+         f"    exec(open(os.path.join(os.path.dirname({owner}.__file__), 'plug.txt')).read())\n")
+    files = {"shop/__init__.py": "", "shop/util.py": "", "shop/m.py": m, "shop/plug.txt": "X = 1\n",
+             "shop/flows.py": "from loom_runtime import flow\nfrom shop import m\n\n\n@flow('checkout')\n"
+                              "def checkout(ctx, o):\n    return m.go()\n"}
+    pair = ProjectPair("p3", "changed", "", files, files)
+    found = fingerprint(tmp_path, pair, files)
+    assert [(w.path, w.line, w.column, w.code) for w in found.warnings] == [("shop/m.py", 6, 5, "path-undecidable")]
