@@ -126,6 +126,8 @@ from .parsing import node_position, parse_module_unvalidated, parse_source, too_
 from .precheck import decorator_markers, might_define_flows
 from .scopes import References, _Binder, bound_names, dotted_chain, references, target_names
 from . import code_runners
+from .load_calls import NONE as NO_LOAD_CALLS
+from .load_calls import fired_registrations, load_calls, might_matter
 from .code_runners import RUNNER_WORDS
 from .static_paths import FILE_REF, might_use_paths, path_uses, runner_aliases
 
@@ -696,7 +698,8 @@ class _Analyser:
                                         type(stmt) is cst.ClassDef, _base_roots(stmt),
                                         any(f.unit == index and f.class_qualname for f in self.flows),
                                         type(stmt) is cst.FunctionDef and bool(stmt.decorators),
-                                        _display_assignment(stmt), creation_roots(stmt)))
+                                        _display_assignment(stmt), creation_roots(stmt),
+                                        load_calls(stmt, self._qualified_chain) if might_matter(code) else NO_LOAD_CALLS))
             projections.append(self.projections(stmt, st))
             pieces = split_if(stmt) if not st.names and refs is not None and not refs.dynamic \
                 and not refs.global_writes else None
@@ -707,6 +710,7 @@ class _Analyser:
         for index, (pieces, piece_refs, _) in split.items():
             facts += [StatementFacts(index, set(), set(), r, False) for r in piece_refs]
         attached, changes, runs = attachments(facts, self.third_party, self.literal, star=bool(self.star_units))
+        fired_registrations(facts, attached, runs, self._qualified_chain)
         self.subscripted_classes(stmts, drafts, runs)
         if self.profile is not None and self.profile.opaque:
             attached = exempt_engine_config(facts, attached, self.profile.opaque, self.import_targets, self.third_party)

@@ -202,6 +202,8 @@ import libcst as cst
 
 from .canonical import literal_string_value
 from .class_creation import CREATION_HOOKS, HANDED, escaping_classes
+from .load_calls import NONE as NO_LOAD_CALLS
+from .load_calls import LoadCalls
 from .scopes import RESULT, References, import_bindings
 
 __all__ = ["StatementFacts", "attachments", "call_refs", "changes_process_state", "chunk_runs", "import_time_runs", "PROCESS_STATE",
@@ -228,6 +230,9 @@ class StatementFacts:
     #: a class: the code Python hands it to as it is made, and the creation hooks its body
     #: defines (``class_creation.creation_roots``, breaker6's G2)
     creation: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+    #: what its calls run at once beyond the names it calls (``load_calls``: ``[1].sort(key=load)``,
+    #: an unconsumed ``map(load, xs)``), for the chunk's order
+    calls: LoadCalls = NO_LOAD_CALLS
 
 
 def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bool],
@@ -450,8 +455,12 @@ def chunk_runs(facts: Sequence[StatementFacts], attached: Sequence[set[str]], ru
       what it is handed (``run(load)``, ``REG.add(load)``: its code is walked, its parameters
       are not): then nothing is taken out; so with any other third-party callee, which may call
       what it is handed at once (``functools.reduce(load, xs)``, ``json.loads(s, object_hook=load)``).
-      Left: a registration fired at load by hand (``atexit._run_exitfuncs()``, ``signal.raise_signal``)
-      and a method of a value that is no global (``[1].sort(key=load)``), documented in ``load_runs``.
+      Since fixX2 (K1, ``load_calls``): a call of a value that is no dotted name
+      (``[1].sort(key=load)``) may call what it is handed, so nothing is taken out; a
+      ``map``/``filter`` iterator nothing in the statement consumes (``M = map(load, xs)``)
+      runs nothing yet; a registration fired at load by hand (``atexit._run_exitfuncs()``,
+      ``signal.raise_signal(sig)``) runs at the firing statement (``analysis`` adds the defs
+      registered so to its runs: ``load_calls.FIRERS``).
     * **constructed**: the class (or imported name) ``made`` says the statement only calls to
       bind or drop an instance (``OBJ = L()``, ``L(load)``; ``analysis._made``), when it is the
       statement's only first-party callee and nothing calls what it returned (``()L``): its
@@ -470,7 +479,10 @@ def chunk_runs(facts: Sequence[StatementFacts], attached: Sequence[set[str]], ru
         first = {c for c in refs.calls_now if c in bound and not third_party(c)}
         first |= {root for c in chains if not third_party(root := c.removeprefix("()").lstrip("[").split(".")[0])}
         handed: set[str] = set()
-        if not first and not (refs.calls_now & EAGER_BUILTINS) - bound and _only_deferrers(refs, targets, bound):
+        # ``M = map(load, xs)`` consumed nowhere in the statement: an iterator, nothing runs yet
+        lazy = frozenset({"map", "filter"}) if f.calls.lazy_iterators else frozenset()
+        if not first and not (refs.calls_now & EAGER_BUILTINS) - bound - lazy and not f.calls.opaque_call \
+                and _only_deferrers(refs, targets, bound, lazy):
             handed = names - refs.calls_now - refs.stores
         if _registered_into(f, registering):
             handed |= f.own_names  # registered for later (``import_time_runs``): it runs where it is fired
@@ -500,13 +512,15 @@ def _registered_into(f: StatementFacts, registering: set[str]) -> set[str]:
     return {r[2:] for r in f.creation[0] if r[:2] == "d:" and r[2:] in registering}
 
 
-def _only_deferrers(refs: References, targets: Callable[[str], list[str] | None], bound: set[str]) -> bool:
+def _only_deferrers(refs: References, targets: Callable[[str], list[str] | None], bound: set[str],
+                    lazy: frozenset[str] = frozenset()) -> bool:
     """Whether every global root the statement calls is, by the imports binding it (``targets``),
     one of ``DEFERRERS`` called by name (``Thread(target=load)``) or a module the statement calls
     one of them on (``signal.signal(signal.SIGTERM, load)``: its other reads are no calls), or a
-    builtin of ``WRAPPING_BUILTINS`` the module does not bind."""
+    builtin of ``WRAPPING_BUILTINS`` (or ``lazy``: an iterator builder nothing consumes) the
+    module does not bind."""
     for root in refs.calls_now:
-        if root in WRAPPING_BUILTINS and root not in bound:
+        if (root in WRAPPING_BUILTINS or root in lazy) and root not in bound:
             continue
         bound_to = targets(root)
         if not bound_to:

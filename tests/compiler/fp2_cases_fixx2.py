@@ -159,4 +159,41 @@ def _chunk_cases() -> list[ChunkCase]:
     return cases
 
 
-CHUNK_CASES: tuple[ChunkCase, ...] = tuple(replace(c, finding=OPEN.get(c.name)) for c in _chunk_cases())
+_LOAD = "\n\ndef load(*a):\n    import shop.x\n    return 0\n"
+
+#: K1 (chunk side, ``load_calls``): (name, definitions, statement); the chunk starts module x where
+#: live Python runs ``load`` (or nowhere, as live)
+K1: list[tuple[str, str, str]] = [
+    ("a-registration-fired-by-hand-by-atexit", "import atexit\n" + _LOAD, "atexit.register(load)\natexit._run_exitfuncs()"),
+    ("a-registration-fired-by-hand-after-another-statement", "import atexit\n" + _LOAD,
+     "atexit.register(load)\nlog.L.append('mid')\natexit._run_exitfuncs()"),
+    ("a-decorator-registration-fired-by-hand", "import atexit\n\n\n@atexit.register\ndef load():\n    import shop.x\n",
+     "atexit._run_exitfuncs()"),
+    ("a-signal-handler-raised", "import signal\n" + _LOAD, "signal.signal(signal.SIGUSR1, load)\nsignal.raise_signal(signal.SIGUSR1)"),
+    ("a-signal-handler-raised-by-os-kill", "import os\nimport signal\n" + _LOAD,
+     "signal.signal(signal.SIGUSR2, load)\nos.kill(os.getpid(), signal.SIGUSR2)"),
+    ("a-list-sort-key", _LOAD, "[2, 1].sort(key=load)"),
+    ("a-lambda-called-with-the-def", _LOAD, "(lambda f: f())(load)"),
+    ("a-sorted-key", _LOAD, "sorted([1], key=load)"),
+    ("a-min-key", _LOAD, "min([1], key=load)"),
+    ("a-max-key", _LOAD, "max([1, 2], key=load)"),
+    ("a-map-consumed-by-list", _LOAD, "list(map(load, [1]))"),
+    ("a-filter-consumed-by-a-loop", _LOAD, "for _ in filter(load, [1]):\n    pass"),
+    ("a-map-consumed-by-a-starred-display", _LOAD, "[*map(load, [1])]"),
+    # held: nothing runs ``load`` at load
+    ("a-registration-never-fired", "import atexit\n" + _LOAD, "atexit.register(load)"),
+    ("a-signal-handler-never-raised", "import signal\n" + _LOAD, "signal.signal(signal.SIGUSR1, load)"),
+    ("a-map-never-consumed", _LOAD, "M = map(load, [1])"),
+    ("a-filter-never-consumed", _LOAD, "F = filter(load, [1])"),
+    ("a-def-stored-as-a-dict-default", _LOAD, "{}.get(1, load)"),
+    ("a-def-appended-to-a-list-display", _LOAD, "[].append(load)"),
+]
+
+
+def _k1_cases() -> list[ChunkCase]:
+    return [ChunkCase(f"x2-k1-module-imported-by-{name}-runs-in-order",
+                      project(flow("return log.L", "from shop import m, log"), log=_LOG, x=_X,
+                              m=_AROUND.format(defs=defs, stmt=stmt)), 0) for name, defs, stmt in K1]
+
+
+CHUNK_CASES: tuple[ChunkCase, ...] = tuple(replace(c, finding=OPEN.get(c.name)) for c in _chunk_cases() + _k1_cases())
