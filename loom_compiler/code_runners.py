@@ -27,6 +27,10 @@ same rule (``eval('exec')`` reaches ``exec`` as a value). A bare ``exec``/``eval
 called directly stays ``scopes``' own rule (``code_argument``); ``reaches`` leaves those calls
 alone and reads their literal text only.
 
+Not a reach: a non-runner builtin read from the namespace by its literal name
+(``__builtins__["open"]``, ``vars(builtins)["len"]``, ``getattr(builtins, "open")``: what is read
+is named; dbos-transact-py's tests keep ``original_open`` so), and a runner's class compared in a type test (``isinstance(f, FunctionType)``,
+``type(f) is FunctionType``: dbos-transact-py's registrations do so), which calls nothing.
 Width, chosen: the objects of ``RUNNER_OBJECTS`` widen wherever they are made, whatever their
 methods later run (``cProfile.Profile()`` used only to ``enable``/``disable`` widens too: the
 object is not followed to its method calls); a ``timeit`` statement given as a module-level name
@@ -95,7 +99,7 @@ _ROOTS = frozenset({*_BUILTIN_RUNNERS, *_NAMESPACES, *(t.split(".")[0] for t in 
 _MARKS = "\"'?>&%!@"
 
 
-def may_reach(chains: Iterable[str], imports: Callable[[str], "list[str] | None"] | None) -> bool:
+def may_reach(chains: Iterable[str], imports: Callable[[str], list[str] | None] | None) -> bool:
     """The cheap test before ``reaches``: whether any of the global chains a walk found
     (``References.globals``, marks and all) may stand for a runner, its module or the builtins
     namespace (``imports``: a module-level name's import targets)."""
@@ -134,6 +138,11 @@ def reaches(node: cst.CSTNode, qualify: Callable[[str], Iterable[str]]) -> list[
     lazy: dict[str, set[str]] = {}
     calls: dict[int, cst.Call] = {}
     inner: set[int] = set()
+    #: operands of a type test (``isinstance(f, FunctionType)``, ``type(f) is FunctionType``): a
+    #: runner's class compared, never called
+    tested: set[int] = set()
+    #: namespaces read by a literal name (a subscript, ``vars(ns)[...]``, ``getattr(ns, "...")``)
+    keyed: dict[int, str] = {}
     chains: list[tuple[cst.BaseExpression, str, bool, bool]] = []  # (node, chain, deferred, at module level)
     strings: list[tuple[cst.BaseExpression, str, bool]] = []
     stack: list[tuple[cst.CSTNode, bool, bool]] = [(node, False, True)]
@@ -147,6 +156,24 @@ def reaches(node: cst.CSTNode, qualify: Callable[[str], Iterable[str]]) -> list[
         if kind is cst.Call:
             calls[id(n.func)] = n  # type: ignore[attr-defined]
             inner.update(id(a.keyword) for a in n.args if a.keyword is not None)  # type: ignore[attr-defined]
+            if type(n.func) is cst.Name and n.func.value in ("isinstance", "issubclass") and len(n.args) == 2:  # type: ignore[attr-defined]
+                tested.update(_type_operands(n.args[1].value))  # type: ignore[attr-defined]
+            elif type(n.func) is cst.Name and n.func.value == "getattr" and len(n.args) in (2, 3):  # type: ignore[attr-defined]
+                name = literal_string_value(n.args[1].value)  # type: ignore[attr-defined]
+                if isinstance(name, str):  # ``getattr(builtins, "open")``: a lookup by a literal name
+                    keyed[id(n.args[0].value)] = name  # type: ignore[attr-defined]
+        elif kind is cst.Subscript:
+            name = _literal_key(n)  # type: ignore[arg-type]
+            if name is not None:  # ``__builtins__["open"]``, ``vars(builtins)["open"]``, ``builtins.__dict__["open"]``
+                value = n.value  # type: ignore[attr-defined]
+                if type(value) is cst.Call and type(value.func) is cst.Name and value.func.value == "vars" \
+                        and len(value.args) == 1:
+                    value = value.args[0].value
+                keyed[id(value)] = name
+        elif kind is cst.Comparison:
+            tested.update(_type_operands(n.left))  # type: ignore[attr-defined]
+            for c in n.comparisons:  # type: ignore[attr-defined]
+                tested.update(_type_operands(c.comparator))
         elif kind is cst.FunctionDef or kind is cst.ClassDef or kind is cst.Param:
             inner.add(id(n.name))  # type: ignore[attr-defined]
         elif kind is cst.Name or kind is cst.Attribute:
@@ -182,12 +209,32 @@ def reaches(node: cst.CSTNode, qualify: Callable[[str], Iterable[str]]) -> list[
         out.append(Reach(n, f"the builtins module named by a string (`{value!r}`)", "any", "", deferred))
     for n, chain, deferred, top in chains:
         call = calls.get(id(n))
+        if call is None and id(n) in tested:
+            continue
+        if id(n) in keyed and keyed[id(n)] not in _BUILTIN_RUNNERS and keyed[id(n)] not in _NAMESPACES \
+                and keyed[id(n)] != "__dict__":
+            continue  # a builtin read by its literal name (``__builtins__["open"]``): no runner
         for target in targets(chain):
             found = _judge(n, chain, target, call, top, deferred)
             if found is not None:
                 out.append(found)
                 break
     return out
+
+
+def _literal_key(node: cst.Subscript) -> str | None:
+    """The literal string a subscript indexes by (``ns["open"]``), if that is all it does."""
+    if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index:
+        return None
+    value = literal_string_value(node.slice[0].slice.value)
+    return value if isinstance(value, str) else None
+
+
+def _type_operands(node: cst.BaseExpression) -> list[int]:
+    """The ids of the chains a type test compares (a tuple's items too)."""
+    if type(node) is cst.Tuple:
+        return [id(e.value) for e in node.elements]
+    return [id(node)]
 
 
 def _judge(n: cst.BaseExpression, chain: str, target: str, call: cst.Call | None, top: bool,

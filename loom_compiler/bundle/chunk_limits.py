@@ -298,6 +298,10 @@ class _Reads(ast.NodeVisitor):
         # sys.modules['builtins']
         if isinstance(node.slice, ast.Constant) and node.slice.value in _BUILTINS:
             self._hit(node, f"reads the builtins module dynamically (`{ast.unparse(node)}`)")
+        elif isinstance(node.value, ast.Name) and node.value.id in _BUILTINS and isinstance(node.slice, ast.Constant) \
+                and isinstance(node.slice.value, str) and node.slice.value not in _CODE_RUNNERS | {"__dict__"}:
+            self.visit(node.slice)  # ``__builtins__["open"]``: a builtin read by its name, as ``builtins.open``
+            return
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:

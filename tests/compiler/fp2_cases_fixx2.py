@@ -44,10 +44,10 @@ CHANGED: list[tuple[str, str, str]] = [
     ("an-interactive-interpreter-runsource", "import code\n", f"code.InteractiveInterpreter().runsource({S})"),
     ("an-interactive-console-push", "import code\n", f"code.InteractiveConsole().push({S})"),
     ("a-bdb-run", "import bdb\n", f"bdb.Bdb().run({S})"),
-    ("a-cprofile-run-of-a-parameter", "import cProfile\nimport io\nimport contextlib\n\n\ndef go(s):\n"
-     "    with contextlib.redirect_stdout(io.StringIO()):\n        cProfile.run(s)\n", f"go({S})"),
-    ("a-profile-run-of-a-parameter", "import profile\nimport io\nimport contextlib\n\n\ndef go(s):\n"
-     "    with contextlib.redirect_stdout(io.StringIO()):\n        profile.run(s)\n", f"go({S})"),
+    ("a-cprofile-run-of-a-parameter", ("import cProfile\nimport io\nimport contextlib\n\n\ndef go(s):\n"
+                                  "    with contextlib.redirect_stdout(io.StringIO()):\n        cProfile.run(s)\n"), f"go({S})"),
+    ("a-profile-run-of-a-parameter", ("import profile\nimport io\nimport contextlib\n\n\ndef go(s):\n"
+                                  "    with contextlib.redirect_stdout(io.StringIO()):\n        profile.run(s)\n"), f"go({S})"),
     ("a-timeit-of-folded-text", "import timeit\n", f"timeit.timeit(stmt={S}, number=1)"),
     ("a-timeit-of-a-parameter", "import timeit\n\n\ndef go(s):\n    timeit.timeit(s, number=1)\n", f"go({S})"),
     ("a-timer-of-a-parameter", "from timeit import Timer\n\n\ndef go(s):\n    Timer(s).timeit(1)\n", f"go({S})"),
@@ -64,6 +64,10 @@ EQUAL: list[tuple[str, str, str]] = [
     ("timeit-default-timer", "import timeit\n", "T = timeit.default_timer()"),
     ("types-simple-namespace", "import types\n", "NS = types.SimpleNamespace(a=1)"),
     ("builtins-len", "import builtins\n", "N = builtins.len([1])"),
+    ("the-builtins-namespace-read-by-literal-names", "import builtins\n",
+     "O = __builtins__['open']\nL = vars(builtins)['len']\nG = getattr(builtins, 'print')"),
+    ("a-function-type-in-a-type-test", "from types import FunctionType\n",
+     "T = isinstance(len, (FunctionType, type)) or type(len) is FunctionType"),
     ("an-exec-of-a-literal-free-of-first-party-imports", "", "exec('import json')"),
     ("an-eval-of-literal-arithmetic", "", "V = eval('1 + 2')"),
     ("a-timeit-of-literal-text", "import timeit\n", "timeit.timeit('1 + 1', number=1)"),
@@ -146,6 +150,10 @@ def _chunk_cases() -> list[ChunkCase]:
         ("a-timer-imported-by-name-of-a-literal-importing-first-party-code", "from timeit import Timer as T\n",
          "T('import shop.x').timeit(1)", None),
     ]
+    # held (``EQUAL`` below also builds): a builtin read from the namespace by its literal name
+    cases.append(ChunkCase("x2-a-builtin-read-from-dunder-builtins-by-name-runs-as-live",
+                           project(flow("return log.L", "from shop import m, log"), log=_LOG, x=_X,
+                                   m=_AROUND.format(defs="", stmt="O = __builtins__['len']\nlog.L.append(O('ab'))")), 0))
     for name, defs, stmt, line in rows:
         m = _AROUND.format(defs=defs, stmt=stmt)
         if line is None:
