@@ -120,15 +120,14 @@ from .effects import (
     project_imports,
     split_if,
 )
+from .code_runners import RUNNER_WORDS, reaches
 from .deferred_forms import MAX_DEFERRED_CHARS, MAX_DEFERRED_MODULE, DeferredForms, ReloadError
+from .load_calls import NONE as NO_LOAD_CALLS
+from .load_calls import fired_registrations, load_calls, might_matter
 from .load_runs import module_load_imports
 from .parsing import node_position, parse_module_unvalidated, parse_source, too_deep_error
 from .precheck import decorator_markers, might_define_flows
 from .scopes import References, _Binder, bound_names, dotted_chain, references, target_names
-from . import code_runners
-from .load_calls import NONE as NO_LOAD_CALLS
-from .load_calls import fired_registrations, load_calls, might_matter
-from .code_runners import RUNNER_WORDS
 from .static_paths import FILE_REF, might_use_paths, path_uses, runner_aliases
 
 if TYPE_CHECKING:
@@ -890,7 +889,7 @@ class _Analyser:
         def qualify(chain: str) -> list[str]:
             found = self._qualified_chain(chain)
             return [found] if found is not None else []
-        for reach in sorted(code_runners.reaches(stmt, qualify), key=lambda r: self.position(r.node)):
+        for reach in sorted(reaches(stmt, qualify), key=lambda r: self.position(r.node)):
             if reach.kind != "any":
                 continue
             line, column = self.position(reach.node)

@@ -163,6 +163,13 @@ through a third-party star, ``from codecs import *; register(f)`` names ``codecs
 cannot resolve, ``def boot(): HOOKS["s"]()``; third-party state by the name its code spells,
 ``builtins.len = f`` being that builtin, not every flow using some builtin).
 
+Code the compiler cannot read, run as a module loads (fixX2: a reference ``?``/``?<prefix>``, text
+of undecidable origin, ``exec`` reached as a value, an import by a computed name, a file run by an
+undecidable path; ``_runs_unknown_code``), may change anything: such a statement is abroad and
+relevant to every flow its module runs for (``PROCESS``), and so is a statement that calls a def
+or class whose code may (``_call_step``). Widening, on purpose: what that code changes cannot be
+named. Cost: none of the four measured repositories' flows moved (benchmarks/README.md, session 10).
+
 A statement abroad that changes a third-party module's process state (``decimal.getcontext()
 .prec = 3``, ``warnings.simplefilter(...)``, ``os.environ.setdefault(...)``, also through a
 first-party function it calls) is relevant to a flow that reaches anything of the same top-level
