@@ -56,32 +56,11 @@ from dataclasses import dataclass
 import libcst as cst
 
 from .canonical import child_nodes, literal_string_value, nfkc
+from .runner_names import BUILTIN_RUNNERS as _BUILTIN_RUNNERS
+from .runner_names import CODE_TAKERS, RUNNER_FUNCTIONS, RUNNER_OBJECTS
 
 __all__ = ["CODE_TAKERS", "RUNNER_FUNCTIONS", "RUNNER_OBJECTS", "RUNNER_WORDS", "Reach", "may_reach", "reaches", "text_reaches_runner"]
 
-#: builtins that run (or compile) text, and the argument holding it; also reached as ``builtins.<name>``
-_BUILTIN_RUNNERS: dict[str, tuple[tuple[int, str], ...]] = {
-    "exec": ((0, "source"),), "eval": ((0, "source"),), "compile": ((0, "source"),)}
-#: standard-library functions (and a class) that run text given as these arguments (position, keyword)
-RUNNER_FUNCTIONS: dict[str, tuple[tuple[int, str], ...]] = {
-    **{"builtins." + name: spec for name, spec in _BUILTIN_RUNNERS.items()},
-    "code.compile_command": ((0, "source"),),
-    "pdb.run": ((0, "statement"),), "pdb.runeval": ((0, "expression"),), "pdb.runctx": ((0, "statement"),),
-    "cProfile.run": ((0, "statement"),), "cProfile.runctx": ((0, "statement"),),
-    "profile.run": ((0, "statement"),), "profile.runctx": ((0, "statement"),),
-    "timeit.timeit": ((0, "stmt"), (1, "setup")), "timeit.repeat": ((0, "stmt"), (1, "setup")),
-    "timeit.Timer": ((0, "stmt"), (1, "setup")),
-}
-#: standard-library objects whose methods (or themselves) run text or code the compiler cannot
-#: read at the place they are reached: undecidable wherever reached
-RUNNER_OBJECTS = frozenset({
-    "code.interact", "code.InteractiveInterpreter", "code.InteractiveConsole",
-    "bdb.Bdb", "pdb.Pdb", "profile.Profile", "cProfile.Profile", "trace.Trace",
-    "types.CodeType", "doctest.testmod", "doctest.testfile", "doctest.run_docstring_examples",
-    "doctest.DocTestRunner", "doctest.DebugRunner",
-})
-#: runs the code object given as its first argument: decidable only as ``compile(<spelled text>)``
-CODE_TAKERS = frozenset({"types.FunctionType", "types.LambdaType"})
 #: the names through which the builtins namespace is read
 _NAMESPACES = frozenset({"builtins", "__builtins__"})
 #: attributes that reach the builtins namespace from an object (a frame's; a builtin function's module)

@@ -52,7 +52,7 @@ import warnings
 from collections.abc import Callable, Iterable
 
 from .. import deep_stack
-from ..code_runners import CODE_TAKERS, RUNNER_FUNCTIONS, RUNNER_OBJECTS
+from ..runner_names import CODE_TAKERS, RUNNER_FUNCTIONS, RUNNER_OBJECTS
 from ..model import FlowFingerprint
 from .chunk_file import ChunkError
 from .chunk_memo import ChunkMemo

@@ -1,0 +1,33 @@
+"""The standard library's runners of text, by qualified name (``code_runners``' tables).
+
+Data only, no parser: ``bundle.chunk_limits`` reads them on every build, also one served from the
+cache, which must not import libcst (``code_runners`` walks libcst trees with them).
+"""
+
+from __future__ import annotations
+
+__all__ = ["BUILTIN_RUNNERS", "CODE_TAKERS", "RUNNER_FUNCTIONS", "RUNNER_OBJECTS"]
+
+#: builtins that run (or compile) text, and the argument holding it; also reached as ``builtins.<name>``
+BUILTIN_RUNNERS: dict[str, tuple[tuple[int, str], ...]] = {
+    "exec": ((0, "source"),), "eval": ((0, "source"),), "compile": ((0, "source"),)}
+#: standard-library functions (and a class) that run text given as these arguments (position, keyword)
+RUNNER_FUNCTIONS: dict[str, tuple[tuple[int, str], ...]] = {
+    **{"builtins." + name: spec for name, spec in BUILTIN_RUNNERS.items()},
+    "code.compile_command": ((0, "source"),),
+    "pdb.run": ((0, "statement"),), "pdb.runeval": ((0, "expression"),), "pdb.runctx": ((0, "statement"),),
+    "cProfile.run": ((0, "statement"),), "cProfile.runctx": ((0, "statement"),),
+    "profile.run": ((0, "statement"),), "profile.runctx": ((0, "statement"),),
+    "timeit.timeit": ((0, "stmt"), (1, "setup")), "timeit.repeat": ((0, "stmt"), (1, "setup")),
+    "timeit.Timer": ((0, "stmt"), (1, "setup")),
+}
+#: standard-library objects whose methods (or themselves) run text or code the compiler cannot
+#: read at the place they are reached: undecidable wherever reached
+RUNNER_OBJECTS = frozenset({
+    "code.interact", "code.InteractiveInterpreter", "code.InteractiveConsole",
+    "bdb.Bdb", "pdb.Pdb", "profile.Profile", "cProfile.Profile", "trace.Trace",
+    "types.CodeType", "doctest.testmod", "doctest.testfile", "doctest.run_docstring_examples",
+    "doctest.DocTestRunner", "doctest.DebugRunner",
+})
+#: runs the code object given as its first argument: decidable only as ``compile(<spelled text>)``
+CODE_TAKERS = frozenset({"types.FunctionType", "types.LambdaType"})
