@@ -168,7 +168,8 @@ of undecidable origin, ``exec`` reached as a value, an import by a computed name
 undecidable path; ``_runs_unknown_code``), may change anything: such a statement is abroad and
 relevant to every flow its module runs for (``PROCESS``), and so is a statement that calls a def
 or class whose code may (``_call_step``). Widening, on purpose: what that code changes cannot be
-named. Cost: none of the four measured repositories' flows moved (benchmarks/README.md, session 10).
+named. Cost: none of the four measured repositories' 272 flows moves (benchmarks/README.md §5,
+session 10).
 
 A statement abroad that changes a third-party module's process state (``decimal.getcontext()
 .prec = 3``, ``warnings.simplefilter(...)``, ``os.environ.setdefault(...)``, also through a

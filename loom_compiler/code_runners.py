@@ -36,8 +36,8 @@ methods later run (``cProfile.Profile()`` used only to ``enable``/``disable`` wi
 object is not followed to its method calls); a ``timeit`` statement given as a module-level name
 is a constant (``?%``: a def bound there is no certain string, so it widens). A name is taken for
 the builtin runner unless an import binds it to something else (rebinding ``exec`` by a def moves
-more flows, never fewer). Cost on the measured repositories: none reaches a runner so
-(``benchmarks/README.md``, session 10).
+more flows, never fewer). Cost on the four measured repositories: none of their 272 codeHashes
+moves (``benchmarks/README.md`` §5, session 10).
 
 Rejected: listing spellings one by one in ``scopes``' walk (each new route would be one more
 miss, the flaw issue 12 names), and tracking a runner through the values it is kept in (``R['x']``
