@@ -261,6 +261,7 @@ from .canonical import SCHEME
 from .frameworks.engine_hooks import ENGINE_HOOKS, ENGINE_VALUES, engine_text, find_hooks
 from .effects import changes_process_state
 from .load_runs import LoadRuns, RunIndex, seeds
+from .runner_names import is_runner
 from .subscript_runs import SUBSCRIPTED
 from .search_order import found_through
 from .static_paths import FILE_REF
@@ -1266,8 +1267,12 @@ class ClosureGraph:
                     # the import it spells: the longest the node makes that the chain starts with
                     target = max((r for r in imports if chain[1:] == r or chain[1:].startswith(r + ".")),
                                  key=len, default=chain[1:].split(".")[0])
-                    self._bind(bindings, node, chain,
-                               self._resolve_bound(where, target, chain[1 + len(target):], frozenset(), loaded))
+                    bound = self._resolve_bound(where, target, chain[1 + len(target):], frozenset(), loaded)
+                    self._bind(bindings, node, chain, bound)
+                    if self.first_party(chain[1:]) and any(k.startswith("import:") and is_runner(k[len("import:"):])
+                                                           for k in bound):
+                        # a lazy import of a runner another first-party module re-exports (``_runner_through``)
+                        self._bind(bindings, node, COMPUTED.format(""), self.computed_keys(""))
                 elif chain.startswith("~"):
                     # an import of a whole module's statements: its target, unless it is a module
                     # (what is used through a module binding is resolved at the use)
@@ -1287,6 +1292,8 @@ class ClosureGraph:
                         if "__builtins__" in where.direct:
                             keys = self.resolve_chain(where, "__builtins__")
                     self._bind(bindings, node, chain, keys)
+                    if self._runner_through(where, chain, keys):
+                        self._bind(bindings, node, COMPUTED.format(""), self.computed_keys(""))
             if node.name is not None:
                 # what each import among its statements binds the name to (the use resolves the
                 # same targets with its tail; listed here too so a chunk can rewrite the import)
@@ -1728,6 +1735,17 @@ class ClosureGraph:
             index.abroad = self.memo.abroad(index.summary)
         return index.abroad
 
+    def _runner_through(self, where: _ModuleIndex, chain: str, keys: Iterable[str]) -> bool:
+        """Whether ``chain`` reaches a runner of text (``runner_names.is_runner``) through a name
+        another first-party module binds (``from shop.tools import timeit``, ``shop.tools`` holding
+        ``from timeit import timeit``; ``tools.code.InteractiveConsole``): ``code_runners`` judges a
+        runner where its module's own imports name it, and cannot see it here, so the use counts
+        as reaching any first-party code, and, at load, as relevant to every flow (fixX2)."""
+        if not any(k.startswith("import:") and is_runner(k[len("import:"):]) for k in keys):
+            return False
+        target = dict(where.summary.imports).get(chain.split(".")[0])
+        return target is not None and self.first_party(target)
+
     def _has_abroad(self, summary: ModuleSummary) -> bool:
         return bool(self.memo.abroad(summary))
 
@@ -1757,6 +1775,8 @@ class ClosureGraph:
                 keys |= self._own_view_stores(index, unit)
             runs = self._runs_effects(index, unit)
             for chain in chains:
+                if self._runner_through(index, chain, self.resolve_chain(index, chain)):
+                    keys.add(PROCESS)  # a runner of text re-exported by another module, called here
                 for key in self.resolve_chain(index, chain):
                     module, _, name = key.rpartition(".")
                     if module == index.summary.module:
@@ -1956,6 +1976,10 @@ class ClosureGraph:
                 called = chain[0] == "+"  # a callee (``effects.call_refs``), or what a value was built from
                 keys = self.resolve_target(chain[1:]) if chain[0] == "=" else \
                     self.resolve_chain(index, chain[1:] if called else chain)
+                if (self.first_party(chain[1:]) if chain[0] == "=" else self._runner_through(
+                        index, chain[1:] if called else chain, keys)) and any(
+                        k.startswith("import:") and is_runner(k[len("import:"):]) for k in keys):
+                    changed.add(PROCESS)  # a runner another module re-exports: any code may run (fixX2)
                 for k in keys:
                     if k == key:
                         changed.add(k)  # its own name: the object keeps state (``effects.call_refs``)
@@ -2856,7 +2880,7 @@ def _is_dunder(name: str) -> bool:
 
 def _runs_unknown_code(unit: Unit) -> bool:
     """A statement that runs at load code the compiler cannot name (``_unknown_code``)."""
-    return unit.kind not in ("function", "class") and _unknown_code(unit)
+    return unit.kind not in ("function", "class", "import") and _unknown_code(unit)
 
 
 def _unknown_code(unit: Unit) -> bool:

@@ -59,7 +59,8 @@ from .canonical import child_nodes, literal_string_value, nfkc
 from .runner_names import BUILTIN_RUNNERS as _BUILTIN_RUNNERS
 from .runner_names import CODE_TAKERS, RUNNER_FUNCTIONS, RUNNER_OBJECTS
 
-__all__ = ["CODE_TAKERS", "RUNNER_FUNCTIONS", "RUNNER_OBJECTS", "RUNNER_WORDS", "Reach", "may_reach", "reaches", "text_reaches_runner"]
+__all__ = ["CODE_TAKERS", "RUNNER_FUNCTIONS", "RUNNER_OBJECTS", "RUNNER_WORDS", "Reach", "may_reach", "reaches",
+           "text_reaches_runner"]
 
 #: the names through which the builtins namespace is read
 _NAMESPACES = frozenset({"builtins", "__builtins__"})
@@ -225,7 +226,8 @@ def _judge(n: cst.BaseExpression, chain: str, target: str, call: cst.Call | None
         if call is None:
             return Reach(n, f"`{chain}` read as a value", "any", "", deferred)
         # a direct call: ``scopes``' own rule; its literal text is read for runners in it
-        text = literal_string_value(_argument(call, 0, "source")) if call.args else None
+        source = _argument(call, 0, "source") if call.args else None
+        text = _folded(source) if source is not None else None  # ``eval('ex' + 'ec')`` too
         if isinstance(text, str) and text_reaches_runner(text):
             return Reach(call, f"`{chain}` of text reaching a runner", "any", "", deferred)
         return None

@@ -6,7 +6,7 @@ cache, which must not import libcst (``code_runners`` walks libcst trees with th
 
 from __future__ import annotations
 
-__all__ = ["BUILTIN_RUNNERS", "CODE_TAKERS", "RUNNER_FUNCTIONS", "RUNNER_OBJECTS"]
+__all__ = ["BUILTIN_RUNNERS", "CODE_TAKERS", "RUNNER_FUNCTIONS", "RUNNER_OBJECTS", "is_runner"]
 
 #: builtins that run (or compile) text, and the argument holding it; also reached as ``builtins.<name>``
 BUILTIN_RUNNERS: dict[str, tuple[tuple[int, str], ...]] = {
@@ -31,3 +31,17 @@ RUNNER_OBJECTS = frozenset({
 })
 #: runs the code object given as its first argument: decidable only as ``compile(<spelled text>)``
 CODE_TAKERS = frozenset({"types.FunctionType", "types.LambdaType"})
+
+
+def is_runner(target: str) -> bool:
+    """Whether a qualified name is a runner of text (``builtins.exec``, ``timeit.timeit``,
+    ``code.InteractiveConsole`` and its methods) that a first-party module may re-export by name
+    (``from timeit import timeit`` in ``shop.tools``, called from ``shop.m`` with any text):
+    ``closure`` counts reaching it as reaching any first-party code, and calling it as changing
+    process-wide state (``changes_process_state``). ``types.FunctionType`` is no such name (a type
+    tested far more often than called: its uses are judged where spelled, ``code_runners``)."""
+    root, _, rest = target.partition(".")
+    if not rest:
+        return False
+    return target in RUNNER_FUNCTIONS or target in RUNNER_OBJECTS or any(
+        target.startswith(o + ".") for o in RUNNER_OBJECTS) or (root == "builtins" and rest in BUILTIN_RUNNERS)

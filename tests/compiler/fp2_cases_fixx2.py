@@ -32,6 +32,7 @@ CHANGED: list[tuple[str, str, str]] = [
     ("exec-through-functools-partial", "import functools\n", f"functools.partial(exec, {S})()"),
     ("exec-mapped-over-texts", "", f"list(map(exec, [{S}]))"),
     ("exec-returned-by-eval-of-its-name", "", f"eval('exec')({S})"),
+    ("exec-returned-by-eval-of-its-folded-name", "", f"eval('ex' + 'ec')({S})"),
     ("exec-by-a-computed-getattr-of-builtins", "import builtins\n", f"getattr(builtins, 'ex' + 'ec')({S})"),
     ("exec-out-of-vars-of-builtins", "import builtins\n", f"vars(builtins)['exec']({S})"),
     ("exec-of-sys-modules-builtins", "import sys\n", f"sys.modules['builtins'].exec({S})"),
@@ -74,6 +75,24 @@ EQUAL: list[tuple[str, str, str]] = [
     ("a-compile-of-literal-text", "", "CODE = compile('1 + 1', 'f', 'eval')"),
 ]
 
+#: (name, shop/tools.py, shop/m.py, expect): a runner bound in tools, called from m with text that
+#: imports shop.x (found on the way, session 10: ``code_runners`` judges a runner where the module's
+#: own imports name it, and did not see one another module re-exports)
+REEXPORTED: list[tuple[str, str, str, str]] = [
+    ("a-timeit-re-exported-by-another-module", "from timeit import timeit\n",
+     f"from shop.tools import timeit\n\ntimeit({S}, number=1)\n", "changed"),
+    ("exec-re-exported-by-another-module-under-another-name", "from builtins import exec as run\n",
+     f"from shop.tools import run\n\nrun({S})\n", "changed"),
+    ("the-timeit-module-re-exported-by-another-module", "import timeit as t\n",
+     f"from shop.tools import t\n\nt.timeit({S}, number=1)\n", "changed"),
+    ("the-code-module-reached-through-another-module", "import code\n",
+     f"from shop import tools\n\ntools.code.InteractiveConsole().push({S})\n", "changed"),
+    ("a-timeit-re-exported-and-imported-in-a-def", "from timeit import timeit\n",
+     f"def go(s):\n    from shop.tools import timeit\n    timeit(s, number=1)\n\n\ngo({S})\n", "changed"),
+    ("a-timer-function-re-exported-by-another-module", "from timeit import default_timer\n",
+     "from shop.tools import default_timer\n\nT = default_timer()\n", "equal"),
+]
+
 _LOG = "L = []\n"
 _X = "from shop import log\n\nlog.L.append('x')\n"
 
@@ -91,6 +110,11 @@ def _pairs() -> list[ProjectPair]:
     for name, defs, stmt in CHANGED:
         base = project(flow("return log.L", "from shop import m, log"), log=_LOG, x=_X, m=defs + "\n\n" + stmt + "\n")
         pairs.append(C(f"x2-{name}-alone-in-its-module-edited", k, base, edit(base, "shop/x.py", "append('x')", "append('y')")))
+    # a runner re-exported by another first-party module (``closure._runner_through``)
+    for name, tools, m, expect in REEXPORTED:
+        base = project(flow("return log.L", "from shop import m, log"), log=_LOG, x=_X, m=m, tools=tools)
+        pairs.append((C if expect == "changed" else E)(f"x2-{name}-edited", k, base,
+                                                       edit(base, "shop/x.py", "append('x')", "append('y')")))
     # the same reach in a def the flow calls (deferred code): it runs when called
     m = "from shop import log\n\n\ndef go():\n    R = {'x': exec}\n    R['x'](" + S + ")\n"
     base = project(flow("m.go()\nreturn log.L", "from shop import m, log"), log=_LOG, x=_X, m=m)
