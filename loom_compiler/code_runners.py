@@ -39,6 +39,11 @@ the builtin runner unless an import binds it to something else (rebinding ``exec
 more flows, never fewer). Cost on the four measured repositories: none of their 272 codeHashes
 moves (``benchmarks/README.md`` §5, session 10).
 
+A runner another first-party module re-exports (``from shop.tools import timeit`` where
+``shop.tools`` holds ``from timeit import timeit``) resolves only across modules:
+``closure._runner_through`` widens such a use the same way (the tables live in ``runner_names``,
+which the closure and ``bundle.chunk_limits`` read without the parser).
+
 Rejected: listing spellings one by one in ``scopes``' walk (each new route would be one more
 miss, the flaw issue 12 names), and tracking a runner through the values it is kept in (``R['x']``
 is ``exec`` only after a flow analysis the compiler does not do: the read itself is the reach).
