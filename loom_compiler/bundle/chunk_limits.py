@@ -141,7 +141,7 @@ def _refuse_computed_text(fp: FlowFingerprint, statements: list[tuple[str, str, 
     own module. What runs at load: each statement outside the bodies of its defs and lambdas, and
     the body of each def (each method of a class) whose name code run at load reads, by name,
     over the whole chunk (a name-based over-approximation: a def registered for later counts)."""
-    aliases = _runner_aliases(statements)
+    aliases = _runner_aliases(statements, memo)
     shapes = []
     for text, path, line in statements:
         # what the module's imports bind a runner's module or name to (``from timeit import Timer``)
@@ -174,29 +174,63 @@ def _refuse_computed_text(fp: FlowFingerprint, statements: list[tuple[str, str, 
             "text from a function nothing calls at load", path=path, line=line + row - 1, column=column + 1)
 
 
-def _runner_aliases(statements: list[tuple[str, str, int]]) -> dict[str, dict[str, str]]:
-    """path -> {name: what it stands for} of the names the imports of the chunk's statements bind
-    to the standard library's runners of text or their modules (``import timeit as t``, ``from
-    code import InteractiveConsole``), over each module's statements (a cheap text test first)."""
+def _runner_aliases(statements: list[tuple[str, str, int]], memo: ChunkMemo) -> dict[str, dict[str, str]]:
+    """path -> {name or dotted prefix: what it stands for} of the names the imports of the
+    chunk's statements bind to the standard library's runners of text or their modules (``import
+    timeit as t``, ``from code import InteractiveConsole``), also through another bundled module
+    that binds them (``from shop.tools import timeit``, ``tools.code``: ``closure._runner_through``'s
+    case), over each module's statements holding an import."""
     out: dict[str, dict[str, str]] = {}
+    others: list[tuple[str, str, str, str | None]] = []  # (path, local, module, name) of other imports
     for text, path, _ in statements:
-        if "import" not in text or not any(m[:-1] in text for m in _RUNNER_MODULES):
+        if "import" not in text:
             continue
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                tree = ast.parse(text)
-        except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                for a in node.names:
-                    if a.asname and (a.name + ".").startswith(_RUNNER_MODULES):
-                        out.setdefault(path, {})[a.asname] = a.name
-            elif isinstance(node, ast.ImportFrom) and not node.level and (node.module or "") + "." in _RUNNER_MODULES:
-                for a in node.names:
-                    out.setdefault(path, {})[a.asname or a.name] = f"{node.module}.{a.name}"
+        runners, rest = memo.get("runner-imports", text, lambda text=text: _imports_of(text))
+        for local, target in runners:
+            out.setdefault(path, {})[local] = target
+        others += [(path, *r) for r in rest]
+    if not out or not others:
+        return out
+    def path_of(dotted: str) -> str | None:
+        base = dotted.replace(".", "/")
+        return next((p for p in (base + ".py", base + "/__init__.py") if p in out), None)
+    for _ in range(2):  # a re-export of a re-export
+        for path, local, module, name in others:
+            source = path_of(module)
+            if name is not None and source is not None and name in out[source]:
+                out.setdefault(path, {})[local] = out[source][name]
+            whole = path_of(f"{module}.{name}" if name else module)
+            if whole is not None:  # a module bound whole: its runner names through it
+                for n, target in list(out[whole].items()):
+                    out.setdefault(path, {})[f"{local}.{n}"] = target
     return out
+
+
+def _imports_of(text: str) -> tuple[list[tuple[str, str]], list[tuple[str, str, str | None]]]:
+    """``(local, runner or runner module)`` and ``(local, module, name)`` of the other absolute
+    imports in a statement's text (``_runner_aliases``)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return [], []
+    runners: list[tuple[str, str]] = []
+    rest: list[tuple[str, str, str | None]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if (a.name + ".").startswith(_RUNNER_MODULES):
+                    runners.append((a.asname or a.name, a.name))
+                elif a.asname:
+                    rest.append((a.asname, a.name, None))
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            for a in node.names:
+                if (node.module or "") + "." in _RUNNER_MODULES:
+                    runners.append((a.asname or a.name, f"{node.module}.{a.name}"))
+                elif a.name != "*":
+                    rest.append((a.asname or a.name, node.module or "", a.name))
+    return runners, rest
 
 
 def _deep_shape(text: str, first_party: Callable[[str], bool], aliases: dict[str, str] | None = None
@@ -390,7 +424,12 @@ def _ast_chain(node: ast.AST, aliases: dict[str, str]) -> str | None:
         node = node.value
     if not isinstance(node, ast.Name):
         return None
-    return ".".join([aliases.get(node.id, node.id), *reversed(parts)])
+    names = [node.id, *reversed(parts)]
+    for i in range(len(names), 0, -1):  # the longest prefix an import binds (``tools.code``)
+        bound = aliases.get(".".join(names[:i]))
+        if bound is not None:
+            return ".".join([bound, *names[i:]])
+    return ".".join(names)
 
 
 def _ast_argument(node: ast.Call, position: int, keyword: str) -> ast.expr | None:

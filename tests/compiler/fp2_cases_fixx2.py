@@ -174,6 +174,13 @@ def _chunk_cases() -> list[ChunkCase]:
         ("a-timer-imported-by-name-of-a-literal-importing-first-party-code", "from timeit import Timer as T\n",
          "T('import shop.x').timeit(1)", None),
     ]
+    # a runner another module re-exports, called at load with text the build cannot read
+    for name, tools, m, expect in REEXPORTED:
+        if expect == "changed":
+            body = m.replace(S, "'import shop.' + 'x'")
+            cases.append(ChunkCase(f"x2-module-imported-by-{name}-is-refused", project(
+                flow("return log.L", "from shop import m, log"), log=_LOG, x=_X, tools=tools,
+                m="from shop import log\n" + body), 0, refused="shop/m.py:"))
     # held (``EQUAL`` below also builds): a builtin read from the namespace by its literal name
     cases.append(ChunkCase("x2-a-builtin-read-from-dunder-builtins-by-name-runs-as-live",
                            project(flow("return log.L", "from shop import m, log"), log=_LOG, x=_X,
