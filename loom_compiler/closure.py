@@ -2879,8 +2879,10 @@ def _is_dunder(name: str) -> bool:
 
 
 def _runs_unknown_code(unit: Unit) -> bool:
-    """A statement that runs at load code the compiler cannot name (``_unknown_code``)."""
-    return unit.kind not in ("function", "class", "import") and _unknown_code(unit)
+    """A statement that runs at load code the compiler cannot name (``_unknown_code``). A class
+    counts (its body runs at load: ``run = staticmethod(exec)``, then ``K.run(src)``; widening: the
+    reach may be in a method only), a def does not (its body runs when called: ``_call_step``)."""
+    return unit.kind not in ("function", "import") and _unknown_code(unit)
 
 
 def _unknown_code(unit: Unit) -> bool:

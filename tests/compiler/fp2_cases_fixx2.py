@@ -148,13 +148,7 @@ def _by_path_pairs() -> list[ProjectPair]:
 
 
 #: the findings not fixed yet, by pair name (a strict xfail each)
-OPEN: dict[str, str] = {
-    # the reach is in a class body (``run = staticmethod(exec)``) and the text runs at a later call
-    # of the class's attribute at load (``K.run(S)``): a class statement's unknown code is not
-    # counted as run at load (it may be a method's), and calling a class attribute has no effects
-    # of its own (``closure._call_step``); with another statement of the module in the closure it holds
-    "x2-exec-as-a-staticmethod-alone-in-its-module-edited": "P1-class",
-}
+OPEN: dict[str, str] = {}
 
 PAIRS: tuple[ProjectPair, ...] = tuple(replace(p, finding=OPEN.get(p.name)) for p in _pairs() + _by_path_pairs())
 
