@@ -338,8 +338,16 @@ class _Reads(ast.NodeVisitor):
             return
         self.generic_visit(node)
 
+    def visit_Compare(self, node: ast.Compare) -> None:
+        # ``type(f) is FunctionType``: a runner's class compared, nothing called (``code_runners``)
+        self.direct.update(id(o) for o in (node.left, *node.comparators))
+        self.generic_visit(node)
+
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
+        if isinstance(func, ast.Name) and func.id in ("isinstance", "issubclass") and len(node.args) == 2:
+            tested = node.args[1]  # ``isinstance(f, (FunctionType, type))``: compared, not called
+            self.direct.update(id(e) for e in (tested.elts if isinstance(tested, ast.Tuple) else [tested]))
         name = func.id if isinstance(func, ast.Name) else (
             func.attr if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
             and func.value.id in _BUILTINS | {"importlib"} else None)
