@@ -5,11 +5,11 @@ every first-party import to its own module, but not one inside text run as code:
 cannot read (computed: a concatenation, a constant, an f-string, ``join``, ``%``; a string calling
 ``__import__``; ``exec`` read as a value) run at load imported the LIVE ``shop.x`` in the chunk
 (unpinned code). The build now refuses the flow, naming the call (``chunk_limits.
-_refuse_computed_text``). Strict xfails (``finding``): a statement whose only effect at load is
-an import by a computed name is not in the closure, so the chunk does not run it at all (live
-imports x, the chunk does not; no live module is imported, the harness checks): the hash side
-does not count it (open). A call of ``exec`` read through a dict is counted since fixX2
-(``code_runners``: the statement can bind any name), and refused. Held: a literal free of first-party imports, computed text in a def no
+_refuse_computed_text``). The strict xfails of session 9 are green since fixX2 (session 10): a
+call of ``exec`` read through a dict is counted (``code_runners``: the statement can bind any
+name) and refused; an import by a name folded from literals (``'shop.' + 'x'``) is the import of
+the name it spells, which the chunk's order starts where live code runs it (``chunk_order.
+_dynamic_targets``), and one computed from a constant is refused. Held: a literal free of first-party imports, computed text in a def no
 load-time code calls, build as before."""
 
 from __future__ import annotations
@@ -18,10 +18,9 @@ from dataclasses import replace
 
 from fp2_cases_adversarial import ChunkCase, flow, project
 
-#: cases still failing: the statement is not bundled (an import by a computed name at load is not
-#: counted as a statement changing state; ``exec`` read through a dict is, since fixX2's P1 rule)
-OPEN = {f"x-module-imported-by-{n}-is-refused": "K4-unbundled" for n in (
-    "an-import-module-of-a-computed-name", "a-dunder-import-of-a-computed-name")}
+#: cases still failing (none since fixX2: ``exec`` read through a dict is a statement that can bind
+#: any name, and a name folded from literals is started by the chunk's order where live code runs it)
+OPEN: dict[str, str] = {}
 
 _LOG = "L = []\n"
 _X = "from shop import log\n\nlog.L.append('x')\n"
@@ -43,8 +42,11 @@ def _chunk_cases() -> list[ChunkCase]:
         ("a-def-running-computed-text-called-at-load", "def run(s):\n    exec(s)\n", "run('import shop.x')", 3),
         ("a-class-whose-init-runs-computed-text", "class K:\n    def __init__(self, s):\n        exec(s)\n",
          "K('import shop.x')", 4),
-        ("an-import-module-of-a-computed-name", "import importlib\n", "importlib.import_module('shop.' + 'x')", 6),
-        ("a-dunder-import-of-a-computed-name", "", "__import__('shop.' + 'x')", 5),
+        # a name folded from literals is the literal it spells: the chunk starts its own x there (fixX2)
+        ("an-import-module-of-a-computed-name", "import importlib\n", "importlib.import_module('shop.' + 'x')", None),
+        ("a-dunder-import-of-a-computed-name", "", "__import__('shop.' + 'x')", None),
+        ("an-import-module-of-a-name-computed-from-a-constant", "import importlib\nN = 'x'\n",
+         "importlib.import_module('shop.' + N)", 7),
         # held: no first-party code imported from text, or the text runs at no load
         ("an-exec-of-a-literal-free-of-first-party-imports", "", "exec('import json')", None),
         ("a-def-running-computed-text-nothing-calls-at-load", "def run(s):\n    exec('import shop.' + s)\n",
