@@ -48,6 +48,7 @@ would then fail where live code worked).
 from __future__ import annotations
 
 import ast
+import builtins
 import warnings
 from collections.abc import Callable, Iterable
 
@@ -323,7 +324,9 @@ class _Reads(ast.NodeVisitor):
             if node.attr in _CODE_RUNNERS or node.attr == "__dict__" or node.value.id == "__builtins__":
                 self._hit(node, f"reads `{ast.unparse(node)}` as a value")
             return  # ``builtins.len``: a builtin read by its name
-        if node.attr in _NAMESPACE_ATTRIBUTES:
+        if node.attr in _NAMESPACE_ATTRIBUTES or node.attr == "__self__" and isinstance(node.value, ast.Name) \
+                and node.value.id in _BUILTIN_NAMES:
+            # a frame's ``f_builtins``; a builtin function's module (``len.__self__``), not a bound method's object
             self._hit(node, f"reaches the builtins namespace (`{_short(node)}`)")
             return
         self.generic_visit(node)
@@ -413,7 +416,8 @@ class _Reads(ast.NodeVisitor):
 #: the modules of the standard library's runners of text (``code_runners``), as chains start
 _RUNNER_MODULES = tuple({t.split(".")[0] + "." for t in (*RUNNER_FUNCTIONS, *RUNNER_OBJECTS, *CODE_TAKERS)})
 #: attributes reaching the builtins namespace from an object (a frame's, a builtin function's module)
-_NAMESPACE_ATTRIBUTES = frozenset({"f_builtins", "__builtins__", "__self__"})
+_NAMESPACE_ATTRIBUTES = frozenset({"f_builtins", "__builtins__"})
+_BUILTIN_NAMES = frozenset(dir(builtins))
 
 
 def _stdlib_runner(chain: str) -> bool:

@@ -67,6 +67,7 @@ EQUAL: list[tuple[str, str, str]] = [
     ("builtins-len", "import builtins\n", "N = builtins.len([1])"),
     ("the-builtins-namespace-read-by-literal-names", "import builtins\n",
      "O = __builtins__['open']\nL = vars(builtins)['len']\nG = getattr(builtins, 'print')"),
+    ("a-bound-methods-self", "\n\nclass K:\n    def m(self):\n        return 1\n", "O = K().m.__self__"),
     ("a-function-type-in-a-type-test", "from types import FunctionType\nimport types\n",
      "T = isinstance(len, (FunctionType, type)) or type(len) is FunctionType or isinstance(len, types.FunctionType)"),
     ("an-exec-of-a-literal-free-of-first-party-imports", "", "exec('import json')"),
