@@ -27,7 +27,8 @@ same rule (``eval('exec')`` reaches ``exec`` as a value). A bare ``exec``/``eval
 called directly stays ``scopes``' own rule (``code_argument``); ``reaches`` leaves those calls
 alone and reads their literal text only.
 
-Not a reach: a non-runner builtin read from the namespace by its literal name
+Not a reach: the module's builtins rebound to a copy of themselves (``__builtins__ =
+{**__builtins__, "oct": f}``: still read by name), a non-runner builtin read from the namespace by its literal name
 (``__builtins__["open"]``, ``vars(builtins)["len"]``, ``getattr(builtins, "open")``: what is read
 is named; dbos-transact-py's tests keep ``original_open`` so), and a runner's class compared in a type test (``isinstance(f, FunctionType)``,
 ``type(f) is FunctionType``: dbos-transact-py's registrations do so), which calls nothing.
@@ -147,6 +148,12 @@ def reaches(node: cst.CSTNode, qualify: Callable[[str], Iterable[str]]) -> list[
                 name = literal_string_value(n.args[1].value)  # type: ignore[attr-defined]
                 if isinstance(name, str):  # ``getattr(builtins, "open")``: a lookup by a literal name
                     keyed[id(n.args[0].value)] = name  # type: ignore[attr-defined]
+        elif kind is cst.Assign and len(n.targets) == 1 and _chain(n.targets[0].target) == "__builtins__" \
+                and type(n.value) is cst.Dict:  # type: ignore[attr-defined]
+            # ``__builtins__ = {**__builtins__, "oct": f}``: the module's builtins rebound to a copy
+            # of themselves (breakS S2), read by name as before; no escape of the namespace
+            tested.update(id(e.value) for e in n.value.elements  # type: ignore[attr-defined]
+                          if type(e) is cst.StarredDictElement and _chain(e.value) == "__builtins__")
         elif kind is cst.Subscript:
             name = _literal_key(n)  # type: ignore[arg-type]
             if name is not None:  # ``__builtins__["open"]``, ``vars(builtins)["open"]``, ``builtins.__dict__["open"]``
@@ -161,6 +168,8 @@ def reaches(node: cst.CSTNode, qualify: Callable[[str], Iterable[str]]) -> list[
                 tested.update(_type_operands(c.comparator))
         elif kind is cst.FunctionDef or kind is cst.ClassDef or kind is cst.Param:
             inner.add(id(n.name))  # type: ignore[attr-defined]
+        elif kind is cst.AssignTarget and type(n.target) is cst.Name:  # type: ignore[attr-defined]
+            inner.add(id(n.target))  # type: ignore[attr-defined]  # a name bound, not read
         elif kind is cst.Name or kind is cst.Attribute:
             if kind is cst.Attribute:
                 inner.add(id(n.attr))  # type: ignore[attr-defined]  # ``x.exec``: an attribute, not the builtin

@@ -308,7 +308,7 @@ class _Reads(ast.NodeVisitor):
             self.names.add(node.id)
             if node.id in _CODE_RUNNERS:
                 self._hit(node, f"reads `{node.id}` as a value (what it is handed to runs text the build cannot read)")
-            elif node.id in _BUILTINS:
+            elif node.id in _BUILTINS and id(node) not in self.direct:
                 self._hit(node, f"reads the builtins namespace as a value (`{node.id}`)")
             elif node.id in self.aliases and id(node) not in self.direct and _stdlib_runner(self.aliases[node.id]):
                 self._hit(node, f"reaches `{self.aliases[node.id]}`, which runs text the build cannot read")
@@ -339,6 +339,14 @@ class _Reads(ast.NodeVisitor):
                 and isinstance(node.slice.value, str) and node.slice.value not in _CODE_RUNNERS | {"__dict__"}:
             self.visit(node.slice)  # ``__builtins__["open"]``: a builtin read by its name, as ``builtins.open``
             return
+        self.generic_visit(node)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        # ``__builtins__ = {**__builtins__, "oct": f}``: the builtins rebound to a copy of
+        # themselves (breakS S2), read by name as before (``code_runners``)
+        if [t.id for t in node.targets if isinstance(t, ast.Name)] == ["__builtins__"] and isinstance(node.value, ast.Dict):
+            self.direct.update(id(v) for k, v in zip(node.value.keys, node.value.values)
+                               if k is None and isinstance(v, ast.Name) and v.id == "__builtins__")
         self.generic_visit(node)
 
     def visit_Compare(self, node: ast.Compare) -> None:
