@@ -59,6 +59,12 @@ the cost to the statements that may hold one.
 Parsing is ``parsing.parse_source``: CPython compiles the text first (what it refuses is refused
 with its message and position), then libcst parses it without re-validating its own nodes.
 
+No cyclic garbage: once its summary is dropped, a module's libcst tree and the analysis state
+are freed by reference counting. A cycle through them (a nested function calling itself through
+its closure while holding a bound method of the analyser, ``ModuleRules`` holding
+``chain_names``) kept every tree alive until the cyclic collector walked and freed it: ~15 % of
+the analysis CPU of the build benchmark's modules (``tests/compiler/test_analysis_garbage.py``).
+
 Rejected: storing libcst trees in the summary (not picklable across libcst versions, large),
 per-definition re-parsing later (doubles the parse cost that dominates the build), and ``ast``
 instead of libcst for the hashed forms (the scheme is defined over libcst's trees).
@@ -507,7 +513,10 @@ def _analyse_module(
             # CPython's tree served the layout's positions; kept alive, its objects would lengthen
             # every garbage collection the analysis triggers
             del parsed
-            return analyser.run()
+            try:
+                return analyser.run()
+            finally:
+                analyser.rules = None  # it holds ``analyser.chain_names``: a cycle (the module docstring)
         except (RecursionError, MemoryError) as exc:
             return too_deep_error(text, None, path, exc)
         except CanonicalisationError as exc:
