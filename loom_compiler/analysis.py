@@ -681,6 +681,7 @@ class _Analyser:
         self._stands: dict[str, list[str]] = {}  # memo of ``stands_for``
         self._modules_names: frozenset[str] | None = None
         self._literal: dict[str, bool] = {}
+        self._third_party: dict[str, bool] = {}  # memo of ``third_party`` asked from outside
         # the module-level import bindings, last one winning (flow arguments' ``re.compile``)
         self.import_map: dict[str, str] = {}
         for st in self.statements:
@@ -1191,7 +1192,19 @@ class _Analyser:
         (``app = FastAPI()``: a route registered on ``app`` changes what FastAPI serves; but
         ``render = singledispatch(_render)`` wraps first-party code, whose registrations a flow
         calls). First-party: the configured packages, else the module's own top-level package
-        (relative imports resolve there)."""
+        (relative imports resolve there).
+
+        Memoised for a name asked from outside (``seen`` empty): the effects rules ask it of every
+        root of every statement (~20,000 times for the build benchmark's 174 modules), and it reads
+        only the statements' pass-1 facts, fixed before any of them asks."""
+        if not seen:
+            known = self._third_party.get(name)
+            if known is None:
+                known = self._third_party[name] = self._is_third_party(name, seen)
+            return known
+        return self._is_third_party(name, seen)
+
+    def _is_third_party(self, name: str, seen: frozenset[str]) -> bool:
         indices = self.binders.get(name)
         if not indices or name in seen:
             return False

@@ -58,7 +58,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import libcst as cst
 
-from .canonical import nfkc
+from .canonical import child_nodes, nfkc
 from .scopes import dotted_chain
 
 __all__ = ["CREATION_HOOKS", "HANDED", "UNKNOWN", "creation_roots", "escaping_classes"]
@@ -170,7 +170,7 @@ def _names_read(expr: cst.CSTNode) -> set[str]:
             stack.extend(p.default for p in _params(n.params) if p.default is not None)  # type: ignore[attr-defined]
             stack.append(n.body)  # type: ignore[attr-defined]
         else:
-            stack.extend(n.children)
+            stack.extend(child_nodes(n))
     return out - params
 
 
@@ -190,7 +190,7 @@ def _calls(node: cst.CSTNode) -> Iterable[cst.Call]:
             continue
         if type(n) is cst.Call:
             yield n
-        stack.extend(n.children)
+        stack.extend(child_nodes(n))
 
 
 def escaping_classes(classes: Mapping[str, Sequence[tuple[frozenset[str], frozenset[str]]]],

@@ -940,6 +940,7 @@ class _UseWalker:
         #: memo of ``held_for``: (name, id of the scope) -> (the scope, kept alive so its id is not
         #: reused, and the answer)
         self.held_memo: dict[tuple[str, int], tuple[_Scope, set[str]]] = {}
+        self.stands_memo: dict[tuple[str, int], tuple[_Scope, set[str]]] = {}  # the same, of ``stands_for``
         #: > 0 while walking what makes a new value holding none of the objects it names: an
         #: f-string, a comparison, a subscript's index
         self.unheld = 0
@@ -2295,7 +2296,21 @@ class _UseWalker:
         global; for a local, what its bindings' values may be (``_Scope.aliases``: ``c = CFG``,
         ``c = cfg.CFG["sub"]``, ``for c in (CFG,)``, through other locals and enclosing
         functions), nothing for a local bound otherwise (a parameter: what the caller passes is the
-        call's argument, which the call is taken to change; ``c = {}``)."""
+        call's argument, which the call is taken to change; ``c = {}``).
+
+        Memoised per name and scope, as ``held_for`` is (it reads only what binds each name and
+        the scopes' ``aliases``, fixed once a scope is made): a flow's locals are asked about at
+        every use, call and store (~15,000 times for the build benchmark's 174 modules). Callers
+        must not change the set returned."""
+        memo = (root, id(scope))
+        known = self.stands_memo.get(memo)
+        if known is not None and known[0] is scope:
+            return known[1]
+        found = self._stands_for(root, scope)
+        self.stands_memo[memo] = (scope, found)
+        return found
+
+    def _stands_for(self, root: str, scope: _Scope) -> set[str]:
         out: set[str] = set()
         seen: set[tuple[int, str]] = set()
         todo = [(root, scope)]
