@@ -1262,9 +1262,12 @@ class _Analyser:
         st = self.statements[index]
         if type(stmt) is cst.SimpleStatementLine:
             body = list(stmt.body)
-            refs = References()
-            for small in body:
-                _merge(refs, self.refs(small))
+            if len(body) == 1:  # the common line: its one statement's references as they are
+                refs = self.refs(body[0])
+            else:
+                refs = References()
+                for small in body:
+                    _merge(refs, self.refs(small))
             if all(type(s) in (cst.Import, cst.ImportFrom) for s in body):
                 kind = "import"
             else:
