@@ -62,8 +62,9 @@ with its message and position), then libcst parses it without re-validating its 
 No cyclic garbage: once its summary is dropped, a module's libcst tree and the analysis state
 are freed by reference counting. A cycle through them (a nested function calling itself through
 its closure while holding a bound method of the analyser, ``ModuleRules`` holding
-``chain_names``) kept every tree alive until the cyclic collector walked and freed it: ~15 % of
-the analysis CPU of the build benchmark's modules (``tests/compiler/test_analysis_garbage.py``).
+``chain_names``) kept every tree alive until the cyclic collector walked and freed it: 0.30 of
+2.0 CPU seconds in collections for the build benchmark's 174 modules, 0.02 without the cycles
+(``tests/compiler/test_analysis_garbage.py`` keeps them out).
 
 Rejected: storing libcst trees in the summary (not picklable across libcst versions, large),
 per-definition re-parsing later (doubles the parse cost that dominates the build), and ``ast``

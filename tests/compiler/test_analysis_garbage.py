@@ -3,9 +3,9 @@
 What a build relies on: once a module's summary is dropped, its libcst tree and the analysis
 state are freed by reference counting, at once. A reference cycle anywhere in that state (a
 nested function that calls itself through its closure, holding a bound method of the analyser)
-kept every tree alive until the cyclic collector ran, and that collection walked and freed them:
-~15 % of a module's analysis CPU on the build benchmark. A new cycle fails here, naming what it
-holds.
+kept every tree alive until the cyclic collector ran, and its collections walked and freed them
+(0.30 of 2.0 CPU seconds for the build benchmark's 174 modules). A new cycle fails here, naming
+what it holds.
 """
 
 from __future__ import annotations
