@@ -262,3 +262,71 @@ def test_files_only_a_worker_read_are_checked_for_moves(tmp_path: Path, forks: l
     report = build_project(load_config(root))
     assert report.ok and forks == [(2, FLOWS)]
     assert "lazy1.py" in checked[-1] and "lazy0.py" in checked[-1]
+
+
+def _in_subpackage(root: Path) -> Path:
+    """``_tree`` with the flow modules moved to ``app/flows/`` (a package no import names: only
+    the closures run it, as the flow modules' package)."""
+    flows = root / "app" / "flows"
+    flows.mkdir()
+    (flows / "__init__.py").write_text('"""The flows."""\nTIMEOUT = 5\n')
+    for path in sorted((root / "app").glob("f*.py")):
+        path.rename(flows / path.name)
+    return root
+
+
+def test_the_parse_waves_include_the_flow_modules_packages(tmp_path: Path, forks: list[tuple[int, int]],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    # each worker parsed ``app.flows`` again for itself when the waves left it out: a parse, and
+    # libcst's native parser imported, per worker
+    root = _in_subpackage(_tree(tmp_path / "p"))
+    in_workers: list[str] = []
+    real = build_module._Pipeline._merge_forked
+
+    def merge(self, src, done):  # type: ignore[no-untyped-def]
+        in_workers.extend(m for _module, got in done for m in got.parsed)
+        return real(self, src, done)
+
+    monkeypatch.setattr(build_module._Pipeline, "_merge_forked", merge)
+    report = build_project(load_config(root))
+    assert report.ok and forks == [(2, FLOWS)]
+    assert "app.flows" in report.parsed and report.parsed.count("app.flows") == 1
+    assert "app.flows" not in in_workers
+    assert set(in_workers) <= {"app.lazy0", "app.lazy1"}  # only what a lazy import reaches
+
+
+def test_workers_inherit_the_stage_modules(tmp_path: Path) -> None:
+    # the closure, chunk and step-id modules are imported before the fork, not by each worker; a
+    # fresh interpreter, so that no earlier build of this process has imported them already
+    import subprocess
+    import sys
+
+    root = _tree(tmp_path / "p")
+    log = tmp_path / "imported.txt"
+    script = f"""
+import os, sys
+from pathlib import Path
+from loom_compiler.bundle import forked_stage
+from loom_compiler.bundle.build import build_project
+from loom_compiler.config import load_config
+real = forked_stage._run
+def run(items):
+    before = set(sys.modules)
+    try:
+        return real(items)
+    finally:
+        with open({str(log)!r}, "a") as fh:
+            fh.write("".join(m + "\\n" for m in ["<ran>", *sorted(set(sys.modules) - before)]))
+run.__qualname__ = "_run"
+run.__module__ = forked_stage.__name__
+forked_stage._run = run
+os.sched_getaffinity = lambda pid: {{0, 1}}
+assert build_project(load_config(Path({str(root)!r}))).ok
+"""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    subprocess.run([sys.executable, "-c", script], check=True, env=env, cwd=root)
+    imported = log.read_text().split()
+    assert "<ran>" in imported  # a forked stage ran
+    # a worker that parses a module a lazy import reaches (this tree's ``app.lazy0``) imports
+    # libcst's native parser for it: not a stage module
+    assert [m for m in imported if m.startswith(("loom_compiler", "loom_runtime"))] == []
