@@ -76,46 +76,61 @@ def _id_of(node: ast.expr) -> tuple[str, bool] | None:
     return None
 
 
-class _Finder(ast.NodeVisitor):
-    def __init__(self) -> None:
-        self.found: list[tuple[str, bool, ast.expr]] = []
-        self._params: list[frozenset[str]] = []
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
-    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
-        a = node.args
-        names = [p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
-        names += [p.arg for p in (a.vararg, a.kwarg) if p is not None]
-        self._params.append(frozenset(names))
-        self.generic_visit(node)
-        self._params.pop()
 
-    visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _function
+def _params(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> frozenset[str]:
+    a = node.args
+    names = [p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
+    names += [p.arg for p in (a.vararg, a.kwarg) if p is not None]
+    return frozenset(names)
 
-    def _is_context(self, node: ast.expr) -> bool:
-        if isinstance(node, ast.Name):
-            return any(node.id in scope for scope in self._params)
-        if isinstance(node, ast.Attribute):
-            root = node.value
-            while isinstance(root, ast.Attribute):
-                root = root.value
-            return isinstance(root, ast.Name) and root.id in ("self", "cls")
-        return False
 
-    def _step(self, node: ast.expr) -> None:
-        ident = _id_of(node)
-        if ident is not None:
-            self.found.append((ident[0], ident[1], node))
+def _is_context(node: ast.expr, scopes: tuple[frozenset[str], ...]) -> bool:
+    """A parameter of an enclosing function (``scopes``), or an attribute of ``self``/``cls``."""
+    if isinstance(node, ast.Name):
+        return any(node.id in scope for scope in scopes)
+    if isinstance(node, ast.Attribute):
+        root = node.value
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        return isinstance(root, ast.Name) and root.id in ("self", "cls")
+    return False
 
-    def visit_Call(self, node: ast.Call) -> None:
-        func = node.func
-        if isinstance(func, ast.Attribute) and self._is_context(func.value):
-            if func.attr == "execute" and len(node.args) >= 2:
-                self._step(node.args[0])
-            elif func.attr == "parallel" and node.args and isinstance(node.args[0], (ast.List, ast.Tuple)):
-                for branch in node.args[0].elts:
-                    if isinstance(branch, ast.Tuple) and len(branch.elts) >= 2:
-                        self._step(branch.elts[0])
-        self.generic_visit(node)
+
+def _step(node: ast.expr, found: list[tuple[str, bool, ast.expr]]) -> None:
+    ident = _id_of(node)
+    if ident is not None:
+        found.append((ident[0], ident[1], node))
+
+
+def _find(tree: ast.AST) -> list[tuple[str, bool, ast.expr]]:
+    """``(id, dynamic, node)`` of each step call in ``tree``. An iterative walk, each node with the
+    parameters of the functions around it (a function's own cover its decorators and defaults
+    too, as they always have here): no recursion for deep code, and no visitor dispatch per node
+    (``ast.NodeVisitor`` was most of this check's time)."""
+    found: list[tuple[str, bool, ast.expr]] = []
+    todo: list[tuple[ast.AST, tuple[frozenset[str], ...]]] = [(tree, ())]
+    while todo:
+        node, scopes = todo.pop()
+        if isinstance(node, _FUNCTIONS):
+            scopes = (*scopes, _params(node))
+        elif isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and _is_context(func.value, scopes):
+                if func.attr == "execute" and len(node.args) >= 2:
+                    _step(node.args[0], found)
+                elif func.attr == "parallel" and node.args and isinstance(node.args[0], (ast.List, ast.Tuple)):
+                    for branch in node.args[0].elts:
+                        if isinstance(branch, ast.Tuple) and len(branch.elts) >= 2:
+                            _step(branch.elts[0], found)
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                todo.extend((item, scopes) for item in value if isinstance(item, ast.AST))
+            elif isinstance(value, ast.AST):
+                todo.append((value, scopes))
+    return found
 
 
 def step_id_calls(source: str, def_line: int) -> Iterator[StepIdCall]:
@@ -140,9 +155,7 @@ def step_id_calls(source: str, def_line: int) -> Iterator[StepIdCall]:
         return
     offset = def_line - head.lineno  # parsed line + offset = file line
     lines = text.splitlines()
-    finder = _Finder()
-    finder.visit(tree)
-    for prefix, dynamic, node in finder.found:
+    for prefix, dynamic, node in _find(tree):
         line_text = lines[node.lineno - 1] if node.lineno - 1 < len(lines) else ""
         column = len(line_text.encode("utf-8")[: node.col_offset].decode("utf-8", "replace")) + 1
         yield StepIdCall(prefix, dynamic, node.lineno + offset, column)

@@ -135,3 +135,17 @@ def test_strict_must_be_a_boolean(tmp_path: Path):
     (root / "pyproject.toml").write_text('[tool.loom]\npackages = ["app"]\n[tool.loom.check]\nstrict = "yes"\n')
     result = CliRunner().invoke(main, ["build", str(root)])
     assert result.exit_code == 2 and "tool.loom.check.strict" in result.output and "true or false" in result.output
+
+
+def test_a_deeply_nested_flow_body_is_read_not_a_recursion_error(tmp_path: Path):
+    # a 700-term sum is a 700-deep tree: the recursive visitor that read the step ids raised
+    # RecursionError out of `loom build` (a traceback); the walk is iterative
+    root = project(tmp_path / "p")
+    total = " + ".join(f"x{i % 7}" for i in range(700))
+    (root / "app/flows.py").write_text(
+        "from loom_runtime import flow\nfrom app.steps import a\n\n\n"
+        '@flow("f", steps=["a"])\ndef f(ctx, x0, x1, x2, x3, x4, x5, x6):\n'
+        f'    ctx.execute("b", a, {total})\n    return ctx.execute("a", a)\n')
+    report = build_project(load_config(root), jobs=1)
+    assert report.ok, [str(e) for e in report.errors]
+    assert [w for w in report.warnings if 'executes step id "b"' in w and "app/flows.py:7:17" in w]
