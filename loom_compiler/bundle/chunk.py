@@ -188,7 +188,8 @@ def _schedule(memo: ChunkMemo, summary: ModuleSummary, checking: bool = False) -
     hit = table.get(id(summary))
     if hit is None or hit[0] is not summary:
         key = (summary.module, summary.is_package, tuple((u.line, u.source) for u in summary.units), checking)
-        hit = table[id(summary)] = (summary, memo.get("schedule", key, lambda: import_schedule(summary, checking=checking)))
+        hit = table[id(summary)] = (summary, memo.get("schedule", key,
+                                                      lambda: import_schedule(summary, checking=checking, parse=memo.tree)))
     return hit[1]  # type: ignore[no-any-return]
 
 
@@ -230,7 +231,7 @@ def _rewritten(plan: ChunkPlan, memo: ChunkMemo) -> tuple[dict[str, Statement], 
         for m in plan.modules.values():
             deferred = "annotations" in m.future
             bound = frozenset().union(*(memo.get("globals", (deferred, st.text),
-                                                 lambda st=st: statement_globals(st.text, deferred)).bound
+                                                 lambda st=st: statement_globals(st.text, deferred, memo.tree)).bound
                                         for st in by_module.get(m.name, ())))
             kept = bound & m.bound  # a rewrite only takes names away
             if kept != m.bound:

@@ -60,7 +60,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
 import libcst as cst
@@ -100,7 +100,7 @@ def rewrite_dynamic_imports(text: str, module: str, is_package: bool, bundled: C
     if not any(root in text for root in roots) and "__package__" not in text and "__import__" not in text:
         return DynamicImports(text, frozenset())  # no literal can name a bundled module, nor go beyond the top
     memo = memo if memo is not None else ChunkMemo()
-    literals = memo.get("dynamic-literals", text, lambda: _literals(text))
+    literals = memo.get("dynamic-literals", text, lambda: _literals(text, memo.tree))
     depth = len(module.split(".")) if is_package else len(module.split(".")) - 1
     targets = tuple(sorted({t for t in literals if t in bundled or _beyond_top(t, depth)}))
     if not targets:
@@ -113,12 +113,13 @@ def rewrite_dynamic_imports(text: str, module: str, is_package: bool, bundled: C
                     lambda: _rewrite(text, module, is_package, frozenset(targets), module_bindings, where))
 
 
-def _literals(text: str) -> frozenset[str]:
+def _literals(text: str, parse: Callable[[str], ast.Module] = ast.parse) -> frozenset[str]:
     """Absolute dotted names given as the first argument (or ``name=``) of any call: the
     candidates (whatever the callee is spelled: ``im('shop.pricing')``), found with CPython's
-    parser; which calls are resolvers the rewrite decides, by their bindings."""
+    parser; which calls are resolvers the rewrite decides, by their bindings. ``parse``:
+    ``ast.parse`` or a build's shared trees (``ChunkMemo.tree``)."""
     try:
-        tree = ast.parse(text)
+        tree = parse(text)
     except (SyntaxError, ValueError, RecursionError):
         return frozenset()
     out: set[str] = set()

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import symtable
+from collections.abc import Callable
 from dataclasses import dataclass
 
 __all__ = ["ModuleGlobals", "annotation_names", "module_globals", "statement_names"]
@@ -47,14 +48,16 @@ def module_globals(text: str, filename: str) -> ModuleGlobals:
     return _raw(table) if _RAW is not None else _wrapped(table)
 
 
-def statement_names(text: str, filename: str, *, prefix: str = "") -> ModuleGlobals:
+def statement_names(text: str, filename: str, *, prefix: str = "",
+                    parse: Callable[[str], ast.Module] = ast.parse) -> ModuleGlobals:
     """``module_globals(prefix + text)`` with ``annotated``, ``annotation_names(text)``, from one
     parse of ``text`` (the bundler asks both of every statement it bundles; ``prefix``: lines
-    that go before it, such as its module's ``from __future__ import annotations``).
+    that go before it, such as its module's ``from __future__ import annotations``; ``parse``:
+    ``ast.parse`` or a build's shared trees, ``ChunkMemo.tree``, left as they were).
     ``SyntaxError`` when ``text`` is not valid Python."""
     if ":" not in text:  # no annotation, local or kept
         return module_globals(prefix + text, filename)
-    tree = ast.parse(text)
+    tree = parse(text)
     annotated = _annotation_names_of(tree)  # before the local annotations are taken out
     code = _strip_local_annotations(tree, text)
     table = symtable.symtable(prefix + code, filename, "exec")
@@ -74,8 +77,9 @@ def _without_local_annotations(text: str) -> str:
 
 
 def _strip_local_annotations(tree: ast.Module, text: str) -> str:
-    """``text`` (whose tree is ``tree``, changed here) without its local annotations."""
-    found = False
+    """``text`` (whose tree is ``tree``) without its local annotations. The tree is changed to
+    print that text and restored before this returns (it may be a build's shared tree)."""
+    replaced: list[tuple[ast.AnnAssign, ast.expr]] = []
     # statements only: an annotated assignment is a statement, and statements sit only in the
     # bodies of statements (a lambda's body is an expression), so the expressions, most of the
     # tree, are never visited
@@ -84,20 +88,23 @@ def _strip_local_annotations(tree: ast.Module, text: str) -> str:
         node, in_function = todo.pop()
         if isinstance(node, ast.AnnAssign):
             if in_function:
+                replaced.append((node, node.annotation))
                 node.annotation = ast.Constant(None)
-                found = True
             continue
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             in_function = True
         elif isinstance(node, ast.ClassDef):
             in_function = False  # a class body's annotations are evaluated and kept
         todo.extend((child, in_function) for child in _inner_statements(node))
-    if not found:
+    if not replaced:
         return text
     try:
         return ast.unparse(tree)
     except RecursionError:
         return text
+    finally:
+        for node, annotation in replaced:
+            node.annotation = annotation
 
 
 def annotation_names(text: str) -> frozenset[str]:

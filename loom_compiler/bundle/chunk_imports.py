@@ -98,10 +98,12 @@ class _ImportNode:
     span: tuple[int, int] | None = None
 
 
-def _import_nodes(text: str, module: str, is_package: bool) -> tuple[_ImportNode, ...] | None:
-    """Every import statement of ``text``; None when CPython cannot parse it (libcst decides)."""
+def _import_nodes(text: str, module: str, is_package: bool, parse: Callable[[str], ast.Module] = ast.parse,
+                  ) -> tuple[_ImportNode, ...] | None:
+    """Every import statement of ``text``; None when CPython cannot parse it (libcst decides).
+    ``parse``: ``ast.parse`` or a build's shared trees (``ChunkMemo.tree``)."""
     try:
-        tree = ast.parse(text)
+        tree = parse(text)
     except (SyntaxError, ValueError, RecursionError):
         return None
     top = {id(n) for n in tree.body}
@@ -167,7 +169,7 @@ def rewrite_imports(text: str, module: str, is_package: bool, first_party: Calla
     if "import" not in text:
         return text
     memo = memo if memo is not None else ChunkMemo()
-    nodes = memo.get("import-nodes", (text, module, is_package), lambda: _import_nodes(text, module, is_package))
+    nodes = memo.get("import-nodes", (text, module, is_package), lambda: _import_nodes(text, module, is_package, memo.tree))
     if nodes is None:
         return _rewrite(text, module, is_package, first_party, keep, where=where)
     decisions: dict[ImportSite, bool | str] = {}

@@ -82,7 +82,8 @@ def refuse_code_strings(fp: FlowFingerprint, statements: Iterable[tuple[str, str
     for text, path, line in statements:
         if "import" not in text or not any(name in text for name in _CODE_RUNNERS):
             continue
-        for row, column, module, spelled in memo.get("code-strings", text, lambda text=text: _string_imports(text)):
+        for row, column, module, spelled in memo.get("code-strings", text,
+                                                     lambda text=text: _string_imports(text, memo.tree)):
             if module.startswith(".") or first_party(module):
                 raise ChunkError(
                     f"flow `{fp.flow_id}`: a string run as code imports first-party code (`{spelled}`); a chunk cannot "
@@ -92,11 +93,12 @@ def refuse_code_strings(fp: FlowFingerprint, statements: Iterable[tuple[str, str
     _refuse_computed_text(fp, statements, first_party, memo)
 
 
-def _string_imports(text: str) -> list[tuple[int, int, str, str]]:
+def _string_imports(text: str, parse: Callable[[str], ast.Module] = ast.parse) -> list[tuple[int, int, str, str]]:
     """``(line in text, column, module, the import as written)`` of each import in a literal
-    string a code runner of ``text`` is given (a relative module keeps its dots)."""
+    string a code runner of ``text`` is given (a relative module keeps its dots). ``parse``:
+    ``ast.parse`` or a build's shared trees (``ChunkMemo.tree``)."""
     try:
-        tree = ast.parse(text)
+        tree = parse(text)
     except SyntaxError:
         return []
     out: list[tuple[int, int, str, str]] = []
@@ -149,7 +151,7 @@ def _refuse_computed_text(fp: FlowFingerprint, statements: list[tuple[str, str, 
         mine = tuple(sorted((k, v) for k, v in aliases.get(path, {}).items() if k in text))
         key = text if not mine else text + "\0" + repr(mine)
         shapes.append((memo.get("computed-text", key, lambda text=text, mine=mine: deep_stack.call(
-            _deep_shape, text, first_party, dict(mine))), path, line))
+            _deep_shape, text, first_party, dict(mine), memo.tree)), path, line))
     reached: set[str] = set()
     for shape, _, _ in shapes:
         reached |= shape[1]
@@ -186,7 +188,7 @@ def _runner_aliases(statements: list[tuple[str, str, int]], memo: ChunkMemo) -> 
     for text, path, _ in statements:
         if "import" not in text:
             continue
-        runners, rest = memo.get("runner-imports", text, lambda text=text: _imports_of(text))
+        runners, rest = memo.get("runner-imports", text, lambda text=text: _imports_of(text, memo.tree))
         for local, target in runners:
             out.setdefault(path, {})[local] = target
         others += [(path, *r) for r in rest]
@@ -207,13 +209,15 @@ def _runner_aliases(statements: list[tuple[str, str, int]], memo: ChunkMemo) -> 
     return out
 
 
-def _imports_of(text: str) -> tuple[list[tuple[str, str]], list[tuple[str, str, str | None]]]:
+def _imports_of(text: str, parse: Callable[[str], ast.Module] = ast.parse,
+                ) -> tuple[list[tuple[str, str]], list[tuple[str, str, str | None]]]:
     """``(local, runner or runner module)`` and ``(local, module, name)`` of the other absolute
-    imports in a statement's text (``_runner_aliases``)."""
+    imports in a statement's text (``_runner_aliases``); ``parse``: ``ast.parse`` or a build's
+    shared trees (``ChunkMemo.tree``)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tree = ast.parse(text)
+            tree = parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
         return [], []
     runners: list[tuple[str, str]] = []
@@ -234,21 +238,25 @@ def _imports_of(text: str) -> tuple[list[tuple[str, str]], list[tuple[str, str, 
     return runners, rest
 
 
-def _deep_shape(text: str, first_party: Callable[[str], bool], aliases: dict[str, str] | None = None
+def _deep_shape(text: str, first_party: Callable[[str], bool], aliases: dict[str, str] | None = None,
+                parse: Callable[[str], ast.Module] = ast.parse,
                 ) -> tuple[list[_Hit], set[str], list[tuple[str, list[_Hit], set[str]]]]:
     """``_shape`` with the stack and recursion limit the parser has (``deep_stack``): the walk is
     recursive, and a statement libcst parsed (deeply nested code) must not fail it."""
     with deep_stack.recursion_limit(deep_stack.RECURSION_LIMIT):
-        return _shape(text, first_party, aliases or {})
+        return _shape(text, first_party, aliases or {}, parse)
 
 
-def _shape(text: str, first_party: Callable[[str], bool], aliases: dict[str, str]) -> tuple[list[_Hit], set[str], list[tuple[str, list[_Hit], set[str]]]]:
+def _shape(text: str, first_party: Callable[[str], bool], aliases: dict[str, str],
+           parse: Callable[[str], ast.Module] = ast.parse,
+           ) -> tuple[list[_Hit], set[str], list[tuple[str, list[_Hit], set[str]]]]:
     """``(hits at load, names read at load, (def name, hits in its body, names its body reads) of
-    each def)`` of a statement ``text``."""
+    each def)`` of a statement ``text``; ``parse``: ``ast.parse`` or a build's shared trees
+    (``ChunkMemo.tree``, which the walk only reads)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tree = ast.parse(text)
+            tree = parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
         return [], set(), []
     if not tree.body:

@@ -33,7 +33,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from ..load_runs import LoadRuns, Lookup, load_imports
@@ -58,18 +58,20 @@ class _SummaryLike(Protocol):
     units: Sequence[_UnitLike]
 
 
-def import_schedule(summary: _SummaryLike, *, checking: bool = False) -> Schedule:
+def import_schedule(summary: _SummaryLike, *, checking: bool = False,
+                    parse: Callable[[str], ast.Module] = ast.parse) -> Schedule:
     """Every module-level statement of ``summary`` that imports, with the absolute module names it
     imports (``import a.b`` -> ``a``, ``a.b``; ``from a import b`` -> ``a``, ``a.b``: whether
     ``a.b`` is a module is for ``execution_order`` to decide; relative imports resolved; a literal
     importer call at load counts, ``_dynamic_targets``). ``checking``: ``TYPE_CHECKING`` may be
-    true at run time (``sets_type_checking``): an ``if TYPE_CHECKING:`` body imports too."""
+    true at run time (``sets_type_checking``): an ``if TYPE_CHECKING:`` body imports too.
+    ``parse``: ``ast.parse`` or a build's shared trees (``ChunkMemo.tree``)."""
     parsed: list[tuple[int, ast.Module]] = []
     rest: list[_UnitLike] = []
     for unit in summary.units:
         if "import" not in unit.source:
             rest.append(unit)
-        elif (tree := _parsed(unit.source)) is not None:
+        elif (tree := _parsed(unit.source, parse)) is not None:
             parsed.append((unit.line, tree))
     resolvers = _resolver_names(tree for _, tree in parsed)
     called = _called_imports(summary, checking)
@@ -78,7 +80,7 @@ def import_schedule(summary: _SummaryLike, *, checking: bool = False) -> Schedul
     aliases = [name for name in resolvers if "import" not in name]
     if aliases:
         parsed += [(unit.line, tree) for unit in rest if any(a in unit.source for a in aliases)
-                   and (tree := _parsed(unit.source)) is not None]
+                   and (tree := _parsed(unit.source, parse)) is not None]
         parsed.sort(key=lambda p: p[0])
     out: list[tuple[int, tuple[str, ...]]] = []
     trees = dict(parsed)
@@ -213,9 +215,9 @@ def with_foreign_imports(schedule: Schedule, summary: ModuleSummary, runs: LoadR
     return tuple(sorted(lines.items()))
 
 
-def _parsed(source: str) -> ast.Module | None:
+def _parsed(source: str, parse: Callable[[str], ast.Module] = ast.parse) -> ast.Module | None:
     try:
-        return ast.parse(source)
+        return parse(source)
     except SyntaxError:  # a unit is a statement of a module that parsed: never, but not fatal
         return None
 

@@ -193,11 +193,11 @@ def _local_name(member: ClosureMember) -> str:
     return member.qualname.rpartition(".")[2]
 
 
-def _is_docstring(unit: Unit) -> bool:
+def _is_docstring(unit: Unit, parse: Callable[[str], ast.Module] = ast.parse) -> bool:
     if unit.kind != "statement" or unit.names or not unit.source.lstrip().startswith(("'", '"', "r", "u", "R", "U", "b")):
         return False
     try:
-        body = ast.parse(unit.source).body
+        body = parse(unit.source).body
     except SyntaxError:
         return False
     return len(body) == 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
@@ -279,7 +279,7 @@ class _Planner:
         table = self.memo.table("frame")
         hit = table.get(id(s))
         if hit is None or hit[0] is not s:
-            hit = table[id(s)] = (s, [u for u in s.units if _is_docstring(u) and u.index == 0
+            hit = table[id(s)] = (s, [u for u in s.units if _is_docstring(u, self.memo.tree) and u.index == 0
                                       or any(t.startswith("__future__.") for _, t in u.aliases)])
         return hit[1]  # type: ignore[no-any-return]
 
@@ -405,7 +405,7 @@ class _Planner:
         if "import" not in text:
             return
         try:
-            imports = self.memo.get("imports", text, lambda: _imports_of(text))
+            imports = self.memo.get("imports", text, lambda: _imports_of(text, self.memo.tree))
         except SyntaxError as exc:
             raise ChunkError(f"cannot re-parse a bundled statement: {exc.msg}", path=where) from None
         for module, level, names in imports:
@@ -472,7 +472,8 @@ class _Planner:
             scan.count += len(fresh)
             for stmt in fresh:
                 try:
-                    g = self.memo.get("globals", (deferred, stmt.text), lambda: statement_globals(stmt.text, deferred))
+                    g = self.memo.get("globals", (deferred, stmt.text),
+                                      lambda: statement_globals(stmt.text, deferred, self.memo.tree))
                 except SyntaxError as exc:
                     raise ChunkError(
                         f"flow `{self.fp.flow_id}`: a statement bundled from `{name}` ({stmt.origin}) is not valid "
@@ -509,7 +510,7 @@ class _Planner:
         if m.summary is None:
             return
         for u in m.summary.units:
-            if self.memo.get("module-annotations", u.source, lambda: _annotates_module(u.source)):
+            if self.memo.get("module-annotations", u.source, lambda: _annotates_module(u.source, self.memo.tree)):
                 self.add_unit(m, u, soft=True)
 
     def writes_names(self, m: PlannedModule, statements: list[Statement]) -> bool:
@@ -622,14 +623,14 @@ class _Planner:
         return True
 
 
-def _annotates_module(text: str) -> bool:
+def _annotates_module(text: str, parse: Callable[[str], ast.Module] = ast.parse) -> bool:
     """Whether the statement ``text`` has an annotated assignment to a simple name at module
     level (inside ``if``/``try``/``with``/``for`` too, never in a def or class), which Python adds
     to the module's ``__annotations__``."""
     if ":" not in text:
         return False
     try:
-        tree = ast.parse(text)
+        tree = parse(text)
     except (SyntaxError, ValueError, RecursionError):
         return False
     todo: list[ast.stmt] = list(tree.body)
@@ -648,11 +649,12 @@ def _annotates_module(text: str) -> bool:
     return False
 
 
-def _imports_of(text: str) -> tuple[tuple[str | None, int, tuple[str, ...] | None], ...]:
+def _imports_of(text: str, parse: Callable[[str], ast.Module] = ast.parse,
+                ) -> tuple[tuple[str | None, int, tuple[str, ...] | None], ...]:
     """``(module, level, names)`` per import in ``text`` at any depth; ``names`` None for
     ``import a.b`` (``module`` then the dotted name). Raises ``SyntaxError``."""
     out: list[tuple[str | None, int, tuple[str, ...] | None]] = []
-    for node in ast.walk(ast.parse(text)):
+    for node in ast.walk(parse(text)):
         if isinstance(node, ast.Import):
             out.extend((alias.name, 0, None) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -660,11 +662,12 @@ def _imports_of(text: str) -> tuple[tuple[str | None, int, tuple[str, ...] | Non
     return tuple(out)
 
 
-def statement_globals(text: str, deferred: bool) -> ModuleGlobals:
+def statement_globals(text: str, deferred: bool, parse: Callable[[str], ast.Module] = ast.parse) -> ModuleGlobals:
     """One statement's uses and binds, and the names its kept annotations spell; ``deferred``:
-    its module defers annotations (so its annotations are no uses, as in the whole module).
-    Raises ``SyntaxError``."""
-    return statement_names(text, "<chunk statement>", prefix="from __future__ import annotations\n" if deferred else "")
+    its module defers annotations (so its annotations are no uses, as in the whole module);
+    ``parse``: ``ast.parse`` or a build's shared trees (``ChunkMemo.tree``). Raises ``SyntaxError``."""
+    return statement_names(text, "<chunk statement>", prefix="from __future__ import annotations\n" if deferred else "",
+                           parse=parse)
 
 
 @dataclass(slots=True)
