@@ -412,6 +412,7 @@ class LoadRuns:
         self._called: dict[tuple[int, str], tuple[ModuleSummary, tuple[str, ...], tuple[str, ...]]] = {}
         self._follows: dict[tuple[object, ...], tuple[ModuleSummary, tuple[str, ...],
                                                       tuple[tuple[str, ModuleSummary | None], ...]]] = {}
+        self._foreign_units: dict[tuple[int, bool], tuple[ModuleSummary, tuple[Unit, ...]]] = {}
 
     def index(self, summary: ModuleSummary) -> RunIndex:
         hit = self._index.get(id(summary))
@@ -427,6 +428,17 @@ class LoadRuns:
             out, foreign = load_imports(summary.units, unit, self.index(summary), chunk=chunk)
             hit = self._own[key] = (summary, tuple(out), tuple(foreign))
         return hit[1], hit[2]
+
+    def foreign_units(self, summary: ModuleSummary, *, chunk: bool = False) -> tuple[Unit, ...]:
+        """The statements of ``summary`` whose load-time code runs code of other modules (``own``'s
+        second part not empty), in order (memoised: every chunk of a build asks of each module
+        it bundles, and most modules have none)."""
+        key = (id(summary), chunk)
+        hit = self._foreign_units.get(key)
+        if hit is None or hit[0] is not summary:
+            units = tuple(u for u in summary.units if (u.runs or u.attached) and self.own(summary, u, chunk=chunk)[1])
+            hit = self._foreign_units[key] = (summary, units)
+        return hit[1]
 
     def statement(self, summary: ModuleSummary, unit: Unit, lookup: Lookup, *,
                   chunk: bool = False) -> tuple[tuple[str, ...], tuple[str, ...]]:

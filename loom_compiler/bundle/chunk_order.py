@@ -196,17 +196,15 @@ def with_foreign_imports(schedule: Schedule, summary: ModuleSummary, runs: LoadR
     statements). ``lookup``: the summaries the chunk knows; a build-wide ``runs`` memoises."""
     extra: dict[int, list[str]] = {}
     false: frozenset[str] | None = None
-    for unit in summary.units:
-        if unit.runs or unit.attached:
-            own, foreign = runs.own(summary, unit, chunk=True)
-            if foreign:
-                if false is None:
-                    false = _false_tests(summary.units, checking)
-                if _never_runs(unit, false):
-                    continue
-                found = runs.statement(summary, unit, lookup, chunk=True)[0][len(own):]
-                if found:
-                    extra[unit.line] = [t for m in found for t in _chain(m)]
+    for unit in runs.foreign_units(summary, chunk=True):  # those that run code of other modules
+        own = runs.own(summary, unit, chunk=True)[0]
+        if false is None:
+            false = _false_tests(summary.units, checking)
+        if _never_runs(unit, false):
+            continue
+        found = runs.statement(summary, unit, lookup, chunk=True)[0][len(own):]
+        if found:
+            extra[unit.line] = [t for m in found for t in _chain(m)]
     if not extra:
         return schedule
     lines = dict(schedule)

@@ -101,3 +101,18 @@ def test_a_class_made_runs_its_construction_and_a_subclass_its_init_subclass():
     assert set(runs.statement(m, defined, {}.get, chunk=True)[0]) == {"shop.s"}
     # the fingerprint's rule: a class reached may run any of its methods
     assert {"shop.s", "shop.g", "shop.o"} <= set(runs.statement(m, made, {}.get)[0])
+
+
+def test_the_statements_running_code_abroad_are_listed_once_per_summary():
+    # what every chunk asks of each module it bundles: only ``load()`` runs another module's code
+    # (``X = 1`` runs nothing, the import is the statement's own); asked again of the same
+    # summary, the same answer; of another summary of the module, that one's
+    runs = LoadRuns()
+    m = _summary(M, "shop.m")
+    (load,) = runs.foreign_units(m, chunk=True)
+    assert load.source.strip() == "load()" and runs.foreign_units(m, chunk=True) == (load,)
+    quiet = _summary("from shop.util import load\n\nX = 1\n", "shop.m")
+    assert runs.foreign_units(quiet, chunk=True) == ()
+    # the schedule is the module's own where nothing runs code abroad
+    plain = import_schedule(quiet)
+    assert with_foreign_imports(plain, quiet, runs, {}.get) is plain
