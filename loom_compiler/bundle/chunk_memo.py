@@ -35,7 +35,7 @@ from typing import Any, TypeVar
 __all__ = ["ChunkMemo", "TREE_CHARS"]
 
 #: characters of statement text whose trees one build's memo keeps (``ChunkMemo.tree``)
-TREE_CHARS = 4_000_000
+TREE_CHARS = 1_000_000
 
 T = TypeVar("T")
 _MISSING = object()
