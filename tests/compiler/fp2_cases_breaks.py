@@ -1,5 +1,5 @@
-"""``loom-fp/2`` pairs and chunk cases of breakS (session 10, the team's attacker): findings S1-S7
-of ``FINDINGS.md`` on the worktree branch ``breakS``, in the format of ``fp2_cases_adversarial``
+"""``loom-fp/2`` pairs and chunk cases of breakS (session 10, the team's attacker): findings S1-S15
+of ``fp2_cases_breaks_findings.md`` (beside this file), in the format of ``fp2_cases_adversarial``
 (whose harnesses run them: ``test_fp2_breaks``).
 
 * S1: builtins patched through a method of their namespace, ``builtins.__dict__.update(oct=f)``

@@ -1,4 +1,4 @@
-"""breakS's pairs and chunk cases (``fp2_cases_breaks``: S1-S7 of FINDINGS.md), judged by the
+"""breakS's pairs and chunk cases (``fp2_cases_breaks``: S1-S15 of fp2_cases_breaks_findings.md), judged by the
 adversarial harnesses: ``pair_harness.assert_pair`` for the code hash, and
 ``test_fp2_adversarial_chunks.chunk_results`` for a chunk against the live module."""
 
@@ -15,7 +15,7 @@ from fp2_cases_adversarial import ChunkCase, ProjectPair
 
 
 def _marks(finding: str | None) -> list[pytest.MarkDecorator]:
-    return [pytest.mark.xfail(strict=True, reason=f"FINDINGS.md breakS finding {finding}")] if finding else []
+    return [pytest.mark.xfail(strict=True, reason=f"breakS finding {finding} (fp2_cases_breaks_findings.md)")] if finding else []
 
 
 def test_the_table_is_well_formed() -> None:
