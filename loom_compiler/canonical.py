@@ -77,6 +77,7 @@ __all__ = [
     "SCHEME",
     "canonical",
     "canonical_statements",
+    "dotted_chain",
     "flatten_block",
     "literal_string_value",
     "nfkc",
@@ -161,6 +162,20 @@ def nfkc(name: str) -> str:
     # every ASCII character is its own NFKC form; most names are ASCII (called once per name the
     # analysis meets: ~30,000 times for a 15-module closure)
     return name if name.isascii() else unicodedata.normalize("NFKC", name)
+
+
+def dotted_chain(node: cst.BaseExpression) -> str | None:
+    """``a.b.c`` for an attribute chain of plain names, else None."""
+    if type(node) is cst.Name:  # the common case: no list, no join
+        return nfkc(node.value)
+    parts: list[str] = []
+    while type(node) is cst.Attribute:
+        parts.append(nfkc(node.attr.value))
+        node = node.value
+    if type(node) is not cst.Name:
+        return None
+    parts.append(nfkc(node.value))
+    return ".".join(reversed(parts))
 
 
 def _fields(cls: type) -> tuple[str, ...]:

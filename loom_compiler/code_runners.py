@@ -61,7 +61,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from .canonical import child_nodes, literal_string_value, nfkc
+from .canonical import child_nodes, dotted_chain, literal_string_value, nfkc
 from .runner_names import BUILTIN_RUNNERS as _BUILTIN_RUNNERS
 from .runner_names import CODE_TAKERS, RUNNER_FUNCTIONS, RUNNER_OBJECTS
 
@@ -148,12 +148,12 @@ def reaches(node: cst.CSTNode, qualify: Callable[[str], Iterable[str]]) -> list[
                 name = literal_string_value(n.args[1].value)  # type: ignore[attr-defined]
                 if isinstance(name, str):  # ``getattr(builtins, "open")``: a lookup by a literal name
                     keyed[id(n.args[0].value)] = name  # type: ignore[attr-defined]
-        elif kind is cst.Assign and len(n.targets) == 1 and _chain(n.targets[0].target) == "__builtins__" \
+        elif kind is cst.Assign and len(n.targets) == 1 and dotted_chain(n.targets[0].target) == "__builtins__" \
                 and type(n.value) is cst.Dict:  # type: ignore[attr-defined]
             # ``__builtins__ = {**__builtins__, "oct": f}``: the module's builtins rebound to a copy
             # of themselves (breakS S2), read by name as before; no escape of the namespace
             tested.update(id(e.value) for e in n.value.elements  # type: ignore[attr-defined]
-                          if type(e) is cst.StarredDictElement and _chain(e.value) == "__builtins__")
+                          if type(e) is cst.StarredDictElement and dotted_chain(e.value) == "__builtins__")
         elif kind is cst.Subscript:
             name = _literal_key(n)  # type: ignore[arg-type]
             if name is not None:  # ``__builtins__["open"]``, ``vars(builtins)["open"]``, ``builtins.__dict__["open"]``
@@ -174,7 +174,7 @@ def reaches(node: cst.CSTNode, qualify: Callable[[str], Iterable[str]]) -> list[
             if kind is cst.Attribute:
                 inner.add(id(n.attr))  # type: ignore[attr-defined]  # ``x.exec``: an attribute, not the builtin
             if id(n) not in inner:
-                chain = _chain(n)  # type: ignore[arg-type]
+                chain = dotted_chain(n)  # type: ignore[arg-type]
                 if chain is not None:
                     chains.append((n, chain, deferred, top))  # type: ignore[arg-type]
                     if kind is cst.Attribute:
@@ -254,7 +254,7 @@ def _judge(n: cst.BaseExpression, chain: str, target: str, call: cst.Call | None
         return Reach(n, f"`{chain}` (it runs text or code given later)", "any", "", deferred)
     if target in CODE_TAKERS:
         code = _argument(call, 0, "code") if call is not None else None
-        if isinstance(code, cst.Call) and _chain(code.func) in ("compile", "builtins.compile"):
+        if isinstance(code, cst.Call) and dotted_chain(code.func) in ("compile", "builtins.compile"):
             return None  # the text is the compile call's (``scopes``' rule, or this one's)
         return Reach(n, f"`{chain}` of a code object of undecidable origin", "any", "", deferred)
     spec = RUNNER_FUNCTIONS.get(target)
@@ -345,17 +345,6 @@ def _argument(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression
     return positional[position].value if position < len(positional) else None
 
 
-def _chain(node: cst.BaseExpression) -> str | None:
-    parts: list[str] = []
-    while type(node) is cst.Attribute:
-        parts.append(nfkc(node.attr.value))
-        node = node.value
-    if type(node) is not cst.Name:
-        return None
-    parts.append(nfkc(node.value))
-    return ".".join(reversed(parts))
-
-
 def _mark_inner(node: cst.Attribute, inner: set[int]) -> None:
     inner.add(id(node.attr))
     value: cst.BaseExpression = node.value
@@ -372,7 +361,7 @@ def _import_targets(node: cst.Import | cst.ImportFrom) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     if type(node) is cst.Import:
         for alias in node.names:
-            chain = _chain(alias.name) or ""
+            chain = dotted_chain(alias.name) or ""
             if alias.asname is not None and type(alias.asname.name) is cst.Name:
                 out.append((nfkc(alias.asname.name.value), chain))
             else:
@@ -380,7 +369,7 @@ def _import_targets(node: cst.Import | cst.ImportFrom) -> list[tuple[str, str]]:
         return out
     if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
         return out
-    base = _chain(node.module) or ""
+    base = dotted_chain(node.module) or ""
     for alias in node.names:
         name = nfkc(alias.name.value)  # type: ignore[union-attr]
         local = nfkc(alias.asname.name.value) if alias.asname is not None else name  # type: ignore[union-attr]

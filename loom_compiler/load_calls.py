@@ -39,7 +39,8 @@ from typing import Any
 
 import libcst as cst
 
-from .canonical import child_nodes
+from .canonical import child_nodes, dotted_chain
+from .scopes import _all_params
 
 __all__ = ["FIRERS", "NONE", "LoadCalls", "fired_registrations", "load_calls", "might_matter"]
 
@@ -100,11 +101,11 @@ def load_calls(stmt: cst.CSTNode, qualify: Callable[[str], str | None]) -> LoadC
             # a def's decorators and defaults run now, its body later
             if kind is cst.FunctionDef:
                 stack.extend(d.decorator for d in node.decorators)  # type: ignore[attr-defined]
-            stack.extend(p.default for p in _params(node.params) if p.default is not None)  # type: ignore[attr-defined]
+            stack.extend(p.default for p in _all_params(node.params) if p.default is not None)  # type: ignore[attr-defined]
             continue
         if kind is cst.Call:
             func = node.func  # type: ignore[attr-defined]
-            chain = _chain(func)
+            chain = dotted_chain(func)
             args = node.args  # type: ignore[attr-defined]
             consumed.update(id(a.value) for a in args)
             if chain is None and args and not (type(func) is cst.Attribute and func.attr.value in _STORING_METHODS):
@@ -123,26 +124,6 @@ def load_calls(stmt: cst.CSTNode, qualify: Callable[[str], str | None]) -> LoadC
     if not (opaque or lazy or firers):
         return NONE
     return LoadCalls(opaque, bool(lazy) and all(lazy), frozenset(firers))
-
-
-def _params(params: cst.Parameters) -> list[cst.Param]:
-    out = [*params.posonly_params, *params.params, *params.kwonly_params]
-    if type(params.star_arg) is cst.Param:
-        out.append(params.star_arg)
-    if params.star_kwarg is not None:
-        out.append(params.star_kwarg)
-    return out
-
-
-def _chain(node: cst.BaseExpression) -> str | None:
-    parts: list[str] = []
-    while type(node) is cst.Attribute:
-        parts.append(node.attr.value)
-        node = node.value
-    if type(node) is not cst.Name:
-        return None
-    parts.append(node.value)
-    return ".".join(reversed(parts))
 
 
 def fired_registrations(facts: Sequence[Any], attached: Sequence[set[str]], runs: Sequence[set[str]],

@@ -219,7 +219,8 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from . import code_runners
-from .canonical import CanonicalisationError, child_nodes, fstring_text_value, literal_string_value, nfkc, string_parts
+from .canonical import (CanonicalisationError, child_nodes, dotted_chain, fstring_text_value, literal_string_value, nfkc,
+                        string_parts)
 
 __all__ = [
     "References",
@@ -435,20 +436,6 @@ def _opaque_callee(func: cst.BaseExpression, is_global: Callable[[str], bool]) -
                       cst.Set, cst.Tuple):
         return None  # a builtin type's method
     return "?"
-
-
-def dotted_chain(node: cst.BaseExpression) -> str | None:
-    """``a.b.c`` for an attribute chain of plain names, else None."""
-    if type(node) is cst.Name:  # the common case: no list, no join
-        return nfkc(node.value)
-    parts: list[str] = []
-    while type(node) is cst.Attribute:
-        parts.append(nfkc(node.attr.value))
-        node = node.value
-    if type(node) is not cst.Name:
-        return None
-    parts.append(nfkc(node.value))
-    return ".".join(reversed(parts))
 
 
 def target_names(target: cst.CSTNode | None) -> set[str]:

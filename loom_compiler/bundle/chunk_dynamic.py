@@ -124,9 +124,9 @@ def _literals(text: str, parse: Callable[[str], ast.Module] = ast.parse) -> froz
         return frozenset()
     out: set[str] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Subscript) and (key := _folded(node.slice)) is not None:
+        if isinstance(node, ast.Subscript) and (key := folded_string(node.slice)) is not None:
             out.add(key)  # ``sys.modules["shop.svc"]`` (whatever is subscripted)
-        elif isinstance(node, ast.Compare) and (key := _folded(node.left)) is not None:
+        elif isinstance(node, ast.Compare) and (key := folded_string(node.left)) is not None:
             out.add(key)  # ``"shop.svc" in sys.modules``
         if not isinstance(node, ast.Call):
             continue
@@ -178,12 +178,12 @@ def _string(node: cst.BaseExpression) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _folded(node: ast.expr) -> str | None:
+def folded_string(node: ast.expr) -> str | None:
     """The value of a string literal or a concatenation of literals (``"shop." + "svc"``)."""
     if isinstance(node, ast.Constant):
         return node.value if isinstance(node.value, str) else None
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left, right = _folded(node.left), _folded(node.right)
+        left, right = folded_string(node.left), folded_string(node.right)
         return left + right if left is not None and right is not None else None
     return None
 

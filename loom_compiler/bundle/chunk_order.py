@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from ..load_runs import LoadRuns, Lookup, load_imports
+from .chunk_dynamic import folded_string
 
 if TYPE_CHECKING:
     from ..analysis import ModuleSummary
@@ -257,16 +258,6 @@ def _resolver_names(trees: Iterable[ast.Module]) -> dict[str, str]:
     return names
 
 
-def _folded(node: ast.expr) -> str | None:
-    """The string a literal or a concatenation of literals spells (``scopes``' folding), else None."""
-    if isinstance(node, ast.Constant):
-        return node.value if isinstance(node.value, str) else None
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left, right = _folded(node.left), _folded(node.right)
-        return left + right if left is not None and right is not None else None
-    return None
-
-
 def _dynamic_targets(call: ast.Call, resolvers: Mapping[str, str], module: str, is_package: bool) -> list[str]:
     """The modules a load-time importer call with a literal name starts (E7: ``mod =
     __import__("shop.x", fromlist=["f"])`` or ``importlib.import_module("shop.x")`` at load, then
@@ -283,7 +274,7 @@ def _dynamic_targets(call: ast.Call, resolvers: Mapping[str, str], module: str, 
     if resolver not in _RESOLVERS:
         return []
     first = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "name"), None)
-    name = _folded(first) if first is not None else None
+    name = folded_string(first) if first is not None else None
     if not name:  # a literal, or one folded from literals (``"shop." + "x"``: the name it spells, K4)
         return []
     if resolver == "importlib.import_module":
