@@ -213,13 +213,37 @@ def _cpython_tree(text: str) -> ast.Module | None:
             return None
 
 
+#: statements whose syntax is newer than some supported Python, by the line CPython stopped on:
+#: there an older CPython's message ("expected '('" for ``def f[T]``) does not say the file is
+#: fine for the Python it is written for
+_NEWER_SYNTAX: tuple[tuple[tuple[int, int], re.Pattern[str], str], ...] = (
+    ((3, 11), re.compile(r"\s*except\s*\*"), "except* (PEP 654)"),
+    ((3, 12), re.compile(r"\s*(?:async\s+)?def\s+\w+\s*\["), "type parameters (PEP 695)"),
+    ((3, 12), re.compile(r"\s*class\s+\w+\s*\["), "type parameters (PEP 695)"),
+    ((3, 12), re.compile(r"\s*type\s+\w+\s*(?:\[.*\])?\s*="), "a type alias statement (PEP 695)"),
+)
+
+
 def _syntax_error(exc: SyntaxError, path: str) -> SourceError:
     line = exc.lineno or 1
     column = exc.offset if exc.offset is not None and exc.offset > 0 else 1  # already 1-based
     message = exc.msg or "invalid syntax"
-    if message == "invalid syntax":
+    newer = _newer_syntax(exc.text or "")
+    if newer is not None:
+        message += newer
+    elif message == "invalid syntax":
         message += f" (CPython {_PYTHON}; if the file is written for a newer Python, run loom with that one)"
     return SourceError(path, line, column, f"syntax error: {message}", code="syntax")
+
+
+def _newer_syntax(line: str) -> str | None:
+    """The hint for a line that reads as syntax newer than the running Python, else None."""
+    for version, pattern, what in _NEWER_SYNTAX:
+        if sys.version_info[:2] < version and pattern.match(line):
+            wanted = f"{version[0]}.{version[1]}"
+            return (f" (this reads as {what}, new in Python {wanted}; CPython {_PYTHON} cannot compile it:"
+                    f" run loom with Python {wanted} or newer, as the project does)")
+    return None
 
 
 def _nul_error_in_bytes(data: bytes, offset: int, path: str) -> SourceError:

@@ -221,6 +221,33 @@ def test_cpython_syntax_errors_keep_cpythons_message_and_position() -> None:
     assert f"CPython {sys.version_info[0]}.{sys.version_info[1]}" in newer.message  # which parser said so
 
 
+@pytest.mark.parametrize(
+    ("source", "since", "column"),
+    [
+        (b"def first[T](xs: list[T]) -> T:\n    return xs[0]\n", (3, 12), 10),
+        (b"class Box[T]:\n    pass\n", (3, 12), 10),
+        (b"type Pair = tuple[int, int]\n", (3, 12), 6),
+        (b"try:\n    pass\nexcept* ValueError:\n    pass\n", (3, 11), 7),
+    ],
+    ids=["def-type-params", "class-type-params", "type-alias", "except-star"],
+)
+def test_syntax_newer_than_the_running_python_says_which_python_to_run(source: bytes, since: tuple[int, int],
+                                                                       column: int) -> None:
+    error = analyse_module(source, module="m", path="m.py")
+    if sys.version_info[:2] >= since:  # the running Python has it: compiled and fingerprinted
+        assert not isinstance(error, SourceError), error
+        return
+    assert isinstance(error, SourceError) and error.code == "syntax" and error.column == column
+    assert f"run loom with Python {since[0]}.{since[1]} or newer" in error.message, error.message
+
+
+def test_the_newer_python_hint_does_not_fire_on_an_ordinary_syntax_error() -> None:
+    # ``type`` as a plain name and an indexing typo are not PEP 695 statements
+    assert not isinstance(analyse_module(b"type = 3\nx = type\n", module="m", path="m.py"), SourceError)
+    error = analyse_module(b"def f(x):\n    return x[\n", module="m", path="m.py")
+    assert isinstance(error, SourceError) and "or newer" not in error.message, error
+
+
 def test_no_warning_about_the_users_code_is_printed_and_warnings_as_errors_change_nothing() -> None:
     # "\d" is a SyntaxWarning on 3.12+ (a DeprecationWarning before); "is" with a literal warns too
     source = 'from loom_runtime import flow\n\n\n@flow("w")\ndef w(ctx, x):\n    return ("\\d", x is 1, f"\\d{x}")\n'
