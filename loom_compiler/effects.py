@@ -173,7 +173,9 @@ counts as one: its code is not read here), an imported first-party name holds wh
 stores into it (``util.H = CFG``, then ``util.H["a"] = 5`` or ``util.poke()``; also through a
 view of the module, ``vars(util)["H"] = CFG``, ``util.__dict__["H"] = CFG``, or the module
 fetched by name, ``sys.modules["shop.util"].H = CFG``, whose ``>`` target ``closure`` binds as
-``<view>``: breaker7's H4; every value such a statement stores counts), and the object
+``<view>``: breaker7's H4; every value such a statement stores counts; and through a module-level
+alias of it, ``u = util; u.H = CFG``, or an item of a display holding it, ``[util][0].H = CFG``,
+which ``scopes`` reads as a store into each element: breakS's S8), and the object
 stored escapes there: the store belongs to it, so the flows reading ``CFG`` reach ``shop.util.H``
 and what changes that abroad (a third module's ``util.poke()``; a store in a def through a name
 bound only to a literal counts for that: ``References.stores_later``); ``scopes`` reads namespace
@@ -315,8 +317,10 @@ def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bo
         # Also through a view of the module (``vars(util)["H"] = CFG``, ``util.__dict__["H"] =
         # CFG``) or the module fetched by name (``sys.modules["shop.util"].H = CFG``: a ``>``
         # target): what the statement holds is keyed by the view there, so every value it stores
-        # counts (H4; widening: a second holder stored in the same statement counts too)
-        if refs.stores & holders.imported or any(r[:1] == ">" for r in refs.globals):
+        # counts (H4; widening: a second holder stored in the same statement counts too); and
+        # through a module-level alias of the module (``u = util; u.H = CFG``: breakS's S8)
+        if holders.imported & (refs.stores | {t for s in refs.stores for t in held.get(s, ())}) \
+                or any(r[:1] == ">" for r in refs.globals):
             attached |= {r for held in refs.holds.values() for r in held
                          if not r.startswith(RESULT) and r in bound and not third_party(r) and not literal(r)}
         for callee in refs.calls_now:

@@ -1870,7 +1870,13 @@ class _UseWalker:
                 return {name}
             return {self.owner} if where.is_class and self.owner is not None else set()
         root = _root_name(target)
-        return self.object_keys(root, scope) if root is not None else set()
+        if root is None:
+            # an item of a display (``[util][0].H = CFG``): each object it holds (S8, as ``store_into``)
+            base = _store_base(target)
+            if base and type(base[0]) in (cst.Tuple, cst.List, cst.Set, cst.Dict):
+                return set().union(*(self.object_keys(r, scope) for r in _value_names(base[0], unpack=True)))
+            return set()
+        return self.object_keys(root, scope)
 
     def object_keys(self, root: str, scope: _Scope) -> set[str]:
         """The global holders the object the name ``root`` holds may be: itself when global, the
@@ -2263,6 +2269,11 @@ class _UseWalker:
             obj = obj.func if isinstance(obj, cst.Call) else obj.value
         if isinstance(obj, cst.Name):
             self.store_root(nfkc(obj.value), scope)
+        elif type(obj) in (cst.Tuple, cst.List, cst.Set, cst.Dict):
+            # a store through an item of a display (``[util][0].H = CFG``, ``{"u": util}["u"].H =
+            # CFG``) stores into each object it holds (breakS's S8; widening: every element)
+            for root in _value_names(obj, unpack=True):
+                self.store_root(root, scope)
 
     def store_root(self, root: str, scope: _Scope) -> None:
         """Record a write into the object the name ``root`` holds: a global root, or every global

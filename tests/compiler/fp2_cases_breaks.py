@@ -146,11 +146,20 @@ def _pairs() -> list[ProjectPair]:
     # S8: another module's global set through an alias or a container of the module
     k = "another module's global set through an alias of it"
     for name, store in [("s8-through-a-module-level-alias", "u = util\nu.H = CFG\n"),
-                        ("s8-through-a-list-holding-the-module", "[util][0].H = CFG\n")]:
+                        ("s8-through-a-list-holding-the-module", "[util][0].H = CFG\n"),
+                        ("s8-through-a-dict-holding-the-module", "{'u': util}['u'].H = CFG\n"),
+                        ("s8-through-a-chain-of-aliases", "u = util\nv = u\nv.H = CFG\n")]:
         base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.setup"), cfg=_CFG,
                        util="H = None\n\n\ndef poke():\n    H['a'] = (5)\n",
                        setup="from shop.cfg import CFG\nfrom shop import util\n\n" + store + "util.poke()\n")
         add(C(name, k, base, edit(base, "shop/util.py", "(5)", "(6)")))
+    # the widening does not fire: what is stored through the alias or display is no object the flow reads
+    for name, store in [("s8-an-alias-of-a-module-storing-what-the-flow-does-not-read", "u = util\nu.H = OTHER\n"),
+                        ("s8-a-list-holding-a-module-storing-what-the-flow-does-not-read", "[util][0].H = OTHER\n")]:
+        base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.setup"), cfg=_CFG,
+                       util="H = None\n\n\ndef poke():\n    H['a'] = (5)\n",
+                       setup="from shop import util\n\nOTHER = {}\n" + store + "util.poke()\n")
+        add(E(name, k, base, edit(base, "shop/util.py", "(5)", "(6)")))
 
     # S9: a first-party file loaded by ``imp.load_source``
     base = project(flow("return imp.load_source('plugx', os.path.join(os.path.dirname(__file__), 'plug.py')).f(o)",
@@ -231,8 +240,6 @@ OPEN: dict[str, str] = {
     # operator runs is not known without the type of what it is applied to
     **{n: "S7" for n in ("s7-an-instance-subscripted", "s7-a-property-of-an-instance-read", "s7-an-instance-compared",
                          "s7-an-instance-entered", "s7-a-class-subscripted-through-its-metaclass")},
-    # a module-level alias of a module is not read as the module for a store through it
-    **{n: "S8" for n in ("s8-through-a-module-level-alias", "s8-through-a-list-holding-the-module")},
     # the canonical form keeps an import's names in their order (changing it moves pinned digests)
     **{n: "S11" for n in ("s11-a-third-party-from-import-reordered-its-name-used-at-load",
                           "s11-a-first-party-from-import-reordered-with-a-main-block")},
@@ -245,7 +252,6 @@ OPEN: dict[str, str] = {
     "s3-chunk-logging-config-resolving-a-bundled-module": "S3",
     "s6-chunk-reloading-a-bundled-module": "S6",
     "s7-chunk-an-instance-subscripted-at-load": "S7",
-    "s8-chunk-through-a-module-level-alias": "S8",
     "s7-chunk-a-defaultdict-subscripted-at-load": "S7",
     "s15-chunk-import-module-through-a-literal-getattr": "S15",
     "s15-chunk-a-function-made-from-compiled-text": "S15",
@@ -299,10 +305,12 @@ def _chunk_cases() -> list[ChunkCase]:
         flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.m"), cfg=_CFG,
         m="from shop.cfg import CFG\n\n\nclass L:\n    def __getitem__(self, k):\n        CFG['a'] = 5\n\n\nOBJ = L()\nOBJ[1]\n"), 3))
     # S8
-    add(ChunkCase("s8-chunk-through-a-module-level-alias", project(
-        flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.setup"), cfg=_CFG,
-        util="H = None\n\n\ndef poke():\n    H['a'] = 5\n",
-        setup="from shop.cfg import CFG\nfrom shop import util\n\nu = util\nu.H = CFG\nutil.poke()\n"), 3))
+    for name, store in [("through-a-module-level-alias", "u = util\nu.H = CFG\n"),
+                        ("through-a-list-holding-the-module", "[util][0].H = CFG\n")]:
+        add(ChunkCase(f"s8-chunk-{name}", project(
+            flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.setup"), cfg=_CFG,
+            util="H = None\n\n\ndef poke():\n    H['a'] = 5\n",
+            setup="from shop.cfg import CFG\nfrom shop import util\n\n" + store + "util.poke()\n"), 3))
     # S10 (``_exec`` runs the text read: what the flow returns is the file's ``f``)
     run = "def _exec(src):\n    ns = {}\n    exec(src, ns)\n    return ns['f']\n"
     for name, head, read in [("pkgutil-get-data", "import pkgutil", "pkgutil.get_data('shop', 'plug.py')"),
