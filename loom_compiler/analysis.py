@@ -91,6 +91,7 @@ from loom_runtime.file_listing import LISTING
 from . import deep_stack
 from .class_creation import creation_roots
 from .subscript_runs import SUBSCRIPTED, annotations_deferred, header_code, subscripted
+from .operator_runs import ATTRIBUTE, operands
 from .canonical import (
     SCHEME,
     CanonicalisationError,
@@ -134,7 +135,7 @@ from .load_calls import fired_registrations, load_calls, might_matter
 from .load_runs import module_load_imports
 from .parsing import node_position, parse_module_unvalidated, parse_source, too_deep_error
 from .precheck import decorator_markers, might_define_flows
-from .scopes import References, _Binder, bound_names, dotted_chain, references, target_names
+from .scopes import References, _Binder, bound_names, dotted_chain, import_bindings, references, target_names
 from .static_paths import FILE_REF, might_use_paths, path_uses, runner_aliases
 
 if TYPE_CHECKING:
@@ -667,6 +668,74 @@ class _Analyser:
             runs[index].update(n for n in subscripted(code, named) if n not in names)
             runs[index].update(SUBSCRIPTED + c for c in subscripted(code, imported, dotted=True) if c not in names)
 
+    def operator_calls(self, stmts: Sequence[cst.CSTNode], drafts: Sequence[tuple[Any, ...]],
+                       facts: Sequence[StatementFacts], pieces: Sequence[cst.CSTNode]) -> None:
+        """Count an operator a statement applies to a name as it runs as a call of that name
+        (breakS's S7; ``operator_runs``): ``OBJ[1]`` as ``OBJ.__getitem__(1)`` (a method called
+        on ``OBJ``: ``effects`` attaches what the code of the class that built it changes), ``L[int]``
+        as a call of ``L`` when the class may run first-party code there (a first-party metaclass
+        or base, a ``__class_getitem__`` however bound). ``facts`` after the statements' are the
+        pieces of split ``if`` chains (``pieces``, in order). Which names count: the
+        ``operator_runs`` docstring."""
+        bound = set(self.binders)
+        own = {n for st in self.statements for n in st.own_names}
+        displays = {f for fact in facts[:len(stmts)] if fact.display for f in fact.own_names}
+        displays = {n for n in displays if all(facts[i].display for i in self.binders[n] if n in facts[i].own_names)}
+        classes: dict[str, list[StatementFacts]] = {}
+        defs: dict[str, list[StatementFacts]] = {}
+        for fact in facts[:len(stmts)]:
+            if fact.callable:
+                for n in fact.own_names:
+                    (classes if fact.klass else defs).setdefault(n, []).append(fact)
+        installed = {c.split(".")[0] for fact in facts for c in fact.refs.globals if c.endswith(".__class_getitem__")}
+
+        def hooked(name: str) -> bool:  # a class whose subscript or attribute read may run first-party code
+            return name in installed or any(
+                "__class_getitem__" in drafts[f.index][4] or any(b != name and b in bound and not self.third_party(b)
+                                                                 for b in f.bases) for f in classes[name])
+
+        for fact, node in zip(facts, [*stmts, *pieces]):
+            found = operands(node, bound)
+            if not found:
+                continue
+            refs = fact.refs
+            for name, kind in found.items():
+                if name not in bound or name in fact.names and name in fact.own_names and fact.callable:
+                    continue
+                if name in classes:
+                    if hooked(name):
+                        refs.calls_now.add(name)
+                        refs.name_calls_now.add(name)
+                        refs.call_mentions.add(name)
+                    continue
+                if name in defs and not any(f.decorated for f in defs[name]):
+                    continue  # a function object: its operators are the builtin type's
+                if name in displays or self.literal(name) or self.third_party(name):
+                    continue
+                if name not in own and kind == ATTRIBUTE and self.module_import(name):
+                    continue  # an attribute of a module (``cfg.LIMIT``) runs no dunder
+                refs.calls_now.add(name)
+                refs.methods_now.add(name)
+                refs.call_mentions.add(name)
+                refs.passes.add(name)
+
+    def module_import(self, name: str) -> bool:
+        """Whether every statement binding ``name`` binds it by a plain ``import`` (a module)."""
+        for i in self.binders.get(name, ()):
+            stack: list[cst.CSTNode] = [self.stmts[i]]
+            found = False
+            while stack and not found:
+                node = stack.pop()
+                if type(node) is cst.Import:
+                    found = any(local == name for local, _ in import_bindings(node, None))
+                elif type(node) is cst.ImportFrom or isinstance(node, (cst.BaseExpression, cst.FunctionDef, cst.ClassDef)):
+                    continue
+                else:
+                    stack.extend(node.children)
+            if not found:
+                return False
+        return True
+
     # -- main -----------------------------------------------------------------------------------
     def run(self) -> ModuleSummary:
         stmts = self.stmts = list(self.tree.body)
@@ -719,6 +788,7 @@ class _Analyser:
         self.any_writer = any("module-write" in f.refs.dynamic for f in facts)
         for index, (pieces, piece_refs, _) in split.items():
             facts += [StatementFacts(index, set(), set(), r, False) for r in piece_refs]
+        self.operator_calls(stmts, drafts, facts, [p for pieces, _, _ in split.values() for p in pieces])
         attached, changes, runs = attachments(facts, self.third_party, self.literal, star=bool(self.star_units))
         fired_registrations(facts, attached, runs, self._qualified_chain)
         self.subscripted_classes(stmts, drafts, runs)

@@ -833,7 +833,10 @@ def _transitive_changes(facts: Sequence[StatementFacts], callables: Mapping[str,
             and (r not in callables or any(stateful.get(i, False) for i in callables[r]))
         } | {r for r in holders.changed(refs.deep_later, refs.method_calls, refs.calls - refs.method_calls)
              if not third_party(r)}
-        called = refs.calls | refs.calls_now if f.klass else refs.calls  # a class: its bases and metaclass
+        # a class: its bases and metaclass, and the defs its body hands to a call as it is made
+        # (``__class_getitem__ = classmethod(gi)``, ``p = property(get)``): using the class may
+        # run them (breakS's S7: ``L[int]`` runs ``gi``)
+        called = refs.calls | refs.calls_now | refs.call_mentions if f.klass else refs.calls
         calls[f.index] = {i for name in called for i in callables.get(name, ()) if i != f.index}
     changed = True
     while changed:

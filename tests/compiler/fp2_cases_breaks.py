@@ -53,6 +53,8 @@ _CFG = "CFG = {'a': 1}\n"
 _G = "def g():\n    return 1\n"
 _TRY = "try:\n    from shop.c import g as f\nexcept ImportError:\n    def f():\n        return 2\n"
 _RAISES = _G + "\n\nif (0):\n    raise ImportError('no')\n"
+_GETITEM = "class L:\n    def __getitem__(self, k):\n        CFG['a'] = 5\n"
+_ITER = "class L:\n    def __iter__(self):\n        CFG['a'] = 5\n        return iter(())\n"
 
 
 def _pairs() -> list[ProjectPair]:
@@ -134,6 +136,16 @@ def _pairs() -> list[ProjectPair]:
          "OBJ == 1", "OBJ"),
         ("s7-an-instance-entered", "class L:\n    def __enter__(self):\n        CFG['a'] = 5\n\n    def __exit__(self, *a):\n"
                                    "        pass\n", "with OBJ:\n    pass", "OBJ"),
+        ("s7-an-instance-subscripted-in-a-binding", _GETITEM, "X = OBJ[1]", "X = OBJ"),
+        ("s7-an-instance-added", "class L:\n    def __add__(self, o):\n        CFG['a'] = 5\n", "OBJ + 1", "OBJ"),
+        ("s7-an-instance-iterated", _ITER, "for _ in OBJ:\n    pass", "OBJ"),
+        ("s7-an-instance-unpacked-in-a-display", _ITER, "[*OBJ]", "OBJ"),
+        ("s7-an-instance-truth-tested", "class L:\n    def __bool__(self):\n        CFG['a'] = 5\n        return True\n",
+         "if OBJ:\n    pass", "OBJ"),
+        ("s7-an-instance-handed-to-a-builtin", "class L:\n    def __len__(self):\n        CFG['a'] = 5\n        return 0\n",
+         "len(OBJ)", "OBJ"),
+        ("s7-an-instance-in-an-f-string", "class L:\n    def __format__(self, spec):\n        CFG['a'] = 5\n        return ''\n",
+         "f'{OBJ}'", "OBJ"),
     ]:
         m = f"from shop.cfg import CFG\n\n\n{cls}\n\nOBJ = L()\n{stmt}\n"
         base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.m"), cfg=_CFG, m=m)
@@ -142,6 +154,35 @@ def _pairs() -> list[ProjectPair]:
          "class L(metaclass=Meta):\n    pass\n\n\nL[int]\n")
     base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.m"), cfg=_CFG, m=m)
     add(C("s7-a-class-subscripted-through-its-metaclass", k, base, edit(base, "shop/m.py", "\nL[int]\n", "\nL\n")))
+    for name, code, stmt, plain in [
+        ("s7-a-class-attribute-read-through-its-metaclass", "class Meta(type):\n    def __getattr__(cls, k):\n"
+         "        CFG['a'] = 5\n\n\nclass L(metaclass=Meta):\n    pass\n", "L.zz", "L"),
+        ("s7-a-class-getitem-bound-by-an-assignment", "def gi(cls, k):\n    CFG['a'] = 5\n\n\nclass L:\n"
+         "    __class_getitem__ = classmethod(gi)\n", "L[int]", "L"),
+        ("s7-a-defaultdict-with-a-first-party-factory-subscripted", "import collections\n\n\ndef hook():\n"
+         "    CFG['a'] = 5\n\n\nL = collections.defaultdict(hook)\n", "L['x']", "L"),
+    ]:
+        base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.m"), cfg=_CFG,
+                       m=f"from shop.cfg import CFG\n{code}\n\n{stmt}\n")
+        add(C(name, k, base, edit(base, "shop/m.py", f"\n{stmt}\n", f"\n{plain}\n")))
+    # an instance imported from another module: its type is not known there (widening)
+    base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.m"), cfg=_CFG, m="from shop.o import OBJ\n\nOBJ[1]\n",
+                   o=f"from shop.cfg import CFG\n\n\n{_GETITEM}\n\nOBJ = L()\n")
+    add(C("s7-an-imported-instance-subscripted", k, base, edit(base, "shop/m.py", "\nOBJ[1]\n", "\nOBJ\n")))
+    # equal: what a builtin container, a third-party object, a class with no first-party
+    # metaclass or a module runs for an operator is no first-party code (the statement is no part of it)
+    for name, m, old, new in [
+        ("s7-a-dict-display-subscripted", "D = {'b': 1, 'c': 2}\nD['b']\n", "\nD['b']\n", "\nD['c']\n"),
+        ("s7-a-list-display-subscripted", "D = [1, 2]\nD[0] + D[1]\n", "D[0] + D[1]", "D[1] + D[0]"),
+        ("s7-a-third-party-object-subscripted", "import collections\n\nD = collections.OrderedDict(b=1, c=2)\nD['b']\n",
+         "\nD['b']\n", "\nD['c']\n"),
+        ("s7-a-plain-class-attribute-read", "from shop.cfg import CFG\n\n\nclass D:\n    b = 1\n    c = 2\n\n"
+         "    def reset(self):\n        CFG['a'] = 0\n\n\nD.b\n", "\nD.b\n", "\nD.c\n"),
+        ("s7-a-module-attribute-read", "import shop.cfg\n\nD = shop.cfg.CFG\nshop.cfg.X\n", "\nshop.cfg.X\n", "\nshop.cfg.Y\n"),
+    ]:
+        base = project(flow("return (m.D is not None, CFG['a'])", "from shop import m\nfrom shop.cfg import CFG"),
+                       cfg=_CFG + "X = Y = 1\n", m=m)
+        add(E(name, k, base, edit(base, "shop/m.py", old, new)))
 
     # S8: another module's global set through an alias or a container of the module
     k = "another module's global set through an alias of it"
@@ -236,10 +277,6 @@ OPEN: dict[str, str] = {
     # of it once imported): the closure would need every submodule under it
     **{n: "S5" for n in ("s5-attrgetter-of-a-dotted-literal-on-a-package", "s5-a-computed-getattr-on-a-package",
                          "s5-a-package-handed-to-a-helper")},
-    # a statement that binds nothing and calls nothing is no effect (effects): the dunder an
-    # operator runs is not known without the type of what it is applied to
-    **{n: "S7" for n in ("s7-an-instance-subscripted", "s7-a-property-of-an-instance-read", "s7-an-instance-compared",
-                         "s7-an-instance-entered", "s7-a-class-subscripted-through-its-metaclass")},
     # the canonical form keeps an import's names in their order (changing it moves pinned digests)
     **{n: "S11" for n in ("s11-a-third-party-from-import-reordered-its-name-used-at-load",
                           "s11-a-first-party-from-import-reordered-with-a-main-block")},
@@ -251,13 +288,8 @@ OPEN: dict[str, str] = {
     "s4-chunk-a-fallback-def-when-the-module-raises": "S4",
     "s3-chunk-logging-config-resolving-a-bundled-module": "S3",
     "s6-chunk-reloading-a-bundled-module": "S6",
-    "s7-chunk-an-instance-subscripted-at-load": "S7",
-    "s7-chunk-a-defaultdict-subscripted-at-load": "S7",
     "s15-chunk-import-module-through-a-literal-getattr": "S15",
     "s15-chunk-a-function-made-from-compiled-text": "S15",
-    # a ``__class_getitem__`` not spelled as a def of the class: the chunk does not run ``L[int]``
-    "s7-chunk-a-class-getitem-bound-by-an-assignment": "S7",
-    "s7-chunk-a-class-getitem-installed-after-the-class": "S7",
     # a chunk cannot point these at its own package; refusing them would refuse reading package
     # data, a common use: open
     "s10-chunk-pkgutil-get-data-of-a-bundled-package": "S10",
