@@ -91,7 +91,7 @@ from loom_runtime.file_listing import LISTING
 from . import deep_stack
 from .class_creation import creation_roots
 from .subscript_runs import SUBSCRIPTED, annotations_deferred, header_code, subscripted
-from .operator_runs import ATTRIBUTE, operands
+from .operator_runs import operands
 from .canonical import (
     SCHEME,
     CanonicalisationError,
@@ -135,7 +135,7 @@ from .load_calls import fired_registrations, load_calls, might_matter
 from .load_runs import module_load_imports
 from .parsing import node_position, parse_module_unvalidated, parse_source, too_deep_error
 from .precheck import decorator_markers, might_define_flows
-from .scopes import References, _Binder, bound_names, dotted_chain, import_bindings, references, target_names
+from .scopes import References, _Binder, bound_names, dotted_chain, references, target_names
 from .static_paths import FILE_REF, might_use_paths, path_uses, runner_aliases
 
 if TYPE_CHECKING:
@@ -670,71 +670,67 @@ class _Analyser:
 
     def operator_calls(self, stmts: Sequence[cst.CSTNode], drafts: Sequence[tuple[Any, ...]],
                        facts: Sequence[StatementFacts], pieces: Sequence[cst.CSTNode]) -> None:
-        """Count an operator a statement applies to a name as it runs as a call of that name
-        (breakS's S7; ``operator_runs``): ``OBJ[1]`` as ``OBJ.__getitem__(1)`` (a method called
-        on ``OBJ``: ``effects`` attaches what the code of the class that built it changes), ``L[int]``
-        as a call of ``L`` when the class may run first-party code there (a first-party metaclass
-        or base, a ``__class_getitem__`` however bound). ``facts`` after the statements' are the
-        pieces of split ``if`` chains (``pieces``, in order). Which names count: the
-        ``operator_runs`` docstring."""
+        """Count an operator a statement applies to a name as it runs as a call of the code it
+        runs (breakS's S7; ``operator_runs``): ``OBJ[1]`` after ``OBJ = L()`` as a call of ``L``
+        (``effects`` attaches what ``L``'s code changes, the chunk keeps the statement), after
+        ``D = defaultdict(hook)`` as a call of ``hook``; ``L[int]`` as a call of ``L`` when the
+        class may run first-party code there (a first-party metaclass or base, a
+        ``__class_getitem__`` however bound). ``facts`` after the statements' are the pieces of
+        split ``if`` chains (``pieces``, in order). Which names count: ``operator_runs``."""
         bound = set(self.binders)
-        own = {n for st in self.statements for n in st.own_names}
-        displays = {f for fact in facts[:len(stmts)] if fact.display for f in fact.own_names}
-        displays = {n for n in displays if all(facts[i].display for i in self.binders[n] if n in facts[i].own_names)}
         classes: dict[str, list[StatementFacts]] = {}
         defs: dict[str, list[StatementFacts]] = {}
+        values: dict[str, list[StatementFacts]] = {}
         for fact in facts[:len(stmts)]:
-            if fact.callable:
-                for n in fact.own_names:
-                    (classes if fact.klass else defs).setdefault(n, []).append(fact)
+            for n in fact.own_names:
+                (classes if fact.klass else defs if fact.callable else values).setdefault(n, []).append(fact)
         installed = {c.split(".")[0] for fact in facts for c in fact.refs.globals if c.endswith(".__class_getitem__")}
+        memo: dict[str, frozenset[str]] = {}
 
         def hooked(name: str) -> bool:  # a class whose subscript or attribute read may run first-party code
             return name in installed or any(
                 "__class_getitem__" in drafts[f.index][4] or any(b != name and b in bound and not self.third_party(b)
                                                                  for b in f.bases) for f in classes[name])
 
+        def runs(name: str, seen: frozenset[str] = frozenset()) -> frozenset[str]:
+            """The defs and classes of the module whose code an operator on ``name`` may run."""
+            if name in memo:
+                return memo[name]
+            out: set[str] = set()
+            if name in classes:
+                if hooked(name):
+                    out.add(name)
+            elif name in defs:
+                # what a decorator of the module returned (``@L def f``: an instance of ``L``)
+                out |= {r[2:] for f in defs[name] for r in f.creation[0]
+                        if r[:2] == "d:" and r[2:] != name and (r[2:] in classes or r[2:] in defs)}
+            elif name in values and name not in seen and not self.literal(name) and not self.third_party(name) \
+                    and not all(f.display for f in values[name]):
+                for f in values[name]:
+                    if f.display:
+                        continue
+                    refs = f.refs
+                    # what built the value (``OBJ = L()``, ``OBJ = make()``), what it was handed
+                    # (``defaultdict(hook)``: the factory runs on a missing key)
+                    out |= {c for c in refs.calls_now | refs.call_mentions if c in classes or c in defs}
+                    for alias in refs.aliases:  # ``d = OBJ``
+                        out |= runs(alias, seen | {name})
+            # (an imported name: what it is is another module's binding; ``operator_runs``)
+            found = memo[name] = frozenset(out)
+            return found
+
         for fact, node in zip(facts, [*stmts, *pieces]):
             found = operands(node, bound)
             if not found:
                 continue
             refs = fact.refs
-            for name, kind in found.items():
-                if name not in bound or name in fact.names and name in fact.own_names and fact.callable:
+            for name in found:
+                if name not in bound or name in fact.own_names and fact.callable:
                     continue
-                if name in classes:
-                    if hooked(name):
-                        refs.calls_now.add(name)
-                        refs.name_calls_now.add(name)
-                        refs.call_mentions.add(name)
-                    continue
-                if name in defs and not any(f.decorated for f in defs[name]):
-                    continue  # a function object: its operators are the builtin type's
-                if name in displays or self.literal(name) or self.third_party(name):
-                    continue
-                if name not in own and kind == ATTRIBUTE and self.module_import(name):
-                    continue  # an attribute of a module (``cfg.LIMIT``) runs no dunder
-                refs.calls_now.add(name)
-                refs.methods_now.add(name)
-                refs.call_mentions.add(name)
-                refs.passes.add(name)
-
-    def module_import(self, name: str) -> bool:
-        """Whether every statement binding ``name`` binds it by a plain ``import`` (a module)."""
-        for i in self.binders.get(name, ()):
-            stack: list[cst.CSTNode] = [self.stmts[i]]
-            found = False
-            while stack and not found:
-                node = stack.pop()
-                if type(node) is cst.Import:
-                    found = any(local == name for local, _ in import_bindings(node, None))
-                elif type(node) is cst.ImportFrom or isinstance(node, (cst.BaseExpression, cst.FunctionDef, cst.ClassDef)):
-                    continue
-                else:
-                    stack.extend(node.children)
-            if not found:
-                return False
-        return True
+                for callee in runs(name):
+                    refs.calls_now.add(callee)
+                    refs.name_calls_now.add(callee)
+                    refs.call_mentions.add(callee)
 
     # -- main -----------------------------------------------------------------------------------
     def run(self) -> ModuleSummary:

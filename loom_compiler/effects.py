@@ -40,7 +40,14 @@ statement. "Can change" is decided from what the statement does *when the module
   ``list(map(hook, xs))``, ``json.loads(s, object_hook=hook)``, a base given to
   ``dataclasses.make_dataclass``) may be called by that call at once: what its code changes counts
   as for a call of it (breakS's S13; widening: ``atexit.register(hook)`` counts too, the chunk's
-  order takes such registrations out, ``chunk_runs``).
+  order takes such registrations out, ``chunk_runs``);
+* an operator, subscript, attribute read, comparison, truth test, iteration, unpacking, ``with``
+  or builtin call it applies to a name bound to a first-party object (``OBJ[1]`` after ``OBJ =
+  L()``, ``L[int]`` with a first-party metaclass or ``__class_getitem__``, ``D["x"]`` after ``D =
+  defaultdict(hook)``) runs that code's dunders: ``analysis.operator_calls`` records it as a
+  call of the def or class whose code runs (breakS's S7, ``operator_runs``; a class counts as
+  running the defs its body hands to a call, ``__class_getitem__ = classmethod(gi)``). Widening:
+  every method of the class counts, not the dunder alone.
 
 A ``def`` or ``class`` statement runs only its decorators, defaults, annotations (and a class its
 body) when the module runs: what the *function body* changes is reached by reaching the function

@@ -9,32 +9,46 @@ nothing (``OBJ[1]`` alone on its line) then changes what that code changes, and 
 it as no effect at all: the hash missed its removal and the chunk left it out.
 
 ``operands(stmt)`` reads, in the code of one module-level statement that runs as the module runs
-(a class body, a def's decorators, defaults and annotations; not a def's or lambda's body), the
+(a class body, a def's decorators and defaults; not a def's or lambda's body), the
 global roots of the expressions an operator is applied to: ``OBJ`` for ``OBJ[1]``, ``OBJ.p[2]``,
 ``-OBJ``, ``x in OBJ``, ``for x in OBJ``, ``with OBJ as o:``, ``{OBJ: 1}``, and the arguments of a
 call of a builtin by its plain name (``print(OBJ)``, ``len(OBJ)``; ``builtin_calls``): each root
-with whether only an attribute was read through it (``ATTRIBUTE``: ``cfg.LIMIT``, no dunder runs
-on a module). ``a is b`` runs nothing and is no operand; a comprehension's or walrus' own names
+with whether the operator was applied to the name itself (``OPERATOR``) or only through an
+attribute read of it (``ATTRIBUTE``: ``cfg.LIMIT``, ``Checkout.rate + 5``). ``a is b`` runs nothing and is no operand; a comprehension's or walrus' own names
 are not told from globals (widening: a global of the same name counts).
 
-``analysis`` decides which count (``_Analyser.operator_calls``): the statement counts as calling
-a method of each root that may stand for first-party code with dunders, so ``effects`` attaches
-what that code changes and the chunk keeps the statement (as for ``OBJ.poke()``):
+``analysis`` decides what each root runs (``_Analyser.operator_calls``), and the statement counts
+as calling that code, so ``effects`` attaches what it changes and the chunk keeps the statement
+(as for ``L()`` itself):
 
-* a name bound by a statement of the module that is no def, class or import and no builtin
-  display or immutable literal, whose value is not third-party state (``OBJ = L()``,
-  ``D = collections.defaultdict(hook)``: a value built around first-party code);
-* a class of the module with a first-party metaclass or base (the metaclass may be first-party),
-  or a ``__class_getitem__`` bound in its body however (``__class_getitem__ = classmethod(gi)``)
-  or installed by another statement (``L.__class_getitem__ = ...``): the class counts as called;
-* a first-party imported name (``from shop.x import OBJ``: its type cannot be decided here: widen),
-  but an attribute read through a plain ``import`` (a module: ``cfg.LIMIT``).
+* a name bound by a statement of the module that is no def, class or import, no builtin display
+  or immutable literal, and not third-party state: the module's defs and classes its binding
+  statements call or hand on (``OBJ = L()``: ``L``'s methods; ``OBJ = make()``: what ``make``
+  runs; ``D = collections.defaultdict(hook)``: ``hook``, the factory a missing key runs), and
+  what the names it is bound from run (``d = OBJ``), transitively;
+* a class of the module with a first-party metaclass or base (either may define the dunder),
+  or with a ``__class_getitem__`` bound in its body however (``__class_getitem__ =
+  classmethod(gi)``: ``effects`` counts the defs a class body hands on as the class's code) or
+  installed by another statement (``L.__class_getitem__ = ...``): the class itself;
+* a def decorated by a def or class of the module (``@L def f``: ``f`` is what ``L`` returned):
+  that decorator's code.
 
-Not: a dict, list or set display (``D = {}``; ``D[1]``), a name bound only to an immutable literal,
-third-party state (``logger = logging.getLogger()``; ``logger.x``), a plain def. Rejected: typing
-every expression (the operand's type is its binding's, which the binding model already gives by
-name); counting every module-level attribute read of a module (a flow reaching ``cfg`` would
-reach every statement reading ``cfg.X``).
+Not: a dict, list or set display (``D = {}``; ``D[1]``), a name bound only to an immutable
+literal, third-party state (``logger = logging.getLogger()``; ``logger.x``), a def with no
+decorator of the module (a function object's operators are the builtin type's; a third-party
+wrapper's are third-party code: ``@functools.singledispatch def r``, then ``@r.register(int)``), a class with no first-party metaclass or
+base (``type``'s: ``K.x``, ``isinstance(o, K)``), and a name bound by an import, or a value bound
+from one (``c = CFG``): what it is, is another module's binding. That leaves out an instance or
+a hooked class of *another* module used at load (``from shop.o import OBJ``, then ``OBJ[1]`` or
+``OBJ.p``): a documented limit (strict xfails ``S7``), decided for cost: a statement counting as
+a call of every imported name it reads or compares (``print(c["a"])``, ``K.__name__``, ``X =
+H[int]``) belongs to that name, and in another module counts as changing it (a flow class read
+there would count as reconfigured). Following the name into its module (as ``subscript_runs``'
+mark does for ``L[int]``) is the direction.
+
+Annotations are not read here (``def f(a: L[int])`` runs ``__class_getitem__`` unless the module
+has ``from __future__ import annotations``: ``subscript_runs`` decides that). Rejected: typing
+every expression (the operand's type is its binding's, which the binding model gives by name).
 """
 
 from __future__ import annotations
@@ -66,7 +80,11 @@ def operands(stmt: cst.CSTNode, bound: frozenset[str] | set[str] = frozenset()) 
     out: dict[str, str] = {}
 
     def add(expr: cst.CSTNode, kind: str = OPERATOR) -> None:
+        # an operator applied to a part (``OBJ.p + 1``, ``OBJ.get()[0]``) reads attributes of
+        # the root; what the part is, is the root's binding's to tell (``analysis``)
         root = _root(expr)
+        if type(expr) is not cst.Name:
+            kind = ATTRIBUTE
         if root is not None and (kind == OPERATOR or out.get(root) != OPERATOR):
             out[root] = kind
 
@@ -77,8 +95,6 @@ def operands(stmt: cst.CSTNode, bound: frozenset[str] | set[str] = frozenset()) 
         if t is cst.FunctionDef:
             stack.extend(d.decorator for d in node.decorators)
             stack.append(node.params)
-            if node.returns is not None:
-                stack.append(node.returns)
             continue
         if t is cst.Lambda:
             stack.append(node.params)
@@ -86,9 +102,9 @@ def operands(stmt: cst.CSTNode, bound: frozenset[str] | set[str] = frozenset()) 
         if t is cst.Param:
             if node.default is not None:
                 stack.append(node.default)
-            if node.annotation is not None:
-                stack.append(node.annotation)
             continue
+        if t is cst.Annotation:
+            continue  # ``subscript_runs``' (evaluated or not by ``from __future__ import annotations``)
         if t is cst.Subscript:
             add(node.value)
         elif t is cst.Attribute:

@@ -72,7 +72,7 @@ from .chunk_dynamic import rewrite_dynamic_imports
 from .chunk_file import Chunk, ChunkError, chunk_path_for, flow_slug, source_digest
 from .chunk_imports import FAIL, ImportSite, rewrite_imports
 from .chunk_memo import ChunkMemo
-from .chunk_order import Schedule, execution_order, import_schedule, sets_type_checking, with_foreign_imports
+from .chunk_order import Schedule, execution_order, guarded_from_imports, import_schedule, sets_type_checking, with_foreign_imports
 from .chunk_limits import code_files, refuse_code_strings, refuse_unreproducible
 from .chunk_plan import ChunkPlan, PlannedModule, Statement, plan_chunk, statement_globals
 from .chunk_search import renamed
@@ -289,6 +289,17 @@ def _keep(plan: ChunkPlan, m: PlannedModule, stmt: Statement) -> Callable[[Impor
     return keep
 
 
+def _guarded(summary: ModuleSummary, memo: ChunkMemo | None) -> frozenset[tuple[int, str]]:
+    """``guarded_from_imports`` of a summary, once per build (by the summary object)."""
+    if memo is None:
+        return guarded_from_imports(summary)
+    table = memo.table("guarded-imports")
+    hit = table.get(id(summary))
+    if hit is None or hit[0] is not summary:
+        hit = table[id(summary)] = (summary, guarded_from_imports(summary, memo.tree))
+    return hit[1]  # type: ignore[no-any-return]
+
+
 def _remembered(first_party: Callable[[str], bool]) -> Callable[[str], bool]:
     """``first_party`` answering each name once (a pure question within one chunk)."""
     known: dict[str, bool] = {}
@@ -311,8 +322,13 @@ def _runs(fp: FlowFingerprint, plan: ChunkPlan, statements: Mapping[str, Stateme
     ordered = sorted(statements.values(), key=lambda s: (s.module, s.line, s.seq, s.key))
     uses = {m.name: m.imports for m in plan.modules.values()}
     started: set[str] = set()
+    # a ``from`` import guarded by ``try`` leaves its module to run at its lookup, inside the
+    # ``try`` (breakS's S4: a module that raises then takes the handler, as live)
+    guarded = {m.name: marks for m in plan.modules.values() if m.summary is not None
+               and (marks := _guarded(m.summary, memo))}
     order = execution_order([(s.key, s.module, s.line) for s in ordered], fp.module, schedules, uses, started,
-                            events=memo.table("schedule-events") if memo is not None else None)
+                            events=memo.table("schedule-events") if memo is not None else None,
+                            guarded=guarded, eager=frozenset(plan.imported_as_modules | imported))
     # deferred only where each import of it asks it for a name (``from .opt import fancy``: the
     # lookup that runs it is the import's own); ``import shop.patch`` runs it for its effects
     # and a module a literal ``import_module`` reaches (``chunk_dynamic``) runs for its effects too

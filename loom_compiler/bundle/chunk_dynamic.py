@@ -48,12 +48,22 @@ running in one process no finder can tell which one asks); an ``__import__`` in 
 builtins (``chunk_modules``). Left as they are, and so reaching the live module: a name computed at
 run time (the closure widens to every module it can name, but the text is not known).
 
+Package data (breakS's S10): ``pkgutil.get_data("shop", "plug.txt")`` and
+``importlib.resources.files("shop")`` (``read_text``, ``open_binary``, ... of the legacy API)
+import the package their first argument names to find its files: the live package, its
+``__init__`` run. A literal naming a bundled package is written as the chunk's ``sys.modules``
+key, as above: the chunk's module answers, through its own spec (``loom_runtime.chunk_resources``:
+the live files next to its ``__file__``, read as live code reads them). A third-party package's
+name is left as written (its data is live code's, as its import is).
+
 Refused: the other resolvers of ``scopes._RESOLVERS`` given a literal naming a bundled module
 (``pkgutil.resolve_name("shop.x:f")``, ``pydoc.locate("shop.x.f")``, ``runpy.run_module("shop.x")``,
 ``pkgutil.get_loader``, ``importlib.util.find_spec``; breakS's S3). None takes a name relative to
 the chunk's package, and as written each imports (or runs, or finds) the live module, code this
 version did not pin: the build fails for that flow at the call (``ChunkError``), saying to import
-the module with an import statement or ``importlib.import_module`` instead.
+the module with an import statement or ``importlib.import_module`` instead. So are
+``importlib.reload`` of a bundled module and ``logging.config`` importing one by text
+(``chunk_text_imports``: breakS's S6 and the rest of S3).
 """
 
 from __future__ import annotations
@@ -69,6 +79,7 @@ from ..scopes import _has_fromlist, _pattern, dotted_chain, target_names
 from .chunk_file import ChunkError
 from .chunk_imports import absolute_base, parse_statement
 from .chunk_memo import ChunkMemo
+from .chunk_text_imports import refuse_text_imports
 
 __all__ = ["DynamicImports", "rewrite_dynamic_imports"]
 
@@ -80,6 +91,9 @@ _DUNDER_IMPORTS = frozenset({"builtins.__import__", "importlib.__import__"})
 #: resolvers a chunk cannot point at its own module (module docstring, "Refused")
 _UNREWRITABLE = frozenset({"pkgutil.resolve_name", "pkgutil.get_loader", "pydoc.locate", "runpy.run_module",
                            "importlib.util.find_spec"})
+#: readers of a package's data files given the package by name (module docstring, "Package data")
+_PACKAGE_DATA = frozenset({"pkgutil.get_data", *(f"importlib.resources.{f}" for f in (
+    "files", "read_text", "read_binary", "open_text", "open_binary", "path", "contents", "is_resource"))})
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,10 +110,12 @@ def rewrite_dynamic_imports(text: str, module: str, is_package: bool, bundled: C
     names the module binds at module level, each to the absolute target of the import binding it,
     or to None when something else binds it; ``roots``: the top-level names of the bundled
     modules (a statement spelling none is returned at once). Unchanged (and without libcst) when
-    no call qualifies."""
+    no call qualifies. A call no rewrite can point at the chunk (``importlib.reload`` of a bundled
+    module, ``logging.config`` importing one by text) raises ``ChunkError`` (``chunk_text_imports``)."""
+    memo = memo if memo is not None else ChunkMemo()
+    refuse_text_imports(text, bundled, module_bindings, where=where, parse=memo.tree)
     if not any(root in text for root in roots) and "__package__" not in text and "__import__" not in text:
         return DynamicImports(text, frozenset())  # no literal can name a bundled module, nor go beyond the top
-    memo = memo if memo is not None else ChunkMemo()
     literals = memo.get("dynamic-literals", text, lambda: _literals(text, memo.tree))
     depth = len(module.split(".")) if is_package else len(module.split(".")) - 1
     targets = tuple(sorted({t for t in literals if t in bundled or _beyond_top(t, depth)}))
@@ -293,6 +309,10 @@ class _Rewriter(cst.CSTTransformer):
         if qualified in _UNREWRITABLE:
             self._unrewritable(updated, qualified)
             return updated
+        if qualified in _PACKAGE_DATA and updated.args and updated.args[0].keyword is None and not updated.args[0].star:
+            key = self._entry(updated.args[0].value)  # the chunk's package answers (``chunk_resources``)
+            if key is not None:
+                return updated.with_changes(args=[updated.args[0].with_changes(value=key), *updated.args[1:]])
         method = qualified.rpartition(".")[2]
         if method in _ENTRY_METHODS and qualified == f"{_MODULES}.{method}" and updated.args \
                 and updated.args[0].keyword is None and not updated.args[0].star:

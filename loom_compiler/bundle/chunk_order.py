@@ -42,7 +42,8 @@ from .chunk_dynamic import folded_string
 if TYPE_CHECKING:
     from ..analysis import ModuleSummary
 
-__all__ = ["Schedule", "import_schedule", "sets_type_checking", "with_foreign_imports", "execution_order"]
+__all__ = ["Schedule", "guarded_from_imports", "import_schedule", "sets_type_checking", "with_foreign_imports",
+           "execution_order"]
 
 #: ``(line, modules imported by the statement on that line, in order)`` per importing statement
 Schedule = tuple[tuple[int, tuple[str, ...]], ...]
@@ -107,6 +108,32 @@ def import_schedule(summary: _SummaryLike, *, checking: bool = False,
         if targets:
             out.append((line, tuple(dict.fromkeys(targets))))
     return tuple(out)
+
+
+def guarded_from_imports(summary: _SummaryLike, parse: Callable[[str], ast.Module] = ast.parse) -> frozenset[tuple[int, str]]:
+    """``(line, module)`` of each module a ``from`` import guarded by a module-level ``try`` with a
+    handler imports a name from (``try: from shop.c import g`` / ``except ImportError:``; under an
+    ``if`` too): ``execution_order`` leaves such a module to run at the lookup itself, lazily,
+    inside the ``try`` (breakS's S4). The module's own name only: ``from shop import c`` (a
+    submodule bound from its package, whose attribute a chunk sets from the start) and ``import
+    shop.c`` ask no lookup of ``c`` and are not guarded so."""
+    out: set[tuple[int, str]] = set()
+    for unit in summary.units:
+        if "try" not in unit.source or "import" not in unit.source:
+            continue
+        tree = _parsed(unit.source, parse)
+        if tree is None:
+            continue
+        for node in _load_time_nodes(tree):
+            if not isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))) or not node.handlers:
+                continue
+            for stmt in node.body:
+                for inner in _load_time_nodes(stmt):
+                    if isinstance(inner, ast.ImportFrom) and not any(a.name == "*" for a in inner.names):
+                        base = _absolute(summary.module, summary.is_package, inner.module, inner.level)
+                        if base is not None:
+                            out.add((unit.line, base))  # the statement's line: its schedule's
+    return frozenset(out)
 
 
 def _called_imports(summary: _SummaryLike, checking: bool = False) -> dict[int, list[str]]:
@@ -371,6 +398,8 @@ def execution_order(
     started_out: set[str] | None = None,
     *,
     events: dict[int, tuple[Schedule, tuple[list[tuple[int, int, object]], tuple[str, ...]]]] | None = None,
+    guarded: Mapping[str, frozenset[tuple[int, str]]] | None = None,
+    eager: frozenset[str] = frozenset(),
 ) -> list[str]:
     """The keys of ``members`` (``(key, module, line)``) in the order the live modules would
     define them when ``start`` is imported (see the module docstring). ``schedules``: the import
@@ -379,7 +408,36 @@ def execution_order(
     runs; the others' members (reached only by a lazy import) are the ones that come last.
     ``events``: a table the chunks of one build share (``chunk_memo``), holding each schedule's
     imports as the walk's events, in order, by the schedule object (a build gives every chunk
-    the same schedule object of a module, and each chunk walks the ~55 modules it runs)."""
+    the same schedule object of a module, and each chunk walks the ~55 modules it runs).
+    ``guarded``: per module, ``guarded_from_imports``: such an import does not start the module
+    it names, which then runs at the import's own lookup (a lazy module of the chunk), inside its
+    ``try``, as live; unless another import starts it, which would leave the guarded lookup
+    before it finding the module not run yet: then the walk is done again with it started there.
+    ``eager``: modules the chunk cannot run lazily (imported as modules: started there always)."""
+    if guarded:
+        forced = set(eager)
+        while True:
+            out_started: set[str] = set()
+            order = _execution_order(members, start, schedules, uses, out_started, events, guarded, frozenset(forced))
+            again = {t for marks in guarded.values() for _, t in marks if t in out_started} - forced
+            if not again:
+                if started_out is not None:
+                    started_out.update(out_started)
+                return order
+            forced |= again
+    return _execution_order(members, start, schedules, uses, started_out, events, None, frozenset())
+
+
+def _execution_order(
+    members: Sequence[tuple[str, str, int]],
+    start: str,
+    schedules: Mapping[str, Schedule],
+    uses: Mapping[str, Iterable[str]],
+    started_out: set[str] | None,
+    events: dict[int, tuple[Schedule, tuple[list[tuple[int, int, object]], tuple[str, ...]]]] | None,
+    guarded: Mapping[str, frozenset[tuple[int, str]]] | None,
+    forced: frozenset[str],
+) -> list[str]:
     by_module: dict[str, list[tuple[int, str]]] = {}
     for key, module, line in members:
         by_module.setdefault(module, []).append((line, key))
@@ -419,12 +477,13 @@ def execution_order(
             return
         # the imports first, then the members, sorted stably by (line, kind): on one line the
         # import runs before the member it binds
-        for _, kind, what in sorted([*events, *((line, 1, key) for line, key in own)], key=_event_order):
+        marks = guarded.get(m, frozenset()) if guarded else frozenset()
+        for line, kind, what in sorted([*events, *((line, 1, key) for line, key in own)], key=_event_order):
             if kind == 1:
                 rank.setdefault(what, len(rank))  # type: ignore[arg-type]
                 continue
             for target in what:  # type: ignore[attr-defined]
-                if target not in started and target in known:
+                if target not in started and target in known and ((line, target) not in marks or target in forced):
                     yield target
 
     def drive(module: str) -> None:

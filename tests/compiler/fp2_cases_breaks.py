@@ -165,10 +165,14 @@ def _pairs() -> list[ProjectPair]:
         base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.m"), cfg=_CFG,
                        m=f"from shop.cfg import CFG\n{code}\n\n{stmt}\n")
         add(C(name, k, base, edit(base, "shop/m.py", f"\n{stmt}\n", f"\n{plain}\n")))
-    # an instance imported from another module: its type is not known there (widening)
+    # open: an instance imported from another module (its type is that module's binding)
     base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.m"), cfg=_CFG, m="from shop.o import OBJ\n\nOBJ[1]\n",
                    o=f"from shop.cfg import CFG\n\n\n{_GETITEM}\n\nOBJ = L()\n")
     add(C("s7-an-imported-instance-subscripted", k, base, edit(base, "shop/m.py", "\nOBJ[1]\n", "\nOBJ\n")))
+    # open: an attribute read of an imported name (a property of another module's instance)
+    base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.m"), cfg=_CFG, m="from shop.o import OBJ\n\nOBJ.p\n",
+                   o="from shop.cfg import CFG\n\n\nclass L:\n    @property\n    def p(self):\n        CFG['a'] = 5\n\n\nOBJ = L()\n")
+    add(C("s7-a-property-of-an-imported-instance-read", k, base, edit(base, "shop/m.py", "\nOBJ.p\n", "\nOBJ\n")))
     # equal: what a builtin container, a third-party object, a class with no first-party
     # metaclass or a module runs for an operator is no first-party code (the statement is no part of it)
     for name, m, old, new in [
@@ -277,23 +281,21 @@ OPEN: dict[str, str] = {
     # of it once imported): the closure would need every submodule under it
     **{n: "S5" for n in ("s5-attrgetter-of-a-dotted-literal-on-a-package", "s5-a-computed-getattr-on-a-package",
                          "s5-a-package-handed-to-a-helper")},
+    # an operator on an imported name counts for no dunder (``operator_runs``: which is a module,
+    # a class or an instance is another module's binding; decided for cost)
+    **{n: "S7" for n in ("s7-an-imported-instance-subscripted", "s7-a-property-of-an-imported-instance-read")},
     # the canonical form keeps an import's names in their order (changing it moves pinned digests)
     **{n: "S11" for n in ("s11-a-third-party-from-import-reordered-its-name-used-at-load",
                           "s11-a-first-party-from-import-reordered-with-a-main-block")},
     # a def reaching a call through a table the call reads (``T['h']``) is not followed
     "s13-a-def-handed-to-map-through-a-dict": "S13",
     **{n: "S15" for n in ("s15-import-module-through-a-literal-getattr", "s15-dunder-import-through-the-builtins-dict")},
-    # chunks: the guarded module's raise runs in its own segment, outside the importing try
-    # (the chunk now fails to load where live code takes the fallback; before: ran the import's g)
-    "s4-chunk-a-fallback-def-when-the-module-raises": "S4",
-    "s3-chunk-logging-config-resolving-a-bundled-module": "S3",
-    "s6-chunk-reloading-a-bundled-module": "S6",
+    # chunks: a plain ``import`` guarded by ``try``: the module runs in its own segment, outside
+    # the ``try`` (the chunk fails to load where live code takes the handler); a ``from`` import
+    # is run at its lookup (``chunk_order.guarded_from_imports``)
+    "s4-chunk-a-guarded-plain-import-when-the-module-raises": "S4",
     "s15-chunk-import-module-through-a-literal-getattr": "S15",
     "s15-chunk-a-function-made-from-compiled-text": "S15",
-    # a chunk cannot point these at its own package; refusing them would refuse reading package
-    # data, a common use: open
-    "s10-chunk-pkgutil-get-data-of-a-bundled-package": "S10",
-    "s10-chunk-importlib-resources-of-a-bundled-package": "S10",
 }
 
 _X = "def f(o):\n    return o + (5)\n"
@@ -320,18 +322,50 @@ def _chunk_cases() -> list[ChunkCase]:
     add(ChunkCase("s3-chunk-import-module-of-a-bundled-module", project(
         flow("return importlib.import_module('shop.x').f(o)", "import importlib"), x=_X), 3))
     add(ChunkCase("s3-chunk-pydoc-locate-of-a-stdlib-name", project(flow("return pydoc.locate('math.floor')(o)", "import pydoc")), 3))
-    # S3, open: third-party code importing a bundled module by text (``'()'``: a handler factory)
+    # S3: ``logging.config`` importing a bundled module by text (``'()'``: a handler factory): refused
     add(ChunkCase("s3-chunk-logging-config-resolving-a-bundled-module", project(
-        flow("return logging.config.BaseConfigurator({}).resolve('shop.x.f')(o)", "import logging.config"), x=_X), 3))
+        flow("return logging.config.BaseConfigurator({}).resolve('shop.x.f')(o)", "import logging.config"), x=_X), 3,
+        refused="shop/flows.py:6:12: `logging.config.BaseConfigurator(...).resolve` imports 'shop.x.f' by text"))
+    add(ChunkCase("s3-chunk-logging-dict-config-factory-of-a-bundled-module", project(
+        flow("dictConfig({'version': 1, 'handlers': {'h': {'()': 'shop.x.H'}}, 'loggers': {'s3': {'handlers': ['h']}}})\n"
+             "return len(logging.getLogger('s3').handlers)", "import logging\nfrom logging.config import dictConfig"),
+        x="import logging\n\n\nclass H(logging.NullHandler):\n    pass\n"), 3,
+        refused="shop/flows.py:7:5: `logging.config.dictConfig` imports 'shop.x.H' by text"))
+    # held: a stdlib handler class and a stdlib factory by text
+    add(ChunkCase("s3-chunk-logging-dict-config-of-stdlib-names", project(
+        flow("return len(logging.getLogger('s3b').handlers)",
+             "import logging.config\n\nlogging.config.dictConfig({'version': 1, 'handlers': {'h': {'class': "
+             "'logging.NullHandler'}},\n                           'loggers': {'s3b': {'handlers': ['h']}}})")), 3))
     # S4: held in a def (the guarded import runs when the def does); open at load
     add(ChunkCase("s4-chunk-a-guarded-import-in-a-def", project(flow("return f()", "from shop.m import f"),
         m="def f():\n    try:\n        from shop.c import g\n        return g()\n    except ImportError:\n        return 2\n",
         c=_RAISES.replace("(0)", "(1)")), 3))
     add(ChunkCase("s4-chunk-a-fallback-def-when-the-module-raises", project(
         flow("return f()", "from shop.m import f"), m=_TRY, c=_RAISES.replace("(0)", "(1)")), 3))
-    # S6
+    # the guarded module runs at the import's lookup, inside the ``try`` (a lazy module of the chunk)
+    for name, files in [
+        ("s4-chunk-a-guarded-import-when-the-module-does-not-raise", dict(m=_TRY, c=_RAISES)),
+        ("s4-chunk-a-fallback-def-when-the-module-imports-a-missing-module", dict(m=_TRY, c="import no_such_module_zz\n\n\n" + _G)),
+        ("s4-chunk-a-fallback-def-under-an-if", dict(m="import sys\n\nif sys:\n" + "".join(
+            "    " + line + "\n" for line in _TRY.splitlines()), c=_RAISES.replace("(0)", "(1)"))),
+        ("s4-chunk-a-guarded-module-imported-unguarded-later", dict(
+            m=_TRY + "\n\nimport shop.c\n", c=_RAISES)),
+    ]:
+        add(ChunkCase(name, project(flow("return f()", "from shop.m import f"), **files), 3))
+    add(ChunkCase("s4-chunk-a-fallback-def-in-the-flows-module", project(flow("return f()", _TRY), c=_RAISES.replace("(0)", "(1)")), 3))
+    # open: a plain ``import`` guarded (no lookup runs the module inside the ``try``)
+    add(ChunkCase("s4-chunk-a-guarded-plain-import-when-the-module-raises", project(
+        flow("return f()", "from shop.m import f"), m="try:\n    import shop.c\n    F = 1\nexcept Exception:\n    F = 2\n\n\n"
+                                                       "def f():\n    return F\n", c="if (1):\n    raise RuntimeError('no')\n"), 3))
+    # S6: refused at the call; a reload of third-party code is left alone
     add(ChunkCase("s6-chunk-reloading-a-bundled-module", project(
-        flow("importlib.reload(m)\nreturn m.X", "import importlib\nfrom shop import m"), m="X = 3\n"), 3))
+        flow("importlib.reload(m)\nreturn m.X", "import importlib\nfrom shop import m"), m="X = 3\n"), 3,
+        refused="shop/flows.py:7:5: `importlib.reload(m)` reloads the bundled module `shop.m`"))
+    add(ChunkCase("s6-chunk-reloading-a-bundled-module-by-its-dotted-name", project(
+        flow("importlib.reload(shop.m)\nreturn shop.m.X", "import importlib\nimport shop.m"), m="X = 3\n"), 3,
+        refused="`importlib.reload(shop.m)` reloads the bundled module `shop.m`"))
+    add(ChunkCase("s6-chunk-reloading-a-third-party-module", project(
+        flow("return importlib.reload(colorsys).rgb_to_yiq(1, 1, 1)[0] > 0", "import colorsys\nimport importlib")), 3))
     # S7
     add(ChunkCase("s7-chunk-an-instance-subscripted-at-load", project(
         flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.m"), cfg=_CFG,
@@ -347,9 +381,14 @@ def _chunk_cases() -> list[ChunkCase]:
     run = "def _exec(src):\n    ns = {}\n    exec(src, ns)\n    return ns['f']\n"
     for name, head, read in [("pkgutil-get-data", "import pkgutil", "pkgutil.get_data('shop', 'plug.py')"),
                              ("importlib-resources", "import importlib.resources",
-                              "importlib.resources.files('shop').joinpath('plug.py').read_text()")]:
+                              "importlib.resources.files('shop').joinpath('plug.py').read_text()"),
+                             ("importlib-resources-files-imported-by-name", "from importlib.resources import files as fs",
+                              "fs('shop').joinpath('plug.py').read_text()")]:
         add(ChunkCase(f"s10-chunk-{name}-of-a-bundled-package", project(
             flow(f"return _exec({read})(o)", f"{head}\n\n\n{run}"), plug=_X, init="X = 1\n"), 3))
+    # held: a third-party package's data is read as live code reads it
+    add(ChunkCase("s10-chunk-pkgutil-get-data-of-a-stdlib-package", project(
+        flow("return len(pkgutil.get_data('json', '__init__.py')) > 0 and o", "import pkgutil")), 3))
     # S13 (and S7: a subscript running the default factory is not counted)
     hook = "def hook(*a):\n    CFG['a'] = 5\n    return 0\n\n\n"
     for name, code in [("a-def-handed-to-map-at-load", hook + "list(map(hook, [1]))\n"),
