@@ -104,10 +104,13 @@ def map_forked(job: Callable[[str], T], items: Iterable[str], *, workers: int, l
     pool = ProcessPoolExecutor(max_workers=max(1, min(workers, len(order))),
                                mp_context=multiprocessing.get_context("fork"))
     try:
-        futures = {pool.submit(_run, batch): batch for batch in _batches(order, workers)}
-        # forked at the first submit; kept to say how one ended (the pool forgets a dead worker)
-        processes = list((getattr(pool, "_processes", None) or {}).values())
+        futures: dict[Any, tuple[str, ...]] = {}
         try:
+            # a worker may die while later tasks are still being submitted: ``submit`` then raises
+            for batch in _batches(order, workers):
+                futures[pool.submit(_run, batch)] = batch
+                if not processes:  # forked at the first submit; kept to say how one ended
+                    processes = list((getattr(pool, "_processes", None) or {}).values())
             for future in as_completed(futures):
                 results.update(zip(futures[future], future.result()))
         except BrokenProcessPool as exc:

@@ -205,6 +205,27 @@ def test_a_worker_that_dies_is_an_error_and_nothing_is_written(tmp_path: Path, f
     assert _written(root) == []
 
 
+def test_a_worker_that_dies_while_tasks_are_submitted_is_worker_died(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the race test_cli_reports_a_dead_worker lost now and then: the first worker died before the
+    # stage had submitted its last task, and ``submit`` raised BrokenProcessPool past the handler
+    from concurrent.futures import ProcessPoolExecutor
+
+    real = ProcessPoolExecutor.submit
+    sent: list = []
+
+    def submit(self, fn, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if sent:
+            sent[0].exception()  # waits until the first task's worker died: the pool is broken
+        sent.append(real(self, fn, *args, **kwargs))
+        return sent[-1]
+
+    monkeypatch.setattr(ProcessPoolExecutor, "submit", submit)
+    with pytest.raises(forked_stage.WorkerDied, match=r"the test stage died \(exit code 4\) with 20 item"):
+        forked_stage.map_forked(lambda item: os._exit(4), [f"m{i:02d}" for i in range(20)], workers=2,
+                                label="the test stage")
+    assert len(sent) == 1  # it stopped submitting at the broken pool
+
+
 def test_a_worker_that_raises_raises_the_same_error(tmp_path: Path, forks: list[tuple[int, int]],
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     root = _tree(tmp_path / "p")
