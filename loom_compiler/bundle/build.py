@@ -16,12 +16,13 @@ Stages, per source tree (the working tree, then each history ref):
    small head entry (``version_facts``: what the manifest needs, and a digest naming the shared
    entry of its dependencies); ``loom build`` reads only heads for unchanged modules
    (``fingerprints=False``) and a full entry only for a chunk its output lacks.
-3. **Parallel parsing** (``jobs > 1``, or ``jobs=None``, the default: automatic): the flow
-   candidates, then waves of the first-party modules they import, are analysed in a
-   ``ProcessPoolExecutor`` before the (serial) closure stage. Serial builds load helpers lazily
-   instead, so they parse only what a closure reaches. Automatic means one worker per CPU (at most
-   ``AUTO_MAX_JOBS``, forked: where fork is unavailable, serial) for a wave of at least
-   ``AUTO_MIN_MODULES`` modules to parse, else serial: starting workers and shipping summaries
+3. **Parallel parsing** (``jobs > 1``, or ``jobs=None``, the default: automatic): the stale flow
+   modules and, transitively, the first-party modules they import are analysed in a
+   ``ProcessPoolExecutor`` before the closure stage, as one stream (``parse_ahead``: a module is
+   sent as soon as it is known, the flow modules while the scan still checks later candidates).
+   Serial builds load helpers lazily instead, so they parse only what a closure reaches. Automatic
+   means one worker per CPU (at most ``AUTO_MAX_JOBS``, forked: where fork is unavailable, serial)
+   once at least ``AUTO_MIN_MODULES`` modules wait to be parsed, else serial: starting workers and shipping summaries
    back costs about as much as parsing a dozen modules, and a no-change or one-edit rebuild parses
    next to nothing. Measured on 2 cores (``benchmarks/bench_build.py``): a cold build of 150
    modules ~1.25x faster with 2 workers when the second core is free, about even when it is busy.
@@ -99,12 +100,13 @@ from ..frameworks.base import HookCandidates, marker_pattern
 from ..model import FlowFingerprint, SourceError
 from ..precheck import might_define_flows, spells_a_marker_in_code
 from ..sources import DirectorySourceTree, SourceReadError, SourceTree
-from .cache import CACHE_DIRNAME, Deps, SummaryCache, cache_key, encode_entry, write_entries
+from .cache import CACHE_DIRNAME, Deps, SummaryCache, cache_key
 from .cache_codec import encode
 from .chunk_file import Chunk, ChunkError, chunk_path_for
 # what only a build writing output needs (the chunk and manifest stages, history refs, the pool)
 # is imported where it is used: ``loom fingerprint``/``check`` run the same pipeline from the
 # cache and start-up is most of what a warm hook pays
+from .parse_ahead import ParseAhead, stale_threshold
 from .progress import BuildSummary, NullProgress, Progress, RefSummary
 from .tree_report import FILE_DEP
 from .version_facts import VersionFacts, version_facts
@@ -112,7 +114,7 @@ from .version_facts import VersionFacts, version_facts
 __all__ = ["BuildReport", "build_project", "MANIFEST_NAME"]
 
 MANIFEST_NAME = "manifest.json"
-#: automatic ``jobs``: parse in worker processes only a wave of at least this many modules
+#: automatic ``jobs``: parse in worker processes only once at least this many modules wait to be parsed
 AUTO_MIN_MODULES = 24
 AUTO_MAX_JOBS = 4
 #: collections of the working tree before a tree that keeps moving is an error (``_collect_stable``)
@@ -563,24 +565,9 @@ def _collect_stable(pipeline: _Pipeline, tree: SourceTree | None, config: LoomCo
 # -- the per-tree pipeline ----------------------------------------------------------------------------
 
 
-def _analyse_job(args: tuple[bytes, str, str, LoomConfig, str | None, str]) -> bytes:
-    # The worker writes the cache entry itself, in parallel with the others. The summary goes back
-    # to the build pickled: that is the pipe between a process and the workers it forked (as every
-    # ``ProcessPoolExecutor`` result does), never a file anyone else can write.
-    import pickle
-
-    data, module, path, config, cache_dir, key = args
-    from .. import analysis
-
-    summary = analysis.analyse_module(data, module=module, path=path, config=config)
-    if cache_dir is not None:
-        write_entries(cache_dir, {key: encode_entry(key, summary, _summary_type())})
-    return pickle.dumps(summary, protocol=pickle.HIGHEST_PROTOCOL)
-
-
 def _reach_sizes(modules: Sequence[str], imports: Mapping[str, set[str]]) -> dict[str, float]:
     """An estimate of each flow module's fingerprint stage: how many analysed modules its imports
-    reach (``imports``: the parse waves' import graph), which its closure walks and its chunk
+    reach (``imports``: the import graph ``parse_ahead`` found), which its closure walks and its chunk
     bundles; for ``forked_stage``'s costliest-first order."""
     out = {}
     for module in modules:
@@ -897,45 +884,6 @@ class _Pipeline:
         self._retained.clear()
         self._retained_chars = 0
 
-    def prefetch(self, src: _Source, memo: dict[str, Any], modules: Iterable[str]) -> None:
-        """Analyse the cache misses among ``modules`` in worker processes.
-
-        A worker analyses eagerly (a summary with deferred forms keeps libcst nodes, which do not
-        pickle), so the summary entries of modules analysed here hold every canonical form, where
-        a ``--jobs 1`` build's hold those its closures asked for: the cache's bytes depend on the
-        job count, never what is read from them (``analysis.defer_missing`` completes either), and
-        the output directory is the same bytes (``test_forked_fingerprints``)."""
-        todo: list[str] = []
-        for module in modules:
-            if module in memo or src.data(module) is None:
-                continue
-            key = self._summary_key(src, module)
-            hit = self.cache.get(key, _summary_type())
-            if hit is not None:
-                memo[module] = self._served(src, module, key, hit)
-            else:
-                todo.append(module)
-        if not todo:
-            return
-        workers = self._workers(len(todo))
-        if workers <= 1:
-            for module in todo:
-                self.summary(src, memo, module)
-            return
-        if self._pool is None:
-            self._pool, self._pool_workers = _process_pool(workers), workers
-        self.progress_total += len(todo)
-        self.progress.advance(0, total=self.progress_total)
-        cache_dir = str(self.cache.directory) if self.cache.enabled else None
-        jobs = [(src.data(m), m, src.path(m), self.config, cache_dir, self._summary_key(src, m)) for m in todo]
-        chunksize = max(1, len(jobs) // (workers * 8))
-        import pickle
-
-        for module, pickled in zip(todo, self._pool.map(_analyse_job, jobs, chunksize=chunksize)):
-            memo[module] = pickle.loads(pickled)
-            self.parsed.append(module)
-            self.progress.advance(1)
-
     def _max_workers(self) -> int:
         if self.jobs is not None:
             return self.jobs
@@ -945,16 +893,6 @@ class _Pipeline:
             return 1
         cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
         return max(1, min(cpus, AUTO_MAX_JOBS))
-
-    def _workers(self, todo: int) -> int:
-        """Processes for a wave of ``todo`` modules to parse (1: in this process)."""
-        if todo < 2 or (self.jobs is None and self._pool is None and todo < AUTO_MIN_MODULES):
-            return 1
-        if self._pool is not None:
-            # its workers are running: asked now, ``_can_fork`` would see the pool's own threads
-            # and answer "serial" (the later waves of a cold build were parsed in this process)
-            return self._pool_workers
-        return self._max_workers()
 
     # -- the forked fingerprint stage (``forked_stage``) ---------------------------------------------
     def _forked_workers(self, stale: Sequence[str]) -> int:
@@ -1147,6 +1085,8 @@ class _Pipeline:
         parsed_before = len(self.parsed)
         stale: list[str] = []
         cached: dict[str, tuple[Any, ...]] = {}
+        ahead: ParseAhead | None = None  # the stale flow modules and what they import, parsed in workers
+        asked = False
         for module in candidates:
             entry = self._cached(src, module)
             if entry is not None:
@@ -1158,26 +1098,20 @@ class _Pipeline:
                 self._store(src, module, cached[module])
             else:
                 stale.append(module)
-        # the size test first: ``_max_workers`` imports multiprocessing (~5 ms), which an edit never needs
-        imports: dict[str, set[str]] = {}  # the first-party modules each analysed module imports (the waves')
-        if stale and (self.jobs is not None or len(stale) >= AUTO_MIN_MODULES) and self._max_workers() > 1:
-            self.prefetch(src, memo, stale)
-            frontier = set(stale)
-            seen = set(frontier)
-            # the packages of the flow modules too: every closure runs its module's packages (the
-            # forked workers each parsed ``app.flows`` for itself, and imported libcst's parser for it)
-            first_wave = self._packages_of(src, stale) - seen
-            while frontier:
-                nxt: set[str] = first_wave
-                first_wave = set()
-                for module in frontier:
-                    s = memo.get(module)
-                    if s is not None and not isinstance(s, SourceError):
-                        imports[module] = self._imported_modules(src, s)
-                        nxt |= imports[module] - seen
-                seen |= nxt
-                self.prefetch(src, memo, sorted(nxt))
-                frontier = nxt
+                if ahead is not None:
+                    ahead.want_stale(module)
+                # the size test first: ``_max_workers`` imports multiprocessing (~5 ms), which an edit never needs
+                elif not asked and (self.jobs is not None or len(stale) >= AUTO_MIN_MODULES):
+                    asked = True
+                    if self._max_workers() > 1:
+                        # from here the workers parse while the scan checks the later candidates
+                        ahead = ParseAhead(self, src, memo, threshold=stale_threshold(self))
+                        for found in stale:
+                            ahead.want_stale(found)
+            if ahead is not None:
+                ahead.poll()
+        # the first-party modules each analysed module imports (``_reach_sizes``)
+        imports: dict[str, set[str]] = ahead.finish() if ahead is not None else {}
         # the stale flow modules' closures, fingerprints and chunks: in forked workers when many
         workers = self._forked_workers(stale)
         forked = self._fingerprint_forked(src, memo, stale, workers, imports) if workers > 1 else {}

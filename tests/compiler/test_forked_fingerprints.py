@@ -351,3 +351,46 @@ assert build_project(load_config(Path({str(root)!r}))).ok
     # a worker that parses a module a lazy import reaches (this tree's ``app.lazy0``) imports
     # libcst's native parser for it: not a stage module
     assert [m for m in imported if m.startswith(("loom_compiler", "loom_runtime"))] == []
+
+
+def test_parsing_starts_while_the_scan_still_checks_candidates(tmp_path: Path, forks: list[tuple[int, int]],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    # one stream, not waves: the first modules go to the workers as soon as enough flow modules
+    # are known, before the scan's marker check of the later ones; a helper as soon as the
+    # summary of a module importing it is back (``parse_ahead``)
+    from loom_compiler.bundle import parse_ahead
+
+    root = _tree(tmp_path / "p")
+    events: list[tuple[str, tuple[str, ...]]] = []
+    real_check, real_send = build_module.spells_a_marker_in_code, parse_ahead.ParseAhead._send
+
+    def check(data, config):  # type: ignore[no-untyped-def]
+        events.append(("check", ()))
+        return real_check(data, config)
+
+    def send(self, batch):  # type: ignore[no-untyped-def]
+        events.append(("send", batch))
+        return real_send(self, batch)
+
+    monkeypatch.setattr(build_module, "spells_a_marker_in_code", check)
+    monkeypatch.setattr(parse_ahead.ParseAhead, "_send", send)
+    report = build_project(load_config(root))
+    assert report.ok and forks == [(2, FLOWS)]
+    checks = [i for i, (what, _) in enumerate(events) if what == "check"]
+    sends = [i for i, (what, _) in enumerate(events) if what == "send"]
+    assert len(checks) == FLOWS and sends[0] < checks[-1]
+    assert events[sends[0]][1] == ("app.f00", "app")  # the first flow module as scanned, then its package
+    sent = [m for i in sends for m in events[i][1]]
+    assert sorted(sent) == sorted(set(sent)) == sorted(report.parsed[:len(sent)])  # each once
+
+
+def test_the_stream_reports_the_waves_order(tmp_path: Path, forks: list[tuple[int, int]]) -> None:
+    # whatever order the summaries come back in, the build reports the modules parsed as the waves
+    # reached them: the flow modules as scanned, then each wave's new modules sorted, then what
+    # the closures analysed later (the lazy modules, in the workers)
+    root = _tree(tmp_path / "p")
+    report = build_project(load_config(root))
+    assert report.ok and forks == [(2, FLOWS)]
+    flows = [f"app.f{i:02d}" for i in range(FLOWS)]
+    assert list(report.parsed) == [*flows, "app", "app.lib0", "app.lib1", "app.lib2", "app.lib3", "app.steps",
+                                   "app.lazy0", "app.lazy1"]
