@@ -18,7 +18,17 @@ run live, and the chunk against the live module).
   at load: the class counted as inert (S14's ``creation_roots`` read the creation hooks only);
 * T6 (chunk): a def of the module handed to a dataclass as ``default_factory`` (or kept as a
   ``staticmethod`` an ``__init__`` calls), the class built at load: the hash holds, the chunk
-  leaves ``K()`` out.
+  leaves ``K()`` out;
+* T7: the builtins namespace reached through a name the code folds (``importlib.import_module(
+  'built' + 'ins').exec``, ``__import__('built' + 'ins')``, ``globals()['__buil' + 'tins__']``) or
+  through a frame's globals (``inspect.currentframe().f_globals['__builtins__']``, a literal the
+  cheap test never reads): P1's rule does not see ``exec`` reached (S15's sibling:
+  ``getattr(importlib, 'import_' + 'module')``);
+* T8: ``pickle.loads`` of literal bytes whose ``GLOBAL`` opcode imports a bundled module
+  (``b'cshop.x\\nlog\\n.'``) or takes ``builtins.exec``: an importer and a runner by text;
+* T9: a file whose name has a dot (``shop.flows.py`` at the root, ``shop/checkout.v2.py``) takes the
+  module name of a real module (``shop.flows``, ``shop.checkout.v2``): the real module's flow is
+  dropped without a word, and the closure and the chunk follow the file no process imports.
 
 Each pair was run live on both sides in a fresh interpreter (a changed pair's flow result
 differs; an equal pair's does not): ``test_fp2_breakt`` runs them so again. Pairs and chunk cases
@@ -31,7 +41,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from fp2_cases_adversarial import C, ChunkCase, ProjectPair, edit, flow, project
+from fp2_cases_adversarial import (
+    C,
+    ChunkCase,
+    DiscoveryCase,
+    ProjectPair,
+    edit,
+    flow,
+    project,
+)
 
 _CFG = "CFG = {'a': 1}\n"
 _HOOK = "def hook(*a):\n    CFG['a'] = (5)\n    return 0\n\n\n"
@@ -69,6 +87,26 @@ _SNAPSHOTS = [
      "def g():\n    return 1\n\n\nalias = g\n\n\ndef g():\n    return 5\n\n\ndef f():\n    return alias()\n",
      "def g():\n    return 1\n\n\ndef g():\n    return 5\n\n\nalias = g\n\n\ndef f():\n    return alias()\n"),
 ]
+
+
+#: T7, T8, S15: (name, shop/m.py's imports, the statement importing shop.x at load)
+_X_TEXT = "'import shop.' + 'x'"
+_RUNNER_STATEMENTS = [
+    ("t7-exec-of-builtins-imported-by-a-folded-name", "import importlib\n",
+     f"importlib.import_module('built' + 'ins').exec({_X_TEXT})"),
+    ("t7-exec-of-builtins-from-dunder-import-of-a-folded-name", "", f"__import__('built' + 'ins').exec({_X_TEXT})"),
+    ("t7-exec-of-builtins-read-from-globals-by-a-folded-key", "", f"globals()['__buil' + 'tins__']['exec']({_X_TEXT})"),
+    ("t7-exec-of-builtins-read-from-a-frames-globals", "import inspect\n",
+     f"inspect.currentframe().f_globals['__builtins__']['exec']({_X_TEXT})"),
+    ("t8-pickle-loads-importing-a-bundled-module", "import pickle\n", "pickle.loads(b'cshop.x\\nlog\\n.')"),
+    ("t8-pickle-loads-calling-builtins-exec", "import pickle\n", "pickle.loads(b'cbuiltins\\nexec\\n(Vimport shop.x\\ntR.')"),
+    ("s15-import-module-through-a-folded-getattr", "import importlib\n", "getattr(importlib, 'import_' + 'module')('shop.x')"),
+]
+
+
+def _runner_project(defs: str, stmt: str) -> dict[str, str]:
+    return project(flow("return log.L", "from shop import m, log"), log=_LOG, x="from shop import log\n\nlog.L.append('x')\n",
+                   m=f"from shop import log\n{defs}\nlog.L.append('m1')\n{stmt}\nlog.L.append('m2')\n")
 
 
 def _pairs() -> list[ProjectPair]:
@@ -138,6 +176,22 @@ def _pairs() -> list[ProjectPair]:
         base = _cfg_project(code, **files)
         add(C(name, k, base, edit(base, "shop/hk.py" if "hk" in files else "shop/m.py", "(5)", "(6)")))
 
+    # T7, T8 (and S15 folded): shop/m.py logs m1, runs the statement, logs m2; the statement imports
+    # shop.x (which logs x, after the edit y) through the builtins or an importer the code does not name
+    k = "a runner or importer reached through text the code folds"
+    for name, defs, stmt in _RUNNER_STATEMENTS:
+        add(C(name, k, _runner_project(defs, stmt), edit(_runner_project(defs, stmt), "shop/x.py", "'x'", "'y'")))
+
+    # T9: a file named with a dot takes a real module's name
+    k = "a file named with a dot"
+    base = project(flow("return rate()", "from shop.checkout.v2 import rate"), checkout__init="",
+                   checkout__v2="def rate():\n    return (5)\n")
+    base["shop/checkout.v2.py"] = "def rate():\n    return 0\n"
+    add(C("t9-a-dotted-file-shadows-the-module-the-flow-imports", k, base, edit(base, "shop/checkout/v2.py", "(5)", "(6)")))
+    base = project(flow("return rate()", "from shop.h import rate"), h="def rate():\n    return (5)\n")
+    base["shop/h.old.py"] = "def rate():\n    return 0\n"
+    add(C("t9-held-a-dotted-copy-beside-the-module", k, base, edit(base, "shop/h.py", "(5)", "(6)")))
+
     # held (guards): S13 and K1 spelled otherwise (NFKC names, lambdas, iterators consumed later, ...)
     k = "a def handed to a call made at load, spelled otherwise"
     for name, code, files in [
@@ -173,7 +227,18 @@ OPEN: dict[str, str] = {
     "t5-init-bound-to-a-def-of-the-module": "T5",
     "t5-init-bound-to-a-def-of-another-module": "T5",
     "t5-getitem-bound-to-a-def-an-instance-subscripted": "T5",
+    # P1's rule reads a chain or a literal naming the builtins; a folded name, a frame's globals not
+    **{n: "T7" for n, _, _ in _RUNNER_STATEMENTS if n.startswith("t7-")},
+    **{n: "T8" for n, _, _ in _RUNNER_STATEMENTS if n.startswith("t8-")},
+    "s15-import-module-through-a-folded-getattr": "S15",
+    # a file's dotted stem is read as package parts, and the first file of a module name wins
+    "t9-a-dotted-file-shadows-the-module-the-flow-imports": "T9",
+    "t9-a-dotted-root-file-hides-the-packages-flow": "T9",
     # chunks
+    "t7-chunk-exec-of-builtins-imported-by-a-folded-name": "T7",
+    "t7-chunk-exec-of-builtins-read-from-a-frames-globals": "T7",
+    "t8-chunk-pickle-loads-importing-a-bundled-module": "T8",
+    "t9-chunk-a-dotted-file-shadows-the-module-the-flow-imports": "T9",
     "t3-chunk-an-import-under-contextlib-suppress": "T3",
     "t4-chunk-an-import-in-a-def-called-in-a-guarded-try": "T4",
     "t5-chunk-init-bound-to-a-def-of-the-module": "T5",
@@ -221,6 +286,14 @@ def _chunk_cases() -> list[ChunkCase]:
     add(ChunkCase("t6-chunk-held-a-lambda-default-factory", _cfg_project(dc + hook + field.format("lambda: hook()")), 3))
     add(ChunkCase("t6-chunk-held-post-init-calling-the-def", _cfg_project(
         dc + hook + "@dataclasses.dataclass\nclass K:\n    def __post_init__(self):\n        hook()\n\n\nK()\n"), 3))
+    # T7, T8 (live: ['m1', 'x', 'm2']), T9 (live 5; the chunk bundled the dotted file's 0)
+    for name, defs, stmt in _RUNNER_STATEMENTS:
+        if name in ("t7-exec-of-builtins-imported-by-a-folded-name", "t7-exec-of-builtins-read-from-a-frames-globals",
+                    "t8-pickle-loads-importing-a-bundled-module"):
+            add(ChunkCase(name.replace("-", "-chunk-", 1), _runner_project(defs, stmt), 0))
+    files = project(flow("return rate()", "from shop.checkout.v2 import rate"), checkout__init="",
+                    checkout__v2="def rate():\n    return 5\n")
+    add(ChunkCase("t9-chunk-a-dotted-file-shadows-the-module-the-flow-imports", {**files, "shop/checkout.v2.py": "def rate():\n    return 0\n"}, 3))
     # K1 spelled otherwise (held)
     hook0 = _HOOK.replace("(5)", "5")
     for name, code in [("k1-chunk-held-a-fullwidth-sorted", hook0 + "\uff53orted([1, 2], key=hook)\n"),
@@ -232,3 +305,11 @@ def _chunk_cases() -> list[ChunkCase]:
 
 
 CHUNK_CASES: tuple[ChunkCase, ...] = tuple(replace(c, finding=OPEN.get(c.name)) for c in _chunk_cases())
+
+
+#: T9: a flow the build must find (or report): here a file at the root named ``shop.flows.py``
+#: took the name ``shop.flows`` and the package's flows module was never read
+DISCOVERY_CASES: tuple[DiscoveryCase, ...] = (
+    DiscoveryCase("t9-a-dotted-root-file-hides-the-packages-flow",
+                  {**project(flow("return 1")), "shop.flows.py": "X = 1\n"}, "flow", finding=OPEN.get("t9-a-dotted-root-file-hides-the-packages-flow")),
+)

@@ -3,7 +3,9 @@ table in ``TABLES`` (breakT's ``fp2_cases_breakt``, session 11): the code hash o
 (``pair_harness.assert_pair``; ``FRAMEWORK_PAIRS`` under their profile), both sides of each
 pair run live in a fresh interpreter (a changed pair's flow returns something else after the
 edit, an equal pair's the same: the evidence that the pair is what it says), and each chunk
-case against the live module (``test_fp2_adversarial_chunks.chunk_results``).
+case against the live module (``test_fp2_adversarial_chunks.chunk_results``); a table's
+``DISCOVERY_CASES`` as ``test_fp2_adversarial_pairs`` judges them (a declared flow is pinned or
+reported, never skipped).
 
 A row naming a ``finding`` is a strict xfail (the table's ``OPEN``; its findings file beside it
 says what and why): it fails the suite the moment the scheme gets it right, and the fixer
@@ -16,10 +18,13 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from fp2_cases_adversarial import ChunkCase, ProjectPair
+from fp2_cases_adversarial import ChunkCase, DiscoveryCase, ProjectPair
 from helpers.project_files import run_harness, write_files
 from pair_harness import assert_pair, assert_well_formed
 from test_fp2_adversarial_chunks import HARNESS, assert_chunk_case, chunk_results
+from test_fp2_adversarial_pairs import (
+    test_a_declared_flow_is_pinned_or_reported as _pinned_or_reported,
+)
 
 #: the case modules judged here (each: ``PAIRS``, ``CHUNK_CASES``, optional ``FRAMEWORK_PAIRS``)
 TABLES: tuple[str, ...] = ("fp2_cases_breakt",)
@@ -49,7 +54,7 @@ def test_the_table_is_well_formed(table: str) -> None:
     pairs = [*module.PAIRS, *(p for p, _ in getattr(module, "FRAMEWORK_PAIRS", ()))]
     assert_well_formed(pairs)
     assert len({c.name for c in module.CHUNK_CASES}) == len(module.CHUNK_CASES)
-    named = {p.name for p in pairs} | {c.name for c in module.CHUNK_CASES}
+    named = {p.name for p in pairs} | {c.name for c in (*module.CHUNK_CASES, *getattr(module, "DISCOVERY_CASES", ()))}
     assert set(module.OPEN) <= named, set(module.OPEN) - named  # no stale finding
 
 
@@ -91,3 +96,8 @@ def chunks(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, str
 def test_chunk_runs_what_the_live_module_ran(chunks: dict[str, tuple[str, str]], table: str, case: ChunkCase,
                                              framework: None) -> None:
     assert_chunk_case(chunks, case)
+
+
+@pytest.mark.parametrize("table, case, framework", _params("DISCOVERY_CASES"))
+def test_a_declared_flow_is_pinned_or_reported(tmp_path: Path, table: str, case: DiscoveryCase, framework: None) -> None:
+    _pinned_or_reported(tmp_path, case)
