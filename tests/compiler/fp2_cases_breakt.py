@@ -242,9 +242,7 @@ OPEN: dict[str, str] = {
     "t3-chunk-an-import-under-contextlib-suppress": "T3",
     "t4-chunk-an-import-in-a-def-called-in-a-guarded-try": "T4",
     "t5-chunk-init-bound-to-a-def-of-the-module": "T5",
-    "t6-chunk-a-def-handed-to-a-dataclass-as-its-default-factory": "T6",
     "t6-chunk-a-def-of-another-module-handed-as-a-default-factory": "T6",
-    "t6-chunk-a-staticmethod-bound-to-a-def-called-by-init": "T6",
 }
 
 PAIRS: tuple[ProjectPair, ...] = tuple(replace(p, finding=OPEN.get(p.name)) for p in _pairs())
