@@ -719,18 +719,23 @@ class _Analyser:
             found = memo[name] = frozenset(out)
             return found
 
-        for fact, node in zip(facts, [*stmts, *pieces]):
-            found = operands(node, bound)
-            if not found:
-                continue
-            refs = fact.refs
-            for name in found:
-                if name not in bound or name in fact.own_names and fact.callable:
+        try:
+            for fact, node in zip(facts, [*stmts, *pieces]):
+                found = operands(node, bound)
+                if not found:
                     continue
-                for callee in runs(name):
-                    refs.calls_now.add(callee)
-                    refs.name_calls_now.add(callee)
-                    refs.call_mentions.add(callee)
+                refs = fact.refs
+                for name in found:
+                    if name not in bound or name in fact.own_names and fact.callable:
+                        continue
+                    for callee in runs(name):
+                        refs.calls_now.add(callee)
+                        refs.name_calls_now.add(callee)
+                        refs.call_mentions.add(callee)
+        finally:
+            # ``runs`` calls itself through its closure cell: a cycle (function, cell) that would
+            # keep this analysis' facts for the cyclic collector (``test_analysis_garbage``)
+            del runs
 
     # -- main -----------------------------------------------------------------------------------
     def run(self) -> ModuleSummary:
