@@ -184,6 +184,13 @@ def reaches(node: cst.CSTNode, qualify: Callable[[str], Iterable[str]]) -> list[
             if isinstance(value, str) and value in _NAMESPACES:
                 strings.append((n, value, deferred))  # type: ignore[arg-type]
             continue
+        elif kind is cst.BinaryOperation and type(n.operator) is cst.Add:  # type: ignore[attr-defined]
+            # ``importlib.import_module('built' + 'ins')``, ``globals()['__buil' + 'tins__']``: the
+            # namespace named by text folded from literals is named (breakT's T7)
+            value = _folded(n)  # type: ignore[arg-type]
+            if value in _NAMESPACES:
+                strings.append((n, value, deferred))  # type: ignore[arg-type]
+                continue
         body = kind is cst.FunctionDef or kind is cst.Lambda
         scope = kind is cst.FunctionDef or kind is cst.Lambda or kind is cst.ClassDef
         for child in reversed(child_nodes(n)):

@@ -967,6 +967,8 @@ class _UseWalker:
     def walk(self, node: cst.CSTNode, scope: _Scope) -> None:
         kind = type(node)
         if kind not in _USE_SPECIAL:
+            if kind is cst.With and self.suppressing(node, scope):  # type: ignore[arg-type]
+                self.guarded_imports(node, scope)  # type: ignore[arg-type]
             for child in child_nodes(node):
                 self.walk(child, scope)
             return
@@ -2067,13 +2069,24 @@ class _UseWalker:
                 return False
         return bool(_OWN_FRAME & set(self.qualified(frame.func, scope)))
 
-    def guarded_imports(self, node: cst.Try | cst.TryStar, scope: _Scope) -> None:
+    def suppressing(self, node: cst.With, scope: _Scope) -> bool:
+        """Whether a ``with`` statement swallows what its body raises as a handler does:
+        ``with contextlib.suppress(ImportError): from shop.fast import impl`` (breakT's T3). Only
+        the standard library's suppressing manager is read so: a third-party manager around imports
+        (Temporal's ``workflow.unsafe.imports_passed_through()``) does not suppress, and reaching
+        each module whole under it would widen every workflow of a Temporal project (a first-party
+        manager whose ``__exit__`` returns true is not read either: open, T3)."""
+        return any(type(item.item) is cst.Call and "contextlib.suppress" in self.qualified(item.item.func, scope)
+                   for item in node.items)
+
+    def guarded_imports(self, node: cst.Try | cst.TryStar | cst.With, scope: _Scope) -> None:
         """An import in a ``try`` body with a handler (``try: from shop.fast import impl`` /
-        ``except ImportError: def impl(): ...``): which binding holds, or what runs after it,
-        depends on whether *running* the imported module raises, i.e. on any statement of it
-        (breakS's S4: ``if X: raise ImportError``, ``import no_such_module`` in ``shop.fast``).
-        Each module it loads is reached whole (``=<module>``, as ``importlib.import_module`` is)."""
-        if not node.handlers:
+        ``except ImportError: def impl(): ...``), or in the body of ``with contextlib.suppress(...)``
+        (``suppressing``): which binding holds, or what runs after it, depends on whether *running*
+        the imported module raises, i.e. on any statement of it (breakS's S4: ``if X: raise
+        ImportError``, ``import no_such_module`` in ``shop.fast``). Each module it loads is reached
+        whole (``=<module>``, as ``importlib.import_module`` is)."""
+        if type(node) is not cst.With and not node.handlers:  # type: ignore[union-attr]
             return
         binder = _Binder(self.resolve_from, walrus=self.walrus)
         for stmt in node.body.body:
@@ -2657,7 +2670,9 @@ def references(node: cst.CSTNode, *, method_of_class: bool = False, resolve_from
         if constant is not None:
             refs.globals.add("'" + constant[0] + "=" + constant[1])
             walker.string(constant[1])  # a folded concatenation is read like a literal
-    if code_runners.may_reach(refs.globals, imports):
+    # a namespace read dynamically (``globals()``, a frame's ``f_globals``) may hold the builtins by a
+    # key no chain shows (``inspect.currentframe().f_globals['__builtins__']``: breakT's T7)
+    if code_runners.may_reach(refs.globals, imports) or "module" in refs.dynamic:
         _runner_reaches(node, refs, walker, module_scope)
     return refs
 

@@ -10,8 +10,8 @@ run live, and the chunk against the live module).
 * T2: the order of a first-party import and a statement that changes state elsewhere (``log.L
   .append('m1')`` / ``import shop.x``), or of two first-party imports whose modules do
   (``import shop.a`` / ``import shop.b``): which runs first is not hashed (fixX2 noticed it);
-* T3: an import guarded by ``with contextlib.suppress(ImportError):`` (S4's rule reads ``try``
-  only);
+* T3: an import guarded by ``with contextlib.suppress(ImportError):`` (S4's rule read ``try``
+  only; fixed for the hash, the chunk open as S4's);
 * T4: an import in a def called inside a guarded ``try`` at load (``try: load()`` / ``except
   ImportError``): S4's rule reads the imports spelled in the ``try`` body only;
 * T5: ``__init__`` bound in a class body by an assignment (``__init__ = hook``), the class called
@@ -22,13 +22,17 @@ run live, and the chunk against the live module).
 * T7: the builtins namespace reached through a name the code folds (``importlib.import_module(
   'built' + 'ins').exec``, ``__import__('built' + 'ins')``, ``globals()['__buil' + 'tins__']``) or
   through a frame's globals (``inspect.currentframe().f_globals['__builtins__']``, a literal the
-  cheap test never reads): P1's rule does not see ``exec`` reached (S15's sibling:
-  ``getattr(importlib, 'import_' + 'module')``);
+  cheap test never reads): P1's rule did not see ``exec`` reached (fixed; S15's sibling
+  ``getattr(importlib, 'import_' + 'module')`` open);
 * T8: ``pickle.loads`` of literal bytes whose ``GLOBAL`` opcode imports a bundled module
   (``b'cshop.x\\nlog\\n.'``) or takes ``builtins.exec``: an importer and a runner by text;
 * T9: a file whose name has a dot (``shop.flows.py`` at the root, ``shop/checkout.v2.py``) takes the
   module name of a real module (``shop.flows``, ``shop.checkout.v2``): the real module's flow is
-  dropped without a word, and the closure and the chunk follow the file no process imports.
+  dropped without a word, and the closure and the chunk follow the file no process imports;
+* T10: a directory put on ``sys.path`` by a sibling module imported first (``import shop.boot``
+  then ``import vmod``): ``vmod`` is hashed as a third-party name, and the chunk cannot import it;
+* T11 (a cost): a ``.py`` file run by path (``runpy.run_path``) is pinned by its bytes: a comment,
+  CRLF or ``black`` moves the hash (dbos-transact-py: all 21 flows).
 
 Each pair was run live on both sides in a fresh interpreter (a changed pair's flow result
 differs; an equal pair's does not): ``test_fp2_breakt`` runs them so again. Pairs and chunk cases
@@ -45,6 +49,7 @@ from fp2_cases_adversarial import (
     C,
     ChunkCase,
     DiscoveryCase,
+    E,
     ProjectPair,
     edit,
     flow,
@@ -163,6 +168,16 @@ def _pairs() -> list[ProjectPair]:
         base = project(flow("return f()", "from shop.m import f"), m=m, c=_RAISES)
         add(C(name, k, base, edit(base, "shop/c.py", "(0)", "(1)")))
 
+    # T3 (fixed): a manager that does not suppress leaves the import as it is (a comment's edit
+    # of the imported module, or an unrelated constant's, keeps the hash)
+    for name, manager in [("t3-held-an-import-under-warnings-catch-warnings", "warnings.catch_warnings()"),
+                          ("t3-held-an-import-under-a-first-party-manager-that-does-not-suppress", "cm()")]:
+        m = (f"import warnings\nfrom shop.cms import cm\n\n\ndef f():\n    return 2\n\n\nwith {manager}:\n"
+             "    from shop.c import g as f\n")
+        base = project(flow("return f()", "from shop.m import f"), m=m, c="def g():\n    return 1\n\n\nX = (0)\n",
+                       cms="import contextlib\n\n\n@contextlib.contextmanager\ndef cm():\n    yield\n")
+        add(E(name, k, base, edit(base, "shop/c.py", "(0)", "(1)")))
+
     # T5: ``__init__`` (or an operator's dunder) bound by an assignment in a class body
     k = "a dunder bound by an assignment, run at load"
     for name, code, files in [
@@ -192,6 +207,27 @@ def _pairs() -> list[ProjectPair]:
     base["shop/h.old.py"] = "def rate():\n    return 0\n"
     add(C("t9-held-a-dotted-copy-beside-the-module", k, base, edit(base, "shop/h.py", "(5)", "(6)")))
 
+    # T10: a sys.path entry a sibling module adds; held where the flow's own module adds it
+    k = "a directory a sibling module puts on sys.path"
+    path = "import os, sys\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), 'vendor'))\n"
+    vmod = {"shop/vendor/vmod.py": "def f():\n    return (5)\n"}
+    for name, base in [
+        ("t10-a-sibling-imported-first-puts-the-directory-on-sys-path",
+         project(flow("return v.f()", "import shop.boot\nimport vmod as v"), boot=path)),
+        ("t10-a-sibling-imported-first-the-import-in-the-flow",
+         project(flow("import vmod\nreturn vmod.f()", "import shop.boot"), boot=path)),
+        ("t10-held-the-flows-module-puts-the-directory-on-sys-path", project(flow("return v.f()", path + "import vmod as v"))),
+        ("t10-held-the-module-importing-it-puts-the-directory-on-sys-path",
+         project(flow("return h.g()", "from shop import h"), h=path + "import vmod\n\n\ndef g():\n    return vmod.f()\n")),
+    ]:
+        add(C(name, k, {**base, **vmod}, edit({**base, **vmod}, "shop/vendor/vmod.py", "(5)", "(6)")))
+
+    # T11 (a cost): a .py file run by path is pinned by its bytes, so a comment moves the hash
+    base = project(flow("return runpy.run_path(os.path.join(os.path.dirname(__file__), 'plug.py'))['f'](o)",
+                        "import os\nimport runpy"), plug="def f(o):\n    return o + 5\n")
+    add(E("t11-a-comment-in-a-python-file-run-by-path", "formatting: a file run by path", base,
+          edit(base, "shop/plug.py", "return o + 5\n", "return o + 5  # a comment\n")))
+
     # held (guards): S13 and K1 spelled otherwise (NFKC names, lambdas, iterators consumed later, ...)
     k = "a def handed to a call made at load, spelled otherwise"
     for name, code, files in [
@@ -220,23 +256,26 @@ OPEN: dict[str, str] = {
     "t1-the-flows-module-reads-before-an-import-that-changes-it": "T1",
     # the position of a first-party import among the module's effects is not hashed
     **{n: "T2" for n in ("t2-an-import-moved-above-an-append", "t2-two-imports-swapped", "t2-two-from-imports-swapped")},
-    # S4's guarded imports read a ``try`` body's import statements only
-    "t3-an-import-under-contextlib-suppress": "T3",
+    # S4's guarded imports read the import statements spelled in a ``try`` body (or under ``with
+    # contextlib.suppress``), not those of a def the body calls
     "t4-an-import-in-a-def-called-in-a-guarded-try": "T4",
     # a class whose dunders are bound by assignment counts as inert when called or subscripted
     "t5-init-bound-to-a-def-of-the-module": "T5",
     "t5-init-bound-to-a-def-of-another-module": "T5",
     "t5-getitem-bound-to-a-def-an-instance-subscripted": "T5",
-    # P1's rule reads a chain or a literal naming the builtins; a folded name, a frame's globals not
-    **{n: "T7" for n, _, _ in _RUNNER_STATEMENTS if n.startswith("t7-")},
+    # a pickle's GLOBAL opcode imports by text the code does not spell as a name
     **{n: "T8" for n, _, _ in _RUNNER_STATEMENTS if n.startswith("t8-")},
     "s15-import-module-through-a-folded-getattr": "S15",
     # a file's dotted stem is read as package parts, and the first file of a module name wins
     "t9-a-dotted-file-shadows-the-module-the-flow-imports": "T9",
     "t9-a-dotted-root-file-hides-the-packages-flow": "T9",
+    # a module's search path is read from its own and its packages' sys.path changes only
+    "t10-a-sibling-imported-first-puts-the-directory-on-sys-path": "T10",
+    "t10-a-sibling-imported-first-the-import-in-the-flow": "T10",
+    # a file loaded by path is pinned by its bytes, also when it is Python source
+    "t11-a-comment-in-a-python-file-run-by-path": "T11",
+    "t10-chunk-a-sibling-imported-first-puts-the-directory-on-sys-path": "T10",
     # chunks
-    "t7-chunk-exec-of-builtins-imported-by-a-folded-name": "T7",
-    "t7-chunk-exec-of-builtins-read-from-a-frames-globals": "T7",
     "t8-chunk-pickle-loads-importing-a-bundled-module": "T8",
     "t9-chunk-a-dotted-file-shadows-the-module-the-flow-imports": "T9",
     "t3-chunk-an-import-under-contextlib-suppress": "T3",
@@ -251,6 +290,7 @@ PAIRS: tuple[ProjectPair, ...] = tuple(replace(p, finding=OPEN.get(p.name)) for 
 def _chunk_cases() -> list[ChunkCase]:
     cases: list[ChunkCase] = []
     add = cases.append
+    path = "import os, sys\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), 'vendor'))\n"
     hook = _HOOK_NONE.replace("(5)", "5")
     # T1, T2: the chunk keeps the module's order (held)
     for name, before, _ in _SNAPSHOTS[:3]:
@@ -285,13 +325,19 @@ def _chunk_cases() -> list[ChunkCase]:
     add(ChunkCase("t6-chunk-held-post-init-calling-the-def", _cfg_project(
         dc + hook + "@dataclasses.dataclass\nclass K:\n    def __post_init__(self):\n        hook()\n\n\nK()\n"), 3))
     # T7, T8 (live: ['m1', 'x', 'm2']), T9 (live 5; the chunk bundled the dotted file's 0)
+    # T7 (fixed): the build refuses the statement at load, as ``exec`` of text it cannot read
     for name, defs, stmt in _RUNNER_STATEMENTS:
         if name in ("t7-exec-of-builtins-imported-by-a-folded-name", "t7-exec-of-builtins-read-from-a-frames-globals",
                     "t8-pickle-loads-importing-a-bundled-module"):
-            add(ChunkCase(name.replace("-", "-chunk-", 1), _runner_project(defs, stmt), 0))
+            refused = "shop/m.py:5:1: flow `checkout`: code run at load" if name.startswith("t7-") else None
+            add(ChunkCase(name.replace("-", "-chunk-", 1), _runner_project(defs, stmt), 0, refused=refused))
     files = project(flow("return rate()", "from shop.checkout.v2 import rate"), checkout__init="",
                     checkout__v2="def rate():\n    return 5\n")
     add(ChunkCase("t9-chunk-a-dotted-file-shadows-the-module-the-flow-imports", {**files, "shop/checkout.v2.py": "def rate():\n    return 0\n"}, 3))
+    # T10: the chunk cannot import ``vmod`` (live 5)
+    add(ChunkCase("t10-chunk-a-sibling-imported-first-puts-the-directory-on-sys-path", {
+        **project(flow("return v.f()", "import shop.boot\nimport vmod as v"), boot=path),
+        "shop/vendor/vmod.py": "def f():\n    return 5\n"}, 3))
     # K1 spelled otherwise (held)
     hook0 = _HOOK.replace("(5)", "5")
     for name, code in [("k1-chunk-held-a-fullwidth-sorted", hook0 + "\uff53orted([1, 2], key=hook)\n"),
