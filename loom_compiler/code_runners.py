@@ -27,6 +27,17 @@ same rule (``eval('exec')`` reaches ``exec`` as a value). A bare ``exec``/``eval
 called directly stays ``scopes``' own rule (``code_argument``); ``reaches`` leaves those calls
 alone and reads their literal text only.
 
+An importer (``runner_names.IMPORTERS``: ``importlib.import_module``, ``__import__``,
+``pkgutil.resolve_name``, ...) is read by the same rule (breakS's S15): called directly it is
+``scopes``' resolver rule (its literal is followed, ``bundle.chunk_dynamic`` rewrites it), but
+read as a value (``f = importlib.import_module``, ``map(__import__, names)``) or by its literal
+name (``getattr(importlib, "import_module")``, ``__builtins__["__import__"]``; also a runner so
+read, ``getattr(timeit, "timeit")``) what it imports is undecidable ("any"), widening as ``exec``
+read as a value does. And a code object compiled from text and run (``types.FunctionType(compile(
+"import shop.x", ...), {})()``) is a statement that runs code, as ``exec`` of that text is
+("text": ``module-write``, so it is bundled and the chunk's limits see the text). Cost on the four
+measured repositories: none of their 270 codeHashes moves (none reads an importer as a value).
+
 Not a reach: the module's builtins rebound to a copy of themselves (``__builtins__ =
 {**__builtins__, "oct": f}``: still read by name), a non-runner builtin read from the namespace by its literal name
 (``__builtins__["open"]``, ``vars(builtins)["len"]``, ``getattr(builtins, "open")``: what is read
@@ -63,7 +74,7 @@ import libcst as cst
 
 from .canonical import child_nodes, dotted_chain, literal_string_value, nfkc
 from .runner_names import BUILTIN_RUNNERS as _BUILTIN_RUNNERS
-from .runner_names import CODE_TAKERS, RUNNER_FUNCTIONS, RUNNER_OBJECTS
+from .runner_names import CODE_TAKERS, IMPORTERS, RUNNER_FUNCTIONS, RUNNER_OBJECTS
 
 __all__ = ["CODE_TAKERS", "RUNNER_FUNCTIONS", "RUNNER_OBJECTS", "RUNNER_WORDS", "Reach", "may_reach", "reaches",
            "text_reaches_runner"]
@@ -78,10 +89,12 @@ _BUILTIN_NAMES = frozenset(dir(_builtins))
 RUNNER_WORDS = re.compile(r"\b(?:exec|eval|compile|builtins|__builtins__|f_builtins|__self__|code|bdb|pdb|cProfile|"
                           r"profile|timeit|trace|types|doctest|FunctionType|LambdaType|CodeType|Interactive\w*|"
                           r"compile_command|run|runctx|runeval|testmod|testfile|run_docstring_examples|DocTestRunner|"
-                          r"DebugRunner|Timer|repeat|Bdb|Pdb|Profile|Trace)\b")
+                          r"DebugRunner|Timer|repeat|Bdb|Pdb|Profile|Trace|"
+                          r"importlib|import_module|__import__|find_spec|pkgutil|resolve_name|get_loader|pydoc|"
+                          r"locate|runpy|run_module)\b")
 #: the roots of every chain ``reaches`` may judge a reach (a runner, its module, the builtins)
-_ROOTS = frozenset({*_BUILTIN_RUNNERS, *_NAMESPACES, *(t.split(".")[0] for t in (*RUNNER_FUNCTIONS, *RUNNER_OBJECTS,
-                                                                                   *CODE_TAKERS))})
+_ROOTS = frozenset({*_BUILTIN_RUNNERS, *_NAMESPACES, "__import__",
+                    *(t.split(".")[0] for t in (*RUNNER_FUNCTIONS, *RUNNER_OBJECTS, *CODE_TAKERS, *IMPORTERS))})
 _MARKS = "\"'?>&%!@"
 
 
@@ -212,6 +225,13 @@ def reaches(node: cst.CSTNode, qualify: Callable[[str], Iterable[str]]) -> list[
         call = calls.get(id(n))
         if call is None and id(n) in tested:
             continue
+        if id(n) in keyed:
+            # ``getattr(importlib, "import_module")``, ``__builtins__["__import__"]``: an importer
+            # (or a runner) read by its literal name is read as a value (breakS's S15)
+            found = _keyed_reach(n, chain, keyed[id(n)], targets(chain), deferred)
+            if found is not None:
+                out.append(found)
+                continue
         if id(n) in keyed and keyed[id(n)] not in _BUILTIN_RUNNERS and keyed[id(n)] not in _NAMESPACES \
                 and keyed[id(n)] != "__dict__":
             continue  # a builtin read by its literal name (``__builtins__["open"]``): no runner
@@ -221,6 +241,19 @@ def reaches(node: cst.CSTNode, qualify: Callable[[str], Iterable[str]]) -> list[
                 out.append(found)
                 break
     return out
+
+
+def _keyed_reach(n: cst.BaseExpression, chain: str, key: str, targets: Iterable[str], deferred: bool) -> Reach | None:
+    """The reach of an importer or a standard-library runner read out of a module or the builtins
+    namespace by a literal name (``getattr(importlib, "import_module")``, ``__builtins__["__import__"]``,
+    ``getattr(timeit, "timeit")``): the value read is the callable itself, handed on or called
+    where the compiler does not look (``reaches``' callee rule is for chains)."""
+    for target in targets:
+        base = "builtins" if target in _NAMESPACES else target
+        full = f"{base}.{key}"
+        if full in IMPORTERS or full in RUNNER_FUNCTIONS or full in RUNNER_OBJECTS or full in CODE_TAKERS:
+            return Reach(n, f"`{full}` read by its name from `{chain}` as a value", "any", "", deferred)
+    return None
 
 
 def _literal_key(node: cst.Subscript) -> str | None:
@@ -262,8 +295,21 @@ def _judge(n: cst.BaseExpression, chain: str, target: str, call: cst.Call | None
     if target in CODE_TAKERS:
         code = _argument(call, 0, "code") if call is not None else None
         if isinstance(code, cst.Call) and dotted_chain(code.func) in ("compile", "builtins.compile"):
-            return None  # the text is the compile call's (``scopes``' rule, or this one's)
+            # the text is the compile call's (``scopes``' rule follows its imports), and it runs
+            # here as ``exec``'s would: a statement that runs code (``module-write``: bundled whole,
+            # so a chunk sees the text it must refuse; breakS's S15)
+            source = _argument(code, 0, "source") if code.args else None
+            text = _folded(source) if source is not None else None
+            if isinstance(text, str) and not text_reaches_runner(text):
+                return Reach(code, f"`{chain}` of compiled text", "text", text, deferred)
+            return Reach(code, f"`{chain}` of compiled text the compiler cannot read", "any", "", deferred)
         return Reach(n, f"`{chain}` of a code object of undecidable origin", "any", "", deferred)
+    if target in IMPORTERS or (root == "__import__" and not attrs):
+        # an importer: a direct call is ``scopes``' resolver rule (its literal is followed); read as
+        # a value, what it is handed to imports a module the compiler cannot name (breakS's S15)
+        if call is None:
+            return Reach(n, f"`{chain}` read as a value (it imports a module named by text)", "any", "", deferred)
+        return None
     spec = RUNNER_FUNCTIONS.get(target)
     if spec is None:
         return None

@@ -6,7 +6,7 @@ cache, which must not import libcst (``code_runners`` walks libcst trees with th
 
 from __future__ import annotations
 
-__all__ = ["BUILTIN_RUNNERS", "CODE_TAKERS", "RUNNER_FUNCTIONS", "RUNNER_OBJECTS", "is_runner"]
+__all__ = ["BUILTIN_RUNNERS", "CODE_TAKERS", "IMPORTERS", "RUNNER_FUNCTIONS", "RUNNER_OBJECTS", "is_runner"]
 
 #: builtins that run (or compile) text, and the argument holding it; also reached as ``builtins.<name>``
 BUILTIN_RUNNERS: dict[str, tuple[tuple[int, str], ...]] = {
@@ -31,6 +31,15 @@ RUNNER_OBJECTS = frozenset({
 })
 #: runs the code object given as its first argument: decidable only as ``compile(<spelled text>)``
 CODE_TAKERS = frozenset({"types.FunctionType", "types.LambdaType"})
+
+#: the standard library's callables that import (or resolve, importing its module) a module named
+#: by text (``scopes._RESOLVERS``): decidable only as a direct call (``scopes``' resolver rule follows
+#: its literal, ``bundle.chunk_dynamic`` rewrites or refuses it); reached any other way (read as a
+#: value, ``getattr(importlib, "import_module")``, ``__builtins__["__import__"]``) what they import
+#: is undecidable, as text handed to ``exec`` read as a value is (``code_runners``, breakS's S15)
+IMPORTERS = frozenset({"importlib.import_module", "importlib.__import__", "builtins.__import__",
+                       "importlib.util.find_spec", "pkgutil.resolve_name", "pkgutil.get_loader", "pydoc.locate",
+                       "runpy.run_module"})
 
 
 def is_runner(target: str) -> bool:

@@ -28,7 +28,9 @@ A chunk must run exactly what the live modules ran (DESIGN §7). Two things the 
   line and column and what to do (write the import as a statement).
 * **Code run at load from text the build cannot read** (breaker7's K4: ``exec('import shop.' +
   'x')``, ``exec(CODE)``, an f-string, ``' '.join(...)``, ``%``, ``eval("__import__('shop.x')")``,
-  ``exec`` read as a value, the builtins module read dynamically, an import by a computed name):
+  ``exec`` read as a value, the builtins module read dynamically, an import by a computed name, an
+  importer read as a value, ``f = importlib.import_module``, ``getattr(importlib, "import_module")``,
+  ``__builtins__["__import__"]``: breakS's S15):
   the text may import first-party code the chunk cannot rewrite, so the build fails for that flow
   (``_refuse_computed_text``) with the call's file, line and column. What runs at load is read by
   name over the chunk's statements: a statement outside its defs' and lambdas' bodies, and the
@@ -53,7 +55,7 @@ import warnings
 from collections.abc import Callable, Iterable
 
 from .. import deep_stack
-from ..runner_names import CODE_TAKERS, RUNNER_FUNCTIONS, RUNNER_OBJECTS
+from ..runner_names import CODE_TAKERS, IMPORTERS, RUNNER_FUNCTIONS, RUNNER_OBJECTS
 from ..model import FlowFingerprint
 from .chunk_file import ChunkError
 from .chunk_memo import ChunkMemo
@@ -127,6 +129,9 @@ def _string_imports(text: str, parse: Callable[[str], ast.Module] = ast.parse) -
 
 #: calls that import a module named by their first argument
 _IMPORTERS = frozenset({"__import__", "import_module"})
+#: why an importer read as a value is refused (breakS's S15)
+_IMPORTER_VALUE = ("what it is handed to imports a module named by text, which a chunk cannot rewrite to its own; "
+                   "call `importlib.import_module` with the name directly")
 #: the names through which the builtins module is read
 _BUILTINS = frozenset({"builtins", "__builtins__"})
 
@@ -320,6 +325,8 @@ class _Reads(ast.NodeVisitor):
                 self._hit(node, f"reads the builtins namespace as a value (`{node.id}`)")
             elif node.id in self.aliases and id(node) not in self.direct and _stdlib_runner(self.aliases[node.id]):
                 self._hit(node, f"reaches `{self.aliases[node.id]}`, which runs text the build cannot read")
+            elif node.id == "__import__" or self.aliases.get(node.id) in IMPORTERS:
+                self._hit(node, f"reads `{node.id}` as a value ({_IMPORTER_VALUE})")
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         self.names.add(node.attr)
@@ -327,6 +334,10 @@ class _Reads(ast.NodeVisitor):
         if chain is not None and id(node) not in self.direct and _stdlib_runner(chain):
             # ``code.InteractiveConsole()``, ``timeit.timeit`` read as a value (``code_runners``)
             self._hit(node, f"reaches `{chain}`, which runs text the build cannot read")
+            return
+        if chain is not None and id(node) not in self.direct and (chain in IMPORTERS or chain == "builtins.__import__"):
+            # ``f = importlib.import_module`` (breakS's S15; a direct call is ``chunk_dynamic``'s)
+            self._hit(node, f"reads `{_short(node)}` as a value ({_IMPORTER_VALUE})")
             return
         if isinstance(node.value, ast.Name) and node.value.id in _BUILTINS:
             if node.attr in _CODE_RUNNERS or node.attr == "__dict__" or node.value.id == "__builtins__":
@@ -343,6 +354,9 @@ class _Reads(ast.NodeVisitor):
         # sys.modules['builtins']
         if isinstance(node.slice, ast.Constant) and node.slice.value in _BUILTINS:
             self._hit(node, f"reads the builtins module dynamically (`{ast.unparse(node)}`)")
+        elif isinstance(node.value, ast.Name) and node.value.id in _BUILTINS and isinstance(node.slice, ast.Constant) \
+                and node.slice.value == "__import__":
+            self._hit(node, f"reads `{_short(node)}` as a value ({_IMPORTER_VALUE})")  # breakS's S15
         elif isinstance(node.value, ast.Name) and node.value.id in _BUILTINS and isinstance(node.slice, ast.Constant) \
                 and isinstance(node.slice.value, str) and node.slice.value not in _CODE_RUNNERS | {"__dict__"}:
             self.visit(node.slice)  # ``__builtins__["open"]``: a builtin read by its name, as ``builtins.open``
@@ -377,11 +391,19 @@ class _Reads(ast.NodeVisitor):
             elif not (isinstance(first, ast.Call) and isinstance(first.func, ast.Name) and first.func.id == "compile"):
                 self._hit(node, f"runs text the build cannot read (`{name}({_short(first)})`)")
         elif name in _IMPORTERS:
+            self.direct.add(id(func))
             if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
                 self._hit(node, f"imports a module by a computed name (`{name}({_short(first)})`)")
         elif name in ("getattr", "vars") and isinstance(first, ast.Name) and first.id in _BUILTINS:
             self._hit(node, f"reads the builtins module dynamically (`{_short(node)}`)")
+        elif name == "getattr" and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) \
+                and isinstance(key := node.args[1].value, str) and (base := _ast_chain(first, self.aliases)) is not None \
+                and (f"{base}.{key}" in IMPORTERS or _stdlib_runner(f"{base}.{key}")):
+            # ``getattr(importlib, "import_module")``: the importer (or runner) read as a value (breakS's S15)
+            self._hit(node, f"reads `{_short(node)}` as a value ({_IMPORTER_VALUE})")
         chain = _ast_chain(func, self.aliases)
+        if chain in IMPORTERS:
+            self.direct.add(id(func))  # ``im("shop.x")``, ``il.import_module(...)``: ``chunk_dynamic``'s call
         spec = RUNNER_FUNCTIONS.get(chain) if chain is not None and chain.startswith(_RUNNER_MODULES) else None
         if spec is not None or chain in CODE_TAKERS:
             # a standard-library runner of text called directly (``timeit.timeit(stmt)``): its text
@@ -430,7 +452,7 @@ class _Reads(ast.NodeVisitor):
 
 
 #: the modules of the standard library's runners of text (``code_runners``), as chains start
-_RUNNER_MODULES = tuple({t.split(".")[0] + "." for t in (*RUNNER_FUNCTIONS, *RUNNER_OBJECTS, *CODE_TAKERS)})
+_RUNNER_MODULES = tuple({t.split(".")[0] + "." for t in (*RUNNER_FUNCTIONS, *RUNNER_OBJECTS, *CODE_TAKERS, *IMPORTERS)})
 #: attributes reaching the builtins namespace from an object (a frame's, a builtin function's module)
 _NAMESPACE_ATTRIBUTES = frozenset({"f_builtins", "__builtins__"})
 _BUILTIN_NAMES = frozenset(dir(builtins))

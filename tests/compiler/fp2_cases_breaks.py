@@ -263,13 +263,27 @@ def _pairs() -> list[ProjectPair]:
                        hk="def hook(cls):\n    cls.c['a'] = (5)\n", m="from shop.cfg import CFG\n" + code)
         add(C(name, k, base, edit(base, where, "(5)", "(6)")))
 
-    # S15: an importer reached as a value at load (open)
+    # S15: an importer reached as a value at load
     k = "an importer reached as a value"
     for name, stmt in [("s15-import-module-through-a-literal-getattr", "import importlib\n\ngetattr(importlib, 'import_module')('shop.x')\n"),
-                       ("s15-dunder-import-through-the-builtins-dict", "__builtins__['__import__']('shop.x')\n")]:
+                       ("s15-dunder-import-through-the-builtins-dict", "__builtins__['__import__']('shop.x')\n"),
+                       ("s15-import-module-bound-to-a-name", "import importlib\n\nf = importlib.import_module\nf('shop.x')\n"),
+                       ("s15-import-module-handed-to-map", "from importlib import import_module as im\n\nlist(map(im, ['shop.x']))\n"),
+                       ("s15-dunder-import-handed-to-map", "list(map(__import__, ['shop.x']))\n"),
+                       ("s15-a-function-made-from-compiled-text",
+                        "import types\n\ntypes.FunctionType(compile('import shop.x', 'f', 'exec'), {})()\n")]:
         base = project(flow("return log.L", "from shop import m, log"), log="L = []\n", x="from shop import log\n\nlog.L.append('x')\n",
                        m=stmt)
         add(C(name, k, base, edit(base, "shop/x.py", "'x'", "'y'")))
+    # the widening does not fire: an importer called directly, a builtin read by its literal name,
+    # a type test; an edit of a module the flow does not reach
+    for name, stmt in [("s15-import-module-called-directly", "import importlib\n\nimportlib.import_module('shop.x')\n"),
+                       ("s15-dunder-import-called-directly", "__import__('shop.x')\n"),
+                       ("s15-a-builtin-read-by-its-literal-name", "import builtins\n\nO = getattr(builtins, 'open')\n"),
+                       ("s15-function-type-in-a-type-test", "import types\n\nT = isinstance(len, types.FunctionType)\n")]:
+        base = project(flow("return log.L", "from shop import m, log"), log="L = []\n", x="from shop import log\n\nlog.L.append('x')\n",
+                       m=stmt, other="Y = (1)\n")
+        add(E(name, k, base, edit(base, "shop/other.py", "(1)", "(2)")))
     return pairs
 
 
@@ -289,13 +303,10 @@ OPEN: dict[str, str] = {
                           "s11-a-first-party-from-import-reordered-with-a-main-block")},
     # a def reaching a call through a table the call reads (``T['h']``) is not followed
     "s13-a-def-handed-to-map-through-a-dict": "S13",
-    **{n: "S15" for n in ("s15-import-module-through-a-literal-getattr", "s15-dunder-import-through-the-builtins-dict")},
     # chunks: a plain ``import`` guarded by ``try``: the module runs in its own segment, outside
     # the ``try`` (the chunk fails to load where live code takes the handler); a ``from`` import
     # is run at its lookup (``chunk_order.guarded_from_imports``)
     "s4-chunk-a-guarded-plain-import-when-the-module-raises": "S4",
-    "s15-chunk-import-module-through-a-literal-getattr": "S15",
-    "s15-chunk-a-function-made-from-compiled-text": "S15",
 }
 
 _X = "def f(o):\n    return o + (5)\n"
@@ -409,12 +420,26 @@ def _chunk_cases() -> list[ChunkCase]:
     ]:
         add(ChunkCase(name, project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.m"), cfg=_CFG,
                                     m="from shop.cfg import CFG\n\n\n" + code), 3))
-    # S15: live, x runs between m1 and m2
-    for name, stmt in [("import-module-through-a-literal-getattr", "import importlib\n\ngetattr(importlib, 'import_module')('shop.x')"),
-                       ("a-function-made-from-compiled-text", "import types\n\ntypes.FunctionType(compile('import shop.x', 'f', 'exec'), {})()")]:
+    # S15: live, x runs between m1 and m2; the chunk cannot rewrite what the importer read as a
+    # value imports (nor an import in compiled text): the build refuses the flow at the read
+    value = "as a value (what it is handed to imports a module named by text"
+    for name, stmt, refused in [
+        ("import-module-through-a-literal-getattr", "import importlib\n\ngetattr(importlib, 'import_module')('shop.x')",
+         f"shop/m.py:6:1: flow `checkout`: code run at load reads `getattr(importlib, 'import_module')` {value}"),
+        ("dunder-import-through-the-builtins-dict", "__builtins__['__import__']('shop.x')",
+         f"shop/m.py:4:1: flow `checkout`: code run at load reads `__builtins__['__import__']` {value}"),
+        ("import-module-bound-to-a-name", "from importlib import import_module as im\n\nf = im\nf('shop.x')",
+         f"shop/m.py:6:5: flow `checkout`: code run at load reads `im` {value}"),
+        ("a-function-made-from-compiled-text", "import types\n\ntypes.FunctionType(compile('import shop.x', 'f', 'exec'), {})()",
+         "shop/m.py:6:20: flow `checkout`: a string run as code imports first-party code (`import shop.x`)"),
+    ]:
         add(ChunkCase(f"s15-chunk-{name}", project(
             flow("return log.L", "from shop import m, log"), log="L = []\n", x="from shop import log\n\nlog.L.append('x')\n",
-            m=f"from shop import log\n\nlog.L.append('m1')\n{stmt}\nlog.L.append('m2')\n"), 0))
+            m=f"from shop import log\n\nlog.L.append('m1')\n{stmt}\nlog.L.append('m2')\n"), 0, refused=refused))
+    # held: an importer called directly with a literal is rewritten to the chunk's module
+    add(ChunkCase("s15-chunk-import-module-called-directly", project(
+        flow("return log.L", "from shop import m, log"), log="L = []\n", x="from shop import log\n\nlog.L.append('x')\n",
+        m="import importlib\nfrom shop import log\n\nlog.L.append('m1')\nimportlib.import_module('shop.x')\nlog.L.append('m2')\n"), 0))
     # S1, last: live, it patches ``builtins.oct`` for the cases after it (one interpreter)
     add(ChunkCase("s1-chunk-builtins-dict-update", project(
         flow("return oct(o)", "import shop.patch"), patch="import builtins\n\nbuiltins.__dict__.update(oct=lambda x: 5)\n"), 3,
