@@ -266,6 +266,9 @@ def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bo
     facts_by = {f.index: f for f in facts if f.callable}
     held = _aliases(facts, literal)
     holders = _Holders(facts, held, literal, third_party, bound)
+    #: names the module binds to a value by a statement that is no def, class or import: a table a
+    #: call may be handed that holds a def (``T = {"h": hook}``, S13)
+    tables = {name for f in facts if not f.callable for name in f.own_names} - set(callables)
     # a class made with first-party code that is handed it (a decorator, a metaclass, a base's
     # ``__init_subclass__``, a value's ``__set_name__``): that code may change its parts (G2)
     escaping = holders.escaping
@@ -343,10 +346,13 @@ def attachments(facts: Sequence[StatementFacts], third_party: Callable[[str], bo
         handed = refs.call_mentions if refs.calls_now & EAGER_BUILTINS - bound else refs.passes
         # (a statement that binds a name: not through third-party names, as for ``via`` above:
         # ``pydantic_data_converter = DataConverter(payload_converter_class=K)``, samples-python)
+        # (also a def a handed table holds, ``T = {"h": hook}; list(map(T["h"], xs))``: the holder's
+        # items may be what the call is given, S13; widening: every def it holds)
         for name in handed - refs.calls_now:
-            for i in callables.get(name, ()):
-                if i < f.index:
-                    attached |= {r for r in changes[i] if not third_party(r)} if f.names else changes[i]
+            for given in {name} | (holders.reach(name) if name in tables else frozenset()):
+                for i in callables.get(given, ()):
+                    if i < f.index:
+                        attached |= {r for r in changes[i] if not third_party(r)} if f.names else changes[i]
         # a name that may stand for a flow class or hold its instance (``K = Checkout``, ``inst =
         # K(5)``, ``make``) used in a call or stored through: the flow class's too (breaker3's D8)
         attached |= {c for name in attached | refs.call_mentions | refs.stores for c in standing.get(name, ())}

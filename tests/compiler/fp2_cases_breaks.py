@@ -236,8 +236,10 @@ def _pairs() -> list[ProjectPair]:
          "        CFG['a'] = (5)\n\n\njson.loads('{}', object_hook=L)\n"),
         ("s13-a-first-party-base-given-to-make-dataclass", "import dataclasses\n\n\nclass B:\n    def __init_subclass__(cls):\n"
          "        CFG['a'] = (5)\n\n\nK = dataclasses.make_dataclass('K', [], bases=(B,))\n"),
-        # open: the def reaches the call through a table
+        # the def reaches the call through a table
         ("s13-a-def-handed-to-map-through-a-dict", hook + "T = {'h': hook}\nlist(map(T['h'], [1]))\n"),
+        ("s13-a-def-handed-to-a-first-party-runner-through-a-list", hook + "def run(f):\n    f()\n\n\nT = [hook]\nrun(T[0])\n"),
+        ("s13-a-def-handed-to-sorted-through-a-nested-table", hook + "T = {'a': [hook]}\nsorted([1, 2], key=T['a'][0])\n"),
     ]:
         base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.m"), cfg=_CFG,
                        m="from shop.cfg import CFG\n\n\n" + code)
@@ -245,6 +247,12 @@ def _pairs() -> list[ProjectPair]:
     base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.m"), cfg=_CFG,
                    m="OTHER = {}\n\n\ndef hook(*a):\n    OTHER['a'] = (5)\n\n\nlist(map(hook, [1]))\n")
     add(E("s13-a-def-handed-to-map-changing-what-the-flow-does-not-read", k, base, edit(base, "shop/m.py", "(5)", "(6)")))
+    # a table of defs handed on: what the defs change is no object the flow reads, or the call runs nothing
+    for name, code in [("s13-a-table-of-a-def-handed-to-map-changing-what-the-flow-does-not-read",
+                        "OTHER = {}\n\n\ndef hook(*a):\n    OTHER['a'] = (5)\n\n\nT = {'h': hook}\nlist(map(T['h'], [1]))\n"),
+                       ("s13-a-table-of-a-def-given-to-len", "from shop.cfg import CFG\n\n\n" + hook + "T = {'h': hook}\nN = len(T)\n")]:
+        base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.m"), cfg=_CFG, m=code)
+        add(E(name, k, base, edit(base, "shop/m.py", "(5)", "(6)")))
     base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.m"), cfg=_CFG,
                    m="from shop.cfg import CFG\n\n\nclass K:\n    def __init__(self):\n        CFG['a'] = (5)\n\n\nisinstance(1, K)\n")
     add(E("s13-a-class-given-to-isinstance-at-load", k, base, edit(base, "shop/m.py", "(5)", "(6)")))
@@ -301,8 +309,6 @@ OPEN: dict[str, str] = {
     # the canonical form keeps an import's names in their order (changing it moves pinned digests)
     **{n: "S11" for n in ("s11-a-third-party-from-import-reordered-its-name-used-at-load",
                           "s11-a-first-party-from-import-reordered-with-a-main-block")},
-    # a def reaching a call through a table the call reads (``T['h']``) is not followed
-    "s13-a-def-handed-to-map-through-a-dict": "S13",
     # chunks: a plain ``import`` guarded by ``try``: the module runs in its own segment, outside
     # the ``try`` (the chunk fails to load where live code takes the handler); a ``from`` import
     # is run at its lookup (``chunk_order.guarded_from_imports``)
@@ -403,7 +409,10 @@ def _chunk_cases() -> list[ChunkCase]:
     # S13 (and S7: a subscript running the default factory is not counted)
     hook = "def hook(*a):\n    CFG['a'] = 5\n    return 0\n\n\n"
     for name, code in [("a-def-handed-to-map-at-load", hook + "list(map(hook, [1]))\n"),
-                       ("a-def-handed-to-a-first-party-runner-at-load", hook + "def run(f):\n    f()\n\n\nrun(hook)\n")]:
+                       ("a-def-handed-to-a-first-party-runner-at-load", hook + "def run(f):\n    f()\n\n\nrun(hook)\n"),
+                       ("a-def-handed-to-map-through-a-dict-at-load", hook + "T = {'h': hook}\nlist(map(T['h'], [1]))\n"),
+                       ("a-def-handed-to-a-first-party-runner-through-a-list-at-load",
+                        hook + "def run(f):\n    f()\n\n\nT = [hook]\nrun(T[0])\n")]:
         add(ChunkCase(f"s13-chunk-{name}", project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.m"), cfg=_CFG,
                                                      m="from shop.cfg import CFG\n\n\n" + code), 3))
     add(ChunkCase("s7-chunk-a-defaultdict-subscripted-at-load", project(
