@@ -128,6 +128,7 @@ from .effects import (
     project_imports,
     split_if,
 )
+from .binding_order import order_marks
 from .code_runners import RUNNER_WORDS, reaches
 from .deferred_forms import MAX_DEFERRED_CHARS, MAX_DEFERRED_MODULE, DeferredForms, ReloadError
 from .load_calls import NONE as NO_LOAD_CALLS
@@ -526,6 +527,11 @@ def _analyse_module(
             return SourceError(path, line, column, str(exc), code="syntax")
 
 
+def _suffixed(compute: Callable[[], str], suffix: str) -> Callable[[], str]:
+    """A deferred form with ``suffix`` (``binding_order``'s mark) after it."""
+    return lambda: compute() + suffix
+
+
 @dataclass(slots=True)
 class _Statement:
     """Pass-1 facts of one module-level statement (what it binds), used to resolve decorators."""
@@ -800,6 +806,11 @@ class _Analyser:
             facts, attached, runs, [_made(s, d[4]) for s, d in zip(stmts, drafts)] + [None] * (len(facts) - len(stmts)),
             self.third_party, self.import_targets)
 
+        # where a read at load of a name bound more than once falls among its bindings (T1)
+        ordered = order_marks(stmts, self.binders,
+                              lambda name, i: drafts[i][0] == "import" and (name, name) in self.statements[i].aliases,
+                              lambda i: drafts[i][2].globals if drafts[i][2] is not None else None,
+                              lambda node: self.refs(node).globals)
         units: list[Unit] = []
         pending: dict[int, Callable[[], str]] = {}
         step_calls = self.profile is not None and self.profile.step_calls
@@ -843,12 +854,13 @@ class _Analyser:
                 # os.path.dirname(__file__), 'plug.py'))``) runs as an import of it would (fixX2)
                 header_loads.update(m for ref in loaded_by_path.get(index, ()) if (m := ref.rpartition("|")[2]))
             text: str | None
+            order = ordered.get(index, "")
             if not isinstance(later, _Later):
-                text = later
+                text = later + order
             elif self.defer and len(code) <= MAX_DEFERRED_CHARS:
-                text, pending[index] = None, later.compute
+                text, pending[index] = None, (later.compute if not order else _suffixed(later.compute, order))
             else:
-                text = later.compute()
+                text = later.compute() + order
             header, header_refs = "", References()
             if step_calls and kind == "function" and type(stmts[index]) is cst.FunctionDef:
                 header, header_refs = self.step_header(stmts[index])
@@ -860,7 +872,7 @@ class _Analyser:
                 global_writes=_sorted(refs.global_writes), attached=_sorted(attached[index]),
                 dynamic=_sorted((refs.dynamic | ({"module", "module-write"} if index in undecided_at_load else set()))
                                 - {"class", "class-write"}), simple_import=kind == "import" and type(stmts[index]) is cst.SimpleStatementLine,
-                projections=tuple((n, mark(t)) for n, t in projections[index]) if stamp is not None else projections[index],
+                projections=tuple((n, mark(t + order)) for n, t in projections[index]),
                 changes=_sorted(changes.get(index, ())),
                 self_members=_sorted(refs.members) if kind in ("class", "function") else (),
                 self_dynamic=("read" if "class" in refs.dynamic else "write" if "class-write" in refs.dynamic else "")
@@ -871,7 +883,7 @@ class _Analyser:
                 if facts[index].callable else (),
                 runs=_sorted(runs[index]), handed_on=_sorted(handed_on[index]), constructed=_sorted(constructed[index]),
                 subclassed=_sorted(subclassed[index]),
-                pieces=tuple((start + k, text_, mark(canon), refs_, names)
+                pieces=tuple((start + k, text_, mark(canon + order), refs_, names)
                              for k, (text_, canon, refs_, names) in enumerate(attached_pieces.get(index, ()))),
                 header=mark(header) if header else "", header_references=_sorted(header_refs.globals),
             ))
@@ -882,6 +894,9 @@ class _Analyser:
             self.members = [dataclasses.replace(m, references=_sorted({*m.references, *loaded_by_path[u]}))
                             if (u := classes.get(m.qualname.split(".")[0], -1)) in loaded_by_path else m
                             for m in self.members]
+        if ordered:  # a module-level flow's defaults and decorators read as its def runs
+            self.flows = [dataclasses.replace(f, canonical=f.canonical + ordered[f.unit])
+                          if f.unit in ordered and not f.class_qualname else f for f in self.flows]
         self.flows = self.one_flow_per_name(self.flows)
         hidden = self.hidden_flow_decorators(units)  # before ``errors`` is read: it may add some
         exports = literal_all(stmts[i] for i, u in enumerate(units) if "__all__" in u.names or "__all__" in u.attached)

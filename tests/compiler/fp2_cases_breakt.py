@@ -132,6 +132,26 @@ def _pairs() -> list[ProjectPair]:
     add(C("t1-held-a-copy-moved-across-a-mutation", k, base,
           edit(base, "shop/h.py", "B = list(A)\nA.append(2)", "A.append(2)\nB = list(A)")))
 
+    # T1's rule (``binding_order``) both ways: a method's default reads as the class runs
+    # (changed); a def's or a method's body reads later, after every binding, and independent
+    # statements reordered around the rebinding keep their place among its bindings (equal)
+    h = "RATE = 1\n\n\nclass K:\n    def m(self, r=RATE):\n        return r\n\n\nRATE = 5\n\n\ndef f():\n    return K().m()\n"
+    base = project(flow("return h.f()", "from shop import h"), h=h)
+    add(C("t1-a-method-default-before-a-rebinding", k, base, {**base, "shop/h.py": h.replace(
+        "RATE = 1\n\n\nclass K:", "RATE = 1\nRATE = 5\n\n\nclass K:").replace("\n\n\nRATE = 5\n", "\n")}))
+    h = "RATE = 1\n\n\ndef g():\n    return RATE\n\n\nRATE = 5\n\n\ndef f():\n    return g()\n"
+    base = project(flow("return h.f()", "from shop import h"), h=h)
+    add(E("t1-held-a-def-body-reading-a-rebound-name-moved-across-it", k, base,
+          {**base, "shop/h.py": "RATE = 1\nRATE = 5\n\n\ndef g():\n    return RATE\n\n\ndef f():\n    return g()\n"}))
+    h = "RATE = 1\n\n\nclass K:\n    def m(self):\n        return RATE\n\n\nRATE = 5\n\n\ndef f():\n    return K().m()\n"
+    base = project(flow("return h.f()", "from shop import h"), h=h)
+    add(E("t1-held-a-method-body-reading-a-rebound-name-moved-across-it", k, base, {**base, "shop/h.py": h.replace(
+        "RATE = 1\n\n\nclass K:", "RATE = 1\nRATE = 5\n\n\nclass K:").replace("\n\n\nRATE = 5\n", "\n")}))
+    h = "RATE = 1\nA = RATE + 1\nB = 2\nRATE = 5\n\n\ndef f():\n    return A + B\n"
+    base = project(flow("return h.f()", "from shop import h"), h=h)
+    add(E("t1-held-independent-statements-reordered-on-one-side-of-a-rebinding", k, base,
+          edit(base, "shop/h.py", "A = RATE + 1\nB = 2", "B = 2\nA = RATE + 1")))
+
     # T2: the order of first-party imports and effects elsewhere
     k = "order: an import and an effect elsewhere"
     xa = "from shop import log\n\nlog.L.append('x')\n"
@@ -252,7 +272,6 @@ def _pairs() -> list[ProjectPair]:
 #: the findings not fixed yet, by case name (a strict xfail each)
 OPEN: dict[str, str] = {
     # members are hashed per name: where one name's statements fall among another's is not
-    **{n: "T1" for n, _, _ in _SNAPSHOTS},
     "t1-the-flows-module-reads-before-an-import-that-changes-it": "T1",
     # the position of a first-party import among the module's effects is not hashed
     **{n: "T2" for n in ("t2-an-import-moved-above-an-append", "t2-two-imports-swapped", "t2-two-from-imports-swapped")},
