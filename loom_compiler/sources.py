@@ -508,5 +508,10 @@ def _dotted_posix(rel: str) -> str:
     parts = rel[:-3].split("/") if rel.endswith(".py") else rel.split("/")
     if parts and parts[-1] == "__init__":
         parts.pop()
-    return ".".join(parts)
+    # a dot inside one part (``shop.flows.py`` at the root, ``shop/checkout.v2.py``, ``my.pkg/``) is
+    # no package boundary: no import reaches that file by any name. Read as one, the file took the
+    # name of a real module (``shop.flows``) and, first in the walk, hid it (breakT's T9). Kept in
+    # the part as ``/``, which no file name holds, the name is one no import spells and no other
+    # file has: ``unimportable`` reports it (warned by ``fingerprint``, refused by ``build``)
+    return ".".join(p.replace(".", "/") for p in parts)
 

@@ -28,7 +28,8 @@ run live, and the chunk against the live module).
   (``b'cshop.x\\nlog\\n.'``) or takes ``builtins.exec``: an importer and a runner by text;
 * T9: a file whose name has a dot (``shop.flows.py`` at the root, ``shop/checkout.v2.py``) takes the
   module name of a real module (``shop.flows``, ``shop.checkout.v2``): the real module's flow is
-  dropped without a word, and the closure and the chunk follow the file no process imports;
+  dropped without a word, and the closure and the chunk follow the file no process imports
+  (fixed: ``sources._dotted_posix`` names it by no module's name, ``unimportable`` reports it);
 * T10: a directory put on ``sys.path`` by a sibling module imported first (``import shop.boot``
   then ``import vmod``): ``vmod`` is hashed as a third-party name, and the chunk cannot import it;
 * T11 (a cost): a ``.py`` file run by path (``runpy.run_path``) is pinned by its bytes: a comment,
@@ -285,9 +286,6 @@ OPEN: dict[str, str] = {
     # a pickle's GLOBAL opcode imports by text the code does not spell as a name
     **{n: "T8" for n, _, _ in _RUNNER_STATEMENTS if n.startswith("t8-")},
     "s15-import-module-through-a-folded-getattr": "S15",
-    # a file's dotted stem is read as package parts, and the first file of a module name wins
-    "t9-a-dotted-file-shadows-the-module-the-flow-imports": "T9",
-    "t9-a-dotted-root-file-hides-the-packages-flow": "T9",
     # a module's search path is read from its own and its packages' sys.path changes only
     "t10-a-sibling-imported-first-puts-the-directory-on-sys-path": "T10",
     "t10-a-sibling-imported-first-the-import-in-the-flow": "T10",
@@ -296,7 +294,6 @@ OPEN: dict[str, str] = {
     "t10-chunk-a-sibling-imported-first-puts-the-directory-on-sys-path": "T10",
     # chunks
     "t8-chunk-pickle-loads-importing-a-bundled-module": "T8",
-    "t9-chunk-a-dotted-file-shadows-the-module-the-flow-imports": "T9",
     "t3-chunk-an-import-under-contextlib-suppress": "T3",
     "t4-chunk-an-import-in-a-def-called-in-a-guarded-try": "T4",
     "t5-chunk-init-bound-to-a-def-of-the-module": "T5",

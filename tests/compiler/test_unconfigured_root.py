@@ -104,3 +104,22 @@ def test_a_flow_under_a_directory_python_cannot_import_is_named_with_the_project
     # the same flow built in the project it belongs to: no warning, a chunk
     result = CliRunner().invoke(main, ["build", str(tmp_path / "widget-store")])
     assert result.exit_code == 0 and "cannot" not in result.output, result.output
+
+
+def test_a_flow_in_a_file_named_with_a_dot_is_reported_and_hides_no_module(tmp_path: Path):
+    """breakT's T9: ``shop.flows.py`` at the root was named ``shop.flows``, came first in the walk
+    and hid ``shop/flows.py``: 0 flows, exit 0. Now the real module's flow is found, and the flow of
+    the dotted file (importable by no name) is warned on and refused by the build, saying so."""
+    files = {"pyproject.toml": '[tool.loom]\npackages = ["shop"]\n', "shop/__init__.py": "",
+             "shop/flows.py": FLOW, "shop.flows.py": FLOW.replace('"checkout"', '"old"')}
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    result = CliRunner().invoke(main, ["fingerprint", str(tmp_path), "--json"])
+    doc = json.loads(result.stdout)
+    assert sorted((f["id"], f["path"]) for f in doc["flows"]) == [("checkout", "shop/flows.py"), ("old", "shop.flows.py")]
+    result = CliRunner().invoke(main, ["build", str(tmp_path)])
+    assert result.exit_code == 1, result.output
+    [error] = [line for line in result.output.splitlines() if "cannot be bundled" in line]
+    assert error.startswith("shop.flows.py:4:1: flow `old`") and "`shop.flows` holds a dot" in error, error
+    assert "[tool.loom] exclude" in error
