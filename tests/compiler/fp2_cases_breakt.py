@@ -33,7 +33,12 @@ run live, and the chunk against the live module).
 * T10: a directory put on ``sys.path`` by a sibling module imported first (``import shop.boot``
   then ``import vmod``): ``vmod`` is hashed as a third-party name, and the chunk cannot import it;
 * T11 (a cost): a ``.py`` file run by path (``runpy.run_path``) is pinned by its bytes: a comment,
-  CRLF or ``black`` moves the hash (dbos-transact-py: all 21 flows).
+  CRLF or ``black`` moves the hash (dbos-transact-py: all 21 flows);
+* T12: a decorator of the module that calls the def it decorates at load (``@now def load()``):
+  the hash side is the documented precision choice (``effects``' docstring), and the chunk never
+  runs the def (what it imports is never started: live ``['m1', 'x', 'm2']``, chunk ``['m1', 'm2']``);
+* T13 (chunk order): a def stored in a module list (``HOOKS.append(load)``) and called by a later
+  loop at load (``for h in HOOKS: h()``): the chunk starts what it imports at the storing statement.
 
 Each pair was run live on both sides in a fresh interpreter (a changed pair's flow result
 differs; an equal pair's does not): ``test_fp2_breakt`` runs them so again. Pairs and chunk cases
@@ -249,6 +254,11 @@ def _pairs() -> list[ProjectPair]:
     add(E("t11-a-comment-in-a-python-file-run-by-path", "formatting: a file run by path", base,
           edit(base, "shop/plug.py", "return o + 5\n", "return o + 5  # a comment\n")))
 
+    # T12: a decorator of the module calling the def at load (the documented precision choice)
+    base = _cfg_project("def now(f):\n    f()\n    return f\n\n\n@now\ndef load():\n    CFG['a'] = (5)\n")
+    add(C("t12-a-decorator-of-the-module-calling-the-def-at-load", "a def run by its decorator at load", base,
+          edit(base, "shop/m.py", "(5)", "(6)")))
+
     # held (guards): S13 and K1 spelled otherwise (NFKC names, lambdas, iterators consumed later, ...)
     k = "a def handed to a call made at load, spelled otherwise"
     for name, code, files in [
@@ -289,6 +299,11 @@ OPEN: dict[str, str] = {
     # a module's search path is read from its own and its packages' sys.path changes only
     "t10-a-sibling-imported-first-puts-the-directory-on-sys-path": "T10",
     "t10-a-sibling-imported-first-the-import-in-the-flow": "T10",
+    # effects' documented precision choice: a decorator of the module is not read as calling the def
+    "t12-a-decorator-of-the-module-calling-the-def-at-load": "T12",
+    "t12-chunk-a-decorator-of-the-module-calling-the-def-at-load": "T12",
+    # the chunk's order: a registration fired by a loop over the module's own list
+    "t13-chunk-a-def-stored-in-a-list-and-called-by-a-later-loop": "T13",
     # a file loaded by path is pinned by its bytes, also when it is Python source
     "t11-a-comment-in-a-python-file-run-by-path": "T11",
     "t10-chunk-a-sibling-imported-first-puts-the-directory-on-sys-path": "T10",
@@ -354,6 +369,18 @@ def _chunk_cases() -> list[ChunkCase]:
     add(ChunkCase("t10-chunk-a-sibling-imported-first-puts-the-directory-on-sys-path", {
         **project(flow("return v.f()", "import shop.boot\nimport vmod as v"), boot=path),
         "shop/vendor/vmod.py": "def f():\n    return 5\n"}, 3))
+    # T12, T13 (live: shop.x logs where the def runs)
+    load = "def load(*a):\n    import shop.x\n    return 0\n\n\n"
+    for name, defs, stmt in [
+        ("t12-chunk-a-decorator-of-the-module-calling-the-def-at-load", "def now(f):\n    f()\n    return f\n\n\n",
+         "@now\ndef load():\n    import shop.x"),
+        ("t13-chunk-a-def-stored-in-a-list-and-called-by-a-later-loop", load + "HOOKS = []\n",
+         "HOOKS.append(load)\nlog.L.append('m1b')\nfor h in HOOKS:\n    h()"),
+        ("t13-chunk-held-a-first-party-registry-calling-at-once", load + "class R:\n    def add(self, f):\n        f()\n\n\nREG = R()\n",
+         "REG.add(load)"),
+        ("t13-chunk-held-a-map-consumed-by-a-later-statement", load, "M = map(load, [1])\nlog.L.append('m1b')\nlist(M)"),
+    ]:
+        add(ChunkCase(name, _runner_project(defs, stmt), 0))
     # K1 spelled otherwise (held)
     hook0 = _HOOK.replace("(5)", "5")
     for name, code in [("k1-chunk-held-a-fullwidth-sorted", hook0 + "\uff53orted([1, 2], key=hook)\n"),
