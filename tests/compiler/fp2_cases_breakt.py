@@ -38,7 +38,10 @@ run live, and the chunk against the live module).
   the hash side is the documented precision choice (``effects``' docstring), and the chunk never
   runs the def (what it imports is never started: live ``['m1', 'x', 'm2']``, chunk ``['m1', 'm2']``);
 * T13 (chunk order): a def stored in a module list (``HOOKS.append(load)``) and called by a later
-  loop at load (``for h in HOOKS: h()``): the chunk starts what it imports at the storing statement.
+  loop at load (``for h in HOOKS: h()``): the chunk starts what it imports at the storing statement;
+* T14 (a cost: valid code refused): a builtin a package ``__init__`` creates (``builtins.RATE = 5``)
+  read by a submodule's def as a free name: the build refuses the flow ("nothing in it defines or
+  imports it"); the hash holds.
 
 Each pair was run live on both sides in a fresh interpreter (a changed pair's flow result
 differs; an equal pair's does not): ``test_fp2_breakt`` runs them so again. Pairs and chunk cases
@@ -304,6 +307,8 @@ OPEN: dict[str, str] = {
     "t12-chunk-a-decorator-of-the-module-calling-the-def-at-load": "T12",
     # the chunk's order: a registration fired by a loop over the module's own list
     "t13-chunk-a-def-stored-in-a-list-and-called-by-a-later-loop": "T13",
+    # the bundler resolves a free name by the module's bindings and the builtins it knows
+    "t14-chunk-a-builtin-a-package-creates-read-by-a-submodule": "T14",
     # a file loaded by path is pinned by its bytes, also when it is Python source
     "t11-a-comment-in-a-python-file-run-by-path": "T11",
     "t10-chunk-a-sibling-imported-first-puts-the-directory-on-sys-path": "T10",
@@ -381,6 +386,12 @@ def _chunk_cases() -> list[ChunkCase]:
         ("t13-chunk-held-a-map-consumed-by-a-later-statement", load, "M = map(load, [1])\nlog.L.append('m1b')\nlist(M)"),
     ]:
         add(ChunkCase(name, _runner_project(defs, stmt), 0))
+    # T14: a builtin created by the package (live 5); the package mutating its submodule's state held
+    add(ChunkCase("t14-chunk-a-builtin-a-package-creates-read-by-a-submodule", project(
+        flow("return f()", "from shop.sub.h import f"), sub__init="import builtins\n\nbuiltins.RATE_ZZ = 5\n",
+        sub__h="def f():\n    return RATE_ZZ\n"), 0))
+    add(ChunkCase("t14-chunk-held-a-package-init-changing-its-submodules-state", project(
+        flow("return CFG['a']", "from shop.cfg import CFG"), cfg=_CFG, init="from shop.cfg import CFG\n\nCFG['a'] = 5\n"), 0))
     # K1 spelled otherwise (held)
     hook0 = _HOOK.replace("(5)", "5")
     for name, code in [("k1-chunk-held-a-fullwidth-sorted", hook0 + "\uff53orted([1, 2], key=hook)\n"),
