@@ -27,7 +27,9 @@ statement. "Can change" is decided from what the statement does *when the module
   any use of such a name in a binding expression or any call of one in a function counts;
 * a module-level function or class it calls (a decorator is a call) can change the name, through
   its own code or through the functions *it* calls, transitively inside the module: ``@register``
-  whose body fills ``HANDLERS``, ``setup()`` whose body writes ``global LIMIT``. Only a definition
+  whose body fills ``HANDLERS``, ``setup()`` whose body writes ``global LIMIT``; a class's code
+  includes the defs of the module its body binds as attributes (``__init__ = hook``,
+  ``field(default_factory=hook)``: breakT's T5). Only a definition
   above the statement is what it calls when it runs (``@invoke() def invoke`` calls the imported
   ``invoke``, never the function it defines: measured on dbos-demo-apps, 2 collateral flows);
 * a first-party name such a function calls that is no plain def of the module counts as changed
@@ -850,6 +852,11 @@ def _transitive_changes(facts: Sequence[StatementFacts], callables: Mapping[str,
         # (``__class_getitem__ = classmethod(gi)``, ``p = property(get)``): using the class may
         # run them (breakS's S7: ``L[int]`` runs ``gi``)
         called = refs.calls | refs.calls_now | refs.call_mentions if f.klass else refs.calls
+        if f.klass:
+            # a def of the module the class body binds as an attribute (``__init__ = hook``,
+            # ``run = staticmethod(hook)``) is one of its methods: calling the class or a method
+            # may run it (breakT's T5; one of another module is not told from a value here)
+            called = called | {r for name in f.own_names for r in refs.holds.get(name, ()) if r in callables}
         calls[f.index] = {i for name in called for i in callables.get(name, ()) if i != f.index}
     changed = True
     while changed:

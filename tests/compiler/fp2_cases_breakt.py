@@ -15,10 +15,11 @@ run live, and the chunk against the live module).
 * T4: an import in a def called inside a guarded ``try`` at load (``try: load()`` / ``except
   ImportError``): S4's rule reads the imports spelled in the ``try`` body only;
 * T5: ``__init__`` bound in a class body by an assignment (``__init__ = hook``), the class called
-  at load: the class counted as inert (S14's ``creation_roots`` read the creation hooks only);
+  at load: what ``hook`` changes did not count (fixed for a def of the module: ``effects.
+  _transitive_changes``; one imported from another module open);
 * T6 (chunk): a def of the module handed to a dataclass as ``default_factory`` (or kept as a
   ``staticmethod`` an ``__init__`` calls), the class built at load: the hash holds, the chunk
-  leaves ``K()`` out;
+  leaves ``K()`` out (fixed with T5 for a def of the module; one of another module open);
 * T7: the builtins namespace reached through a name the code folds (``importlib.import_module(
   'built' + 'ins').exec``, ``__import__('built' + 'ins')``, ``globals()['__buil' + 'tins__']``) or
   through a frame's globals (``inspect.currentframe().f_globals['__builtins__']``, a literal the
@@ -292,10 +293,8 @@ OPEN: dict[str, str] = {
     # S4's guarded imports read the import statements spelled in a ``try`` body (or under ``with
     # contextlib.suppress``), not those of a def the body calls
     "t4-an-import-in-a-def-called-in-a-guarded-try": "T4",
-    # a class whose dunders are bound by assignment counts as inert when called or subscripted
-    "t5-init-bound-to-a-def-of-the-module": "T5",
+    # a def of another module bound in a class body is not told from a value there
     "t5-init-bound-to-a-def-of-another-module": "T5",
-    "t5-getitem-bound-to-a-def-an-instance-subscripted": "T5",
     # a pickle's GLOBAL opcode imports by text the code does not spell as a name
     **{n: "T8" for n, _, _ in _RUNNER_STATEMENTS if n.startswith("t8-")},
     "s15-import-module-through-a-folded-getattr": "S15",
@@ -316,7 +315,6 @@ OPEN: dict[str, str] = {
     "t8-chunk-pickle-loads-importing-a-bundled-module": "T8",
     "t3-chunk-an-import-under-contextlib-suppress": "T3",
     "t4-chunk-an-import-in-a-def-called-in-a-guarded-try": "T4",
-    "t5-chunk-init-bound-to-a-def-of-the-module": "T5",
     "t6-chunk-a-def-of-another-module-handed-as-a-default-factory": "T6",
 }
 
