@@ -220,6 +220,9 @@ def _pairs() -> list[ProjectPair]:
     ]:
         base = _cfg_project(code, **files)
         add(C(name, k, base, edit(base, "shop/hk.py" if "hk" in files else "shop/m.py", "(5)", "(6)")))
+    # T5's rule on ordinary code: a class holding a def, never called at load
+    base = _cfg_project(_HOOK_NONE + "class K:\n    handler = hook\n")
+    add(E("t5-held-a-class-holding-a-def-never-called-at-load", k, base, edit(base, "shop/m.py", "(5)", "(6)")))
 
     # T7, T8 (and S15 folded): shop/m.py logs m1, runs the statement, logs m2; the statement imports
     # shop.x (which logs x, after the edit y) through the builtins or an importer the code does not name
@@ -236,6 +239,14 @@ def _pairs() -> list[ProjectPair]:
     base = project(flow("return rate()", "from shop.h import rate"), h="def rate():\n    return (5)\n")
     base["shop/h.old.py"] = "def rate():\n    return 0\n"
     add(C("t9-held-a-dotted-copy-beside-the-module", k, base, edit(base, "shop/h.py", "(5)", "(6)")))
+
+    # T7's rule on ordinary code near it: a dynamic namespace read by other keys, a folded module
+    # name that is no namespace (shop.x is imported by nothing: its edit moves no flow)
+    for name, defs, stmt in [("t7-held-globals-read-by-its-name", "", "N = globals()['__na' + 'me__']"),
+                             ("t7-held-import-module-of-a-folded-stdlib-name", "import importlib\n",
+                              "J = importlib.import_module('js' + 'on')")]:
+        add(E(name, "a runner or importer reached through text the code folds", _runner_project(defs, stmt),
+              edit(_runner_project(defs, stmt), "shop/x.py", "'x'", "'y'")))
 
     # T10: a sys.path entry a sibling module adds; held where the flow's own module adds it
     k = "a directory a sibling module puts on sys.path"
