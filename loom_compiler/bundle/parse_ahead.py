@@ -92,6 +92,7 @@ class ParseAhead:
         self._tasks: dict[int, tuple[str, ...]] = {}  # id(future) -> its modules
         self._ahead: list[str] = []  # modules the workers analysed
         self._parsed_before = len(pipeline.parsed)
+        self._import_memo: dict[str, set[str]] = {}  # module -> the first-party modules it imports
 
     # -- feeding ---------------------------------------------------------------------------------
     def want_stale(self, module: str) -> None:
@@ -119,10 +120,13 @@ class ParseAhead:
         self._submit()
 
     def _imports(self, module: str) -> set[str]:
-        summary = self.memo.get(module)
-        if summary is None or isinstance(summary, SourceError):
-            return set()
-        return self.pipeline._imported_modules(self.src, summary)
+        found = self._import_memo.get(module)
+        if found is None:
+            summary = self.memo.get(module)
+            found = set() if summary is None or isinstance(summary, SourceError) \
+                else self.pipeline._imported_modules(self.src, summary)
+            self._import_memo[module] = found
+        return found
 
     def _submit(self, *, all_of_them: bool = False) -> None:
         pipeline = self.pipeline
@@ -205,7 +209,7 @@ class ParseAhead:
             for module in frontier:
                 summary = self.memo.get(module)
                 if summary is not None and not isinstance(summary, SourceError):
-                    imports[module] = self._imports(module)
+                    imports[module] = set(self._imports(module))
                     nxt |= imports[module] - seen
             seen |= nxt
             order.extend(sorted(nxt))
