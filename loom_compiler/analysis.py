@@ -91,7 +91,7 @@ from loom_runtime.file_listing import LISTING
 from . import deep_stack
 from .class_creation import creation_roots
 from .subscript_runs import SUBSCRIPTED, annotations_deferred, header_code, subscripted
-from .operator_runs import operands
+from .operator_runs import operands, operator_calls
 from .canonical import (
     SCHEME,
     CanonicalisationError,
@@ -674,74 +674,25 @@ class _Analyser:
             runs[index].update(n for n in subscripted(code, named) if n not in names)
             runs[index].update(SUBSCRIPTED + c for c in subscripted(code, imported, dotted=True) if c not in names)
 
-    def operator_calls(self, stmts: Sequence[cst.CSTNode], drafts: Sequence[tuple[Any, ...]],
-                       facts: Sequence[StatementFacts], pieces: Sequence[cst.CSTNode]) -> None:
-        """Count an operator a statement applies to a name as it runs as a call of the code it
-        runs (breakS's S7; ``operator_runs``): ``OBJ[1]`` after ``OBJ = L()`` as a call of ``L``
-        (``effects`` attaches what ``L``'s code changes, the chunk keeps the statement), after
-        ``D = defaultdict(hook)`` as a call of ``hook``; ``L[int]`` as a call of ``L`` when the
-        class may run first-party code there (a first-party metaclass or base, a
-        ``__class_getitem__`` however bound). ``facts`` after the statements' are the pieces of
-        split ``if`` chains (``pieces``, in order). Which names count: ``operator_runs``."""
+    def imported_operands(self, stmts: Sequence[cst.CSTNode], drafts: Sequence[tuple[Any, ...]],
+                          runs: list[set[str]]) -> None:
+        """Add to ``runs`` each name imported from a first-party module that a statement applies
+        an operator to (``from shop.o import OBJ``, then ``OBJ[1]`` or ``OBJ.p``: breakS's S7;
+        ``operator_runs``), marked ``SUBSCRIPTED`` as ``subscripted_classes`` marks ``L[int]``:
+        what it is, is that module's binding, which ``closure`` reads (a class's
+        ``__class_getitem__``, an instance of a class whose code defines operators)."""
+        own = {n for st in self.statements for n in st.own_names}
+        imported = {local for st in self.statements for local, target in st.aliases
+                    if local not in own and self.first_party(target)}
+        if not imported:
+            return
+        spelled = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(imported))) + r")\b")
         bound = set(self.binders)
-        classes: dict[str, list[StatementFacts]] = {}
-        defs: dict[str, list[StatementFacts]] = {}
-        values: dict[str, list[StatementFacts]] = {}
-        for fact in facts[:len(stmts)]:
-            for n in fact.own_names:
-                (classes if fact.klass else defs if fact.callable else values).setdefault(n, []).append(fact)
-        installed = {c.split(".")[0] for fact in facts for c in fact.refs.globals if c.endswith(".__class_getitem__")}
-        memo: dict[str, frozenset[str]] = {}
-
-        def hooked(name: str) -> bool:  # a class whose subscript or attribute read may run first-party code
-            return name in installed or any(
-                "__class_getitem__" in drafts[f.index][4] or any(b != name and b in bound and not self.third_party(b)
-                                                                 for b in f.bases) for f in classes[name])
-
-        def runs(name: str, seen: frozenset[str] = frozenset()) -> frozenset[str]:
-            """The defs and classes of the module whose code an operator on ``name`` may run."""
-            if name in memo:
-                return memo[name]
-            out: set[str] = set()
-            if name in classes:
-                if hooked(name):
-                    out.add(name)
-            elif name in defs:
-                # what a decorator of the module returned (``@L def f``: an instance of ``L``)
-                out |= {r[2:] for f in defs[name] for r in f.creation[0]
-                        if r[:2] == "d:" and r[2:] != name and (r[2:] in classes or r[2:] in defs)}
-            elif name in values and name not in seen and not self.literal(name) and not self.third_party(name) \
-                    and not all(f.display for f in values[name]):
-                for f in values[name]:
-                    if f.display:
-                        continue
-                    refs = f.refs
-                    # what built the value (``OBJ = L()``, ``OBJ = make()``), what it was handed
-                    # (``defaultdict(hook)``: the factory runs on a missing key)
-                    out |= {c for c in refs.calls_now | refs.call_mentions if c in classes or c in defs}
-                    for alias in refs.aliases:  # ``d = OBJ``
-                        out |= runs(alias, seen | {name})
-            # (an imported name: what it is is another module's binding; ``operator_runs``)
-            found = memo[name] = frozenset(out)
-            return found
-
-        try:
-            for fact, node in zip(facts, [*stmts, *pieces]):
-                found = operands(node, bound)
-                if not found:
-                    continue
-                refs = fact.refs
-                for name in found:
-                    if name not in bound or name in fact.own_names and fact.callable:
-                        continue
-                    for callee in runs(name):
-                        refs.calls_now.add(callee)
-                        refs.name_calls_now.add(callee)
-                        refs.call_mentions.add(callee)
-        finally:
-            # ``runs`` calls itself through its closure cell: a cycle (function, cell) that would
-            # keep this analysis' facts for the cyclic collector (``test_analysis_garbage``)
-            del runs
+        for index, stmt in enumerate(stmts):
+            if drafts[index][0] == "import" or not _header_spells(stmt, drafts[index][4], spelled):
+                continue
+            names = self.statements[index].names
+            runs[index].update(SUBSCRIPTED + n for n in operands(stmt, bound) if n in imported and n not in names)
 
     # -- main -----------------------------------------------------------------------------------
     def run(self) -> ModuleSummary:
@@ -795,7 +746,9 @@ class _Analyser:
         self.any_writer = any("module-write" in f.refs.dynamic for f in facts)
         for index, (pieces, piece_refs, _) in split.items():
             facts += [StatementFacts(index, set(), set(), r, False) for r in piece_refs]
-        self.operator_calls(stmts, drafts, facts, [p for pieces, _, _ in split.values() for p in pieces])
+        # an operator applied at load to a name standing for the module's code: a call of that code (S7)
+        operator_calls(facts, [*stmts, *(p for pieces, _, _ in split.values() for p in pieces)], [d[4] for d in drafts],
+                       set(self.binders), self.third_party, self.literal)
         attached, changes, runs = attachments(facts, self.third_party, self.literal, star=bool(self.star_units))
         fired_registrations(facts, attached, runs, self._qualified_chain)
         self.subscripted_classes(stmts, drafts, runs)
@@ -805,6 +758,8 @@ class _Analyser:
         handed_on, constructed, subclassed = chunk_runs(
             facts, attached, runs, [_made(s, d[4]) for s, d in zip(stmts, drafts)] + [None] * (len(facts) - len(stmts)),
             self.third_party, self.import_targets)
+        # (after ``chunk_runs``: a mark there is no callee, ``atexit.register(util.load)`` hands on)
+        self.imported_operands(stmts, drafts, runs)
 
         # where a read at load of a name bound more than once falls among its bindings (T1)
         ordered = order_marks(stmts, self.binders,
@@ -1804,6 +1759,16 @@ def _lone_assignment(stmt: cst.CSTNode) -> tuple[bool, cst.BaseExpression | None
     if type(small) is cst.AnnAssign and type(small.target) is cst.Name:
         return True, small.value
     return False, None
+
+
+def _header_spells(stmt: cst.CSTNode, code: str, spelled: re.Pattern[str]) -> bool:
+    """Whether the code of ``stmt`` that runs as the module runs may spell a name of ``spelled``:
+    for a def, only its decorators and defaults are read (its body is most of its text)."""
+    if type(stmt) is cst.FunctionDef:
+        params = stmt.params
+        return bool(stmt.decorators) or any(
+            p.default is not None for p in (*params.posonly_params, *params.params, *params.kwonly_params))
+    return spelled.search(code) is not None
 
 
 def _made(stmt: cst.CSTNode, code: str) -> str | tuple[set[str], set[str]] | None:

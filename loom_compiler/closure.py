@@ -263,6 +263,7 @@ from .effects import changes_process_state
 from .load_runs import LoadRuns, RunIndex, seeds
 from .runner_names import is_runner
 from .subscript_runs import SUBSCRIPTED
+from .operator_runs import defines_operators
 from .search_order import found_through
 from .static_paths import FILE_REF
 
@@ -1854,6 +1855,11 @@ class ClosureGraph:
                 for key in self.resolve_chain(index, chain[1:]):
                     if self._class_getitem(key.removeprefix("import:"), set()):
                         keys |= self.call_effects(key.removeprefix("import:"))
+                    # an instance of a class whose code defines operators (``OBJ[1]``, ``OBJ.p``
+                    # after ``from shop.o import OBJ``, breakS's S7; ``operator_runs``): what
+                    # calling that class changes (widening: every method of it)
+                    for made in self._operator_classes(key.removeprefix("import:"), set()):
+                        keys |= self.call_effects(made)
                 continue
             values = chain.startswith("()")
             chain = chain.removeprefix("()")
@@ -1875,6 +1881,58 @@ class ClosureGraph:
                         k.startswith("import:") and self._first_party_key(k)))
                 keys |= found
         return keys
+
+    def _operator_classes(self, key: str, seen: set[str]) -> set[str]:
+        """Keys of the first-party classes whose code an operator on the value ``key`` may run
+        (``operator_runs``): for a value bound by a statement that is no def or class, each
+        class its binding statements reference (``OBJ = L()``; through an alias or a re-export
+        too) whose code, or a first-party base's, defines an operator dunder, a property or a
+        decorated method (``operator_runs.defines_operators``); for a def (a factory the
+        statement called: ``OBJ = make()``), each such class its code names. Nothing for a class
+        or a module (their operators are their metaclass's, ``_class_getitem``'s part, or a
+        builtin's). A visited set ends cycles."""
+        if key in seen:
+            return set()
+        seen.add(key)
+        module, _, name = key.rpartition(".")
+        where = self.index(module)
+        if where is None:
+            return set()
+        out: set[str] = set()
+        for u in where.direct.get(name, ()):
+            if u.kind in ("class", "step", "import"):
+                continue
+            # (a def: what it returns may be an instance of a class its code names: ``make()``)
+            for ref in u.references:
+                if not all(part.isidentifier() for part in ref.split(".")):
+                    continue
+                for k in self.resolve_chain(where, ref):
+                    k = k.removeprefix("import:")
+                    if self._defines_operators(k, set()):
+                        out.add(k)
+                    elif k != key and u.kind != "function":
+                        out |= self._operator_classes(k, seen)
+        return out
+
+    def _defines_operators(self, key: str, seen: set[str]) -> bool:
+        """Whether ``key`` is a first-party class whose code, or a first-party base's, defines
+        what an operator on its instance runs (``operator_runs.defines_operators``)."""
+        if key in seen:
+            return False
+        seen.add(key)
+        module, _, name = key.rpartition(".")
+        where = self.index(module)
+        if where is None:
+            return False
+        for u in where.direct.get(name, ()):
+            if u.kind != "class":
+                continue
+            if defines_operators(u.source):
+                return True
+            if any(self._defines_operators(k.removeprefix("import:"), seen) for b in u.bases
+                   for k in self.resolve_chain(where, b)):
+                return True
+        return False
 
     def _class_getitem(self, key: str, seen: set[str]) -> bool:
         """Whether ``key`` is a first-party class whose code, or a first-party base's, defines

@@ -22,6 +22,15 @@ import, at its top, the modules its bundled members use (the common layout). Mem
 the run never reaches (reached only through a lazy import) come last: each such module, in module
 order, is replayed as its lazy import would run it (its own imports first).
 
+A ``from`` import guarded by a module-level ``try`` with a handler (``try: from shop.c import g``
+/ ``except ImportError: def g(): ...``, breakS's S4; ``guarded_from_imports``) does not start the
+module it names: the chunk runs that module lazily, at the import's own lookup of ``g``, which is
+inside the ``try``, so a module that raises as it runs takes the handler as live code does (run in
+a segment of its own before the ``try``, it failed the chunk's load). Not when the module must run
+eagerly (imported as a module somewhere: ``execution_order``'s ``eager``) or another import starts
+it first: then it starts at the guarded import, as before. A guarded plain ``import shop.c`` asks
+no lookup of ``c`` and still runs it in a segment of its own (strict xfail ``S4``).
+
 Rejected: a dependency order over the members' references (it cannot tell a call-time reference
 from a load-time one, and a cycle had to be cut somewhere: a constant computed at load time could
 land before the function it calls), and a fixed module order (alphabetical, or by first use: an

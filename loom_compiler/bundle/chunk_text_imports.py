@@ -78,7 +78,7 @@ def refuse_text_imports(text: str, bundled: Collection[str], module_bindings: Ma
         if not isinstance(node, ast.Call):
             continue
         callee = qualified(node.func)
-        at = dict(path=path or where, line=start + node.lineno - 1, column=node.col_offset + 1)
+        at = {"path": path or where, "line": start + node.lineno - 1, "column": node.col_offset + 1}
         if callee in _RELOAD and node.args:
             target = qualified(node.args[0])
             if target is not None and target in bundled:

@@ -165,14 +165,22 @@ def _pairs() -> list[ProjectPair]:
         base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.m"), cfg=_CFG,
                        m=f"from shop.cfg import CFG\n{code}\n\n{stmt}\n")
         add(C(name, k, base, edit(base, "shop/m.py", f"\n{stmt}\n", f"\n{plain}\n")))
-    # open: an instance imported from another module (its type is that module's binding)
+    # an instance imported from another module (what it is, is that module's binding: ``closure``)
     base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.m"), cfg=_CFG, m="from shop.o import OBJ\n\nOBJ[1]\n",
                    o=f"from shop.cfg import CFG\n\n\n{_GETITEM}\n\nOBJ = L()\n")
     add(C("s7-an-imported-instance-subscripted", k, base, edit(base, "shop/m.py", "\nOBJ[1]\n", "\nOBJ\n")))
-    # open: an attribute read of an imported name (a property of another module's instance)
     base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.m"), cfg=_CFG, m="from shop.o import OBJ\n\nOBJ.p\n",
                    o="from shop.cfg import CFG\n\n\nclass L:\n    @property\n    def p(self):\n        CFG['a'] = 5\n\n\nOBJ = L()\n")
     add(C("s7-a-property-of-an-imported-instance-read", k, base, edit(base, "shop/m.py", "\nOBJ.p\n", "\nOBJ\n")))
+    # equal: an imported dict subscripted, an imported instance of a class defining no operator read
+    for name, m, o, old, new in [
+        ("s7-an-imported-dict-subscripted", "from shop.cfg import CFG\n\nCFG['a']\n", "", "CFG['a']", "CFG['a'] == 1"),
+        ("s7-an-imported-instance-of-a-class-defining-no-operator-read", "from shop.o import OBJ\n\nOBJ.x\n",
+         "from shop.cfg import CFG\n\n\nclass L:\n    def __init__(self):\n        self.x = self.y = 1\n\n"
+         "    def poke(self):\n        CFG['a'] = 5\n\n\nOBJ = L()\n", "OBJ.x", "OBJ.y"),
+    ]:
+        base = project(flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.m"), cfg=_CFG, m=m, o=o)
+        add(E(name, k, base, edit(base, "shop/m.py", old, new)))
     # equal: what a builtin container, a third-party object, a class with no first-party
     # metaclass or a module runs for an operator is no first-party code (the statement is no part of it)
     for name, m, old, new in [
@@ -303,9 +311,6 @@ OPEN: dict[str, str] = {
     # of it once imported): the closure would need every submodule under it
     **{n: "S5" for n in ("s5-attrgetter-of-a-dotted-literal-on-a-package", "s5-a-computed-getattr-on-a-package",
                          "s5-a-package-handed-to-a-helper")},
-    # an operator on an imported name counts for no dunder (``operator_runs``: which is a module,
-    # a class or an instance is another module's binding; decided for cost)
-    **{n: "S7" for n in ("s7-an-imported-instance-subscripted", "s7-a-property-of-an-imported-instance-read")},
     # the canonical form keeps an import's names in their order (changing it moves pinned digests)
     **{n: "S11" for n in ("s11-a-third-party-from-import-reordered-its-name-used-at-load",
                           "s11-a-first-party-from-import-reordered-with-a-main-block")},
@@ -361,12 +366,12 @@ def _chunk_cases() -> list[ChunkCase]:
         flow("return f()", "from shop.m import f"), m=_TRY, c=_RAISES.replace("(0)", "(1)")), 3))
     # the guarded module runs at the import's lookup, inside the ``try`` (a lazy module of the chunk)
     for name, files in [
-        ("s4-chunk-a-guarded-import-when-the-module-does-not-raise", dict(m=_TRY, c=_RAISES)),
-        ("s4-chunk-a-fallback-def-when-the-module-imports-a-missing-module", dict(m=_TRY, c="import no_such_module_zz\n\n\n" + _G)),
-        ("s4-chunk-a-fallback-def-under-an-if", dict(m="import sys\n\nif sys:\n" + "".join(
-            "    " + line + "\n" for line in _TRY.splitlines()), c=_RAISES.replace("(0)", "(1)"))),
-        ("s4-chunk-a-guarded-module-imported-unguarded-later", dict(
-            m=_TRY + "\n\nimport shop.c\n", c=_RAISES)),
+        ("s4-chunk-a-guarded-import-when-the-module-does-not-raise", {"m": _TRY, "c": _RAISES}),
+        ("s4-chunk-a-fallback-def-when-the-module-imports-a-missing-module", {"m": _TRY, "c": "import no_such_module_zz\n\n\n" + _G}),
+        ("s4-chunk-a-fallback-def-under-an-if", {"m": "import sys\n\nif sys:\n" + "".join(
+            "    " + line + "\n" for line in _TRY.splitlines()), "c": _RAISES.replace("(0)", "(1)")}),
+        ("s4-chunk-a-guarded-module-imported-unguarded-later", {
+            "m": _TRY + "\n\nimport shop.c\n", "c": _RAISES}),
     ]:
         add(ChunkCase(name, project(flow("return f()", "from shop.m import f"), **files), 3))
     add(ChunkCase("s4-chunk-a-fallback-def-in-the-flows-module", project(flow("return f()", _TRY), c=_RAISES.replace("(0)", "(1)")), 3))
@@ -387,6 +392,9 @@ def _chunk_cases() -> list[ChunkCase]:
     add(ChunkCase("s7-chunk-an-instance-subscripted-at-load", project(
         flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.m"), cfg=_CFG,
         m="from shop.cfg import CFG\n\n\nclass L:\n    def __getitem__(self, k):\n        CFG['a'] = 5\n\n\nOBJ = L()\nOBJ[1]\n"), 3))
+    add(ChunkCase("s7-chunk-an-imported-instance-subscripted-at-load", project(
+        flow("return CFG['a']", "from shop.cfg import CFG\nimport shop.m"), cfg=_CFG, m="from shop.o import OBJ\n\nOBJ[1]\n",
+        o="from shop.cfg import CFG\n\n\nclass L:\n    def __getitem__(self, k):\n        CFG['a'] = 5\n\n\nOBJ = L()\n"), 3))
     # S8
     for name, store in [("through-a-module-level-alias", "u = util\nu.H = CFG\n"),
                         ("through-a-list-holding-the-module", "[util][0].H = CFG\n")]:
