@@ -103,7 +103,8 @@ def _pairs() -> list[ProjectPair]:
                                          "    except ImportError:\n        return 2\n", _RAISES, "(0)", "(1)"),
         ("s4-a-flag-set-after-a-guarded-import", "try:\n    import shop.c\n    F = 1\nexcept Exception:\n    F = 2\n\n\n"
                                                  "def f():\n    return F\n", "if (0):\n    raise RuntimeError('no')\n", "(0)", "(1)"),
-        # open: the module the guarded one imports raises (only the guarded module is reached whole)
+        # the module the guarded one imports raises (held since S5: the guarded import reaches its
+        # package ``shop`` whole, and so every submodule under it)
         ("s4-a-fallback-def-when-a-module-the-guarded-one-imports-raises", _TRY, "import shop.d\n\n\n" + _G, None, None),
     ]:
         base = project(flow("return f()", "from shop.m import f"), m=m, c=c, d="if (0):\n    raise ImportError('no')\n")
@@ -126,6 +127,13 @@ def _pairs() -> list[ProjectPair]:
     ]:
         base = project(flow(body, head), m="RATE = (3)\n", h="def get(p):\n    return p.m.RATE\n")
         add(C(name, k, base, edit(base, "shop/m.py", "(3)", "(4)")))
+    # the widening does not fire: a submodule read through a chain spelled on the package, or
+    # imported by name; an edit of a submodule the flow does not reach
+    for name, body, head in [("s5-a-submodule-read-through-a-dotted-chain", "return shop.m.RATE", "import shop.m"),
+                             ("s5-a-submodule-imported-by-name", "return m.RATE", "from shop import m"),
+                             ("s5-a-package-attribute-read-by-a-literal-getattr", "return getattr(shop, 'm').RATE", "import shop.m")]:
+        base = project(flow(body, head), m="RATE = 3\n", other="X = (1)\n")
+        add(E(name, k, base, edit(base, "shop/other.py", "(1)", "(2)")))
 
     # S7: a first-party dunder run by an operator at load; the edit removes the operator
     k = "a dunder run by an operator at load"
@@ -379,6 +387,23 @@ def _chunk_cases() -> list[ChunkCase]:
     add(ChunkCase("s4-chunk-a-guarded-plain-import-when-the-module-raises", project(
         flow("return f()", "from shop.m import f"), m="try:\n    import shop.c\n    F = 1\nexcept Exception:\n    F = 2\n\n\n"
                                                        "def f():\n    return F\n", c="if (1):\n    raise RuntimeError('no')\n"), 3))
+    # S5: the package's submodules are bundled (each imported by a module that runs: set on the
+    # chunk's package as live imports set them)
+    for name, body, head, files in [
+        ("attrgetter-of-a-dotted-literal-on-a-package", "return operator.attrgetter('m.RATE')(shop)", "import operator\nimport shop.m", {}),
+        ("a-computed-getattr-on-a-package", "return getattr(shop, N).RATE", "import shop.m\n\nN = 'm'", {}),
+        ("a-package-handed-to-a-helper", "return h.get(shop)", "import shop.m\nfrom shop import h",
+         {"h": "def get(p):\n    return p.m.RATE\n"}),
+    ]:
+        add(ChunkCase(f"s5-chunk-{name}", project(flow(body, head), m="RATE = 3\n", **files), 3))
+    # a submodule under it no module that runs imports: live it is no attribute of the package (unless
+    # another import ran first), in a chunk it would be: refused at the use
+    for name, body, head in [("a-computed-getattr-of-a-submodule-nothing-imports", "return hasattr(shop, N)", "import shop\n\nN = 'm'"),
+                             ("a-computed-getattr-beside-a-submodule-nothing-imports", "return getattr(shop, N).RATE",
+                              "import shop.m\n\nN = 'm'")]:
+        add(ChunkCase(f"s5-chunk-{name}", project(flow(body, head), m="RATE = 3\n", other="X = 1\n"), 3,
+                      refused="shop/flows.py:7:1: flow `checkout`: the package `shop` is used as a value and no module that "
+                              "runs for this flow imports"))
     # S6: refused at the call; a reload of third-party code is left alone
     add(ChunkCase("s6-chunk-reloading-a-bundled-module", project(
         flow("importlib.reload(m)\nreturn m.X", "import importlib\nfrom shop import m"), m="X = 3\n"), 3,
