@@ -27,7 +27,7 @@ from test_fp2_adversarial_pairs import (
 )
 
 #: the case modules judged here (each: ``PAIRS``, ``CHUNK_CASES``, optional ``FRAMEWORK_PAIRS``)
-TABLES: tuple[str, ...] = ("fp2_cases_breakt",)
+TABLES: tuple[str, ...] = ("fp2_cases_breakt", "fp2_cases_breaku")
 #: what the flow is called with, live and in the chunk
 INPUT = 3
 
