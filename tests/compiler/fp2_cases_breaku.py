@@ -235,7 +235,7 @@ def _chunk_cases() -> list[ChunkCase]:
     add = cases.append
     for name, before, _, c in _ORDER:
         extra = _extra(name, c)
-        add(ChunkCase(name.replace("u-", "u-held-chunk-", 1), project(flow("return h.f()", "from shop import h"), h=before, **extra), 0))
+        add(ChunkCase("u-chunk-held-" + name.removeprefix("u-").removeprefix("held-"), project(flow("return h.f()", "from shop import h"), h=before, **extra), 0))
     return cases
 
 
