@@ -74,6 +74,20 @@ _ORDER[12] = ("u-held-an-import-then-a-plain-rebinding-of-its-name",
               "import shop.d\nimport shop.c as M\nLIMIT = M.RATE\nM = shop.d" + _F,
               "import shop.d\nimport shop.c as M\nM = shop.d\nLIMIT = M.RATE" + _F, "RATE = 1\n")
 _ORDER += [
+    # binders of other statement kinds: ``with ... as``, ``except ... as`` (deleted after), ``match``
+    ("u-held-a-read-before-a-with-as-rebinding",
+     "import contextlib\nRATE = 1\nLIMIT = RATE * 2\nwith contextlib.nullcontext(5) as RATE:\n    pass" + _F,
+     "import contextlib\nRATE = 1\nwith contextlib.nullcontext(5) as RATE:\n    pass\nLIMIT = RATE * 2" + _F, None),
+    ("u-held-a-read-before-an-except-as-unbinding",
+     "RATE = 1\nLIMIT = globals().get('RATE', 5) * 2\ntry:\n    raise ValueError\nexcept ValueError as RATE:\n    pass" + _F,
+     "RATE = 1\ntry:\n    raise ValueError\nexcept ValueError as RATE:\n    pass\nLIMIT = globals().get('RATE', 5) * 2" + _F, None),
+    ("u-held-a-read-before-a-match-capture-rebinding",
+     "RATE = 1\nLIMIT = RATE * 2\nmatch 5:\n    case RATE:\n        pass" + _F,
+     "RATE = 1\nmatch 5:\n    case RATE:\n        pass\nLIMIT = RATE * 2" + _F, None),
+    ("u-held-a-read-before-a-del-and-rebinding",
+     "RATE = 1\nLIMIT = RATE * 2\ndel RATE\nRATE = 5" + _F, "RATE = 1\ndel RATE\nRATE = 5\nLIMIT = RATE * 2" + _F, None),
+    ("u-held-a-read-before-a-del-only",
+     "RATE = 1\nLIMIT = globals().get('RATE', 5) * 2\ndel RATE" + _F, "RATE = 1\ndel RATE\nLIMIT = globals().get('RATE', 5) * 2" + _F, None),
     # a read by a dynamic namespace (``globals()``) at load
     ("u-held-a-read-through-globals-before-a-rebinding", "RATE = 1\nLIMIT = globals()['RATE'] * 2\nRATE = 5" + _F,
      "RATE = 1\nRATE = 5\nLIMIT = globals()['RATE'] * 2" + _F, None),
@@ -138,6 +152,17 @@ def _pairs() -> list[ProjectPair]:
     ]:
         base = project(flow("return h.f()", "from shop import h"), h=before)
         add(E(name, k, base, {**base, "shop/h.py": after}))
+
+    # isort's reordering of the names of one from-import (prefect-recipes' orchestration.py:
+    # ``from prefect import get_client, task, flow``), of a third-party and of a first-party module
+    k = "formatting: the names of one from-import sorted"
+    for name, before, after, files in [
+        ("u-held-the-names-of-a-third-party-from-import-sorted", "from json import loads, dumps", "from json import dumps, loads", {}),
+        ("u-held-the-names-of-a-first-party-from-import-sorted", "from shop.c import b, a", "from shop.c import a, b",
+         {"c": "def a():\n    return 1\n\n\ndef b():\n    return 2\n"}),
+    ]:
+        base = project(flow("return loads(dumps(o)) if o else 0" if "json" in before else "return a() + b()", before), **files)
+        add(E(name, k, base, edit(base, "shop/flows.py", before, after)))
 
     # S7 through an imported instance, a realistic spelling: a context manager of another module
     # entered at load (a transaction or a settings override), and a property read at load
