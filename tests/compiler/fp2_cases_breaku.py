@@ -245,9 +245,6 @@ OPEN: dict[str, str] = {
     "u-an-instance-whose-init-reads-the-name-before-a-rebinding": "U3",
     # a cost: an annotation never evaluated counts as read at load
     "u-an-annotation-never-evaluated-moved-across-a-rebinding": "U4",
-    # S7's documented limit, in the spellings real code has (``with`` an instance, a property read in an ``if``)
-    "u-with-on-an-imported-instance-at-load": "U5",
-    "u-an-if-on-a-property-of-an-imported-instance": "U5",
     # T3's rule reads ``with contextlib.suppress(...)`` spelled in the ``with`` only
     "u-an-import-under-a-suppress-bound-to-a-name": "U6",
 }
