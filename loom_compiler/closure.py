@@ -1933,26 +1933,16 @@ class ClosureGraph:
     def _defines_operators(self, key: str, seen: set[str]) -> bool:
         """Whether ``key`` is a first-party class whose code, or a first-party base's, defines
         what an operator on its instance runs (``operator_runs.defines_operators``)."""
-        if key in seen:
-            return False
-        seen.add(key)
-        module, _, name = key.rpartition(".")
-        where = self.index(module)
-        if where is None:
-            return False
-        for u in where.direct.get(name, ()):
-            if u.kind != "class":
-                continue
-            if defines_operators(u.source):
-                return True
-            if any(self._defines_operators(k.removeprefix("import:"), seen) for b in u.bases
-                   for k in self.resolve_chain(where, b)):
-                return True
-        return False
+        return self._class_code_has(key, defines_operators, seen)
 
     def _class_getitem(self, key: str, seen: set[str]) -> bool:
         """Whether ``key`` is a first-party class whose code, or a first-party base's, defines
-        ``__class_getitem__`` (``subscript_runs``: what ``L[int]`` runs; a visited set ends cycles)."""
+        ``__class_getitem__`` (``subscript_runs``: what ``L[int]`` runs)."""
+        return self._class_code_has(key, lambda source: "__class_getitem__" in source, seen)
+
+    def _class_code_has(self, key: str, test: Callable[[str], bool], seen: set[str]) -> bool:
+        """Whether ``test`` holds for the source of the first-party class ``key`` or of a
+        first-party base of it, followed through the bases (a visited set ends cycles)."""
         if key in seen:
             return False
         seen.add(key)
@@ -1963,9 +1953,9 @@ class ClosureGraph:
         for u in where.direct.get(name, ()):
             if u.kind != "class":
                 continue
-            if "__class_getitem__" in u.source:
+            if test(u.source):
                 return True
-            if any(self._class_getitem(k.removeprefix("import:"), seen) for b in u.bases
+            if any(self._class_code_has(k.removeprefix("import:"), test, seen) for b in u.bases
                    for k in self.resolve_chain(where, b)):
                 return True
         return False

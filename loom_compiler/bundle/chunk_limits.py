@@ -60,7 +60,7 @@ from ..model import FlowFingerprint
 from .chunk_file import ChunkError
 from .chunk_memo import ChunkMemo
 
-__all__ = ["code_files", "refuse_code_strings", "refuse_unreproducible"]
+__all__ = ["ast_chain", "code_files", "refuse_code_strings", "refuse_unreproducible"]
 
 #: builtins that run a string as code
 _CODE_RUNNERS = frozenset({"exec", "eval", "compile"})
@@ -330,7 +330,7 @@ class _Reads(ast.NodeVisitor):
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         self.names.add(node.attr)
-        chain = _ast_chain(node, self.aliases)
+        chain = ast_chain(node, self.aliases)
         if chain is not None and id(node) not in self.direct and _stdlib_runner(chain):
             # ``code.InteractiveConsole()``, ``timeit.timeit`` read as a value (``code_runners``)
             self._hit(node, f"reaches `{chain}`, which runs text the build cannot read")
@@ -397,11 +397,11 @@ class _Reads(ast.NodeVisitor):
         elif name in ("getattr", "vars") and isinstance(first, ast.Name) and first.id in _BUILTINS:
             self._hit(node, f"reads the builtins module dynamically (`{_short(node)}`)")
         elif name == "getattr" and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) \
-                and isinstance(key := node.args[1].value, str) and (base := _ast_chain(first, self.aliases)) is not None \
+                and isinstance(key := node.args[1].value, str) and (base := ast_chain(first, self.aliases)) is not None \
                 and (f"{base}.{key}" in IMPORTERS or _stdlib_runner(f"{base}.{key}")):
             # ``getattr(importlib, "import_module")``: the importer (or runner) read as a value (breakS's S15)
             self._hit(node, f"reads `{_short(node)}` as a value ({_IMPORTER_VALUE})")
-        chain = _ast_chain(func, self.aliases)
+        chain = ast_chain(func, self.aliases)
         if chain in IMPORTERS:
             self.direct.add(id(func))  # ``im("shop.x")``, ``il.import_module(...)``: ``chunk_dynamic``'s call
         spec = RUNNER_FUNCTIONS.get(chain) if chain is not None and chain.startswith(_RUNNER_MODULES) else None
@@ -466,7 +466,7 @@ def _stdlib_runner(chain: str) -> bool:
         or any(chain.startswith(o + ".") for o in RUNNER_OBJECTS))
 
 
-def _ast_chain(node: ast.AST, aliases: dict[str, str]) -> str | None:
+def ast_chain(node: ast.AST, aliases: dict[str, str]) -> str | None:
     """The dotted chain ``node`` spells, its root read through ``aliases`` (``_runner_aliases``)."""
     parts: list[str] = []
     while isinstance(node, ast.Attribute):

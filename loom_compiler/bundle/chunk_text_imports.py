@@ -37,6 +37,7 @@ import ast
 from collections.abc import Callable, Collection, Mapping
 
 from .chunk_file import ChunkError
+from .chunk_limits import ast_chain
 
 __all__ = ["WORDS", "refuse_text_imports"]
 
@@ -63,7 +64,7 @@ def refuse_text_imports(text: str, bundled: Collection[str], module_bindings: Ma
     start = int(first) if first.isdigit() else 1
 
     def qualified(node: ast.expr) -> str | None:
-        chain = _chain(node)
+        chain = ast_chain(node, {})
         if chain is None:
             return None
         root, _, rest = chain.partition(".")
@@ -117,14 +118,3 @@ def _name(call: ast.Call, qualified: Callable[[ast.expr], str | None]) -> str:
     func = call.func
     built = qualified(func.value.func) if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call) else None
     return f"{built}(...).{func.attr}" if built is not None and isinstance(func, ast.Attribute) else "logging.config"
-
-
-def _chain(node: ast.expr) -> str | None:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
