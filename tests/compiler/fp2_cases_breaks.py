@@ -313,12 +313,6 @@ def _pairs() -> list[ProjectPair]:
 
 #: the findings not fixed yet, by case name (a strict xfail each)
 OPEN: dict[str, str] = {
-    # a guarded import reaches the module it names whole, not the modules that one imports
-    "s4-a-fallback-def-when-a-module-the-guarded-one-imports-raises": "S4",
-    # a package used as a value reaches its ``__init__`` whole, not its submodules (attributes
-    # of it once imported): the closure would need every submodule under it
-    **{n: "S5" for n in ("s5-attrgetter-of-a-dotted-literal-on-a-package", "s5-a-computed-getattr-on-a-package",
-                         "s5-a-package-handed-to-a-helper")},
     # the canonical form keeps an import's names in their order (changing it moves pinned digests)
     **{n: "S11" for n in ("s11-a-third-party-from-import-reordered-its-name-used-at-load",
                           "s11-a-first-party-from-import-reordered-with-a-main-block")},
